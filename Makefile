@@ -1,0 +1,47 @@
+# Everyday commands. Each target runs scripts/setup first, so a fresh
+# Debian 12 machine needs nothing else.
+BUILD      ?= build
+BUILD_SAN  ?= build-sanitize
+BUILD_BENCH ?= build-bench
+JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
+BENCH      ?=
+RUN_ARGS   ?=
+
+.PHONY: all setup build run test test-sanitize bench install clean
+
+all: build
+
+setup:
+	@scripts/setup
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job on the bundled example.
+run: build
+	@scripts/run-example $(BUILD)/solvent
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this too).
+test-sanitize: setup
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON
+	cmake --build $(BUILD_SAN) -j $(JOBS)
+	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'slow|tools'
+
+bench:
+	@scripts/setup --bench
+	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_BUILD_BENCH=ON -DSOLVENT_BUILD_TESTS=OFF
+	cmake --build $(BUILD_BENCH) -j $(JOBS)
+	@scripts/run-bench $(BUILD_BENCH)/bench-bin "$(BENCH)"
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_BENCH) out

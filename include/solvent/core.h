@@ -1,0 +1,132 @@
+/* Solvent core: status codes, last-error messages, the context handle (memory
+ * budget, threads, log and progress callbacks), timers and version.
+ *
+ * Every Solvent function that can fail returns an sv_status (SV_OK = 0,
+ * negative on error) and records a human-readable message for the calling
+ * thread, readable with sv_last_error(). Nothing in the library prints,
+ * exits or reads the environment. */
+#ifndef SOLVENT_CORE_H
+#define SOLVENT_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SV_VERSION_MAJOR 0
+#define SV_VERSION_MINOR 1
+#define SV_VERSION_PATCH 0
+
+typedef enum sv_status {
+    SV_OK = 0,
+    SV_ERR_ARG = -1,          /* a NULL pointer, a negative size, a bad option  */
+    SV_ERR_NOMEM = -2,        /* the system allocator failed                    */
+    SV_ERR_BUDGET = -3,       /* the request would exceed the memory budget     */
+    SV_ERR_NONFINITE = -4,    /* input or intermediate contains NaN or Inf      */
+    SV_ERR_SINGULAR = -5,     /* a matrix is singular to working precision      */
+    SV_ERR_NOCONV = -6,       /* an iteration did not converge                  */
+    SV_ERR_IO = -7,           /* a file could not be read or written            */
+    SV_ERR_PARSE = -8,        /* malformed input file or text                   */
+    SV_ERR_PATTERN = -9,      /* an invalid or impossible sparsity pattern      */
+    SV_ERR_CANCELLED = -10,   /* a progress callback asked to stop              */
+    SV_ERR_UNSUPPORTED = -11, /* a feature not built in or not available here   */
+    SV_ERR_INTERNAL = -12     /* a broken invariant: please report it           */
+} sv_status;
+
+/* Short fixed description of a status code ("memory budget exceeded", ...). */
+const char *sv_status_string(sv_status status);
+
+/* Message of the last error recorded on the calling thread ("" if none).
+ * The pointer stays valid until the next Solvent call on this thread. */
+const char *sv_last_error(void);
+/* Status of the last error recorded on the calling thread (SV_OK if none). */
+sv_status sv_last_status(void);
+/* Forget the calling thread's last error. */
+void sv_clear_error(void);
+
+/* Record an error for the calling thread and return `status`, so that a
+ * failing function can `return sv_error(SV_ERR_ARG, "n = %d: expected >= 0", n);`. */
+sv_status sv_error(sv_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- version ---------------------------------------------------------- */
+const char *sv_version_string(void);          /* "0.1.0" */
+/* Which OpenBLAS build and threading model Solvent was linked with. */
+const char *sv_build_info(void);
+
+/* ---- logging and progress --------------------------------------------- */
+typedef enum sv_log_level { SV_LOG_DEBUG = 0, SV_LOG_INFO = 1, SV_LOG_WARN = 2 } sv_log_level;
+typedef void (*sv_log_fn)(void *user, sv_log_level level, const char *message);
+/* Progress: fraction in [0, 1] of the named phase. Return non-zero to cancel;
+ * the operation then returns SV_ERR_CANCELLED. */
+typedef int (*sv_progress_fn)(void *user, const char *phase, double fraction);
+
+/* ---- the context ------------------------------------------------------- */
+/* A context carries what long operations share: a memory budget with
+ * running and peak totals, a thread count, and the log and progress
+ * callbacks. Passing NULL wherever a context is accepted means: no budget,
+ * no callbacks, the default thread count. A context may be used from
+ * several threads at once (its counters are atomic). */
+typedef struct sv_ctx sv_ctx;
+
+sv_status sv_ctx_create(sv_ctx **out);
+void sv_ctx_destroy(sv_ctx *ctx);
+
+/* Bytes the context may hold at once through sv_alloc; 0 = unlimited. */
+sv_status sv_ctx_set_memory_limit(sv_ctx *ctx, size_t bytes);
+size_t sv_ctx_memory_limit(const sv_ctx *ctx);
+size_t sv_ctx_memory_current(const sv_ctx *ctx);
+size_t sv_ctx_memory_peak(const sv_ctx *ctx);
+void sv_ctx_reset_peak(sv_ctx *ctx);
+
+/* Threads for Solvent's own OpenMP loops and for OpenBLAS calls it makes;
+ * 0 = the OpenMP default (OMP_NUM_THREADS or all cores). */
+sv_status sv_ctx_set_threads(sv_ctx *ctx, int nthreads);
+int sv_ctx_threads(const sv_ctx *ctx);
+
+void sv_ctx_set_log(sv_ctx *ctx, sv_log_fn fn, void *user);
+void sv_ctx_set_progress(sv_ctx *ctx, sv_progress_fn fn, void *user);
+
+/* Send a message to the context's log callback (no-op without one). */
+void sv_log(const sv_ctx *ctx, sv_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Report progress; returns SV_ERR_CANCELLED (with a message) if the
+ * callback asks to stop, SV_OK otherwise. */
+sv_status sv_progress(const sv_ctx *ctx, const char *phase, double fraction);
+
+/* ---- budgeted allocation ------------------------------------------------ */
+/* 64-byte aligned allocation counted against ctx's budget (ctx may be NULL).
+ * On refusal returns NULL and records SV_ERR_BUDGET or SV_ERR_NOMEM with a
+ * message naming `what` and the sizes. Memory is not zeroed. */
+void *sv_alloc(sv_ctx *ctx, size_t bytes, const char *what);
+/* Same, zero-filled. */
+void *sv_calloc(sv_ctx *ctx, size_t count, size_t size, const char *what);
+/* Free memory from sv_alloc/sv_calloc with the same ctx (NULL is a no-op). */
+void sv_free(sv_ctx *ctx, void *p);
+/* Would `bytes` more fit the budget right now? SV_OK, or SV_ERR_BUDGET with
+ * a message naming `what`, the request and what is left. Nothing is held. */
+sv_status sv_mem_check(const sv_ctx *ctx, size_t bytes, const char *what);
+/* Multiply sizes with overflow check; returns SV_ERR_ARG on overflow. */
+sv_status sv_size_mul(size_t a, size_t b, size_t *out);
+
+/* Apply the context's thread count to OpenMP and OpenBLAS for the calling
+ * thread; returns the previous OpenBLAS thread count so it can be restored. */
+int sv_threads_apply(const sv_ctx *ctx);
+void sv_threads_restore(int previous_blas_threads);
+
+/* ---- timing ------------------------------------------------------------- */
+/* Seconds on a monotonic clock, for measuring intervals. */
+double sv_time_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,7 @@
+/* Solvent: everything in one include. */
+#ifndef SOLVENT_H
+#define SOLVENT_H
+
+#include "solvent/core.h"
+
+#endif

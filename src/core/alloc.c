@@ -1,0 +1,96 @@
+/* Budgeted, counted, 64-byte aligned allocation.
+ *
+ * Each block carries a 64-byte header with its size so sv_free can return
+ * the bytes to the context's running total without the caller passing the
+ * size back. Counting uses atomics: OpenMP loops may allocate through one
+ * context from several threads. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx_internal.h"
+
+#define SV_ALIGN 64
+
+typedef struct block_header {
+    size_t bytes;
+    unsigned char pad[SV_ALIGN - sizeof(size_t)];
+} block_header;
+
+sv_status sv_size_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a)
+        return sv_error(SV_ERR_ARG, "size overflow: %zu x %zu does not fit in size_t", a, b);
+    *out = a * b;
+    return SV_OK;
+}
+
+static double mib(size_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+sv_status sv_mem_check(const sv_ctx *ctx, size_t bytes, const char *what)
+{
+    if (!ctx || ctx->limit == 0) return SV_OK;
+    size_t cur = atomic_load(&ctx->current);
+    if (cur > ctx->limit || bytes > ctx->limit - cur)
+        return sv_error(SV_ERR_BUDGET,
+                        "%s needs %.1f MiB but only %.1f MiB of the %.1f MiB memory limit are free",
+                        what ? what : "allocation", mib(bytes),
+                        mib(cur > ctx->limit ? 0 : ctx->limit - cur), mib(ctx->limit));
+    return SV_OK;
+}
+
+/* Reserve bytes in the context's total, atomically against the limit. */
+static int reserve(sv_ctx *ctx, size_t bytes)
+{
+    size_t cur = atomic_load(&ctx->current);
+    for (;;) {
+        if (ctx->limit && (cur > ctx->limit || bytes > ctx->limit - cur)) return 0;
+        if (atomic_compare_exchange_weak(&ctx->current, &cur, cur + bytes)) break;
+    }
+    size_t now = cur + bytes;
+    size_t peak = atomic_load(&ctx->peak);
+    while (now > peak && !atomic_compare_exchange_weak(&ctx->peak, &peak, now)) {
+    }
+    return 1;
+}
+
+void *sv_alloc(sv_ctx *ctx, size_t bytes, const char *what)
+{
+    if (bytes > SIZE_MAX - 2 * SV_ALIGN) {
+        sv_error(SV_ERR_ARG, "%s: request of %zu bytes is too large", what ? what : "allocation", bytes);
+        return NULL;
+    }
+    size_t total = sizeof(block_header) + bytes;
+    if (ctx && !reserve(ctx, total)) {
+        sv_mem_check(ctx, total, what);
+        return NULL;
+    }
+    /* aligned_alloc needs a size that is a multiple of the alignment. */
+    size_t rounded = (total + SV_ALIGN - 1) / SV_ALIGN * SV_ALIGN;
+    block_header *h = aligned_alloc(SV_ALIGN, rounded);
+    if (!h) {
+        if (ctx) atomic_fetch_sub(&ctx->current, total);
+        sv_error(SV_ERR_NOMEM, "%s: the system could not provide %.1f MiB", what ? what : "allocation",
+                 mib(bytes));
+        return NULL;
+    }
+    h->bytes = total;
+    return h + 1;
+}
+
+void *sv_calloc(sv_ctx *ctx, size_t count, size_t size, const char *what)
+{
+    size_t bytes;
+    if (sv_size_mul(count, size, &bytes) != SV_OK) return NULL;
+    void *p = sv_alloc(ctx, bytes, what);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+void sv_free(sv_ctx *ctx, void *p)
+{
+    if (!p) return;
+    block_header *h = (block_header *)p - 1;
+    if (ctx) atomic_fetch_sub(&ctx->current, h->bytes);
+    free(h);
+}

@@ -1,0 +1,170 @@
+/* Core: status messages, per-thread last error, the budgeted allocator,
+ * the context's settings and callbacks. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvent/core.h"
+#include "sv_test.h"
+
+static void test_status_strings_distinct(void **state)
+{
+    (void)state;
+    for (int a = SV_ERR_INTERNAL; a <= SV_OK; a++)
+        for (int b = a + 1; b <= SV_OK; b++)
+            assert_string_not_equal(sv_status_string((sv_status)a), sv_status_string((sv_status)b));
+    assert_string_equal(sv_status_string((sv_status)-999), "unknown status");
+}
+
+static void test_last_error_roundtrip(void **state)
+{
+    (void)state;
+    sv_clear_error();
+    assert_int_equal(sv_last_status(), SV_OK);
+    assert_string_equal(sv_last_error(), "");
+    assert_int_equal(sv_error(SV_ERR_ARG, "n = %d: expected >= 0", -3), SV_ERR_ARG);
+    assert_int_equal(sv_last_status(), SV_ERR_ARG);
+    assert_string_equal(sv_last_error(), "n = -3: expected >= 0");
+}
+
+static void test_last_error_is_per_thread(void **state)
+{
+    (void)state;
+    sv_clear_error();
+    int other_saw_clean = 0;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) {
+            sv_error(SV_ERR_IO, "thread one");
+        }
+#pragma omp barrier
+        if (omp_get_thread_num() == 0 && omp_get_num_threads() == 2)
+            other_saw_clean = sv_last_status() == SV_OK;
+    }
+    if (omp_get_max_threads() >= 2) assert_true(other_saw_clean);
+}
+
+static void test_budget_refuses_with_message(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    assert_int_equal(sv_ctx_set_memory_limit(ctx, 1 << 20), SV_OK);
+    void *a = sv_alloc(ctx, 600 * 1024, "first block");
+    assert_non_null(a);
+    assert_true(sv_ctx_memory_current(ctx) >= 600 * 1024);
+    void *b = sv_alloc(ctx, 600 * 1024, "second block");
+    assert_null(b);
+    assert_int_equal(sv_last_status(), SV_ERR_BUDGET);
+    assert_non_null(strstr(sv_last_error(), "second block"));
+    assert_non_null(strstr(sv_last_error(), "memory limit"));
+    assert_int_equal(sv_mem_check(ctx, 600 * 1024, "planned"), SV_ERR_BUDGET);
+    assert_int_equal(sv_mem_check(ctx, 100 * 1024, "planned"), SV_OK);
+    size_t peak = sv_ctx_memory_peak(ctx);
+    sv_free(ctx, a);
+    assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    assert_int_equal(sv_ctx_memory_peak(ctx), peak);
+    b = sv_alloc(ctx, 600 * 1024, "second block");
+    assert_non_null(b);
+    assert_int_equal((uintptr_t)b % 64, 0);
+    sv_free(ctx, b);
+    sv_ctx_reset_peak(ctx);
+    assert_int_equal(sv_ctx_memory_peak(ctx), 0);
+    sv_ctx_destroy(ctx);
+}
+
+static void test_calloc_zeroes_and_overflow(void **state)
+{
+    (void)state;
+    double *x = sv_calloc(NULL, 1000, sizeof(double), "x");
+    assert_non_null(x);
+    for (int i = 0; i < 1000; i++) assert_true(x[i] == 0.0);
+    sv_free(NULL, x);
+    assert_null(sv_calloc(NULL, SIZE_MAX / 4, 8, "huge"));
+    assert_int_equal(sv_last_status(), SV_ERR_ARG);
+    size_t out;
+    assert_int_equal(sv_size_mul(SIZE_MAX / 2, 3, &out), SV_ERR_ARG);
+    assert_int_equal(sv_size_mul(1000, 1000, &out), SV_OK);
+    assert_int_equal(out, 1000000);
+}
+
+static void test_concurrent_counting(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+#pragma omp parallel for num_threads(2)
+    for (int i = 0; i < 2000; i++) {
+        void *p = sv_alloc(ctx, 100 + (size_t)i, "block");
+        sv_free(ctx, p);
+    }
+    assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    assert_true(sv_ctx_memory_peak(ctx) >= 100);
+    sv_ctx_destroy(ctx);
+}
+
+typedef struct { int calls; sv_log_level last; char msg[64]; } log_rec;
+static void rec_log(void *user, sv_log_level level, const char *m)
+{
+    log_rec *r = user;
+    r->calls++;
+    r->last = level;
+    strncpy(r->msg, m, sizeof r->msg - 1);
+}
+static int stop_at_half(void *user, const char *phase, double f)
+{
+    (void)phase;
+    ++*(int *)user;
+    return f >= 0.5;
+}
+
+static void test_callbacks(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    log_rec r = {0};
+    sv_log(ctx, SV_LOG_INFO, "ignored %d", 1); /* no callback yet */
+    sv_ctx_set_log(ctx, rec_log, &r);
+    sv_log(ctx, SV_LOG_WARN, "pivot %d small", 7);
+    assert_int_equal(r.calls, 1);
+    assert_int_equal(r.last, SV_LOG_WARN);
+    assert_string_equal(r.msg, "pivot 7 small");
+    int n = 0;
+    sv_ctx_set_progress(ctx, stop_at_half, &n);
+    assert_int_equal(sv_progress(ctx, "factor", 0.25), SV_OK);
+    assert_int_equal(sv_progress(ctx, "factor", 0.5), SV_ERR_CANCELLED);
+    assert_non_null(strstr(sv_last_error(), "factor"));
+    assert_int_equal(n, 2);
+    assert_int_equal(sv_progress(NULL, "x", 1.0), SV_OK);
+    assert_int_equal(sv_ctx_set_threads(ctx, -1), SV_ERR_ARG);
+    assert_int_equal(sv_ctx_set_threads(ctx, 1), SV_OK);
+    assert_int_equal(sv_ctx_threads(ctx), 1);
+    int prev = sv_threads_apply(ctx);
+    assert_int_equal(omp_get_max_threads(), 1);
+    sv_threads_restore(prev);
+    sv_ctx_destroy(ctx);
+}
+
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    assert_int_equal(sv_ctx_create(NULL), SV_ERR_ARG);
+    assert_int_equal(sv_ctx_set_memory_limit(NULL, 10), SV_ERR_ARG);
+    sv_free(NULL, NULL);
+    sv_ctx_destroy(NULL);
+    assert_true(sv_time_now() > 0.0);
+    assert_string_equal(sv_version_string(), "0.1.0");
+    assert_non_null(strstr(sv_build_info(), "OpenBLAS"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_strings_distinct), cmocka_unit_test(test_last_error_roundtrip),
+        cmocka_unit_test(test_last_error_is_per_thread), cmocka_unit_test(test_budget_refuses_with_message),
+        cmocka_unit_test(test_calloc_zeroes_and_overflow), cmocka_unit_test(test_concurrent_counting),
+        cmocka_unit_test(test_callbacks),                 cmocka_unit_test(test_null_arguments),
+    };
+    return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}
