@@ -3,5 +3,7 @@
 #define SOLVENT_H
 
 #include "solvent/core.h"
+#include "solvent/dense.h"
+#include "solvent/sparse.h"
 
 #endif
