@@ -135,7 +135,8 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
     int col = 2;
     for (int j = 0; j < p; j++)
         for (int i = j; i < p; i++, col++)
-            fprintf(f, "'data.dat' using 1:%d with lines lw 2 title 'S_{%d%d}', ", col, i + 1, j + 1);
+            fprintf(f, "'data.dat' using 1:%d with lines lw 2 dt %d title 'S_{%d%d}', ", col, 1 + (col - 2) % 3, i + 1,
+                    j + 1);
     if (nexact)
         fprintf(f, "'exact.dat' using 1:(%g) with points pt 9 ps 1.4 lc rgb 'black' title 'exact solve'\n", lo + 1.5);
     else

@@ -84,8 +84,10 @@ static const char *mb(size_t bytes, char *buf, size_t len)
 {
     if (bytes >= (size_t)1 << 30)
         snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
-    else
+    else if (bytes >= (size_t)1 << 20)
         snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
+    else
+        snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
     return buf;
 }
 
