@@ -117,7 +117,11 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
     sv_sweep_exact_info out = {0};
     if (!st && mixed) {
         op_user u = {m, freq};
-        sv_dense_operator op = {op_residual, op_form, sv_sweep_model_norm_inf(m, freq), &u};
+        sv_dense_operator op = {.residual = op_residual,
+                                .form = op_form,
+                                .norm_inf = sv_sweep_model_norm_inf(m, freq),
+                                .n = n,
+                                .user = &u};
         sv_dense_refine_info ri;
         memset(&ri, 0, sizeof(ri));
         st = sv_dense_solve_mixed(ctx, a, &op, p, b, n, x, ldx, NULL, &ri);
