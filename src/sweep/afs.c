@@ -223,13 +223,18 @@ static sv_status extend_basis(afs *s)
     int n = s->n, q0 = s->q;
     double *tmp = sv_alloc(s->ctx, sizeof(double) * (size_t)(s->qmax > 1 ? s->qmax : 1), "Gram-Schmidt coefficients");
     if (!tmp) return sv_last_status();
-    for (int j = 0; j < s->p && s->q < s->qmax; j++)
+    for (int j = 0; j < s->p && s->q < s->qmax; j++) {
+        /* Deflation is relative to the whole complex column: a part that is
+         * only rounding noise of the other (the real part of a lossless
+         * model's solution) must not enter the basis. */
+        const double complex *xj = s->x + (size_t)j * n;
+        double nrm0 = 0.0;
+        for (int r = 0; r < n; r++) nrm0 += creal(xj[r]) * creal(xj[r]) + cimag(xj[r]) * cimag(xj[r]);
+        nrm0 = sqrt(nrm0);
+        if (nrm0 == 0.0) continue;
         for (int part = 0; part < 2 && s->q < s->qmax; part++) {
             double *v = s->V + (size_t)s->q * n;
-            const double complex *xj = s->x + (size_t)j * n;
             for (int r = 0; r < n; r++) v[r] = part ? cimag(xj[r]) : creal(xj[r]);
-            double nrm0 = cblas_dnrm2(n, v, 1);
-            if (nrm0 == 0.0) continue;
             for (int pass = 0; pass < 2 && s->q > 0; pass++) {
                 cblas_dgemv(CblasColMajor, CblasTrans, n, s->q, 1.0, s->V, n, v, 1, 0.0, tmp, 1);
                 cblas_dgemv(CblasColMajor, CblasNoTrans, n, s->q, -1.0, s->V, n, tmp, 1, 1.0, v, 1);
@@ -239,6 +244,7 @@ static sv_status extend_basis(afs *s)
             cblas_dscal(n, 1.0 / nrm, v, 1);
             s->q++;
         }
+    }
     sv_free(s->ctx, tmp);
     int dq = s->q - q0;
     if (dq == 0) return SV_OK;
