@@ -47,12 +47,14 @@ static void test_exact_solves_against_lapack(void **state)
         synth_solve(&s, fs[k], ref);
         sv_sweep_exact_info info;
         assert_int_equal(sv_sweep_solve_exact(NULL, s.model, fs[k], SV_SWEEP_MIXED, x, n, &info), SV_OK);
+        /* backward stable to double level; the forward difference from
+         * LAPACK is the condition number (about 1e6 here) times that */
         assert_false(info.fell_back);
-        assert_true(info.backward_error < 1e-14);
-        assert_true(rel_diff(2 * n, x, ref) < 1e-10);
+        assert_true(info.backward_error <= 1e-15);
+        assert_true(rel_diff(2 * n, x, ref) < 1e-9);
         assert_int_equal(sv_sweep_solve_exact(NULL, s.model, fs[k], SV_SWEEP_DOUBLE, x, n, &info), SV_OK);
-        assert_true(info.backward_error < 1e-14);
-        assert_true(rel_diff(2 * n, x, ref) < 1e-10);
+        assert_true(info.backward_error <= 1e-15);
+        assert_true(rel_diff(2 * n, x, ref) < 1e-9);
     }
     free(x);
     free(ref);
