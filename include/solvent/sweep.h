@@ -119,6 +119,8 @@ typedef struct sv_sweep_options {
     sv_sweep_precision precision;
     double deflation;      /* drop a new basis direction whose norm after orthogonalisation
                               is below deflation × its norm before; 0 = 1e-10 */
+    double refine_tolerance; /* mixed precision: target normwise backward error of the refinement;
+                                0 = 1e-15 (tighter costs iterations; see docs/sweep.md) */
     sv_sweep_exact_fn exact; /* NULL: sv_sweep_solve_exact with `precision` */
     void *exact_user;
 } sv_sweep_options;

@@ -32,6 +32,7 @@ void sv_sweep_options_default(sv_sweep_options *o)
     o->initial = 3;
     o->precision = SV_SWEEP_MIXED;
     o->deflation = 1e-10;
+    o->refine_tolerance = 1e-15;
 }
 
 static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
@@ -43,6 +44,7 @@ static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
     if (o->max_exact == 0) o->max_exact = 30;
     if (o->initial == 0) o->initial = 3;
     if (o->deflation == 0) o->deflation = 1e-10;
+    if (o->refine_tolerance == 0) o->refine_tolerance = 1e-15;
 }
 
 static sv_status check_options(const sv_sweep_options *o)
@@ -53,6 +55,8 @@ static sv_status check_options(const sv_sweep_options *o)
     if (o->initial < 1) return sv_error(SV_ERR_ARG, "initial = %d: expected >= 1", o->initial);
     if (!(o->deflation > 0 && o->deflation < 1))
         return sv_error(SV_ERR_ARG, "deflation = %g: expected 0 < deflation < 1", o->deflation);
+    if (!(o->refine_tolerance > 0 && o->refine_tolerance < 1e-6))
+        return sv_error(SV_ERR_ARG, "refine_tolerance = %g: expected 0 < refine_tolerance < 1e-6", o->refine_tolerance);
     if (o->precision != SV_SWEEP_MIXED && o->precision != SV_SWEEP_DOUBLE && o->precision != SV_SWEEP_LAPACK)
         return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)o->precision);
     return SV_OK;
@@ -86,6 +90,30 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
     bytes += sv_sweep_exact_bytes(n, nrhs, nb, o.precision);
     return bytes;
+}
+
+/* The reduced model's own updates (Gram–Schmidt, A_k·V for a few columns,
+ * the estimator's QR of an n × (K·q + p) matrix) are small: run them with
+ * one BLAS thread. Threaded BLAS on operations this small costs more in
+ * synchronisation than it gains, and on a busy machine a parallel region
+ * waits for its slowest thread to be scheduled, which made these steps
+ * hundreds of times slower in measurements. (openblas_set_num_threads also
+ * sets OpenMP's count in the OpenMP build, so both are restored.) */
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+typedef struct serial_state {
+    int blas, omp;
+} serial_state;
+static serial_state serial_begin(void)
+{
+    serial_state st = {openblas_get_num_threads(), omp_get_max_threads()};
+    openblas_set_num_threads(1);
+    return st;
+}
+static void serial_end(serial_state st)
+{
+    openblas_set_num_threads(st.blas);
+    omp_set_num_threads(st.omp);
 }
 
 /* ---- the sweep's working state ------------------------------------------------ */
@@ -184,8 +212,11 @@ static sv_status solve_exact_at(afs *s, int i)
     sv_status st;
     if (s->o.exact)
         st = s->o.exact(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, &info);
-    else
+    else if (s->o.precision == SV_SWEEP_LAPACK)
         st = sv_sweep_solve_exact(s->ctx, s->m, s->res->freq[i], s->o.precision, s->x, s->n, &info);
+    else
+        st = sv_sweep_exact_dense(s->ctx, s->m, s->res->freq[i], s->o.precision == SV_SWEEP_MIXED,
+                                  s->o.refine_tolerance, s->x, s->n, &info);
     s->res->seconds_exact += sv_time_now() - t0;
     if (st) return st;
     const sv_sweep_model *m = s->m;
@@ -218,7 +249,16 @@ static sv_status solve_exact_at(afs *s, int i)
 /* Append the real and imaginary parts of the exact solution s->x to V
  * (classical Gram–Schmidt applied twice), then extend W_k, A_k,r, B_r, C_r
  * by the new columns. */
+static sv_status extend_basis_serial(afs *s);
 static sv_status extend_basis(afs *s)
+{
+    serial_state ss = serial_begin();
+    sv_status st = extend_basis_serial(s);
+    serial_end(ss);
+    return st;
+}
+
+static sv_status extend_basis_serial(afs *s)
 {
     int n = s->n, q0 = s->q;
     double *tmp = sv_alloc(s->ctx, sizeof(double) * (size_t)(s->qmax > 1 ? s->qmax : 1), "Gram-Schmidt coefficients");
@@ -275,7 +315,16 @@ static sv_status extend_basis(afs *s)
 }
 
 /* R of the thin QR factorisation of M = [W_1 … W_K B] (first q columns of each W_k). */
+static sv_status factor_estimator_serial(afs *s);
 static sv_status factor_estimator(afs *s)
+{
+    serial_state ss = serial_begin();
+    sv_status st = factor_estimator_serial(s);
+    serial_end(ss);
+    return st;
+}
+
+static sv_status factor_estimator_serial(afs *s)
 {
     int n = s->n, q = s->q, K = s->K, p = s->p;
     int cols = K * q + p;

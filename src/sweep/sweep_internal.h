@@ -44,8 +44,10 @@ sv_status sv_sweep_backward_error(const sv_sweep_model *m, double freq, const do
 /* The exact solvers. */
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
                                 sv_sweep_exact_info *info);
-sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double complex *x,
-                               int ldx, sv_sweep_exact_info *info);
+/* tol: refinement target of the mixed path (normwise backward error);
+ * 0 = the default 1e-15. */
+sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
+                               double complex *x, int ldx, sv_sweep_exact_info *info);
 
 
 /* Tests only: after every evaluation of the reduced model, hook receives

@@ -94,6 +94,22 @@ static void check_example(const char *name, int nf, int max_exact_expected)
     assert_true(recip <= 1e-10);
     assert_true(smax <= 1 + 1e-10);
     if (max_exact_expected) assert_true(r->n_exact <= max_exact_expected);
+    /* the same sweep with double-precision exact solves */
+    sv_sweep_options o;
+    sv_sweep_options_default(&o);
+    o.precision = SV_SWEEP_DOUBLE;
+    sv_sweep_result *rd;
+    assert_int_equal(sv_sweep_run(NULL, m, nf, f, &o, &rd), SV_OK);
+    double dmd = 0;
+    for (int i = 0; i < nf; i++) {
+        assert_int_equal(sv_em_y_to_s(p, r->h + (size_t)i * p * p, z0, s1), SV_OK);
+        assert_int_equal(sv_em_y_to_s(p, rd->h + (size_t)i * p * p, z0, s2), SV_OK);
+        for (int e = 0; e < p * p; e++) dmd = fmax(dmd, cabs(s1[e] - s2[e]));
+    }
+    print_message("%s: mixed vs double sweep: max |dS| %.2e (%d and %d exact solves)\n", name, dmd, r->n_exact,
+                  rd->n_exact);
+    assert_true(dmd <= 1e-10);
+    sv_sweep_result_destroy(NULL, rd);
     sv_sweep_result_destroy(NULL, r);
     sv_sweep_model_destroy(m);
     free(f);

@@ -47,14 +47,15 @@ static void test_exact_solves_against_lapack(void **state)
         synth_solve(&s, fs[k], ref);
         sv_sweep_exact_info info;
         assert_int_equal(sv_sweep_solve_exact(NULL, s.model, fs[k], SV_SWEEP_MIXED, x, n, &info), SV_OK);
-        /* backward stable to double level; the forward difference from
-         * LAPACK is the condition number (about 1e6 here) times that */
+        /* backward stable to double level (1e-15, the default refinement
+         * target); the forward difference from LAPACK is up to the
+         * condition number (about 1e6 here) times that */
         assert_false(info.fell_back);
         assert_true(info.backward_error <= 1e-15);
-        assert_true(rel_diff(2 * n, x, ref) < 1e-9);
+        assert_true(rel_diff(2 * n, x, ref) < 3e-9);
         assert_int_equal(sv_sweep_solve_exact(NULL, s.model, fs[k], SV_SWEEP_DOUBLE, x, n, &info), SV_OK);
         assert_true(info.backward_error <= 1e-15);
-        assert_true(rel_diff(2 * n, x, ref) < 1e-9);
+        assert_true(rel_diff(2 * n, x, ref) < 3e-9);
     }
     free(x);
     free(ref);
@@ -77,6 +78,7 @@ static void test_mixed_against_double_sweep(void **state)
     sv_sweep_options_default(&o);
     sv_sweep_result *rm, *rd;
     o.precision = SV_SWEEP_MIXED;
+    o.refine_tolerance = 1e-16; /* this model's condition (~1e6) needs it for 1e-10 in S */
     assert_int_equal(sv_sweep_run(NULL, s.model, nf, f, &o, &rm), SV_OK);
     o.precision = SV_SWEEP_DOUBLE;
     assert_int_equal(sv_sweep_run(NULL, s.model, nf, f, &o, &rd), SV_OK);
