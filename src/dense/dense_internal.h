@@ -22,6 +22,8 @@ struct sv_dense_sym {
 };
 
 size_t sv_dense_elem_bytes(sv_dense_type t);
+/* Default pivot threshold of the factorisation for a type. */
+double sv_dense_default_threshold(sv_dense_type type);
 
 /* Offset of the first element of block column k (0 ≤ k < number of blocks). */
 static inline size_t sv_dense_blk_off(int n, int nb, int k)
@@ -36,4 +38,22 @@ static inline size_t sv_dense_blk_off(int n, int nb, int k)
 /* Element count of a packed matrix. */
 size_t sv_dense_packed_size(int n, int nb);
 
+
+/* Blocked LDLᵀ kernels (ldlt_tmpl.h), _z double, _c single. scratch holds
+ * 3 · nb² elements, task0 one int per block column
+ * plus one. factor: on a tiny pivot (|d| < thr,
+ * measured as max(|Re|, |Im|)) sets *bad_index ≥ 0 and *kfail, the first
+ * block column not factored. recover: undo block columns before kfail. */
+void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+                            double *minpiv);
+void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+                            double *minpiv);
+void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch);
+void sv_dense_ldlt_recover_c(sv_dense_sym *a, int kfail, void *scratch);
+void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx);
+void sv_dense_ldlt_solve_c(const sv_dense_sym *a, int nrhs, void *x, int ldx);
+/* max(|Re|, |Im|) over the stored entries, or −1 with the position of a
+ * non-finite entry. */
+double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj);
+double sv_dense_amax_c(const sv_dense_sym *a, int *bi, int *bj);
 #endif

@@ -144,3 +144,52 @@ double td_rel_diff(int n, int p, const double complex *x, const double complex *
     }
     return m > 0 ? d / m : d;
 }
+
+double complex *td_sym_zero_pivot(sv_test_rng *r, int n, int p)
+{
+    int q = n - p;
+    double complex *a = td_random_sym(r, n, 0);
+    /* B: leading p × p, well conditioned. */
+    for (int i = 0; i < p; i++) a[(size_t)i * n + i] += 2.0 * p + 2;
+    /* F = random symmetric + shift, with F_00 = 0. */
+    double complex *f = td_random_sym(r, q, 2.0 * q + 2);
+    f[0] = 0;
+    if (p > 0) {
+        /* S = Cᵀ·B⁻¹·C with C = A(0:p, p:n). */
+        double complex *bb = malloc(sizeof *bb * (size_t)p * p), *y = malloc(sizeof *y * (size_t)p * q);
+        lapack_int *ipiv = malloc(sizeof *ipiv * (size_t)p);
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < p; i++) bb[(size_t)j * p + i] = a[(size_t)j * n + i];
+        for (int j = 0; j < q; j++)
+            for (int i = 0; i < p; i++) y[(size_t)j * p + i] = a[(size_t)(p + j) * n + i];
+        LAPACKE_zgesv(LAPACK_COL_MAJOR, p, q, bb, p, ipiv, y, p); /* Y = B⁻¹·C */
+        for (int j = 0; j < q; j++)
+            for (int i = j; i < q; i++) {
+                double complex s = 0;
+                for (int k = 0; k < p; k++) s += a[(size_t)(p + i) * n + k] * y[(size_t)j * p + k];
+                f[(size_t)j * q + i] += s;
+                if (i != j) f[(size_t)i * q + j] = f[(size_t)j * q + i];
+            }
+        free(bb);
+        free(y);
+        free(ipiv);
+    }
+    for (int j = 0; j < q; j++)
+        for (int i = 0; i < q; i++) a[(size_t)(p + j) * n + p + i] = f[(size_t)j * q + i];
+    free(f);
+    return a;
+}
+
+#include "solvent/dense.h"
+
+struct sv_dense_sym *td_packed(const double complex *a, int n, int nb, int single)
+{
+    sv_dense_sym *z = NULL, *c = NULL;
+    if (sv_dense_sym_create(NULL, n, SV_DENSE_C64, nb, &z)) return NULL;
+    sv_dense_sym_from_full(z, a, n > 0 ? n : 1);
+    if (!single) return z;
+    sv_dense_sym_create(NULL, n, SV_DENSE_C32, nb, &c);
+    sv_dense_sym_convert(z, c);
+    sv_dense_sym_destroy(z);
+    return c;
+}

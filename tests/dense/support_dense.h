@@ -30,4 +30,13 @@ int td_lapack_sy_solve(int n, int p, const double complex *a, const double compl
 /* max |x − y| / max |y| over all entries. */
 double td_rel_diff(int n, int p, const double complex *x, const double complex *y);
 
+/* Complex symmetric matrix whose LDLᵀ (without pivoting) has a zero pivot
+ * at index p (0 ≤ p < n) while staying nonsingular and well conditioned:
+ * A = [B, C; Cᵀ, Cᵀ·B⁻¹·C + F] with F_00 = 0, so the Schur complement after
+ * p steps is F. */
+double complex *td_sym_zero_pivot(sv_test_rng *r, int n, int p);
+/* Copy a full matrix into a new packed C64 matrix of block size nb. */
+struct sv_dense_sym;
+struct sv_dense_sym *td_packed(const double complex *a, int n, int nb, int single);
+
 #endif
