@@ -114,6 +114,7 @@ typedef struct sv_dense_operator {
                           int ldb, double complex *r, int ldr);
     sv_status (*form)(void *user, sv_dense_sym *a64);
     double norm_inf;
+    int n;                   /* order of A (added: the callbacks need it) */
     void *user;
 } sv_dense_operator;
 

@@ -22,6 +22,12 @@ struct sv_dense_sym {
 };
 
 size_t sv_dense_elem_bytes(sv_dense_type t);
+/* sv_dense_factor_create with a switch for the fallback's singularity test
+ * (reciprocal condition estimate below the precision's ε). Mixed precision
+ * turns it off: single factors of a matrix singular to single precision are
+ * still a good preconditioner for GMRES refinement. */
+sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
+                                    sv_dense_factor **out, sv_dense_factor_info *info, int check_rcond);
 /* Default pivot threshold of the factorisation for a type. */
 double sv_dense_default_threshold(sv_dense_type type);
 

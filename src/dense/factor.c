@@ -37,7 +37,7 @@ static void expand_full(const sv_dense_sym *a, void *full)
     }
 }
 
-static sv_status run_fallback(sv_ctx *ctx, sv_dense_factor *f, sv_dense_factor_info *info)
+static sv_status run_fallback(sv_ctx *ctx, sv_dense_factor *f, sv_dense_factor_info *info, int check_rcond)
 {
     sv_dense_sym *a = f->a;
     const int n = a->n;
@@ -55,11 +55,11 @@ static sv_status run_fallback(sv_ctx *ctx, sv_dense_factor *f, sv_dense_factor_i
     lapack_int linfo;
     if (a->type == SV_DENSE_C64) {
         linfo = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, f->lu, n, f->ipiv);
-        if (linfo == 0) LAPACKE_zgecon(LAPACK_COL_MAJOR, 'I', n, f->lu, n, anorm, &rcond);
+        if (linfo == 0 && check_rcond) LAPACKE_zgecon(LAPACK_COL_MAJOR, 'I', n, f->lu, n, anorm, &rcond);
     } else {
         float rc = 0;
         linfo = LAPACKE_cgetrf(LAPACK_COL_MAJOR, n, n, f->lu, n, f->ipiv);
-        if (linfo == 0) LAPACKE_cgecon(LAPACK_COL_MAJOR, 'I', n, f->lu, n, (float)anorm, &rc);
+        if (linfo == 0 && check_rcond) LAPACKE_cgecon(LAPACK_COL_MAJOR, 'I', n, f->lu, n, (float)anorm, &rc);
         rcond = rc;
     }
     if (linfo > 0)
@@ -67,7 +67,7 @@ static sv_status run_fallback(sv_ctx *ctx, sv_dense_factor *f, sv_dense_factor_i
                         (int)linfo);
     if (linfo < 0) return sv_error(SV_ERR_INTERNAL, "dense factorisation: getrf rejected argument %d", (int)-linfo);
     double eps = a->type == SV_DENSE_C64 ? 0x1p-53 : 0x1p-24;
-    if (!(rcond >= eps))
+    if (check_rcond && !(rcond >= eps))
         return sv_error(SV_ERR_SINGULAR,
                         "dense factorisation: the matrix is singular to working precision (reciprocal condition "
                         "estimate %.3g < %.3g)",
@@ -78,6 +78,12 @@ static sv_status run_fallback(sv_ctx *ctx, sv_dense_factor *f, sv_dense_factor_i
 
 sv_status sv_dense_factor_create(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
                                  sv_dense_factor **out, sv_dense_factor_info *info)
+{
+    return sv_dense_factor_create_ex(ctx, a, opts, out, info, 1);
+}
+
+sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
+                                    sv_dense_factor **out, sv_dense_factor_info *info, int check_rcond)
 {
     double t0 = sv_time_now();
     if (!out) return sv_error(SV_ERR_ARG, "sv_dense_factor_create: out is NULL");
@@ -145,7 +151,7 @@ sv_status sv_dense_factor_create(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_fa
             }
             sv_free(ctx, scratch);
             scratch = NULL;
-            st = run_fallback(ctx, f, info);
+            st = run_fallback(ctx, f, info, check_rcond);
             info->path = f->path;
         }
     }
