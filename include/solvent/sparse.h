@@ -214,6 +214,11 @@ sv_status sv_sparse_color(sv_ctx *ctx, const sv_sparse_pattern *pattern, sv_spar
 void sv_sparse_coloring_destroy(sv_sparse_coloring *c);
 int sv_sparse_coloring_count(const sv_sparse_coloring *c);
 const int *sv_sparse_coloring_colors(const sv_sparse_coloring *c);   /* colour of each column */
+/* A colouring given by the caller (colors[j] in [0, n)), e.g. one computed
+ * elsewhere; only the range is checked here, sv_sparse_coloring_check
+ * tells whether it is valid. */
+sv_status sv_sparse_coloring_from_colors(sv_ctx *ctx, const sv_sparse_pattern *pattern, const int *colors,
+                                         sv_sparse_coloring **out);
 /* SV_OK when every colour group is structurally orthogonal, else SV_ERR_PATTERN. */
 sv_status sv_sparse_coloring_check(const sv_sparse_coloring *c, const sv_sparse_pattern *pattern);
 /* Recovery: jv = J·d_c, d_c the 0/1 seed of colour c (original numbering).
