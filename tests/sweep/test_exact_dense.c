@@ -67,7 +67,7 @@ static void test_mixed_against_double_sweep(void **state)
     (void)state;
     synth s;
     int n = 200, nf = 81;
-    synth_create(&s, n, 32, 2, 3, 0.05, 78);
+    synth_create(&s, n, 32, 2, 3, 0.2, 78);
     if (!have_dense(&s)) {
         synth_destroy(&s);
         skip();

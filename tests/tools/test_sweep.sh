@@ -20,7 +20,8 @@ expect() {
   [[ -z "$pat" ]] || grep -qiE -- "$pat" "$tmp/err" "$tmp/out" || { cat "$tmp/err" >&2; fail "'$*': no '$pat' in its output"; }
 }
 
-if "$tool" sweep "$tmp/none.json" 2>&1 | grep -q "no planar EM module"; then
+probe=$("$tool" sweep "$tmp/none.json" 2>&1)
+if grep -q "no planar EM module" <<<"$probe"; then
   echo "SKIP: this build has no EM module"; exit 0
 fi
 
