@@ -14,8 +14,8 @@
  * frequency whose refinement fails falls back to a double factorisation.
  *
  * Adaptive frequency sampling (sv_sweep_run) solves exactly at a few
- * frequencies, projects the model on the real span V of the solutions
- * (A_k,r = Vᵀ·A_k·V, B_r = Vᵀ·B), solves the small reduced system at every
+ * frequencies, projects the model on the real span V of the solutions and
+ * their frequency derivatives (A_k,r = Vᵀ·A_k·V, B_r = Vᵀ·B), solves the small reduced system at every
  * frequency, estimates the true relative residual ‖Z·V·y − B‖ / ‖B‖ in
  * O(q²) per frequency, and solves exactly next where the estimate is
  * largest, until all estimates are below the tolerance.
@@ -121,7 +121,11 @@ typedef struct sv_sweep_options {
                               is below deflation × its norm before; 0 = 1e-10 */
     double refine_tolerance; /* mixed precision: target normwise backward error of the refinement;
                                 0 = 1e-15 (tighter costs iterations; see docs/sweep.md) */
-    sv_sweep_exact_fn exact; /* NULL: sv_sweep_solve_exact with `precision` */
+    int values_only;         /* 1: add only the solutions to the basis; 0 (default): also their
+                                derivatives dX/df = −Z⁻¹·Z'·X, solved with the same factors
+                                (about half the exact solves for the same accuracy) */
+    sv_sweep_exact_fn exact; /* NULL: the built-in solver with `precision` (a custom solver
+                                gives solutions only) */
     void *exact_user;
 } sv_sweep_options;
 

@@ -62,9 +62,9 @@ static sv_status check_options(const sv_sweep_options *o)
     return SV_OK;
 }
 
-static int qmax_for(int n, int nrhs, int cap)
+static int qmax_for(int n, int nrhs, int cap, int values_only)
 {
-    long q = 2L * nrhs * cap;
+    long q = (values_only ? 2L : 4L) * nrhs * cap;
     return q > n ? n : (int)q;
 }
 
@@ -75,7 +75,7 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     fill_defaults(opts, &o);
     if (n < 1 || nterms < 1 || nrhs < 1 || nout < 1 || nfreq < 1) return 0;
     int cap = o.max_exact < nfreq ? o.max_exact : nfreq;
-    size_t q = o.exact_all ? 0 : (size_t)qmax_for(n, nrhs, cap);
+    size_t q = o.exact_all ? 0 : (size_t)qmax_for(n, nrhs, cap, o.values_only || o.exact);
     size_t K = (size_t)nterms, N = (size_t)n, P = (size_t)nrhs;
     size_t cols = K * q + P;
     size_t bytes = 0;
@@ -85,7 +85,7 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     bytes += cols * cols * 8 + K * q * q * 8;   /* R, reduced terms */
     bytes += q * (P + (size_t)nout) * 8;        /* B_r, C_r */
     bytes += (size_t)nfreq * ((size_t)nout * P * 16 + K * 16 + 32); /* per frequency */
-    bytes += N * P * 16;                        /* the exact solution */
+    bytes += 2 * N * P * 16;                    /* the exact solution and its derivative */
     bytes += 2 * (size_t)omp_get_max_threads() * N * 2 * (q > P ? q : P) * 8; /* product workspaces */
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
     bytes += sv_sweep_exact_bytes(n, nrhs, nb, o.precision);
@@ -126,6 +126,8 @@ typedef struct afs {
     int Rrows, Rcols;
     double complex *coef; /* nf × K */
     double complex *x;    /* n × p */
+    double complex *dx;   /* n × p derivative directions (NULL: not used) */
+    int deriv;
     sv_sweep_result *res;
     sv_sweep_hook hook;
     void *hook_user;
@@ -139,6 +141,10 @@ static sv_status alloc_all(afs *s)
     s->x = sv_alloc(ctx, N * P * sizeof(double complex), "exact solution");
     s->coef = sv_alloc(ctx, (size_t)s->nf * K * sizeof(double complex), "sweep coefficients");
     if (!s->x || !s->coef) return sv_last_status();
+    if (s->deriv) {
+        s->dx = sv_alloc(ctx, N * P * sizeof(double complex), "derivative directions");
+        if (!s->dx) return sv_last_status();
+    }
     if (s->o.exact_all) return SV_OK;
     if (s->hook) {
         s->hook_y = sv_alloc(ctx, (size_t)s->nf * q * P * sizeof(double complex), "reduced solutions for the hook");
@@ -159,6 +165,7 @@ static void free_all(afs *s)
 {
     sv_ctx *ctx = s->ctx;
     sv_free(ctx, s->x);
+    sv_free(ctx, s->dx);
     sv_free(ctx, s->coef);
     sv_free(ctx, s->V);
     sv_free(ctx, s->W);
@@ -213,10 +220,10 @@ static sv_status solve_exact_at(afs *s, int i)
     if (s->o.exact)
         st = s->o.exact(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, &info);
     else if (s->o.precision == SV_SWEEP_LAPACK)
-        st = sv_sweep_solve_exact(s->ctx, s->m, s->res->freq[i], s->o.precision, s->x, s->n, &info);
+        st = sv_sweep_exact_lapack(s->ctx, s->m, s->res->freq[i], s->x, s->n, s->dx, s->n, &info);
     else
         st = sv_sweep_exact_dense(s->ctx, s->m, s->res->freq[i], s->o.precision == SV_SWEEP_MIXED,
-                                  s->o.refine_tolerance, s->x, s->n, &info);
+                                  s->o.refine_tolerance, s->x, s->n, s->dx, s->n, &info);
     s->res->seconds_exact += sv_time_now() - t0;
     if (st) return st;
     const sv_sweep_model *m = s->m;
@@ -263,28 +270,29 @@ static sv_status extend_basis_serial(afs *s)
     int n = s->n, q0 = s->q;
     double *tmp = sv_alloc(s->ctx, sizeof(double) * (size_t)(s->qmax > 1 ? s->qmax : 1), "Gram-Schmidt coefficients");
     if (!tmp) return sv_last_status();
-    for (int j = 0; j < s->p && s->q < s->qmax; j++) {
-        /* Deflation is relative to the whole complex column: a part that is
-         * only rounding noise of the other (the real part of a lossless
-         * model's solution) must not enter the basis. */
-        const double complex *xj = s->x + (size_t)j * n;
-        double nrm0 = 0.0;
-        for (int r = 0; r < n; r++) nrm0 += creal(xj[r]) * creal(xj[r]) + cimag(xj[r]) * cimag(xj[r]);
-        nrm0 = sqrt(nrm0);
-        if (nrm0 == 0.0) continue;
-        for (int part = 0; part < 2 && s->q < s->qmax; part++) {
-            double *v = s->V + (size_t)s->q * n;
-            for (int r = 0; r < n; r++) v[r] = part ? cimag(xj[r]) : creal(xj[r]);
-            for (int pass = 0; pass < 2 && s->q > 0; pass++) {
-                cblas_dgemv(CblasColMajor, CblasTrans, n, s->q, 1.0, s->V, n, v, 1, 0.0, tmp, 1);
-                cblas_dgemv(CblasColMajor, CblasNoTrans, n, s->q, -1.0, s->V, n, tmp, 1, 1.0, v, 1);
+    for (int set = 0; set < (s->dx ? 2 : 1); set++)
+        for (int j = 0; j < s->p && s->q < s->qmax; j++) {
+            /* Deflation is relative to the whole complex column: a part that
+             * is only rounding noise of the other (the real part of a
+             * lossless model's solution) must not enter the basis. */
+            const double complex *xj = (set ? s->dx : s->x) + (size_t)j * n;
+            double nrm0 = 0.0;
+            for (int r = 0; r < n; r++) nrm0 += creal(xj[r]) * creal(xj[r]) + cimag(xj[r]) * cimag(xj[r]);
+            nrm0 = sqrt(nrm0);
+            if (!(nrm0 > 0.0) || !isfinite(nrm0)) continue;
+            for (int part = 0; part < 2 && s->q < s->qmax; part++) {
+                double *v = s->V + (size_t)s->q * n;
+                for (int r = 0; r < n; r++) v[r] = part ? cimag(xj[r]) : creal(xj[r]);
+                for (int pass = 0; pass < 2 && s->q > 0; pass++) {
+                    cblas_dgemv(CblasColMajor, CblasTrans, n, s->q, 1.0, s->V, n, v, 1, 0.0, tmp, 1);
+                    cblas_dgemv(CblasColMajor, CblasNoTrans, n, s->q, -1.0, s->V, n, tmp, 1, 1.0, v, 1);
+                }
+                double nrm = cblas_dnrm2(n, v, 1);
+                if (!(nrm > s->o.deflation * nrm0)) continue; /* already spanned: deflate */
+                cblas_dscal(n, 1.0 / nrm, v, 1);
+                s->q++;
             }
-            double nrm = cblas_dnrm2(n, v, 1);
-            if (!(nrm > s->o.deflation * nrm0)) continue; /* already spanned: deflate */
-            cblas_dscal(n, 1.0 / nrm, v, 1);
-            s->q++;
         }
-    }
     sv_free(s->ctx, tmp);
     int dq = s->q - q0;
     if (dq == 0) return SV_OK;
@@ -352,7 +360,9 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
 {
     int q = s->q, qm = s->qmax, K = s->K, p = s->p, nout = s->nout, nf = s->nf;
     int rows = s->Rrows, cols = s->Rcols;
-    int nthr = omp_get_max_threads();
+    /* one thread unless there is real work: a team's start-up and barrier
+     * cost more than small reduced solves */
+    int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
     size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");
     lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
@@ -572,7 +582,8 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     s.hook = hook;
     s.hook_user = hook_user;
     int cap = s.o.max_exact < nfreq ? s.o.max_exact : nfreq;
-    s.qmax = qmax_for(m->n, m->nrhs, cap);
+    s.qmax = qmax_for(m->n, m->nrhs, cap, s.o.values_only || s.o.exact != NULL);
+    s.deriv = !s.o.exact_all && !s.o.values_only && !s.o.exact;
     st = result_create(ctx, nfreq, m->nout, m->nrhs, freq, &s.res);
     if (!st) st = alloc_all(&s);
     if (!st) st = run(&s);

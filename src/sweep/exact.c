@@ -8,8 +8,20 @@
 
 #include "sweep_internal.h"
 
+sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
+                             double complex *r, int ldr)
+{
+    double complex dc[m->nterms];
+    sv_status st = sv_sweep_coef_derivs(m, freq, dc);
+    if (!st) st = sv_sweep_apply_coefs(m, dc, m->nrhs, x, ldx, r, ldr);
+    if (st) return st;
+    for (int j = 0; j < m->nrhs; j++)
+        for (int i = 0; i < m->n; i++) r[(size_t)j * ldr + i] = -r[(size_t)j * ldr + i];
+    return SV_OK;
+}
+
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
-                                sv_sweep_exact_info *info)
+                                double complex *dx, int lddx, sv_sweep_exact_info *info)
 {
     double t0 = sv_time_now();
     int n = m->n, p = m->nrhs;
@@ -28,11 +40,17 @@ sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double fre
     if (!st) {
         for (int j = 0; j < p; j++)
             for (int i = 0; i < n; i++) x[(size_t)j * ldx + i] = m->b[(size_t)j * n + i];
-        lapack_int rc = LAPACKE_zgesv(LAPACK_COL_MAJOR, n, p, z, n, ipiv, x, ldx);
+        lapack_int rc = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, z, n, ipiv);
+        if (rc == 0) rc = LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, z, n, ipiv, x, ldx);
         if (rc > 0)
             st = sv_error(SV_ERR_SINGULAR, "Z(%g) is exactly singular (zero pivot %d of %d)", freq, (int)rc, n);
         else if (rc < 0)
-            st = sv_error(SV_ERR_INTERNAL, "zgesv argument %d rejected", (int)-rc);
+            st = sv_error(SV_ERR_INTERNAL, "zgetrf/zgetrs argument %d rejected", (int)-rc);
+    }
+    if (!st && dx) {
+        st = sv_sweep_deriv_rhs(m, freq, x, ldx, dx, lddx);
+        if (!st && LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, z, n, ipiv, dx, lddx))
+            st = sv_error(SV_ERR_INTERNAL, "zgetrs failed on the derivative right-hand sides");
     }
     sv_free(ctx, z);
     sv_free(ctx, ipiv);
@@ -56,9 +74,9 @@ sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq
     if (ldx < m->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, m->n);
     if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
     switch (precision) {
-    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, x, ldx, info);
-    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, x, ldx, info);
-    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, info);
+    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, x, ldx, NULL, 0, info);
+    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, x, ldx, NULL, 0, info);
+    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, NULL, 0, info);
     }
     return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
 }

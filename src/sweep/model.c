@@ -214,17 +214,11 @@ sv_status sv_sweep_model_apply_term(const sv_sweep_model *m, int k, int ncols, c
     return SV_OK;
 }
 
-sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, const double complex *x, int ldx,
-                               double complex *y, int ldy)
+sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
+                               int ldx, double complex *y, int ldy)
 {
-    if (!m || !x || !y) return sv_error(SV_ERR_ARG, "model, x or y is NULL");
-    if (ncols < 0 || ldx < m->n || ldy < m->n)
-        return sv_error(SV_ERR_ARG, "ncols = %d, ldx = %d, ldy = %d: expected ncols >= 0 and ld >= n = %d", ncols,
-                        ldx, ldy, m->n);
     int n = m->n;
-    double complex c[m->nterms];
-    sv_status st = sv_sweep_coefs(m, freq, c);
-    if (st) return st;
+    sv_status st = SV_OK;
     /* Real and imaginary parts side by side, so each real term is applied
      * once to 2·ncols real columns. */
     size_t sz = (size_t)n * 2 * (size_t)ncols;
@@ -244,16 +238,43 @@ sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, 
             y[(size_t)j * ldy + i] = 0.0;
         }
     for (int k = 0; k < m->nterms && !st; k++) {
+        if (c[k] == 0) continue;
         st = sv_sweep_model_apply_term(m, k, 2 * ncols, xs, n, ts, n);
         if (st) break;
         for (int j = 0; j < ncols; j++)
             for (int i = 0; i < n; i++)
-                y[(size_t)j * ldy + i] +=
-                    c[k] * CMPLX(ts[(size_t)j * n + i], ts[(size_t)(ncols + j) * n + i]);
+                y[(size_t)j * ldy + i] += c[k] * CMPLX(ts[(size_t)j * n + i], ts[(size_t)(ncols + j) * n + i]);
     }
     sv_free(m->ctx, xs);
     sv_free(m->ctx, ts);
     return st;
+}
+
+sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, const double complex *x, int ldx,
+                               double complex *y, int ldy)
+{
+    if (!m || !x || !y) return sv_error(SV_ERR_ARG, "model, x or y is NULL");
+    if (ncols < 0 || ldx < m->n || ldy < m->n)
+        return sv_error(SV_ERR_ARG, "ncols = %d, ldx = %d, ldy = %d: expected ncols >= 0 and ld >= n = %d", ncols,
+                        ldx, ldy, m->n);
+    double complex c[m->nterms];
+    sv_status st = sv_sweep_coefs(m, freq, c);
+    if (st) return st;
+    return sv_sweep_apply_coefs(m, c, ncols, x, ldx, y, ldy);
+}
+
+sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *dc)
+{
+    /* Central differences: the derivative only orients a basis direction,
+     * so its O(h²) error (about 1e-10 relative with h = 1e-5·f) is harmless. */
+    double h = 1e-5 * fabs(freq);
+    if (h == 0) h = 1e-5;
+    double complex cp[m->nterms], cm[m->nterms];
+    sv_status st = sv_sweep_coefs(m, freq + h, cp);
+    if (!st) st = sv_sweep_coefs(m, freq - h, cm);
+    if (st) return st;
+    for (int k = 0; k < m->nterms; k++) dc[k] = (cp[k] - cm[k]) / (2 * h);
+    return SV_OK;
 }
 
 sv_status sv_sweep_model_residual(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
@@ -310,7 +331,7 @@ sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double comple
     for (int k = 0; k < m->nterms; k++) {
         const sv_sweep_term *t = &m->terms[k];
         if (t->kind == SV_SWEEP_TERM_PACKED) {
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) if (n >= 1024)
             for (int j = 0; j < n; j++) {
                 size_t o = sv_sweep_packed_offset(n, t->nb, j, j);
                 for (int i = j; i < n; i++) z[(size_t)j * ldz + i] += c[k] * t->packed[o + (size_t)(i - j)];

@@ -50,6 +50,9 @@ sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, in
     int nthr = omp_get_max_threads();
     int nblk = (n + nb - 1) / nb;
     if (nthr > nblk) nthr = nblk;
+    /* Below about a million stored elements one thread streams the matrix
+     * faster than a team can be started and synchronised. */
+    if ((double)n * n < 2e6) nthr = 1;
     /* Each block column adds to its own rows (diagonal block and the
      * transposed panel) and to every row below (the panel): threads keep
      * private copies of Y and the copies are summed at the end. */

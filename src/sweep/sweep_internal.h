@@ -34,6 +34,12 @@ void sv_sweep_csr_matmul(int n, const int *rowptr, const int *colind, const doub
 /* Coefficients c_k(f) for all terms; SV_ERR_NONFINITE if one is not finite. */
 sv_status sv_sweep_coefs(const sv_sweep_model *m, double freq, double complex *c);
 
+/* Y = Σ c_k·A_k·X with the given coefficients. */
+sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
+                               int ldx, double complex *y, int ldy);
+/* dc_k/df at freq (central differences of the coefficient callback). */
+sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *dc);
+
 /* Fill a full column-major n × n complex double matrix with Z(f). */
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);
 
@@ -41,13 +47,18 @@ sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double comple
 sv_status sv_sweep_backward_error(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
                                   double *berr);
 
-/* The exact solvers. */
+/* The exact solvers. With dx non-NULL they also return the derivative
+ * direction dX/df = −Z⁻¹·Z'(f)·X (n × nrhs, to about 1e-12: it only orients
+ * a basis direction), reusing the factorisation. */
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
-                                sv_sweep_exact_info *info);
+                                double complex *dx, int lddx, sv_sweep_exact_info *info);
 /* tol: refinement target of the mixed path (normwise backward error);
  * 0 = the default 1e-15. */
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               double complex *x, int ldx, sv_sweep_exact_info *info);
+                               double complex *x, int ldx, double complex *dx, int lddx, sv_sweep_exact_info *info);
+/* −Z'(f)·X, the right-hand side of the derivative direction. */
+sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
+                             double complex *r, int ldr);
 
 
 /* Tests only: after every evaluation of the reduced model, hook receives

@@ -2,6 +2,7 @@
  * residuals against a full Z built independently, the LAPACK exact solve,
  * and input validation. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
@@ -9,6 +10,8 @@
 #include "support_synth.h"
 #include "sv_test.h"
 #include "sweep/sweep_internal.h"
+
+static double complex one_coef(void *u, int k, double f);
 
 static void check_packed_matmul(int n, int nb)
 {
@@ -54,6 +57,50 @@ static void test_packed_products(void **state)
     check_packed_matmul(40, 8);   /* exact multiple */
     check_packed_matmul(30, 64);  /* one block larger than n */
     check_packed_matmul(1, 4);
+}
+
+/* Large enough for the parallel path (per-thread accumulators summed at
+ * the end), with two threads: a random symmetric matrix, packed by walking
+ * the layout, against dgemm on the full matrix. */
+static void test_packed_products_threaded(void **state)
+{
+    (void)state;
+    int n = 1500, nb = 96, m = 3;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 99);
+    double *a = malloc(sizeof(double) * n * n);
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) a[(size_t)j * n + i] = a[(size_t)i * n + j] = sv_test_uniform(&r);
+    double *pk = malloc(sizeof(double) * sv_sweep_packed_size(n, nb));
+    size_t o = 0;
+    for (int c0 = 0; c0 < n; c0 += nb) {
+        int w = n - c0 < nb ? n - c0 : nb;
+        for (int jj = 0; jj < w; jj++)
+            for (int i = c0; i < n; i++) pk[o++] = i >= c0 + jj ? a[(size_t)(c0 + jj) * n + i] : 0.0;
+    }
+    double *x = malloc(sizeof(double) * n * m), *y = malloc(sizeof(double) * n * m), *ref = malloc(sizeof(double) * n * m);
+    for (int i = 0; i < n * m; i++) x[i] = sv_test_uniform(&r);
+    double b[1500] = {1.0};
+    sv_sweep_term t = {.kind = SV_SWEEP_TERM_PACKED, .packed = pk, .nb = nb};
+    sv_sweep_model *mod;
+    assert_int_equal(sv_sweep_model_create(NULL, n, 1, &t, one_coef, NULL, 1, b, n, &mod), SV_OK);
+    int prev = omp_get_max_threads();
+    omp_set_num_threads(2);
+    assert_int_equal(sv_sweep_model_apply_term(mod, 0, m, x, n, y, n), SV_OK);
+    omp_set_num_threads(prev);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, m, n, 1.0, a, n, x, n, 0.0, ref, n);
+    double err = 0, scale = 0;
+    for (int i = 0; i < n * m; i++) {
+        err = fmax(err, fabs(y[i] - ref[i]));
+        scale = fmax(scale, fabs(ref[i]));
+    }
+    assert_true(err <= 1e-13 * scale);
+    sv_sweep_model_destroy(mod);
+    free(a);
+    free(pk);
+    free(x);
+    free(y);
+    free(ref);
 }
 
 static void test_packed_offset_matches_walk(void **state)
@@ -219,6 +266,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_packed_products),
+        cmocka_unit_test(test_packed_products_threaded),
         cmocka_unit_test(test_packed_offset_matches_walk),
         cmocka_unit_test(test_apply_and_residual_against_full),
         cmocka_unit_test(test_lapack_exact_solve),
