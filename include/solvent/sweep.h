@@ -121,9 +121,10 @@ typedef struct sv_sweep_options {
                               is below deflation × its norm before; 0 = 1e-10 */
     double refine_tolerance; /* mixed precision: target normwise backward error of the refinement;
                                 0 = 1e-15 (tighter costs iterations; see docs/sweep.md) */
-    int values_only;         /* 1: add only the solutions to the basis; 0 (default): also their
-                                derivatives dX/df = −Z⁻¹·Z'·X, solved with the same factors
-                                (about half the exact solves for the same accuracy) */
+    int derivatives;         /* derivative orders added to the basis with each exact solution
+                                (dX/df = −Z⁻¹·Z'·X, d²X/df², solved with the same factors,
+                                so fewer exact solves for the same accuracy): 0 = default 2,
+                                1 or 2, or −1 for the solutions alone */
     sv_sweep_exact_fn exact; /* NULL: the built-in solver with `precision` (a custom solver
                                 gives solutions only) */
     void *exact_user;

@@ -33,6 +33,7 @@ void sv_sweep_options_default(sv_sweep_options *o)
     o->precision = SV_SWEEP_MIXED;
     o->deflation = 1e-10;
     o->refine_tolerance = 1e-15;
+    o->derivatives = 2;
 }
 
 static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
@@ -45,6 +46,7 @@ static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
     if (o->initial == 0) o->initial = 3;
     if (o->deflation == 0) o->deflation = 1e-10;
     if (o->refine_tolerance == 0) o->refine_tolerance = 1e-15;
+    if (o->derivatives == 0) o->derivatives = 2;
 }
 
 static sv_status check_options(const sv_sweep_options *o)
@@ -55,6 +57,8 @@ static sv_status check_options(const sv_sweep_options *o)
     if (o->initial < 1) return sv_error(SV_ERR_ARG, "initial = %d: expected >= 1", o->initial);
     if (!(o->deflation > 0 && o->deflation < 1))
         return sv_error(SV_ERR_ARG, "deflation = %g: expected 0 < deflation < 1", o->deflation);
+    if (o->derivatives < -1 || o->derivatives > 2)
+        return sv_error(SV_ERR_ARG, "derivatives = %d: expected -1 (none), 0 (default), 1 or 2", o->derivatives);
     if (!(o->refine_tolerance > 0 && o->refine_tolerance < 1e-6))
         return sv_error(SV_ERR_ARG, "refine_tolerance = %g: expected 0 < refine_tolerance < 1e-6", o->refine_tolerance);
     if (o->precision != SV_SWEEP_MIXED && o->precision != SV_SWEEP_DOUBLE && o->precision != SV_SWEEP_LAPACK)
@@ -62,9 +66,9 @@ static sv_status check_options(const sv_sweep_options *o)
     return SV_OK;
 }
 
-static int qmax_for(int n, int nrhs, int cap, int values_only)
+static int qmax_for(int n, int nrhs, int cap, int nderiv)
 {
-    long q = (values_only ? 2L : 4L) * nrhs * cap;
+    long q = 2L * (1 + nderiv) * nrhs * cap;
     return q > n ? n : (int)q;
 }
 
@@ -75,7 +79,8 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     fill_defaults(opts, &o);
     if (n < 1 || nterms < 1 || nrhs < 1 || nout < 1 || nfreq < 1) return 0;
     int cap = o.max_exact < nfreq ? o.max_exact : nfreq;
-    size_t q = o.exact_all ? 0 : (size_t)qmax_for(n, nrhs, cap, o.values_only || o.exact);
+    int nderiv = o.exact_all || o.exact || o.derivatives < 0 ? 0 : o.derivatives;
+    size_t q = o.exact_all ? 0 : (size_t)qmax_for(n, nrhs, cap, nderiv);
     size_t K = (size_t)nterms, N = (size_t)n, P = (size_t)nrhs;
     size_t cols = K * q + P;
     size_t bytes = 0;
@@ -85,7 +90,7 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     bytes += cols * cols * 8 + K * q * q * 8;   /* R, reduced terms */
     bytes += q * (P + (size_t)nout) * 8;        /* B_r, C_r */
     bytes += (size_t)nfreq * ((size_t)nout * P * 16 + K * 16 + 32); /* per frequency */
-    bytes += 2 * N * P * 16;                    /* the exact solution and its derivative */
+    bytes += (size_t)(1 + nderiv) * N * P * 16; /* the exact solution and its derivatives */
     bytes += 2 * (size_t)omp_get_max_threads() * N * 2 * (q > P ? q : P) * 8; /* product workspaces */
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
     bytes += sv_sweep_exact_bytes(n, nrhs, nb, o.precision);
@@ -126,8 +131,8 @@ typedef struct afs {
     int Rrows, Rcols;
     double complex *coef; /* nf × K */
     double complex *x;    /* n × p */
-    double complex *dx;   /* n × p derivative directions (NULL: not used) */
-    int deriv;
+    double complex *dx;   /* nderiv blocks n × p: derivative directions */
+    int nderiv;
     sv_sweep_result *res;
     sv_sweep_hook hook;
     void *hook_user;
@@ -141,8 +146,8 @@ static sv_status alloc_all(afs *s)
     s->x = sv_alloc(ctx, N * P * sizeof(double complex), "exact solution");
     s->coef = sv_alloc(ctx, (size_t)s->nf * K * sizeof(double complex), "sweep coefficients");
     if (!s->x || !s->coef) return sv_last_status();
-    if (s->deriv) {
-        s->dx = sv_alloc(ctx, N * P * sizeof(double complex), "derivative directions");
+    if (s->nderiv) {
+        s->dx = sv_alloc(ctx, (size_t)s->nderiv * N * P * sizeof(double complex), "derivative directions");
         if (!s->dx) return sv_last_status();
     }
     if (s->o.exact_all) return SV_OK;
@@ -220,10 +225,10 @@ static sv_status solve_exact_at(afs *s, int i)
     if (s->o.exact)
         st = s->o.exact(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, &info);
     else if (s->o.precision == SV_SWEEP_LAPACK)
-        st = sv_sweep_exact_lapack(s->ctx, s->m, s->res->freq[i], s->x, s->n, s->dx, s->n, &info);
+        st = sv_sweep_exact_lapack(s->ctx, s->m, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n, &info);
     else
         st = sv_sweep_exact_dense(s->ctx, s->m, s->res->freq[i], s->o.precision == SV_SWEEP_MIXED,
-                                  s->o.refine_tolerance, s->x, s->n, s->dx, s->n, &info);
+                                  s->o.refine_tolerance, s->x, s->n, s->nderiv, s->dx, s->n, &info);
     s->res->seconds_exact += sv_time_now() - t0;
     if (st) return st;
     const sv_sweep_model *m = s->m;
@@ -270,12 +275,13 @@ static sv_status extend_basis_serial(afs *s)
     int n = s->n, q0 = s->q;
     double *tmp = sv_alloc(s->ctx, sizeof(double) * (size_t)(s->qmax > 1 ? s->qmax : 1), "Gram-Schmidt coefficients");
     if (!tmp) return sv_last_status();
-    for (int set = 0; set < (s->dx ? 2 : 1); set++)
+    for (int set = 0; set <= s->nderiv; set++)
         for (int j = 0; j < s->p && s->q < s->qmax; j++) {
             /* Deflation is relative to the whole complex column: a part that
              * is only rounding noise of the other (the real part of a
              * lossless model's solution) must not enter the basis. */
-            const double complex *xj = (set ? s->dx : s->x) + (size_t)j * n;
+            const double complex *xj =
+                set ? s->dx + ((size_t)(set - 1) * s->p + (size_t)j) * n : s->x + (size_t)j * n;
             double nrm0 = 0.0;
             for (int r = 0; r < n; r++) nrm0 += creal(xj[r]) * creal(xj[r]) + cimag(xj[r]) * cimag(xj[r]);
             nrm0 = sqrt(nrm0);
@@ -582,8 +588,8 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     s.hook = hook;
     s.hook_user = hook_user;
     int cap = s.o.max_exact < nfreq ? s.o.max_exact : nfreq;
-    s.qmax = qmax_for(m->n, m->nrhs, cap, s.o.values_only || s.o.exact != NULL);
-    s.deriv = !s.o.exact_all && !s.o.values_only && !s.o.exact;
+    s.nderiv = s.o.exact_all || s.o.exact || s.o.derivatives < 0 ? 0 : s.o.derivatives;
+    s.qmax = qmax_for(m->n, m->nrhs, cap, s.nderiv);
     st = result_create(ctx, nfreq, m->nout, m->nrhs, freq, &s.res);
     if (!st) st = alloc_all(&s);
     if (!st) st = run(&s);

@@ -8,20 +8,32 @@
 
 #include "sweep_internal.h"
 
-sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
-                             double complex *r, int ldr)
+sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
+                             const double complex *dx, int lddx, double complex *r, int ldr)
 {
-    double complex dc[m->nterms];
-    sv_status st = sv_sweep_coef_derivs(m, freq, dc);
-    if (!st) st = sv_sweep_apply_coefs(m, dc, m->nrhs, x, ldx, r, ldr);
+    int n = m->n, p = m->nrhs;
+    double complex d1[m->nterms], d2[m->nterms];
+    sv_status st = sv_sweep_coef_derivs(m, freq, d1, d2);
     if (st) return st;
-    for (int j = 0; j < m->nrhs; j++)
-        for (int i = 0; i < m->n; i++) r[(size_t)j * ldr + i] = -r[(size_t)j * ldr + i];
+    if (order == 1) {
+        st = sv_sweep_apply_coefs(m, d1, p, x, ldx, r, ldr);
+    } else {
+        double complex *t = sv_alloc(m->ctx, sizeof(double complex) * (size_t)n * (size_t)p, "derivative workspace");
+        if (!t) return sv_last_status();
+        st = sv_sweep_apply_coefs(m, d2, p, x, ldx, r, ldr);
+        if (!st) st = sv_sweep_apply_coefs(m, d1, p, dx, lddx, t, n);
+        for (int j = 0; !st && j < p; j++)
+            for (int i = 0; i < n; i++) r[(size_t)j * ldr + i] += 2.0 * t[(size_t)j * n + i];
+        sv_free(m->ctx, t);
+    }
+    if (st) return st;
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++) r[(size_t)j * ldr + i] = -r[(size_t)j * ldr + i];
     return SV_OK;
 }
 
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
-                                double complex *dx, int lddx, sv_sweep_exact_info *info)
+                                int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info)
 {
     double t0 = sv_time_now();
     int n = m->n, p = m->nrhs;
@@ -47,9 +59,10 @@ sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double fre
         else if (rc < 0)
             st = sv_error(SV_ERR_INTERNAL, "zgetrf/zgetrs argument %d rejected", (int)-rc);
     }
-    if (!st && dx) {
-        st = sv_sweep_deriv_rhs(m, freq, x, ldx, dx, lddx);
-        if (!st && LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, z, n, ipiv, dx, lddx))
+    for (int d = 1; !st && d <= nderiv; d++) {
+        double complex *dd = dx + (size_t)(d - 1) * lddx * p;
+        st = sv_sweep_deriv_rhs(m, freq, d, x, ldx, dx, lddx, dd, lddx);
+        if (!st && LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, z, n, ipiv, dd, lddx))
             st = sv_error(SV_ERR_INTERNAL, "zgetrs failed on the derivative right-hand sides");
     }
     sv_free(ctx, z);
@@ -74,9 +87,9 @@ sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq
     if (ldx < m->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, m->n);
     if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
     switch (precision) {
-    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, x, ldx, NULL, 0, info);
-    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, x, ldx, NULL, 0, info);
-    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, NULL, 0, info);
+    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, x, ldx, 0, NULL, 0, info);
+    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, x, ldx, 0, NULL, 0, info);
+    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, 0, NULL, 0, info);
     }
     return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
 }

@@ -208,7 +208,8 @@ static sv_status refine(const fact *F, const sv_sweep_model *m, double freq, int
 }
 
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               double complex *x, int ldx, double complex *dx, int lddx, sv_sweep_exact_info *info)
+                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                               sv_sweep_exact_info *info)
 {
     if (!(tol > 0)) tol = SWEEP_REFINE_TOL;
     double accept = tol > SWEEP_ACCEPT_TOL ? tol : SWEEP_ACCEPT_TOL;
@@ -239,15 +240,18 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         st = fact_create(ctx, m, freq, 0, &F);
         if (!st) st = refine(&F, m, freq, p, b, x, ldx, 1e-16, 3, &be, &out.iterations);
     }
-    if (!st && dx) {
-        /* the derivative direction, with the same factors: a basis direction
-         * needs no more than a few digits, refined to 1e-12 at most */
+    if (!st && nderiv > 0) {
+        /* the derivative directions, with the same factors: a basis
+         * direction needs no more than a few digits, refined to 1e-12 at most */
         double complex *r2 = sv_alloc(ctx, sizeof(double complex) * sz, "derivative right-hand sides");
         if (!r2) st = sv_last_status();
-        if (!st) st = sv_sweep_deriv_rhs(m, freq, x, ldx, r2, n);
-        double be2;
-        int its2;
-        if (!st) st = refine(&F, m, freq, p, r2, dx, lddx, 1e-12, 4, &be2, &its2);
+        for (int d = 1; !st && d <= nderiv; d++) {
+            double complex *dd = dx + (size_t)(d - 1) * lddx * p;
+            double be2;
+            int its2;
+            st = sv_sweep_deriv_rhs(m, freq, d, x, ldx, dx, lddx, r2, n);
+            if (!st) st = refine(&F, m, freq, p, r2, dd, lddx, 1e-12, 4, &be2, &its2);
+        }
         sv_free(ctx, r2);
     }
     fact_destroy(&F);
@@ -262,9 +266,11 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
 #else
 
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               double complex *x, int ldx, double complex *dx, int lddx, sv_sweep_exact_info *info)
+                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                               sv_sweep_exact_info *info)
 {
     (void)tol;
+    (void)nderiv;
     (void)dx;
     (void)lddx;
     (void)ctx;

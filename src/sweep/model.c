@@ -263,17 +263,22 @@ sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, 
     return sv_sweep_apply_coefs(m, c, ncols, x, ldx, y, ldy);
 }
 
-sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *dc)
+sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2)
 {
-    /* Central differences: the derivative only orients a basis direction,
-     * so its O(h²) error (about 1e-10 relative with h = 1e-5·f) is harmless. */
-    double h = 1e-5 * fabs(freq);
-    if (h == 0) h = 1e-5;
-    double complex cp[m->nterms], cm[m->nterms];
+    /* Central differences: the derivatives only orient basis directions,
+     * so their errors (O(h²) truncation and eps/h² rounding, both about
+     * 1e-8 relative with h = 1e-4·f) are harmless. */
+    double h = 1e-4 * fabs(freq);
+    if (h == 0) h = 1e-4;
+    double complex cp[m->nterms], cm[m->nterms], c0[m->nterms];
     sv_status st = sv_sweep_coefs(m, freq + h, cp);
     if (!st) st = sv_sweep_coefs(m, freq - h, cm);
+    if (!st) st = sv_sweep_coefs(m, freq, c0);
     if (st) return st;
-    for (int k = 0; k < m->nterms; k++) dc[k] = (cp[k] - cm[k]) / (2 * h);
+    for (int k = 0; k < m->nterms; k++) {
+        if (d1) d1[k] = (cp[k] - cm[k]) / (2 * h);
+        if (d2) d2[k] = (cp[k] - 2.0 * c0[k] + cm[k]) / (h * h);
+    }
     return SV_OK;
 }
 

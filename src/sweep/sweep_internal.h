@@ -37,8 +37,9 @@ sv_status sv_sweep_coefs(const sv_sweep_model *m, double freq, double complex *c
 /* Y = Σ c_k·A_k·X with the given coefficients. */
 sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
                                int ldx, double complex *y, int ldy);
-/* dc_k/df at freq (central differences of the coefficient callback). */
-sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *dc);
+/* dc_k/df and d²c_k/df² at freq (central differences of the callback);
+ * either output may be NULL. */
+sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2);
 
 /* Fill a full column-major n × n complex double matrix with Z(f). */
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);
@@ -47,18 +48,21 @@ sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double comple
 sv_status sv_sweep_backward_error(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
                                   double *berr);
 
-/* The exact solvers. With dx non-NULL they also return the derivative
- * direction dX/df = −Z⁻¹·Z'(f)·X (n × nrhs, to about 1e-12: it only orients
- * a basis direction), reusing the factorisation. */
+/* The exact solvers. With nderiv > 0 they also return the derivatives
+ * d^kX/df^k, k = 1..nderiv (≤ 2), in dx (block k−1 at dx + (k−1)·lddx·nrhs),
+ * solved with the same factors to about 1e-12 (they only orient basis
+ * directions): Z·X' = −Z'·X, Z·X'' = −(Z''·X + 2·Z'·X'). */
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
-                                double complex *dx, int lddx, sv_sweep_exact_info *info);
+                                int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info);
 /* tol: refinement target of the mixed path (normwise backward error);
  * 0 = the default 1e-15. */
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               double complex *x, int ldx, double complex *dx, int lddx, sv_sweep_exact_info *info);
-/* −Z'(f)·X, the right-hand side of the derivative direction. */
-sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
-                             double complex *r, int ldr);
+                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                               sv_sweep_exact_info *info);
+/* The right-hand side of derivative `order` (1 or 2): −Z'·X, or
+ * −(Z''·X + 2·Z'·X') with X' the first block of dx. r: n × nrhs. */
+sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
+                             const double complex *dx, int lddx, double complex *r, int ldr);
 
 
 /* Tests only: after every evaluation of the reduced model, hook receives

@@ -68,7 +68,7 @@ static void run_against_exact(int n, int p, int resonances, int nf)
     for (int i = 0; i < nf; i++) nex += res->exact[i];
     assert_int_equal(nex, res->n_exact);
     assert_true(res->n_exact < nf / 2); /* the point of the exercise */
-    assert_true(res->basis_size <= 4 * p * res->n_exact); /* solutions and derivatives, real and imaginary parts */
+    assert_true(res->basis_size <= 6 * p * res->n_exact); /* solutions and two derivatives, real and imaginary parts */
     double yexact = 0;
     double ds = max_s_error(&s, res, &yexact);
     print_message("n %d p %d: %d exact solves, q = %d, max |dS| = %.2e, exact-point rel err %.2e\n", n, p,
@@ -141,6 +141,7 @@ static void test_residual_estimate_matches_true_residual(void **state)
     o.precision = SV_SWEEP_LAPACK;
     o.tolerance = 1e-12; /* keep iterating: the estimate is checked at every stage */
     o.max_exact = 12;
+    o.derivatives = -1; /* smaller steps in the basis: more stages to check */
     probe pr = {&s, 0, 0, 0, 0};
     sv_sweep_result *res = NULL;
     assert_int_equal(sv_sweep_run_hooked(NULL, s.model, 61, f, &o, hook, &pr, &res), SV_OK);
@@ -152,6 +153,38 @@ static void test_residual_estimate_matches_true_residual(void **state)
     assert_true(pr.worst_abs < 1e-10);
     sv_sweep_result_destroy(NULL, res);
     free(f);
+    synth_destroy(&s);
+}
+
+/* The derivative directions against central differences of exact solves. */
+static void test_derivatives_against_differences(void **state)
+{
+    (void)state;
+    synth s;
+    int n = 90, p = 2;
+    synth_create(&s, n, 16, p, 3, 0.05, 5);
+    double f = 4.1e9, h = 1e-3 * f;
+    size_t sz = (size_t)n * p;
+    double complex *x = malloc(sizeof(double complex) * sz), *dx = malloc(sizeof(double complex) * sz * 2),
+                   *xp = malloc(sizeof(double complex) * sz), *xm = malloc(sizeof(double complex) * sz);
+    assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f, x, n, 2, dx, n, NULL), SV_OK);
+    synth_solve(&s, f + h, xp);
+    synth_solve(&s, f - h, xm);
+    double e1 = 0, s1 = 0, e2 = 0, s2 = 0;
+    for (size_t i = 0; i < sz; i++) {
+        double complex d1 = (xp[i] - xm[i]) / (2 * h), d2 = (xp[i] - 2.0 * x[i] + xm[i]) / (h * h);
+        e1 = fmax(e1, cabs(dx[i] - d1));
+        s1 = fmax(s1, cabs(d1));
+        e2 = fmax(e2, cabs(dx[sz + i] - d2));
+        s2 = fmax(s2, cabs(d2));
+    }
+    print_message("derivatives vs differences: first %.2e, second %.2e (relative)\n", e1 / s1, e2 / s2);
+    assert_true(e1 <= 1e-4 * s1); /* O(h²) truncation of the differences */
+    assert_true(e2 <= 1e-3 * s2);
+    free(x);
+    free(dx);
+    free(xp);
+    free(xm);
     synth_destroy(&s);
 }
 
@@ -335,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_afs_two_ports),
         cmocka_unit_test(test_afs_three_ports),
         cmocka_unit_test(test_residual_estimate_matches_true_residual),
+        cmocka_unit_test(test_derivatives_against_differences),
         cmocka_unit_test(test_cap_and_exact_all),
         cmocka_unit_test(test_custom_solver_unsorted_and_duplicate_frequencies),
         cmocka_unit_test(test_outputs_other_than_b),
