@@ -134,7 +134,7 @@ static void test_pixel2port(void **state)
 static void test_stub(void **state)
 {
     (void)state;
-    check_example("stub.json", 41, 0);
+    check_example("stub.json", 21, 0);
 }
 
 int main(void)
