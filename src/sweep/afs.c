@@ -366,9 +366,15 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
 {
     int q = s->q, qm = s->qmax, K = s->K, p = s->p, nout = s->nout, nf = s->nf;
     int rows = s->Rrows, cols = s->Rcols;
-    /* one thread unless there is real work: a team's start-up and barrier
-     * cost more than small reduced solves */
+    /* One thread unless there is real work: a team's start-up and barrier
+     * cost more than small reduced solves. Either way each reduced solve
+     * (LAPACK on a q × q matrix) must run on one BLAS thread: inside a
+     * parallel region OpenBLAS does that by itself, outside it would start
+     * its own team for every tiny call, which on a busy machine made an
+     * evaluation take seconds instead of milliseconds. */
     int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
+    serial_state ss = {0, 0};
+    if (nthr == 1) ss = serial_begin();
     size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");
     lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
@@ -430,6 +436,7 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
                 }
         }
     }
+    if (nthr == 1) serial_end(ss);
     sv_free(s->ctx, ws);
     sv_free(s->ctx, piv);
     *max_res = 0.0;
