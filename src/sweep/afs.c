@@ -97,30 +97,6 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     return bytes;
 }
 
-/* The reduced model's own updates (Gram–Schmidt, A_k·V for a few columns,
- * the estimator's QR of an n × (K·q + p) matrix) are small: run them with
- * one BLAS thread. Threaded BLAS on operations this small costs more in
- * synchronisation than it gains, and on a busy machine a parallel region
- * waits for its slowest thread to be scheduled, which made these steps
- * hundreds of times slower in measurements. (openblas_set_num_threads also
- * sets OpenMP's count in the OpenMP build, so both are restored.) */
-void openblas_set_num_threads(int num_threads);
-int openblas_get_num_threads(void);
-typedef struct serial_state {
-    int blas, omp;
-} serial_state;
-static serial_state serial_begin(void)
-{
-    serial_state st = {openblas_get_num_threads(), omp_get_max_threads()};
-    openblas_set_num_threads(1);
-    return st;
-}
-static void serial_end(serial_state st)
-{
-    openblas_set_num_threads(st.blas);
-    omp_set_num_threads(st.omp);
-}
-
 /* ---- the sweep's working state ------------------------------------------------ */
 typedef struct afs {
     sv_ctx *ctx;
@@ -264,9 +240,9 @@ static sv_status solve_exact_at(afs *s, int i)
 static sv_status extend_basis_serial(afs *s);
 static sv_status extend_basis(afs *s)
 {
-    serial_state ss = serial_begin();
+    sv_sweep_serial ss = sv_sweep_serial_begin();
     sv_status st = extend_basis_serial(s);
-    serial_end(ss);
+    sv_sweep_serial_end(ss);
     return st;
 }
 
@@ -332,9 +308,9 @@ static sv_status extend_basis_serial(afs *s)
 static sv_status factor_estimator_serial(afs *s);
 static sv_status factor_estimator(afs *s)
 {
-    serial_state ss = serial_begin();
+    sv_sweep_serial ss = sv_sweep_serial_begin();
     sv_status st = factor_estimator_serial(s);
-    serial_end(ss);
+    sv_sweep_serial_end(ss);
     return st;
 }
 
@@ -373,8 +349,8 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
      * its own team for every tiny call, which on a busy machine made an
      * evaluation take seconds instead of milliseconds. */
     int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
-    serial_state ss = {0, 0};
-    if (nthr == 1) ss = serial_begin();
+    sv_sweep_serial ss = {0, 0};
+    if (nthr == 1) ss = sv_sweep_serial_begin();
     size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");
     lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
@@ -436,7 +412,7 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
                 }
         }
     }
-    if (nthr == 1) serial_end(ss);
+    if (nthr == 1) sv_sweep_serial_end(ss);
     sv_free(s->ctx, ws);
     sv_free(s->ctx, piv);
     *max_res = 0.0;

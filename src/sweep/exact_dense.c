@@ -227,7 +227,9 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         sv_clear_error(); /* singular in single precision: may be fine in double */
         st = SV_OK;
     } else if (!st) {
+        sv_sweep_serial ss = sv_sweep_serial_begin(); /* memory-bound steps: see serial.c */
         st = refine(&F, m, freq, p, b, x, ldx, mixed ? tol : 1e-16, mixed ? 30 : 3, &be, &out.iterations);
+        sv_sweep_serial_end(ss);
     }
     if (!st && mixed && !(be <= accept)) {
         /* Refinement failed (at very low frequency −jΨ/ω swamps jωL beyond
@@ -238,13 +240,18 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         fact_destroy(&F);
         out.fell_back = 1;
         st = fact_create(ctx, m, freq, 0, &F);
-        if (!st) st = refine(&F, m, freq, p, b, x, ldx, 1e-16, 3, &be, &out.iterations);
+        if (!st) {
+            sv_sweep_serial ss = sv_sweep_serial_begin();
+            st = refine(&F, m, freq, p, b, x, ldx, 1e-16, 3, &be, &out.iterations);
+            sv_sweep_serial_end(ss);
+        }
     }
     if (!st && nderiv > 0) {
         /* the derivative directions, with the same factors: a basis
          * direction needs no more than a few digits, refined to 1e-12 at most */
         double complex *r2 = sv_alloc(ctx, sizeof(double complex) * sz, "derivative right-hand sides");
         if (!r2) st = sv_last_status();
+        sv_sweep_serial ss = sv_sweep_serial_begin();
         for (int d = 1; !st && d <= nderiv; d++) {
             double complex *dd = dx + (size_t)(d - 1) * lddx * p;
             double be2;
@@ -252,6 +259,7 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
             st = sv_sweep_deriv_rhs(m, freq, d, x, ldx, dx, lddx, r2, n);
             if (!st) st = refine(&F, m, freq, p, r2, dd, lddx, 1e-12, 4, &be2, &its2);
         }
+        sv_sweep_serial_end(ss);
         sv_free(ctx, r2);
     }
     fact_destroy(&F);

@@ -65,6 +65,13 @@ sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, co
                              const double complex *dx, int lddx, double complex *r, int ldr);
 
 
+/* Serial sections (serial.c): one BLAS and one OpenMP thread until _end. */
+typedef struct sv_sweep_serial {
+    int blas, omp;
+} sv_sweep_serial;
+sv_sweep_serial sv_sweep_serial_begin(void);
+void sv_sweep_serial_end(sv_sweep_serial st);
+
 /* Tests only: after every evaluation of the reduced model, hook receives
  * the basis V (n × q) and the reduced solutions Y (for frequency i at
  * y + i·q·p, q × p; only valid where the result's exact flag is 0). */
