@@ -91,7 +91,10 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     bytes += q * (P + (size_t)nout) * 8;        /* B_r, C_r */
     bytes += (size_t)nfreq * ((size_t)nout * P * 16 + K * 16 + 32); /* per frequency */
     bytes += (size_t)(1 + nderiv) * N * P * 16; /* the exact solution and its derivatives */
-    bytes += 2 * (size_t)omp_get_max_threads() * N * 2 * (q > P ? q : P) * 8; /* product workspaces */
+    /* product workspaces: per-thread accumulators of A_k times at most
+     * 2(1 + nderiv)·p real columns, and the real/imaginary split */
+    size_t wcols = 2 * (size_t)(1 + nderiv) * P;
+    bytes += ((size_t)omp_get_max_threads() + 2) * N * wcols * 8;
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
     bytes += sv_sweep_exact_bytes(n, nrhs, nb, o.precision);
     return bytes;
