@@ -274,12 +274,6 @@ int sweep_tool_run(const sweep_args *a)
                 if (res->fallback[i]) printf(" %.6g", freq[i] / 1e9);
             printf(" GHz (mixed-precision refinement failed there)\n");
         }
-        if (res->n_deferred > res->n_fallback) {
-            printf("  single prec. failed at");
-            for (int i = 0; i < points; i++)
-                if (res->deferred[i] && !res->exact[i]) printf(" %.6g", freq[i] / 1e9);
-            printf(" GHz; the reduced model met the tolerance there (no double solve needed)\n");
-        }
         printf("  residual     max estimate %.2e (tolerance %.1e)%s\n", res->max_residual, tol,
                res->converged ? "" : "  WARNING: cap on exact solves reached");
         printf("  checks       max |S - S^T| %.1e, max singular value of S %.12f\n", worst_recip, worst_sv);

@@ -138,13 +138,9 @@ typedef struct sv_sweep_result {
     double complex *h;       /* H(f_i) = Cᵀ·X(f_i), nout × nrhs column-major at h + i·nout·nrhs */
     unsigned char *exact;    /* 1 where f_i was solved exactly (its exact solution is used) */
     unsigned char *fallback; /* 1 where an exact solve fell back to double */
-    unsigned char *deferred; /* 1 where single precision failed and the double solve was put off;
-                                the reduced model met the tolerance there (exact = 0) or a
-                                double solve followed later (exact = 1, fallback = 1) */
     double *residual;        /* estimated relative residual (reduced model) or the exact solve's
                                 backward error, max over columns */
     int n_exact, n_fallback; /* exact solves made, of which fell back */
-    int n_deferred;          /* frequencies where single precision failed (see deferred) */
     int basis_size;          /* q, columns of V */
     int converged;           /* 1 if every residual estimate is below the tolerance */
     double max_residual;     /* largest estimate over the non-exact frequencies */

@@ -168,7 +168,6 @@ void sv_sweep_result_destroy(sv_ctx *ctx, sv_sweep_result *r)
     sv_free(ctx, r->h);
     sv_free(ctx, r->exact);
     sv_free(ctx, r->fallback);
-    sv_free(ctx, r->deferred);
     sv_free(ctx, r->residual);
     sv_free(ctx, r);
 }
@@ -184,9 +183,8 @@ static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const doubl
     r->h = sv_calloc(ctx, (size_t)nf * (size_t)nout * (size_t)p, sizeof(double complex), "sweep result outputs");
     r->exact = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
     r->fallback = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
-    r->deferred = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
     r->residual = sv_calloc(ctx, (size_t)nf, sizeof(double), "sweep result residuals");
-    if (!r->freq || !r->h || !r->exact || !r->fallback || !r->deferred || !r->residual) {
+    if (!r->freq || !r->h || !r->exact || !r->fallback || !r->residual) {
         sv_status st = sv_last_status();
         sv_sweep_result_destroy(ctx, r);
         return st;
@@ -197,17 +195,8 @@ static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const doubl
 }
 
 /* ---- exact solves -------------------------------------------------------------- */
-/* Exact solve at frequency i. With allow_defer, a mixed-precision solve
- * whose refinement fails is not redone in double at once: the frequency is
- * marked deferred (*deferred = 1) and the sweep goes on; a double solve
- * there follows only if the reduced model does not meet the tolerance at
- * the end. At very low frequency, where single precision cannot hold the
- * problem, that saves a double factorisation (time, and 8·N² bytes on top
- * of the terms) whenever the solutions at higher frequencies already
- * describe it. */
-static sv_status solve_exact_at(afs *s, int i, int allow_defer, int *deferred)
+static sv_status solve_exact_at(afs *s, int i)
 {
-    *deferred = 0;
     sv_sweep_exact_info info;
     memset(&info, 0, sizeof(info));
     double t0 = sv_time_now();
@@ -218,16 +207,8 @@ static sv_status solve_exact_at(afs *s, int i, int allow_defer, int *deferred)
         st = sv_sweep_exact_lapack(s->ctx, s->m, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n, &info);
     else
         st = sv_sweep_exact_dense(s->ctx, s->m, s->res->freq[i], s->o.precision == SV_SWEEP_MIXED,
-                                  s->o.refine_tolerance, !allow_defer, s->x, s->n, s->nderiv, s->dx, s->n, &info);
+                                  s->o.refine_tolerance, s->x, s->n, s->nderiv, s->dx, s->n, &info);
     s->res->seconds_exact += sv_time_now() - t0;
-    if (st == SV_ERR_NOCONV && allow_defer && s->o.precision == SV_SWEEP_MIXED && !s->o.exact) {
-        sv_log(s->ctx, SV_LOG_INFO, "%s", sv_last_error());
-        sv_clear_error();
-        s->res->deferred[i] = 1;
-        s->res->n_deferred++;
-        *deferred = 1;
-        return SV_OK;
-    }
     if (st) return st;
     const sv_sweep_model *m = s->m;
     for (size_t e = 0; e < (size_t)s->n * (size_t)s->p; e++)
@@ -440,7 +421,7 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
     *max_res = 0.0;
     *argmax = -1;
     for (int i = 0; i < nf; i++)
-        if (!res->exact[i] && !res->deferred[i] && (*argmax < 0 || res->residual[i] > *max_res)) {
+        if (!res->exact[i] && (*argmax < 0 || res->residual[i] > *max_res)) {
             *max_res = res->residual[i];
             *argmax = i;
         }
@@ -479,8 +460,7 @@ static sv_status run(afs *s)
     }
     if (s->o.exact_all) {
         for (int i = 0; i < nf; i++) {
-            int dfr;
-            sv_status st = solve_exact_at(s, i, 0, &dfr);
+            sv_status st = solve_exact_at(s, i);
             if (!st) st = sv_progress(s->ctx, "sweep", (double)(i + 1) / nf);
             if (st) return st;
         }
@@ -499,9 +479,8 @@ static sv_status run(afs *s)
         int pos = init == 1 ? (nf - 1) / 2 : (int)lround((double)a * (nf - 1) / (init - 1));
         int i = order[pos].i;
         if (res->exact[i]) continue;
-        int dfr = 0;
-        st = solve_exact_at(s, i, 1, &dfr);
-        if (!st && !dfr) {
+        st = solve_exact_at(s, i);
+        if (!st) {
             double t0 = sv_time_now();
             st = extend_basis(s);
             res->seconds_reduced += sv_time_now() - t0;
@@ -523,25 +502,11 @@ static sv_status run(afs *s)
             for (int i = 0; i < nf; i++)
                 if (!res->exact[i]) {
                     res->residual[i] = INFINITY;
-                    if (arg < 0 && !res->deferred[i]) arg = i, mx = INFINITY;
+                    if (arg < 0) arg = i, mx = INFINITY;
                 }
         }
         res->seconds_reduced += sv_time_now() - t0;
         if (st) return st;
-        /* the worst deferred frequency (single precision failed there) */
-        int darg = -1;
-        double dmx = 0.0;
-        for (int i = 0; i < nf; i++)
-            if (!res->exact[i] && res->deferred[i] && (darg < 0 || !(res->residual[i] <= dmx))) {
-                dmx = s->q > 0 ? res->residual[i] : INFINITY;
-                darg = i;
-            }
-        int force = 0;
-        if (!(arg >= 0 && mx >= s->o.tolerance) && darg >= 0 && !(dmx < s->o.tolerance)) {
-            arg = darg; /* the reduced model is not enough there: solve it in double */
-            mx = dmx;
-            force = 1;
-        }
         res->max_residual = arg < 0 ? 0.0 : mx;
         if (first < 0) first = mx;
         if (arg < 0 || mx < s->o.tolerance) {
@@ -558,9 +523,8 @@ static sv_status run(afs *s)
             break;
         }
         st = report(s, first, mx);
-        int dfr = 0;
-        if (!st) st = solve_exact_at(s, arg, !force, &dfr);
-        if (!st && !dfr) {
+        if (!st) st = solve_exact_at(s, arg);
+        if (!st) {
             t0 = sv_time_now();
             st = extend_basis(s);
             res->seconds_reduced += sv_time_now() - t0;

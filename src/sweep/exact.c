@@ -87,8 +87,8 @@ sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq
     if (ldx < m->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, m->n);
     if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
     switch (precision) {
-    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, 1, x, ldx, 0, NULL, 0, info);
-    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, 1, x, ldx, 0, NULL, 0, info);
+    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, x, ldx, 0, NULL, 0, info);
+    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, x, ldx, 0, NULL, 0, info);
     case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, 0, NULL, 0, info);
     }
     return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);

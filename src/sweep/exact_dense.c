@@ -208,8 +208,8 @@ static sv_status refine(const fact *F, const sv_sweep_model *m, double freq, int
 }
 
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               int allow_fallback, double complex *x, int ldx, int nderiv, double complex *dx,
-                               int lddx, sv_sweep_exact_info *info)
+                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                               sv_sweep_exact_info *info)
 {
     if (!(tol > 0)) tol = SWEEP_REFINE_TOL;
     double accept = tol > SWEEP_ACCEPT_TOL ? tol : SWEEP_ACCEPT_TOL;
@@ -230,14 +230,6 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         sv_sweep_serial ss = sv_sweep_serial_begin(); /* memory-bound steps: see serial.c */
         st = refine(&F, m, freq, p, b, x, ldx, mixed ? tol : 1e-16, mixed ? 30 : 3, &be, &out.iterations);
         sv_sweep_serial_end(ss);
-    }
-    if (!st && mixed && !(be <= accept) && !allow_fallback) {
-        fact_destroy(&F);
-        sv_free(ctx, b);
-        return sv_error(SV_ERR_NOCONV,
-                        "f = %g: single-precision refinement reached a backward error of %.3g > %.3g (no double "
-                        "fallback requested)",
-                        freq, be, accept);
     }
     if (!st && mixed && !(be <= accept)) {
         /* Refinement failed (at very low frequency −jΨ/ω swamps jωL beyond
@@ -282,10 +274,9 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
 #else
 
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               int allow_fallback, double complex *x, int ldx, int nderiv, double complex *dx,
-                               int lddx, sv_sweep_exact_info *info)
+                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                               sv_sweep_exact_info *info)
 {
-    (void)allow_fallback;
     (void)tol;
     (void)nderiv;
     (void)dx;

@@ -56,11 +56,9 @@ sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double fre
                                 int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info);
 /* tol: refinement target of the mixed path (normwise backward error);
  * 0 = the default 1e-15. */
-/* allow_fallback = 0: if mixed refinement fails, return SV_ERR_NOCONV
- * instead of solving in double. */
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               int allow_fallback, double complex *x, int ldx, int nderiv, double complex *dx,
-                               int lddx, sv_sweep_exact_info *info);
+                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                               sv_sweep_exact_info *info);
 /* The right-hand side of derivative `order` (1 or 2): −Z'·X, or
  * −(Z''·X + 2·Z'·X') with X' the first block of dx. r: n × nrhs. */
 sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
