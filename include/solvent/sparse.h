@@ -49,6 +49,12 @@ sv_status sv_sparse_pattern_from_mask(sv_ctx *ctx, int n, const unsigned char *m
 /* The full n × n pattern (no structure known). */
 sv_status sv_sparse_pattern_dense(sv_ctx *ctx, int n, sv_sparse_pattern **out);
 void sv_sparse_pattern_destroy(sv_sparse_pattern *p);
+/* Pattern files: Matrix Market coordinate format ("%%MatrixMarket matrix
+ * coordinate pattern general", then "n n nnz", then 1-based "i j" lines;
+ * real/integer/complex fields are accepted and their values ignored,
+ * symmetric files are mirrored). Errors name the file and line. */
+sv_status sv_sparse_pattern_read_mm(sv_ctx *ctx, const char *path, sv_sparse_pattern **out);
+sv_status sv_sparse_pattern_write_mm(const sv_sparse_pattern *p, FILE *out);
 
 int sv_sparse_pattern_n(const sv_sparse_pattern *p);
 int sv_sparse_pattern_nnz(const sv_sparse_pattern *p);
