@@ -109,6 +109,17 @@ sv_status sv_sparse_lu_load_lane(const sv_sparse_lu *lu, int W, int w, const dou
 sv_status sv_sparse_lu_load_shifted_lane(const sv_sparse_lu *lu, int W, int w, const double *values, double shift,
                                          double *buf);
 
+/* A whole batch at once: values entry-major (pattern entry e of lane w at
+ * e·W + w, the layout a batched Jacobian evaluation writes naturally);
+ * shift has W entries (one per lane: h and γ may differ per trajectory).
+ * Same results as the per-lane loads, faster for W > 1. */
+sv_status sv_sparse_lu_load_batch(const sv_sparse_lu *lu, int W, const double *values, double *buf);
+sv_status sv_sparse_lu_load_shifted_batch(const sv_sparse_lu *lu, int W, const double *values, const double *shift,
+                                          double *buf);
+sv_status sv_sparse_lu_load_batch_f32(const sv_sparse_lu *lu, int W, const double *values, float *buf);
+sv_status sv_sparse_lu_load_shifted_batch_f32(const sv_sparse_lu *lu, int W, const double *values,
+                                              const double *shift, float *buf);
+
 /* ---- numeric kernels (no pivoting) -------------------------------------- */
 /* Factor in place. Returns 0, or 1 + the (permuted) row of the first zero or
  * non-finite pivot; the factorisation then still completes and the result

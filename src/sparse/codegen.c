@@ -108,11 +108,15 @@ static void chunk_close(emitter *e)
     e->col = 0;
 }
 
+/* Runs at least this long are written as a loop R(t, p, q, len) (which the
+ * compiler unrolls and vectorises), shorter ones as single updates. */
+#define SV_RUN_LOOP 4
+
 /* Returns the number of chunk functions written. */
 static int factor_chunks(emitter *e, const sv_sparse_lu *lu, const char *tag, const char *T)
 {
-    const int *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *tg = lu->target;
-    long long t = 0, ops = 0;
+    const int *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag;
+    long long x = 0, ops = 0;
     int c = 0;
     chunk_open(e, tag, T, 0, c);
     for (int i = 0; i < lu->n; i++) {
@@ -121,11 +125,21 @@ static int factor_chunks(emitter *e, const sv_sparse_lu *lu, const char *tag, co
             chunk_open(e, tag, T, 0, ++c);
             ops = 0;
         }
-        for (int p = rp[i]; p < dg[i]; p++) {
-            int k = ci[p];
+        for (int p = rp[i]; p < dg[i]; p++, x++) {
+            int k = ci[p], q = dg[k] + 1;
             op(e, "L(%d,%d)", p, dg[k]);
-            for (int q = dg[k] + 1; q < rp[k + 1]; q++) op(e, "U(%d,%d,%d)", tg[t++], p, q);
-            ops += 1 + rp[k + 1] - dg[k] - 1;
+            ops++;
+            for (long long r = lu->run_off[x]; r < lu->run_off[x + 1]; r++) {
+                int t = lu->run_t[r], len = lu->run_len[r];
+                if (len >= SV_RUN_LOOP) {
+                    op(e, "R(%d,%d,%d,%d)", t, p, q, len);
+                    ops += 2;
+                } else {
+                    for (int j = 0; j < len; j++) op(e, "U(%d,%d,%d)", t + j, p, q + j);
+                    ops += len;
+                }
+                q += len;
+            }
         }
         op(e, "P(%d,%d)", dg[i], i + 1);
         ops++;
@@ -177,22 +191,26 @@ static void variant(emitter *e, const sv_sparse_lu *lu, const char *T, int W, co
     if (W == 1) {
         put(e, "#define V(a, s) a[s]\n");
         put(e, "#define V_(a, s) a[s]\n");
+        put(e, "typedef %s %s_l;\n", T, tag);
     } else {
         put(e, "#if defined(__GNUC__)\n");
         put(e, "typedef %s %s_v __attribute__((vector_size(%d), aligned(%d)));\n", T, tag,
             W * (int)(T[0] == 'd' ? 8 : 4), T[0] == 'd' ? 8 : 4);
         put(e, "#define V(a, s) (*(%s_v *)(a + (s)*W_))\n", tag);
         put(e, "#define V_(a, s) (*(const %s_v *)(a + (s)*W_))\n", tag);
+        put(e, "typedef %s_v %s_l;\n", tag, tag);
         put(e, "#endif\n");
     }
     put(e, "#if defined(V)\n");
     put(e, "#define L(p, d) V(b, p) *= V(b, d);\n");
     put(e, "#define U(t, p, q) V(b, t) -= V(b, p) * V(b, q);\n");
+    put(e, "#define R(t, p, q, n) { const %s_l l_ = V(b, p); for (int j_ = 0; j_ < (n); j_++) V(b, (t) + j_) -= l_ * V(b, (q) + j_); }\n", tag);
     put(e, "#define F(i, p, c) V(wk, i) -= V_(b, p) * V(wk, c);\n");
     put(e, "#define D(i, d) V(wk, i) *= V_(b, d);\n");
     put(e, "#else\n");
     put(e, "#define L(p, d) LANES b[(p)*W_ + w] *= b[(d)*W_ + w];\n");
     put(e, "#define U(t, p, q) LANES b[(t)*W_ + w] -= b[(p)*W_ + w] * b[(q)*W_ + w];\n");
+    put(e, "#define R(t, p, q, n) for (int j_ = 0; j_ < (n); j_++) U((t) + j_, p, (q) + j_)\n");
     put(e, "#define F(i, p, c) LANES wk[(i)*W_ + w] -= b[(p)*W_ + w] * wk[(c)*W_ + w];\n");
     put(e, "#define D(i, d) LANES wk[(i)*W_ + w] *= b[(d)*W_ + w];\n");
     put(e, "#endif\n");
@@ -200,7 +218,7 @@ static void variant(emitter *e, const sv_sparse_lu *lu, const char *T, int W, co
            "flags[w] += (flags[w] == 0) * (!(d_ != 0) | !isfinite(d_)) * (r); b[(s)*W_ + w] = 1 / d_; }\n", T);
     int nf = factor_chunks(e, lu, tag, T);
     int ns = solve_chunks(e, lu, tag, T);
-    put(e, "#undef L\n#undef U\n#undef P\n#undef F\n#undef D\n");
+    put(e, "#undef L\n#undef U\n#undef R\n#undef P\n#undef F\n#undef D\n");
     put(e, "static void %s_factor(%s *restrict b, int *restrict flags)\n{\n", tag, T);
     put(e, "    LANES flags[w] = 0;\n   ");
     e->col = 3;
