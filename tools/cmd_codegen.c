@@ -28,8 +28,8 @@ static void usage(FILE *f)
             "  --ordering amd|natural   ordering of the analysis (default amd)\n"
             "  --emit LIST        kernels, comma-separated from f64, f32, b2, b4, b8,\n"
             "                     f32b4, f32b8, all (default f64,f32,b4,b8,f32b8)\n"
-            "  --max-updates N    refuse beyond N factor updates (default 200000)\n"
-            "  --max-subst N      refuse beyond N substitution terms (default 100000)\n"
+            "  --max-updates N    refuse beyond N factor updates (default 50000)\n"
+            "  --max-subst N      refuse beyond N substitution terms (default 50000)\n"
             "  --stats            print n, nnz, slots, updates and colours, write nothing\n\n"
             "Exit status: 0 written, 1 bad pattern or limits exceeded, 2 bad arguments.\n");
 }

@@ -53,25 +53,35 @@ static double *random_values(const sv_sparse_pattern *p)
     return v;
 }
 
-/* Median over reps of the time per call of fn(arg), each rep running the
- * call in a loop for at least 20 ms. */
+/* Timing: every contender of a case is timed in each repetition, round
+ * robin, so that all of them see the same load on a shared machine; each
+ * repetition runs a contender's call in a loop for >= 20 ms; the median
+ * over repetitions is reported. */
 typedef void (*call_fn)(void *);
-static double time_call(call_fn fn, void *arg, int reps)
-{
+typedef struct contender {
+    call_fn fn;
+    void *arg;
+    long k;
     double t[64];
+} contender;
+
+static void time_all(contender *c, int nc, int reps)
+{
     if (reps > 64) reps = 64;
-    fn(arg);
-    double t0 = sv_time_now();
-    long k = 1;
-    fn(arg);
-    double one = sv_time_now() - t0;
-    k = one > 0 ? (long)(0.02 / one) + 1 : 100000;
-    for (int r = 0; r < reps; r++) {
-        double s = sv_time_now();
-        for (long i = 0; i < k; i++) fn(arg);
-        t[r] = (sv_time_now() - s) / (double)k;
+    for (int x = 0; x < nc; x++) {
+        c[x].fn(c[x].arg);
+        double t0 = sv_time_now();
+        c[x].fn(c[x].arg);
+        double one = sv_time_now() - t0;
+        c[x].k = one > 0 ? (long)(0.02 / one) + 1 : 100000;
     }
-    return bench_median(t, reps);
+    for (int r = 0; r < reps; r++)
+        for (int x = 0; x < nc; x++) {
+            double s = sv_time_now();
+            for (long i = 0; i < c[x].k; i++) c[x].fn(c[x].arg);
+            c[x].t[r] = (sv_time_now() - s) / (double)c[x].k;
+        }
+    for (int x = 0; x < nc; x++) c[x].t[0] = bench_median(c[x].t, reps);
 }
 
 /* ---- the three contenders -------------------------------------------- */
@@ -83,7 +93,7 @@ typedef struct job {
     int *cp, *ri;            /* CSC pattern for KLU */
     double *buf, *b, *x, *w; /* ours */
     double *bb, *xb, *wb;    /* ours, batched (W lanes) */
-    double *vl[8];           /* lane values */
+    double *vb;              /* batch values, entry-major (e·W + w) */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
@@ -104,7 +114,7 @@ static void ours_call(void *arg)
 static void ours_batch_call(void *arg)
 {
     job *j = arg;
-    for (int w = 0; w < j->W; w++) sv_sparse_lu_load_lane(j->lu, j->W, w, j->vl[w], j->bb);
+    sv_sparse_lu_load_batch(j->lu, j->W, j->vb, j->bb);
     sv_sparse_lu_factor_batch(j->lu, j->W, j->bb, NULL);
     sv_sparse_lu_solve_batch(j->lu, j->W, j->bb, j->xb, j->xb, j->wb);
 }
@@ -196,9 +206,7 @@ static void run_case(const char *cname, sv_sparse_pattern *p, const char *cache,
     klu_defaults(&j.common);
     j.sym = klu_analyze(n, j.cp, j.ri, &j.common);
     j.num = klu_factor(j.cp, j.ri, j.vt, j.sym, &j.common);
-    double klu_s = time_call(klu_call, &j, reps);
 
-    double dense_s = 0;
     if (n <= 1000) {
         j.a = calloc((size_t)n * n, sizeof(double));
         j.f = malloc((size_t)n * n * sizeof(double));
@@ -206,7 +214,6 @@ static void run_case(const char *cname, sv_sparse_pattern *p, const char *cache,
         j.ipiv = malloc((size_t)n * sizeof(int));
         for (int i = 0; i < n; i++)
             for (int e = rp[i]; e < rp[i + 1]; e++) j.a[(size_t)ci[e] * n + i] = j.v[e];
-        dense_s = time_call(dense_call, &j, reps);
     }
 
     /* Accuracy of our solution against KLU's and as a backward error. */
@@ -224,52 +231,66 @@ static void run_case(const char *cname, sv_sparse_pattern *p, const char *cache,
     }
     double rel = dx / xm, bwd = r / (am * xm + bm);
 
-    double table_s = time_call(ours_call, &j, reps);
-    emit(cname, &j, "table", 1, table_s, klu_s, dense_s, rel, bwd);
-
-    /* Batches (table-driven first). */
-    const int Ws[2] = {4, 8};
-    double batch_table[2];
-    for (int k = 0; k < 2; k++) {
-        j.W = Ws[k];
-        j.bb = malloc((size_t)j.nnz * j.W * sizeof(double));
-        j.xb = malloc((size_t)n * j.W * sizeof(double));
-        j.wb = malloc((size_t)n * j.W * sizeof(double));
-        for (int w = 0; w < j.W; w++) j.vl[w] = j.v;
-        for (int i = 0; i < n * j.W; i++) j.xb[i] = j.b[i / j.W];
-        batch_table[k] = time_call(ours_batch_call, &j, reps) / j.W;
-        emit(cname, &j, "table", j.W, batch_table[k], klu_s, dense_s, rel, bwd);
-        free(j.bb), free(j.xb), free(j.wb);
-    }
-
-    /* Straight-line kernels through the runtime path, when within limits. */
+    /* A second analysis of the same pattern gets the straight-line kernels
+     * (runtime path) when they are within the default limits. */
+    job g = j;
+    g.lu = NULL;
+    sv_sparse_lu_analyse(NULL, p, SV_SPARSE_ORDER_AMD, &g.lu);
     sv_sparse_codegen_options opt;
     sv_sparse_codegen_defaults(&opt);
     opt.emit = SV_SPARSE_EMIT_F64 | SV_SPARSE_EMIT_BATCH4_F64 | SV_SPARSE_EMIT_BATCH8_F64;
     double c0 = sv_time_now();
-    sv_status st = sv_sparse_lu_compile(j.lu, &opt, cache, NULL);
+    sv_status st = sv_sparse_lu_compile(g.lu, &opt, cache, NULL);
     double compile_s = sv_time_now() - c0;
-    if (st == SV_OK) {
+    int have_gen = st == SV_OK;
+    if (have_gen)
         fprintf(stderr, "# %s: straight-line kernels ready in %.2f s\n", cname, compile_s);
-        ours_call(&j);
-        double dx2 = 0;
-        for (int i = 0; i < n; i++) dx2 = fmax(dx2, fabs(j.x[i] - j.kb[i]));
-        double gen_s = time_call(ours_call, &j, reps);
-        emit(cname, &j, "generated", 1, gen_s, klu_s, dense_s, dx2 / xm, bwd);
-        for (int k = 0; k < 2; k++) {
-            j.W = Ws[k];
-            j.bb = malloc((size_t)j.nnz * j.W * sizeof(double));
-            j.xb = malloc((size_t)n * j.W * sizeof(double));
-            j.wb = malloc((size_t)n * j.W * sizeof(double));
-            for (int w = 0; w < j.W; w++) j.vl[w] = j.v;
-            for (int i = 0; i < n * j.W; i++) j.xb[i] = j.b[i / j.W];
-            double t = time_call(ours_batch_call, &j, reps) / j.W;
-            emit(cname, &j, "generated", j.W, t, klu_s, dense_s, rel, bwd);
-            free(j.bb), free(j.xb), free(j.wb);
-        }
-    } else {
+    else
         fprintf(stderr, "# %s: table-driven only (%s)\n", cname, sv_last_error());
+
+    /* Batched jobs: W = 4 and 8, table-driven and generated. */
+    const int Ws[2] = {4, 8};
+    job bj[2][2];
+    for (int k = 0; k < 2; k++)
+        for (int gen = 0; gen < 2; gen++) {
+            job *q = &bj[k][gen];
+            *q = gen ? g : j;
+            q->W = Ws[k];
+            q->bb = malloc((size_t)j.nnz * q->W * sizeof(double));
+            q->xb = malloc((size_t)n * q->W * sizeof(double));
+            q->wb = malloc((size_t)n * q->W * sizeof(double));
+            q->vb = malloc((size_t)j.m * q->W * sizeof(double));
+            for (int e = 0; e < j.m; e++)
+                for (int w = 0; w < q->W; w++) q->vb[(size_t)e * q->W + w] = j.v[e];
+            for (int i = 0; i < n * q->W; i++) q->xb[i] = j.b[i / q->W];
+        }
+    contender c[9];
+    int nc = 0;
+    c[nc++] = (contender){klu_call, &j, 0, {0}};
+    if (j.a) c[nc++] = (contender){dense_call, &j, 0, {0}};
+    int i_table = nc;
+    c[nc++] = (contender){ours_call, &j, 0, {0}};
+    c[nc++] = (contender){ours_batch_call, &bj[0][0], 0, {0}};
+    c[nc++] = (contender){ours_batch_call, &bj[1][0], 0, {0}};
+    int i_gen = nc;
+    if (have_gen) {
+        c[nc++] = (contender){ours_call, &g, 0, {0}};
+        c[nc++] = (contender){ours_batch_call, &bj[0][1], 0, {0}};
+        c[nc++] = (contender){ours_batch_call, &bj[1][1], 0, {0}};
     }
+    time_all(c, nc, reps);
+    double klu_s = c[0].t[0], dense_s = j.a ? c[1].t[0] : 0;
+    emit(cname, &j, "table", 1, c[i_table].t[0], klu_s, dense_s, rel, bwd);
+    emit(cname, &j, "table", 4, c[i_table + 1].t[0] / 4, klu_s, dense_s, rel, bwd);
+    emit(cname, &j, "table", 8, c[i_table + 2].t[0] / 8, klu_s, dense_s, rel, bwd);
+    if (have_gen) {
+        emit(cname, &g, "generated", 1, c[i_gen].t[0], klu_s, dense_s, rel, bwd);
+        emit(cname, &g, "generated", 4, c[i_gen + 1].t[0] / 4, klu_s, dense_s, rel, bwd);
+        emit(cname, &g, "generated", 8, c[i_gen + 2].t[0] / 8, klu_s, dense_s, rel, bwd);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int gen = 0; gen < 2; gen++) free(bj[k][gen].bb), free(bj[k][gen].xb), free(bj[k][gen].wb), free(bj[k][gen].vb);
+    sv_sparse_lu_destroy(g.lu);
 
     klu_free_symbolic(&j.sym, &j.common);
     klu_free_numeric(&j.num, &j.common);

@@ -195,8 +195,8 @@ enum {
 };
 typedef struct sv_sparse_codegen_options {
     unsigned emit;          /* SV_SPARSE_EMIT_* mask; default F64|F32|BATCH4_F64|BATCH8_F64|BATCH8_F32 */
-    long long max_updates;  /* default 200000 */
-    long long max_subst;    /* default 100000 */
+    long long max_updates;  /* default 50000 */
+    long long max_subst;    /* default 50000 */
 } sv_sparse_codegen_options;
 void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt);
 

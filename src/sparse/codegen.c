@@ -15,8 +15,8 @@ void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt)
     if (!opt) return;
     opt->emit = SV_SPARSE_EMIT_F64 | SV_SPARSE_EMIT_F32 | SV_SPARSE_EMIT_BATCH4_F64 | SV_SPARSE_EMIT_BATCH8_F64 |
                 SV_SPARSE_EMIT_BATCH8_F32;
-    opt->max_updates = 200000;
-    opt->max_subst = 100000;
+    opt->max_updates = 50000;
+    opt->max_subst = 50000;
 }
 
 sv_status sv_sparse_codegen_check(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt)

@@ -64,7 +64,8 @@ sv_status sv_sparse_lu_compile(sv_sparse_lu *lu, const sv_sparse_codegen_options
         return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cache_dir '%s' is not a directory", cache_dir);
 
     char base[4096], obj[4200], src[4200], tmp[4200], log[4200], sym[64];
-    int len = snprintf(base, sizeof base, "%s/sv_sparse_%016" PRIx64 "_%02x", cache_dir, lu->hash, opt->emit & 0xffu);
+    int len = snprintf(base, sizeof base, "%s/sv_sparse_%016" PRIx64 "_%02x_g%d", cache_dir, lu->hash, opt->emit & 0xffu,
+                   SV_SPARSE_CODEGEN_VERSION);
     if (len < 0 || (size_t)len >= sizeof base)
         return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: cache_dir path too long");
     snprintf(sym, sizeof sym, "sv_sparse_kernels_%016" PRIx64, lu->hash);

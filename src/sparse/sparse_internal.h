@@ -51,6 +51,9 @@ struct sv_sparse_lu {
 
 /* FNV-1a over 32-bit words. */
 uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
+/* Version of the code generator: part of cached object names, so that a
+ * newer library never loads objects an older generator wrote. */
+#define SV_SPARSE_CODEGEN_VERSION 2
 #define SV_SPARSE_HASH_SEED 0xcbf29ce484222325ULL
 
 
