@@ -108,41 +108,59 @@ static void chunk_close(emitter *e)
     e->col = 0;
 }
 
-/* Runs at least this long are written as a loop R(t, p, q, len) (which the
- * compiler unrolls and vectorises), shorter ones as single updates. */
-#define SV_RUN_LOOP 4
-
-/* Returns the number of chunk functions written. */
-static int factor_chunks(emitter *e, const sv_sparse_lu *lu, const char *tag, const char *T)
+/* The factor body is register-blocked: the slots of a row are taken G at a
+ * time into local variables, every update of the row that lands on them is
+ * applied there (in increasing pivot column, which is the up-looking order
+ * for each slot), L slots are scaled by their pivot's reciprocal as soon as
+ * they are final, and each slot is stored once. Every slot therefore sees
+ * exactly the operations of the table-driven kernel in the same order, so
+ * the results agree bit for bit, but with one load and one store per slot
+ * and row instead of one per update, and G independent chains for the
+ * processor to overlap.
+ *   G(r, s)    r = slot s                 S(r, d, s)  r *= pivot d; slot s = r
+ *   X(r, p, q) r -= slot p * slot q       Y(r, l, q)  r -= l * slot q
+ *   W(r, s)    slot s = r                 P(s, i)     pivot of row i: flag, invert */
+static int factor_chunks(emitter *e, const sv_sparse_lu *lu, const char *tag, const char *T, int G)
 {
     const int *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag;
-    long long x = 0, ops = 0;
+    long long x0 = 0, ops = 0;
     int c = 0;
     chunk_open(e, tag, T, 0, c);
     for (int i = 0; i < lu->n; i++) {
-        if (ops >= SV_CHUNK) {
-            chunk_close(e);
-            chunk_open(e, tag, T, 0, ++c);
-            ops = 0;
-        }
-        for (int p = rp[i]; p < dg[i]; p++, x++) {
-            int k = ci[p], q = dg[k] + 1;
-            op(e, "L(%d,%d)", p, dg[k]);
-            ops++;
-            for (long long r = lu->run_off[x]; r < lu->run_off[x + 1]; r++) {
-                int t = lu->run_t[r], len = lu->run_len[r];
-                if (len >= SV_RUN_LOOP) {
-                    op(e, "R(%d,%d,%d,%d)", t, p, q, len);
-                    ops += 2;
-                } else {
-                    for (int j = 0; j < len; j++) op(e, "U(%d,%d,%d)", t + j, p, q + j);
-                    ops += len;
-                }
-                q += len;
+        int s0 = rp[i], s1 = rp[i + 1];
+        for (int g0 = s0; g0 < s1; g0 += G) {
+            if (ops >= SV_CHUNK) {
+                chunk_close(e);
+                chunk_open(e, tag, T, 0, ++c);
+                ops = 0;
             }
+            int g1 = g0 + G < s1 ? g0 + G : s1;
+            op(e, "{");
+            for (int t = g0; t < g1; t++) op(e, "G(r%d,%d)", t - g0, t);
+            long long x = x0;
+            for (int p = s0; p < dg[i] && p < g1; p++, x++) {
+                int k = ci[p], q = dg[k] + 1, in = p >= g0;
+                if (in) op(e, "S(r%d,%d,%d)", p - g0, dg[k], p);
+                for (long long r = lu->run_off[x]; r < lu->run_off[x + 1]; r++) {
+                    int t0 = lu->run_t[r], len = lu->run_len[r];
+                    for (int j = 0; j < len; j++) {
+                        int t = t0 + j;
+                        if (t < g0 || t >= g1) continue;
+                        if (in)
+                            op(e, "Y(r%d,r%d,%d)", t - g0, p - g0, q + j);
+                        else
+                            op(e, "X(r%d,%d,%d)", t - g0, p, q + j);
+                        ops++;
+                    }
+                    q += len;
+                }
+            }
+            for (int t = g0 > dg[i] ? g0 : dg[i]; t < g1; t++) op(e, "W(r%d,%d)", t - g0, t);
+            op(e, "}");
+            ops += g1 - g0;
+            if (dg[i] >= g0 && dg[i] < g1) op(e, "P(%d,%d)", dg[i], i + 1);
         }
-        op(e, "P(%d,%d)", dg[i], i + 1);
-        ops++;
+        x0 += dg[i] - s0;
     }
     chunk_close(e);
     return c + 1;
@@ -188,37 +206,32 @@ static void variant(emitter *e, const sv_sparse_lu *lu, const char *T, int W, co
     put(e, "\n/* ---- %s, %d lane%s ---- */\n", T, W, W > 1 ? "s (slot-major: slot s of lane w at s*W + w)" : "");
     put(e, "#define W_ %d\n", W);
     put(e, "#define LANES for (int w = 0; w < W_; w++)\n");
+    if (W > 1) put(e, "#if defined(__GNUC__) /* batched kernels need vector types; else table-driven */\n");
     if (W == 1) {
         put(e, "#define V(a, s) a[s]\n");
         put(e, "#define V_(a, s) a[s]\n");
         put(e, "typedef %s %s_l;\n", T, tag);
     } else {
-        put(e, "#if defined(__GNUC__)\n");
         put(e, "typedef %s %s_v __attribute__((vector_size(%d), aligned(%d)));\n", T, tag,
             W * (int)(T[0] == 'd' ? 8 : 4), T[0] == 'd' ? 8 : 4);
         put(e, "#define V(a, s) (*(%s_v *)(a + (s)*W_))\n", tag);
         put(e, "#define V_(a, s) (*(const %s_v *)(a + (s)*W_))\n", tag);
         put(e, "typedef %s_v %s_l;\n", tag, tag);
-        put(e, "#endif\n");
     }
-    put(e, "#if defined(V)\n");
-    put(e, "#define L(p, d) V(b, p) *= V(b, d);\n");
-    put(e, "#define U(t, p, q) V(b, t) -= V(b, p) * V(b, q);\n");
-    put(e, "#define R(t, p, q, n) { const %s_l l_ = V(b, p); for (int j_ = 0; j_ < (n); j_++) V(b, (t) + j_) -= l_ * V(b, (q) + j_); }\n", tag);
+    put(e, "#define G(r, s) %s_l r = V(b, s);\n", tag);
+    put(e, "#define S(r, d, s) r = r * V(b, d); V(b, s) = r;\n");
+    put(e, "#define X(r, p, q) r = r - V(b, p) * V(b, q);\n");
+    put(e, "#define Y(r, l, q) r = r - l * V(b, q);\n");
+    put(e, "#define W(r, s) V(b, s) = r;\n");
     put(e, "#define F(i, p, c) V(wk, i) -= V_(b, p) * V(wk, c);\n");
     put(e, "#define D(i, d) V(wk, i) *= V_(b, d);\n");
-    put(e, "#else\n");
-    put(e, "#define L(p, d) LANES b[(p)*W_ + w] *= b[(d)*W_ + w];\n");
-    put(e, "#define U(t, p, q) LANES b[(t)*W_ + w] -= b[(p)*W_ + w] * b[(q)*W_ + w];\n");
-    put(e, "#define R(t, p, q, n) for (int j_ = 0; j_ < (n); j_++) U((t) + j_, p, (q) + j_)\n");
-    put(e, "#define F(i, p, c) LANES wk[(i)*W_ + w] -= b[(p)*W_ + w] * wk[(c)*W_ + w];\n");
-    put(e, "#define D(i, d) LANES wk[(i)*W_ + w] *= b[(d)*W_ + w];\n");
-    put(e, "#endif\n");
     put(e, "#define P(s, r) LANES { const %s d_ = b[(s)*W_ + w]; "
            "flags[w] += (flags[w] == 0) * (!(d_ != 0) | !isfinite(d_)) * (r); b[(s)*W_ + w] = 1 / d_; }\n", T);
-    int nf = factor_chunks(e, lu, tag, T);
+    /* Block size: G values of W lanes should fit the vector registers. */
+    int G = W * (T[0] == 'd' ? 8 : 4) >= 64 ? 4 : 8;
+    int nf = factor_chunks(e, lu, tag, T, G);
     int ns = solve_chunks(e, lu, tag, T);
-    put(e, "#undef L\n#undef U\n#undef R\n#undef P\n#undef F\n#undef D\n");
+    put(e, "#undef G\n#undef S\n#undef X\n#undef Y\n#undef W\n#undef P\n#undef F\n#undef D\n");
     put(e, "static void %s_factor(%s *restrict b, int *restrict flags)\n{\n", tag, T);
     put(e, "    LANES flags[w] = 0;\n   ");
     e->col = 3;
@@ -236,6 +249,7 @@ static void variant(emitter *e, const sv_sparse_lu *lu, const char *T, int W, co
     for (int c = 0; c < ns; c++) op(e, "%s_s%d(b, wk);", tag, c);
     put(e, "\n    for (int k = 0; k < %d; k++) LANES x[pm[k] * W_ + w] = wk[k * W_ + w];\n}\n", lu->n);
     put(e, "#undef LANES\n#undef W_\n#undef V\n#undef V_\n");
+    if (W > 1) put(e, "#endif\n");
     e->col = 0;
     if (W == 1) put(e, "static int %s_factor1(%s *b) { int f[1]; %s_factor(b, f); return f[0]; }\n", tag, T, tag);
 }
@@ -280,7 +294,8 @@ sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codege
         "#include <math.h>\n#include <stdint.h>\n\n"
         "#if defined(__clang__)\n#pragma STDC FP_CONTRACT OFF\n"
         "#elif defined(__GNUC__)\n#pragma GCC optimize(\"fp-contract=off\")\n#endif\n"
-        "#if defined(__GNUC__)\n#define SV_NOINLINE __attribute__((noinline))\n#else\n#define SV_NOINLINE\n#endif\n\n"
+        "#if defined(__GNUC__)\n#define SV_NOINLINE __attribute__((noinline))\n#define SV_VEC_(f) f\n"
+        "#else\n#define SV_NOINLINE\n#define SV_VEC_(f) 0\n#endif\n\n"
         "#ifndef SOLVENT_SPARSE_H\n"
         "/* Layout of sv_sparse_kernels, ABI %d (solvent/sparse.h). */\n"
         "typedef struct sv_sparse_kernels {\n"
@@ -303,20 +318,22 @@ sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codege
     if (m & SV_SPARSE_EMIT_BATCH4_F32) variant(&e, lu, "float", 4, "f4");
     if (m & SV_SPARSE_EMIT_BATCH8_F32) variant(&e, lu, "float", 8, "f8");
 #define FN(bit, tag, suffix) ((m & (bit)) ? tag "_" suffix : "0")
+#define FV(bit, tag, suffix) ((m & (bit)) ? "SV_VEC_(" tag "_" suffix ")" : "0")
     put(&e, "\nextern const sv_sparse_kernels %s;\nconst sv_sparse_kernels %s = {\n", name, name);
     put(&e, "    %d, UINT64_C(0x%016" PRIx64 "), %d, %d,\n", SV_SPARSE_KERNELS_ABI, lu->hash, lu->n, lu->nnz);
     put(&e, "    %s, %s, %s, %s,\n", FN(SV_SPARSE_EMIT_F64, "d1", "factor1"), FN(SV_SPARSE_EMIT_F64, "d1", "solve"),
         FN(SV_SPARSE_EMIT_F32, "f1", "factor1"), FN(SV_SPARSE_EMIT_F32, "f1", "solve"));
-    put(&e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "factor"), FN(SV_SPARSE_EMIT_BATCH2_F64, "d2", "factor"),
-        FN(SV_SPARSE_EMIT_BATCH4_F64, "d4", "factor"), FN(SV_SPARSE_EMIT_BATCH8_F64, "d8", "factor"));
-    put(&e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "solve"), FN(SV_SPARSE_EMIT_BATCH2_F64, "d2", "solve"),
-        FN(SV_SPARSE_EMIT_BATCH4_F64, "d4", "solve"), FN(SV_SPARSE_EMIT_BATCH8_F64, "d8", "solve"));
-    put(&e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "factor"), FN(SV_SPARSE_EMIT_BATCH4_F32, "f4", "factor"),
-        FN(SV_SPARSE_EMIT_BATCH8_F32, "f8", "factor"));
-    put(&e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "solve"), FN(SV_SPARSE_EMIT_BATCH4_F32, "f4", "solve"),
-        FN(SV_SPARSE_EMIT_BATCH8_F32, "f8", "solve"));
+    put(&e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "factor"), FV(SV_SPARSE_EMIT_BATCH2_F64, "d2", "factor"),
+        FV(SV_SPARSE_EMIT_BATCH4_F64, "d4", "factor"), FV(SV_SPARSE_EMIT_BATCH8_F64, "d8", "factor"));
+    put(&e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "solve"), FV(SV_SPARSE_EMIT_BATCH2_F64, "d2", "solve"),
+        FV(SV_SPARSE_EMIT_BATCH4_F64, "d4", "solve"), FV(SV_SPARSE_EMIT_BATCH8_F64, "d8", "solve"));
+    put(&e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "factor"), FV(SV_SPARSE_EMIT_BATCH4_F32, "f4", "factor"),
+        FV(SV_SPARSE_EMIT_BATCH8_F32, "f8", "factor"));
+    put(&e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "solve"), FV(SV_SPARSE_EMIT_BATCH4_F32, "f4", "solve"),
+        FV(SV_SPARSE_EMIT_BATCH8_F32, "f8", "solve"));
     put(&e, "};\n");
 #undef FN
+#undef FV
     if (e.err || ferror(out)) return sv_error(SV_ERR_IO, "sv_sparse_codegen_write: writing the generated C failed");
     return SV_OK;
 }

@@ -53,7 +53,7 @@ struct sv_sparse_lu {
 uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
 /* Version of the code generator: part of cached object names, so that a
  * newer library never loads objects an older generator wrote. */
-#define SV_SPARSE_CODEGEN_VERSION 2
+#define SV_SPARSE_CODEGEN_VERSION 3
 #define SV_SPARSE_HASH_SEED 0xcbf29ce484222325ULL
 
 
