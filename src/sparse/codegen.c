@@ -1,10 +1,10 @@
 /* Straight-line emission: the factor and solve of one analysis written out
- * as C with every slot a literal. The operation sequence is the one of the
- * table-driven kernels (kernels.c) statement for statement, so both round
- * identically. Each kernel variant (precision, lanes) is the same list of
- * macro calls under different macro definitions: L(p, d) scales an L entry
- * by a pivot reciprocal, U(t, p, q) is one update, P(s, r) inverts pivot s of
- * row r and flags it, F/B are substitution steps. */
+ * as C with every slot a literal. Every slot receives the operations of the
+ * table-driven kernels (kernels.c) in the same order, so both round
+ * identically and agree bit for bit; the factor is register-blocked (see
+ * factor_chunks). Each kernel variant (precision, lanes) is the same list of
+ * macro calls under different macro definitions, cut into functions of
+ * about SV_CHUNK operations. */
 #include <inttypes.h>
 #include <string.h>
 
