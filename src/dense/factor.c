@@ -190,7 +190,17 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
     if (n == 0 || nrhs == 0) return SV_OK;
     if (!b) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: b is NULL");
     int prev = sv_threads_apply(f->ctx);
-    if (f->path == SV_DENSE_PATH_LDLT) {
+    int nt = f->ctx && sv_ctx_threads(f->ctx) > 0 ? sv_ctx_threads(f->ctx) : omp_get_max_threads();
+    if (nt > 1 && nrhs <= SV_DENSE_SOLVE_PAR_MAX_RHS && n >= 512 && f->path == SV_DENSE_PATH_LDLT) {
+        void *part = sv_alloc(f->ctx, (size_t)nt * f->a->nb * nrhs * sv_dense_elem_bytes(f->type), "solve workspace");
+        if (!part) {
+            sv_threads_restore(prev);
+            return sv_last_status();
+        }
+        if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_par_z(f->a, nrhs, b, ldb, nt, part);
+        else sv_dense_ldlt_solve_par_c(f->a, nrhs, b, ldb, nt, part);
+        sv_free(f->ctx, part);
+    } else if (f->path == SV_DENSE_PATH_LDLT) {
         if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_z(f->a, nrhs, b, ldb);
         else sv_dense_ldlt_solve_c(f->a, nrhs, b, ldb);
     } else if (f->type == SV_DENSE_C64) {

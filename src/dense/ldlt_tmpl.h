@@ -327,4 +327,57 @@ static void FN(ldlt_solve)(const sv_dense_sym *a, int p, T *x, int ldx)
     }
 }
 
+/* The same solve for a few right-hand sides, where it is memory bound: one
+ * parallel region for the whole solve, the panel products split by rows
+ * among the threads (single-threaded BLAS calls side by side), instead of
+ * one multi-threaded BLAS call, with its synchronisation, per block.
+ * part: nthreads · nb · p elements. */
+static void FN(ldlt_solve_par)(const sv_dense_sym *a, int p, T *x, int ldx, int nthreads, T *part)
+{
+    const int n = a->n, nb = a->nb;
+    const int K = (n + nb - 1) / nb;
+    const T *d = a->data;
+    const T one = 1, mone = -1, zero = 0;
+#pragma omp parallel num_threads(nthreads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        for (int k = 0; k < K; k++) { /* L·Y = B */
+            int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0, rows = ld - w;
+            const T *pk = d + sv_dense_blk_off(n, nb, k);
+#pragma omp single
+            BLAS(trsm)(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w, p, &one, pk, ld, x + c0, ldx);
+            int r0 = (int)((long long)rows * t / nt), r1 = (int)((long long)rows * (t + 1) / nt);
+            if (r1 > r0)
+                BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, r1 - r0, p, w, &mone, pk + w + r0, ld, x + c0, ldx,
+                           &one, x + c0 + w + r0, ldx);
+#pragma omp barrier
+        }
+#pragma omp for schedule(static)
+        for (int i = 0; i < n; i++) { /* Z = D⁻¹·Y */
+            T dinv = 1 / d[sv_dense_sym_offset(a, i, i)];
+            for (int c = 0; c < p; c++) x[(size_t)c * ldx + i] *= dinv;
+        }
+        for (int k = K - 1; k >= 0; k--) { /* Lᵀ·X = Z */
+            int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0, rows = ld - w;
+            const T *pk = d + sv_dense_blk_off(n, nb, k);
+            T *pt = part + (size_t)t * nb * p;
+            int r0 = (int)((long long)rows * t / nt), r1 = (int)((long long)rows * (t + 1) / nt);
+            if (r1 > r0)
+                BLAS(gemm)(CblasColMajor, CblasTrans, CblasNoTrans, w, p, r1 - r0, &one, pk + w + r0, ld,
+                           x + c0 + w + r0, ldx, &zero, pt, nb);
+            else
+                for (int c = 0; c < p; c++) memset(pt + (size_t)c * nb, 0, sizeof(T) * (size_t)w);
+#pragma omp barrier
+#pragma omp single
+            {
+                for (int q = 0; q < nt; q++)
+                    for (int c = 0; c < p; c++)
+                        for (int i = 0; i < w; i++)
+                            x[(size_t)c * ldx + c0 + i] -= part[(size_t)q * nb * p + (size_t)c * nb + i];
+                BLAS(trsm)(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, w, p, &one, pk, ld, x + c0, ldx);
+            }
+        }
+    }
+}
+
 #undef MINW
