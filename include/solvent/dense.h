@@ -76,6 +76,8 @@ typedef struct sv_dense_factor_options {
      * fallback. 0 selects the default (documented in docs/dense.md). */
     double pivot_threshold;
     int allow_fallback;            /* 0 = report SV_ERR_SINGULAR instead of falling back */
+    int plain_gemm;                /* 1 = conventional complex gemm in the trailing update
+                                      instead of the faster 3M method (default 0) */
 } sv_dense_factor_options;
 
 typedef struct sv_dense_factor_info {

@@ -102,6 +102,7 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
         return sv_error(SV_ERR_ARG, "sv_dense_factor_create: pivot_threshold = %g: expected in [0, 1)",
                         opts->pivot_threshold);
     int allow_fallback = opts ? opts->allow_fallback : 1;
+    int use3m = opts ? !opts->plain_gemm : 1;
     const int n = a->n, z = a->type == SV_DENSE_C64;
 
     int bi = -1, bj = -1;
@@ -132,8 +133,8 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     if (n) {
         int bad = -1, kfail = -1;
         double minpiv = INFINITY, thr = tau * amax;
-        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
-        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
+        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, &bad, &kfail, &minpiv);
+        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, &bad, &kfail, &minpiv);
         info->min_pivot_ratio = minpiv / amax;
         if (bad >= 0) {
             info->small_pivot_index = bad;

@@ -92,6 +92,46 @@ static void test_well_conditioned_single(void **state)
         check_well_conditioned(cases[i][0], cases[i][1], cases[i][2], 1);
 }
 
+/* The conventional-gemm variant of the trailing update (plain_gemm = 1)
+ * agrees with LAPACK as well. */
+static void test_plain_gemm_option(void **state)
+{
+    (void)state;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 76);
+    int n = 230, p = 2;
+    double complex *a = td_random_sym(&r, n, n), *b = td_random(&r, n, p), *xref = malloc(sizeof *xref * (size_t)n * p);
+    assert_int_equal(td_lapack_lu_solve(n, p, a, b, xref), 0);
+    for (int single = 0; single < 2; single++) {
+        sv_dense_sym *m = td_packed(a, n, 32, single);
+        sv_dense_factor_options o = {.pivot_threshold = 0, .allow_fallback = 1, .plain_gemm = 1};
+        sv_dense_factor *f;
+        sv_dense_factor_info info;
+        assert_int_equal(sv_dense_factor_create(NULL, m, &o, &f, &info), SV_OK);
+        assert_int_equal(info.path, SV_DENSE_PATH_LDLT);
+        double complex *x = malloc(sizeof *x * (size_t)n * p);
+        if (single) {
+            float complex *xf = malloc(sizeof *xf * (size_t)n * p);
+            for (int i = 0; i < n * p; i++) xf[i] = (float complex)b[i];
+            assert_int_equal(sv_dense_factor_solve(f, p, xf, n), SV_OK);
+            for (int i = 0; i < n * p; i++) x[i] = xf[i];
+            free(xf);
+            assert_true(td_rel_diff(n, p, x, xref) < 1e-5);
+        } else {
+            memcpy(x, b, sizeof *x * (size_t)n * p);
+            assert_int_equal(sv_dense_factor_solve(f, p, x, n), SV_OK);
+            assert_true(td_rel_diff(n, p, x, xref) < 1e-13);
+            assert_true(td_backward_error(n, p, a, x, b) < 1e-15);
+        }
+        free(x);
+        sv_dense_factor_destroy(f);
+        sv_dense_sym_destroy(m);
+    }
+    free(a);
+    free(b);
+    free(xref);
+}
+
 /* Agreement with LAPACK's symmetric Bunch–Kaufman solve too. */
 static void test_matches_zsytrf(void **state)
 {
@@ -389,6 +429,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_well_conditioned_double),
         cmocka_unit_test(test_well_conditioned_single),
+        cmocka_unit_test(test_plain_gemm_option),
         cmocka_unit_test(test_matches_zsytrf),
         cmocka_unit_test(test_ill_conditioned),
         cmocka_unit_test(test_fallback_on_zero_pivot),
