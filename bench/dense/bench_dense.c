@@ -11,6 +11,8 @@
  * computed the same way (Solvent's packed product, in double). Memory: the
  * context's peak (everything Solvent allocated, the packed matrix included)
  * and the process's peak RSS, taken before any full matrix exists.
+ * Repetitions interleave the methods (a shared machine's load then falls on
+ * all of them alike).
  *
  * Usage: bench_dense [--big] [--n N]... */
 #include <complex.h>
@@ -76,16 +78,6 @@ typedef struct result {
     double t, berr, peak, extra;
 } result;
 
-static double berr_of(sv_dense_sym *a, const double complex *b, const double complex *x)
-{
-    sv_dense_operator op;
-    double e = NAN;
-    fill_packed(a);
-    if (sv_dense_operator_from_sym(a, &op) == SV_OK) sv_dense_backward_error(&op, 1, b, sv_dense_sym_order(a), x,
-                                                                             sv_dense_sym_order(a), &e);
-    return e;
-}
-
 static void line(const char *cs, int n, const char *anchor, result ours, result anc, const char *extra_key)
 {
     bench_json j;
@@ -106,123 +98,119 @@ static void line(const char *cs, int n, const char *anchor, result ours, result 
     bench_json_end(&j);
 }
 
+static void die(const char *what)
+{
+    fprintf(stderr, "bench_dense: %s: %s\n", what, sv_last_error());
+    exit(1);
+}
+
+enum { M_DBL, M_MIX, M_LU, M_SY, M_CG, M_COUNT };
+
 static void run_n(int n, int reps)
 {
-    double *tv = malloc(sizeof *tv * reps);
-    double complex *b = malloc(sizeof *b * n), *x = malloc(sizeof *x * n);
+    double *tv[M_COUNT];
+    double complex *xs[M_COUNT];
+    for (int m = 0; m < M_COUNT; m++) {
+        tv[m] = malloc(sizeof(double) * reps);
+        xs[m] = malloc(sizeof(double complex) * n);
+    }
+    double complex *b = malloc(sizeof *b * n);
     fill_rhs(n, b);
-    result dbl = {0}, mixd = {0}, lu = {0}, sy = {0}, cg = {0};
+    result res[M_COUNT] = {{0}};
 
-    /* Solvent double: factor + solve, in a context that counts memory. */
+    /* Memory probe first, before any full matrix exists: one double factor +
+     * solve in a context that counts every byte Solvent allocates. */
     sv_ctx *ctx;
     sv_ctx_create(&ctx);
-    sv_dense_sym *a;
-    if (sv_dense_sym_create(ctx, n, SV_DENSE_C64, 0, &a)) {
-        fprintf(stderr, "bench_dense: %s\n", sv_last_error());
-        exit(1);
-    }
-    int path = 0;
-    for (int r = 0; r < reps; r++) {
-        fill_packed(a);
-        memcpy(x, b, sizeof *b * n);
-        sv_ctx_reset_peak(ctx);
-        double t0 = sv_time_now();
-        sv_dense_factor *f;
-        sv_dense_factor_info info;
-        if (sv_dense_factor_create(ctx, a, NULL, &f, &info) || sv_dense_factor_solve(f, 1, x, n)) {
-            fprintf(stderr, "bench_dense: %s\n", sv_last_error());
-            exit(1);
-        }
-        tv[r] = sv_time_now() - t0;
-        path = info.path;
-        sv_dense_factor_destroy(f);
-    }
-    dbl.t = bench_median(tv, reps);
-    dbl.peak = (double)sv_ctx_memory_peak(ctx) + 16.0 * n; /* + the right-hand side */
-    dbl.extra = path;
-    double rss_after_double = (double)bench_peak_rss();
-    dbl.berr = berr_of(a, b, x);
+    sv_dense_sym *a, *a32;
+    if (sv_dense_sym_create(ctx, n, SV_DENSE_C64, 0, &a)) die("matrix");
+    fill_packed(a);
+    memcpy(xs[M_DBL], b, sizeof *b * n);
+    sv_dense_factor *f;
+    sv_dense_factor_info finfo;
+    if (sv_dense_factor_create(ctx, a, NULL, &f, &finfo) || sv_dense_factor_solve(f, 1, xs[M_DBL], n))
+        die("double factor + solve");
+    sv_dense_factor_destroy(f);
+    res[M_DBL].peak = (double)sv_ctx_memory_peak(ctx) + 16.0 * n; /* + the right-hand side */
+    res[M_DBL].extra = finfo.path;
+    double rss = (double)bench_peak_rss();
+    if (sv_dense_sym_create(ctx, n, SV_DENSE_C32, 0, &a32)) die("single matrix");
 
-    /* Solvent mixed: round A to single, factor, refine against the double
-     * packed A (the default operator). */
-    sv_dense_sym *a32;
-    sv_dense_sym_create(ctx, n, SV_DENSE_C32, 0, &a32);
-    sv_dense_operator op;
-    sv_dense_operator_from_sym(a, &op);
-    int iters = 0;
-    for (int r = 0; r < reps; r++) {
-        sv_dense_refine_info info;
-        double t0 = sv_time_now();
-        sv_dense_sym_convert(a, a32);
-        if (sv_dense_solve_mixed(ctx, a32, &op, 1, b, n, x, n, NULL, &info)) {
-            fprintf(stderr, "bench_dense: %s\n", sv_last_error());
-            exit(1);
-        }
-        tv[r] = sv_time_now() - t0;
-        iters = info.iterations + 100 * info.fell_back;
-        mixd.berr = info.backward_error;
-    }
-    mixd.t = bench_median(tv, reps);
-    mixd.extra = iters;
-    sv_dense_backward_error(&op, 1, b, n, x, n, &mixd.berr);
-    mixd.peak = (double)sv_ctx_memory_peak(ctx);
-
-    /* LAPACK on full storage. */
     double complex *full = malloc(sizeof *full * (size_t)n * n), *w = malloc(sizeof *w * (size_t)n * n);
     lapack_int *ipiv = malloc(sizeof *ipiv * n);
     fill_full(n, full);
-    for (int r = 0; r < reps; r++) {
-        memcpy(w, full, sizeof *w * (size_t)n * n);
-        memcpy(x, b, sizeof *b * n);
-        double t0 = sv_time_now();
-        LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, w, n, ipiv);
-        LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, 1, w, n, ipiv, x, n);
-        tv[r] = sv_time_now() - t0;
-    }
-    lu.t = bench_median(tv, reps);
-    sv_dense_backward_error(&op, 1, b, n, x, n, &lu.berr);
-
     double complex q;
     LAPACKE_zsytrf_work(LAPACK_COL_MAJOR, 'L', n, w, n, ipiv, &q, -1);
     lapack_int lwork = (lapack_int)creal(q);
     /* OpenBLAS 0.3.21's zsytrf reads past its workspace: n extra elements. */
     double complex *work = malloc(sizeof *work * ((size_t)lwork + n));
+
+    /* Repetitions interleave the methods, so that a change in the load of a
+     * shared machine falls on all of them alike. */
+    int iters = 0;
+    lapack_int cg_iter = 0;
+    sv_dense_operator op;
     for (int r = 0; r < reps; r++) {
+        double t0;
+        fill_packed(a);
+        memcpy(xs[M_DBL], b, sizeof *b * n);
+        t0 = sv_time_now();
+        if (sv_dense_factor_create(ctx, a, NULL, &f, &finfo) || sv_dense_factor_solve(f, 1, xs[M_DBL], n))
+            die("double factor + solve");
+        tv[M_DBL][r] = sv_time_now() - t0;
+        sv_dense_factor_destroy(f);
+
+        fill_packed(a); /* the operator's matrix: A itself */
+        sv_dense_operator_from_sym(a, &op);
+        sv_dense_refine_info ri;
+        t0 = sv_time_now();
+        sv_dense_sym_convert(a, a32);
+        if (sv_dense_solve_mixed(ctx, a32, &op, 1, b, n, xs[M_MIX], n, NULL, &ri)) die("mixed solve");
+        tv[M_MIX][r] = sv_time_now() - t0;
+        iters = ri.iterations + 100 * ri.fell_back;
+
         memcpy(w, full, sizeof *w * (size_t)n * n);
-        memcpy(x, b, sizeof *b * n);
-        double t0 = sv_time_now();
+        memcpy(xs[M_LU], b, sizeof *b * n);
+        t0 = sv_time_now();
+        LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, w, n, ipiv);
+        LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, 1, w, n, ipiv, xs[M_LU], n);
+        tv[M_LU][r] = sv_time_now() - t0;
+
+        memcpy(w, full, sizeof *w * (size_t)n * n);
+        memcpy(xs[M_SY], b, sizeof *b * n);
+        t0 = sv_time_now();
         LAPACKE_zsytrf_work(LAPACK_COL_MAJOR, 'L', n, w, n, ipiv, work, lwork);
-        LAPACKE_zsytrs(LAPACK_COL_MAJOR, 'L', n, 1, w, n, ipiv, x, n);
-        tv[r] = sv_time_now() - t0;
-    }
-    sy.t = bench_median(tv, reps);
-    sv_dense_backward_error(&op, 1, b, n, x, n, &sy.berr);
-    free(work);
+        LAPACKE_zsytrs(LAPACK_COL_MAJOR, 'L', n, 1, w, n, ipiv, xs[M_SY], n);
+        tv[M_SY][r] = sv_time_now() - t0;
 
-    lapack_int iter = 0;
-    for (int r = 0; r < reps; r++) {
         memcpy(w, full, sizeof *w * (size_t)n * n);
-        double t0 = sv_time_now();
-        LAPACKE_zcgesv(LAPACK_COL_MAJOR, n, 1, w, n, ipiv, b, n, x, n, &iter);
-        tv[r] = sv_time_now() - t0;
+        t0 = sv_time_now();
+        LAPACKE_zcgesv(LAPACK_COL_MAJOR, n, 1, w, n, ipiv, b, n, xs[M_CG], n, &cg_iter);
+        tv[M_CG][r] = sv_time_now() - t0;
     }
-    cg.t = bench_median(tv, reps);
-    cg.extra = iter;
-    sv_dense_backward_error(&op, 1, b, n, x, n, &cg.berr);
+    res[M_MIX].peak = (double)sv_ctx_memory_peak(ctx);
+    res[M_MIX].extra = iters;
+    res[M_CG].extra = cg_iter;
+    fill_packed(a);
+    sv_dense_operator_from_sym(a, &op);
+    for (int m = 0; m < M_COUNT; m++) {
+        res[m].t = bench_median(tv[m], reps);
+        sv_dense_backward_error(&op, 1, b, n, xs[m], n, &res[m].berr);
+    }
 
-    line("ldlt_double", n, "zgetrf+zgetrs", dbl, lu, "path");
-    line("ldlt_double", n, "zsytrf+zsytrs", dbl, sy, "path");
-    line("single_refined", n, "zgetrf+zgetrs", mixd, lu, "iterations");
-    line("single_refined", n, "zcgesv", mixd, cg, "iterations");
+    line("ldlt_double", n, "zgetrf+zgetrs", res[M_DBL], res[M_LU], "path");
+    line("ldlt_double", n, "zsytrf+zsytrs", res[M_DBL], res[M_SY], "path");
+    line("single_refined", n, "zgetrf+zgetrs", res[M_MIX], res[M_LU], "iterations");
+    line("single_refined", n, "zcgesv", res[M_MIX], res[M_CG], "iterations");
     bench_json j;
     bench_json_begin(&j, "dense", "memory_double");
     bench_json_int(&j, "n", n);
-    bench_json_num(&j, "ours_s", dbl.t);
+    bench_json_num(&j, "ours_s", res[M_DBL].t);
     bench_json_str(&j, "anchor", "8*n^2 bytes");
     bench_json_num(&j, "anchor_s", 0);
-    bench_json_num(&j, "ratio", dbl.peak / (8.0 * n * (double)n));
-    bench_json_num(&j, "peak_bytes", dbl.peak);
-    bench_json_num(&j, "peak_rss_bytes_before_full_matrices", rss_after_double);
+    bench_json_num(&j, "ratio", res[M_DBL].peak / (8.0 * n * (double)n));
+    bench_json_num(&j, "peak_bytes", res[M_DBL].peak);
+    bench_json_num(&j, "peak_rss_bytes_before_full_matrices", rss);
     bench_json_end(&j);
 
     sv_dense_sym_destroy(a32);
@@ -230,10 +218,13 @@ static void run_n(int n, int reps)
     sv_ctx_destroy(ctx);
     free(full);
     free(w);
+    free(work);
     free(ipiv);
     free(b);
-    free(x);
-    free(tv);
+    for (int m = 0; m < M_COUNT; m++) {
+        free(tv[m]);
+        free(xs[m]);
+    }
 }
 
 int main(int argc, char **argv)
