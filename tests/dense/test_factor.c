@@ -217,6 +217,33 @@ static void test_fallback_on_zero_pivot(void **state)
     check_zero_pivot(90, 16, 37, 1);
 }
 
+/* A tiny (not zero) diagonal entry: 1e-13 relative, below the default
+ * threshold 1e-8, so the first pivot sends the factorisation to the
+ * fallback, whose solution agrees with LAPACK's LU. */
+static void test_fallback_on_tiny_diagonal(void **state)
+{
+    (void)state;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 88);
+    int n = 120, p = 3;
+    double complex *a = td_random_sym(&r, n, 0);
+    for (int i = 1; i < n; i++) a[(size_t)i * n + i] += 2.0 * n;
+    a[0] = CMPLX(1e-13, -1e-13) * 2.0 * n;
+    double complex *b = td_random(&r, n, p), *xref = malloc(sizeof *xref * (size_t)n * p);
+    assert_int_equal(td_lapack_lu_solve(n, p, a, b, xref), 0);
+    sv_dense_factor_info info;
+    double complex *x = solve_with(a, n, 32, p, n, b, 0, NULL, &info, NULL);
+    assert_non_null(x);
+    assert_int_equal(info.path, SV_DENSE_PATH_FALLBACK);
+    assert_int_equal(info.small_pivot_index, 0);
+    assert_true(td_rel_diff(n, p, x, xref) < 1e-12);
+    assert_true(td_backward_error(n, p, a, x, b) < 1e-15);
+    free(a);
+    free(b);
+    free(x);
+    free(xref);
+}
+
 /* With the fallback disabled the error is reported and A is given back as it
  * was (restored exactly from the saved block, or recomputed from L and D). */
 static void test_fallback_disabled_restores_a(void **state)
@@ -433,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_matches_zsytrf),
         cmocka_unit_test(test_ill_conditioned),
         cmocka_unit_test(test_fallback_on_zero_pivot),
+        cmocka_unit_test(test_fallback_on_tiny_diagonal),
         cmocka_unit_test(test_fallback_disabled_restores_a),
         cmocka_unit_test(test_threshold_and_min_pivot),
         cmocka_unit_test(test_singular_matrices),
