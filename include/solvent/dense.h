@@ -33,7 +33,8 @@ typedef enum sv_dense_type {
 /* ---- packed symmetric matrices ------------------------------------------ */
 typedef struct sv_dense_sym sv_dense_sym;
 
-/* n ≥ 0; nb = 0 picks the default block size. Memory comes from ctx's budget. */
+/* n ≥ 0; nb = 0 picks the default block size (128 for n ≤ 3000, else 192).
+ * Memory comes from ctx's budget. */
 sv_status sv_dense_sym_create(sv_ctx *ctx, int n, sv_dense_type type, int nb, sv_dense_sym **out);
 void sv_dense_sym_destroy(sv_dense_sym *a);
 

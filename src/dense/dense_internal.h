@@ -8,10 +8,12 @@
 #include "solvent/dense.h"
 
 /* Default block size: large enough that the trailing update's gemm calls
- * (K = nb) run near peak, small enough that the O(n·nb) workspace and the
- * unblocked diagonal-block work stay small. Chosen by measurement with
- * bench_dense (see docs/dense.md). */
-#define SV_DENSE_DEFAULT_NB 192
+ * (K = nb) run near peak (single-threaded they do from nb = 128 on), small
+ * enough that the panel work on the look-ahead thread does not become the
+ * critical path too early: that happens once the trailing matrix is below
+ * about 6·nb rows, so smaller orders take the smaller block. Chosen by
+ * measurement (see docs/dense.md). */
+static inline int sv_dense_default_nb(int n) { return n <= 3000 ? 128 : 192; }
 
 struct sv_dense_sym {
     sv_ctx *ctx;

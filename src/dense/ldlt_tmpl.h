@@ -32,6 +32,20 @@
 
 #define MINW(a, b) ((a) < (b) ? (a) : (b))
 
+/* C = alpha·A·Bᵀ + C with the 3M method when allowed. Only where OpenBLAS
+ * runs the call on one thread (inside an active parallel region, or with one
+ * thread): its multi-threaded gemm3m (OpenBLAS 0.3.21, OpenMP build) was
+ * seen to deadlock in exec_blas, so threaded calls take the plain gemm. */
+static void FN(gemm_nt)(int use3m, int m, int n, int k, const T *alpha, const T *a, int lda, const T *b, int ldb,
+                        T *c, int ldc)
+{
+    const T one = 1;
+    if (use3m && (omp_in_parallel() || omp_get_max_threads() == 1))
+        BLAS(gemm3m)(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, &one, c, ldc);
+    else
+        BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, &one, c, ldc);
+}
+
 /* Leaf of the diagonal-block recursion: right-looking unblocked LDLᵀ on an
  * n × n block (n small). W = L·D of each column is kept in the strictly upper
  * part (workspace) so that the update reads it without a division.
@@ -88,7 +102,7 @@ static int FN(ldlt_diag)(int n, T *a, int ld, R thr, R *minpiv)
  * it, so a failure can restore it), solve the panel to W21 = L21·D1 and
  * scale it to X = L21·D1^(1/2).
  * Returns the local index of a tiny pivot, or −1. */
-static int FN(panel_factor)(T *ak, int m, int w, T *backup, R thr, R *minpiv)
+static int FN(panel_factor)(T *ak, int m, int w, T *backup, R thr, R *minpiv, int use3m)
 {
     int ld = m;
     for (int j = 0; j < w; j++) memcpy(backup + (size_t)j * w, ak + (size_t)j * ld, sizeof(T) * (size_t)w);
@@ -98,8 +112,19 @@ static int FN(panel_factor)(T *ak, int m, int w, T *backup, R thr, R *minpiv)
         return bad;
     }
     if (m > w) {
-        const T one = 1;
-        BLAS(trsm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - w, w, &one, ak, ld, ak + w, ld);
+        const T one = 1, mone = -1;
+        /* W21 = A21·L11⁻ᵀ in two halves, so that the coupling product runs
+         * as a (3M) gemm: X1 = A1·La⁻ᵀ, A2 −= X1·Lbᵀ, X2 = A2·Lc⁻ᵀ. */
+        int w1 = w / 2, w2 = w - w1;
+        T *p1 = ak + w, *p2 = ak + w + (size_t)w1 * ld;
+        if (use3m && w1 >= 32) {
+            BLAS(trsm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - w, w1, &one, ak, ld, p1, ld);
+            FN(gemm_nt)(use3m, m - w, w2, w1, &mone, p1, ld, ak + w1, ld, p2, ld);
+            BLAS(trsm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - w, w2, &one,
+                       ak + (size_t)w1 * ld + w1, ld, p2, ld);
+        } else {
+            BLAS(trsm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - w, w, &one, ak, ld, ak + w, ld);
+        }
         for (int c = 0; c < w; c++) { /* W21 → X = W21·D1^(−1/2) */
             T f = 1 / CSQRT(ak[(size_t)c * ld + c]);
             T *col = ak + (size_t)c * ld;
@@ -130,17 +155,22 @@ static void FN(update_rows)(const sv_dense_sym *a, int k, int j, int r0, int r1,
     const T *xj = pk + (c0j - c0); /* X rows of block j */
     const T one = 1;
     if (r0 == c0j) {
-        BLAS(syrk)(CblasColMajor, CblasLower, CblasNoTrans, wj, w, &sign, xj, ldk, &one, aj, ldj);
+        /* Diagonal block: its lower-left quarter by gemm (3M when enabled),
+         * the two triangles by syrk, so only a quarter of the block runs
+         * at syrk's (conventional) speed and nothing above the diagonal is
+         * computed. */
+        int h1 = wj / 2, h2 = wj - h1;
+        if (use3m && h1 >= 32) {
+            BLAS(syrk)(CblasColMajor, CblasLower, CblasNoTrans, h1, w, &sign, xj, ldk, &one, aj, ldj);
+            FN(gemm_nt)(use3m, h2, h1, w, &sign, xj + h1, ldk, xj, ldk, aj + h1, ldj);
+            BLAS(syrk)(CblasColMajor, CblasLower, CblasNoTrans, h2, w, &sign, xj + h1, ldk, &one,
+                       aj + (size_t)h1 * ldj + h1, ldj);
+        } else {
+            BLAS(syrk)(CblasColMajor, CblasLower, CblasNoTrans, wj, w, &sign, xj, ldk, &one, aj, ldj);
+        }
         r0 += wj;
     }
-    if (r1 > r0) {
-        if (use3m)
-            BLAS(gemm3m)(CblasColMajor, CblasNoTrans, CblasTrans, r1 - r0, wj, w, &sign, pk + (r0 - c0), ldk, xj, ldk,
-                         &one, aj + (r0 - c0j), ldj);
-        else
-            BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasTrans, r1 - r0, wj, w, &sign, pk + (r0 - c0), ldk, xj, ldk,
-                       &one, aj + (r0 - c0j), ldj);
-    }
+    if (r1 > r0) FN(gemm_nt)(use3m, r1 - r0, wj, w, &sign, pk + (r0 - c0), ldk, xj, ldk, aj + (r0 - c0j), ldj);
 }
 
 static void FN(update_col)(const sv_dense_sym *a, int k, int j, T sign, int use3m)
@@ -219,7 +249,7 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
     *kfail = -1;
     if (K == 0) return;
     R mp = *minpiv;
-    int bad = FN(panel_factor)(d, n, MINW(nb, n), backup, thr, &mp);
+    int bad = FN(panel_factor)(d, n, MINW(nb, n), backup, thr, &mp, use3m);
     if (bad >= 0) {
         *bad_index = bad;
         *kfail = 0;
@@ -245,7 +275,7 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
                 FN(update_col)(a, k, k + 1, -1, use3m);
                 int c0n = (k + 1) * nb;
                 next_bad = FN(panel_factor)(d + sv_dense_blk_off(n, nb, k + 1), n - c0n, MINW(nb, n - c0n), backup,
-                                            thr, &mp_next);
+                                            thr, &mp_next, use3m);
             }
 #pragma omp for schedule(dynamic, 1) nowait
             for (int t = 0; t < ntasks; t++) {
