@@ -94,7 +94,9 @@ typedef struct sv_dense_factor sv_dense_factor;
 /* Factor A (C64 or C32) in place: A is overwritten by L and D. On a tiny
  * pivot the stable fallback factors the original A (recovered or copied as
  * docs/dense.md describes), after checking the memory budget. The factor
- * keeps a pointer to A, which must outlive it. opts and info may be NULL. */
+ * keeps a pointer to A, which must outlive it. opts and info may be NULL.
+ * ctx's progress callback is called after each block column; asking to stop
+ * restores A and returns SV_ERR_CANCELLED. */
 sv_status sv_dense_factor_create(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
                                  sv_dense_factor **out, sv_dense_factor_info *info);
 void sv_dense_factor_destroy(sv_dense_factor *f);

@@ -133,9 +133,15 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     if (n) {
         int bad = -1, kfail = -1;
         double minpiv = INFINITY, thr = tau * amax;
-        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, &bad, &kfail, &minpiv);
-        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, &bad, &kfail, &minpiv);
+        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
+        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
         info->min_pivot_ratio = minpiv / amax;
+        if (bad == -2) { /* cancelled by the progress callback: give A back */
+            if (z) sv_dense_ldlt_recover_z(a, kfail, scratch);
+            else sv_dense_ldlt_recover_c(a, kfail, scratch);
+            st = sv_error(SV_ERR_CANCELLED, "dense LDLT factorisation cancelled by the progress callback");
+            goto done;
+        }
         if (bad >= 0) {
             info->small_pivot_index = bad;
             /* Restore A (the original matrix, up to rounding in the

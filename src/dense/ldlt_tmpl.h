@@ -197,6 +197,21 @@ static void FN(panel_scale)(const sv_dense_sym *a, int k, int r0, int r1, int in
     }
 }
 
+/* Undo panel_factor on block column k (its panel still holding X):
+ * X → W21 → A21 = W21·L11ᵀ, and the diagonal block from its saved copy. */
+static void FN(panel_unfactor)(const sv_dense_sym *a, int k, const T *backup)
+{
+    const int n = a->n, nb = a->nb;
+    int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
+    T *pk = (T *)a->data + sv_dense_blk_off(n, nb, k);
+    if (ld > w) {
+        const T one = 1;
+        FN(panel_scale)(a, k, 0, ld - w, 0);
+        BLAS(trmm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, ld - w, w, &one, pk, ld, pk + w, ld);
+    }
+    for (int j = 0; j < w; j++) memcpy(pk + (size_t)j * ld, backup + (size_t)j * w, sizeof(T) * (size_t)w);
+}
+
 /* Largest |Re|, |Im| over the stored lower triangle; −1 if an entry is not
  * finite (its position in *bi, *bj). */
 static R FN(amax)(const sv_dense_sym *a, int *bi, int *bj)
@@ -236,10 +251,11 @@ static R FN(amax)(const sv_dense_sym *a, int *bi, int *bj)
 /* Factor in place. On a tiny pivot returns its global index in *bad_index
  * and the first block column not factored in *kfail (block columns before
  * it hold L and D, block columns from it on hold the partially updated
- * trailing matrix). scratch: nb² elements; task0: one int
+ * trailing matrix). If ctx's progress callback asks to stop, *bad_index is
+ * −2 and *kfail the first block column not factored. scratch: nb² elements; task0: one int
  * per block column plus one. */
 static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int nthreads, int use3m,
-                            int *bad_index, int *kfail, R *minpiv)
+                            const sv_ctx *ctx, int *bad_index, int *kfail, R *minpiv)
 {
     const int n = a->n, nb = a->nb;
     const int K = (n + nb - 1) / nb;
@@ -293,6 +309,18 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
         mp = mp_next < mp ? mp_next : mp;
         if (next_bad >= 0) {
             *bad_index = c1 + next_bad;
+            *kfail = k + 1;
+            break;
+        }
+        /* Progress by work done: block columns up to k+1 are factored; the
+         * trailing matrix after them holds (rows left / n)³ of the work. */
+        double left = (double)(rows > nb ? rows - nb : 0) / n;
+        if (sv_progress(ctx, "dense LDLT factorisation", 1 - left * left * left) != SV_OK) {
+            /* Cancelled: undo the look-ahead factorisation of block
+             * column k+1, so that block columns from k+1 on hold the
+             * updated trailing matrix, as after a tiny pivot. */
+            FN(panel_unfactor)(a, k + 1, backup);
+            *bad_index = -2;
             *kfail = k + 1;
             break;
         }

@@ -451,6 +451,64 @@ static void test_thread_counts(void **state)
     free(b);
 }
 
+/* Progress: fractions rise to 1 while factoring; a callback that asks to
+ * stop gets SV_ERR_CANCELLED and A back as it was. */
+typedef struct progress_log {
+    double last, stop_at;
+    int calls, monotone;
+} progress_log;
+
+static int on_progress(void *user, const char *phase, double fraction)
+{
+    progress_log *p = user;
+    assert_non_null(strstr(phase, "LDLT"));
+    if (fraction < p->last || fraction > 1) p->monotone = 0;
+    p->last = fraction;
+    p->calls++;
+    return fraction >= p->stop_at;
+}
+
+static void test_progress_and_cancel(void **state)
+{
+    (void)state;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 95);
+    int n = 300, nb = 32;
+    double complex *a = td_random_sym(&r, n, n);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    progress_log log = {.last = 0, .stop_at = 2, .monotone = 1};
+    sv_ctx_set_progress(ctx, on_progress, &log);
+    sv_dense_sym *m = td_packed(a, n, nb, 0);
+    sv_dense_factor *f;
+    assert_int_equal(sv_dense_factor_create(ctx, m, NULL, &f, NULL), SV_OK);
+    assert_int_equal(log.calls, (n + nb - 1) / nb - 1);
+    assert_true(log.monotone);
+    sv_assert_close(log.last, 1.0, 1e-12, 0);
+    sv_dense_factor_destroy(f);
+    sv_dense_sym_destroy(m);
+    const double stops[] = {0.0, 0.5, 0.99};
+    for (int t = 0; t < 3; t++) {
+        for (int single = 0; single < 2; single++) {
+            log = (progress_log){.last = 0, .stop_at = stops[t], .monotone = 1};
+            m = td_packed(a, n, nb, single);
+            assert_int_equal(sv_dense_factor_create(ctx, m, NULL, &f, NULL), SV_ERR_CANCELLED);
+            double scale = 0, diff = 0;
+            for (int j = 0; j < n; j++)
+                for (int i = j; i < n; i++) {
+                    double complex v = a[(size_t)j * n + i];
+                    if (single) v = (float complex)v;
+                    scale = fmax(scale, cabs(v));
+                    diff = fmax(diff, cabs(sv_dense_sym_get(m, i, j) - v));
+                }
+            assert_true(diff <= (single ? 1e-5 : 1e-13) * scale);
+            sv_dense_sym_destroy(m);
+        }
+    }
+    sv_ctx_destroy(ctx);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_thread_counts),
+        cmocka_unit_test(test_progress_and_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
