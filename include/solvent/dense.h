@@ -131,6 +131,7 @@ typedef struct sv_dense_refine_options {
     int max_iterations;      /* classical + GMRES iterations in all; 0 = default */
     int allow_gmres;         /* switch to GMRES refinement when classical stalls (default on) */
     int allow_fallback;      /* factor in double if refinement fails (default on) */
+    double pivot_threshold;  /* for the single factorisation; 0 = its default (1e-4) */
 } sv_dense_refine_options;
 
 typedef struct sv_dense_refine_info {

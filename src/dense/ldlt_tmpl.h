@@ -179,7 +179,7 @@ static void FN(update_col)(const sv_dense_sym *a, int k, int j, T sign, int use3
 }
 
 /* Row chunks of block column j: about SV_DENSE_CHUNK rows each. */
-#define SV_DENSE_CHUNK 384
+#define SV_DENSE_CHUNK 768
 static int FN(nchunks)(int rows) { return rows <= SV_DENSE_CHUNK ? 1 : (rows + SV_DENSE_CHUNK - 1) / SV_DENSE_CHUNK; }
 
 /* Rows [r0, r1) of the panel below the diagonal block multiplied by
