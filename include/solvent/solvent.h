@@ -4,6 +4,7 @@
 
 #include "solvent/core.h"
 #include "solvent/dense.h"
+#include "solvent/eft.h"
 #include "solvent/sparse.h"
 
 #endif

@@ -102,6 +102,7 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
         return sv_error(SV_ERR_ARG, "sv_dense_factor_create: pivot_threshold = %g: expected in [0, 1)",
                         opts->pivot_threshold);
     int allow_fallback = opts ? opts->allow_fallback : 1;
+    int use3m = opts ? !opts->plain_gemm : 1;
     const int n = a->n, z = a->type == SV_DENSE_C64;
 
     int bi = -1, bj = -1;
@@ -132,9 +133,15 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     if (n) {
         int bad = -1, kfail = -1;
         double minpiv = INFINITY, thr = tau * amax;
-        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
-        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
+        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
+        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
         info->min_pivot_ratio = minpiv / amax;
+        if (bad == -2) { /* cancelled by the progress callback: give A back */
+            if (z) sv_dense_ldlt_recover_z(a, kfail, scratch);
+            else sv_dense_ldlt_recover_c(a, kfail, scratch);
+            st = sv_error(SV_ERR_CANCELLED, "dense LDLT factorisation cancelled by the progress callback");
+            goto done;
+        }
         if (bad >= 0) {
             info->small_pivot_index = bad;
             /* Restore A (the original matrix, up to rounding in the
@@ -190,7 +197,17 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
     if (n == 0 || nrhs == 0) return SV_OK;
     if (!b) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: b is NULL");
     int prev = sv_threads_apply(f->ctx);
-    if (f->path == SV_DENSE_PATH_LDLT) {
+    int nt = f->ctx && sv_ctx_threads(f->ctx) > 0 ? sv_ctx_threads(f->ctx) : omp_get_max_threads();
+    if (nt > 1 && nrhs <= SV_DENSE_SOLVE_PAR_MAX_RHS && n >= 512 && f->path == SV_DENSE_PATH_LDLT) {
+        void *part = sv_alloc(f->ctx, (size_t)nt * f->a->nb * nrhs * sv_dense_elem_bytes(f->type), "solve workspace");
+        if (!part) {
+            sv_threads_restore(prev);
+            return sv_last_status();
+        }
+        if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_par_z(f->a, nrhs, b, ldb, nt, part);
+        else sv_dense_ldlt_solve_par_c(f->a, nrhs, b, ldb, nt, part);
+        sv_free(f->ctx, part);
+    } else if (f->path == SV_DENSE_PATH_LDLT) {
         if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_z(f->a, nrhs, b, ldb);
         else sv_dense_ldlt_solve_c(f->a, nrhs, b, ldb);
     } else if (f->type == SV_DENSE_C64) {
