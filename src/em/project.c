@@ -41,8 +41,9 @@ static void show(const cJSON *v, char *buf, size_t n)
 static sv_status bad(const reader *r, const char *field, const cJSON *v, const char *expected)
 {
     char b[64];
+    if (!v) return perr(r, field, expected, NULL);
     show(v, b, sizeof b);
-    return perr(r, field, expected, v ? b : "(missing)");
+    return perr(r, field, expected, b);
 }
 
 /* Reject unknown and duplicated keys of an object. */
