@@ -85,7 +85,8 @@ typedef struct sv_em_options {
 } sv_em_options;
 
 /* Build the mesh: unknowns are ordered x-directed rooftops (row by row),
- * y-directed rooftops, then the port half rooftops (port by port). */
+ * y-directed rooftops, then the port half rooftops (port by port). The
+ * model keeps a pointer to the project, which must outlive it. */
 sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts, sv_em_model **out);
 void sv_em_model_destroy(sv_em_model *m);
 int sv_em_model_unknowns(const sv_em_model *m);   /* N */

@@ -41,6 +41,7 @@ typedef struct sv_em_basis {
 } sv_em_basis;
 
 struct sv_em_model {
+    sv_ctx *ctx;
     const sv_em_project *prj;
     sv_em_options opts;
     int n, nx_edges, ny_edges, nport_edges, ncells;

@@ -47,6 +47,7 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
         sv_free(ctx, m);
         return sv_last_status();
     }
+    m->ctx = ctx;
     m->prj = p;
     m->opts = o;
     m->n = (int)n;
@@ -81,7 +82,7 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
 void sv_em_model_destroy(sv_em_model *m)
 {
     if (!m) return;
-    sv_ctx *ctx = m->prj->ctx;
+    sv_ctx *ctx = m->ctx;
     sv_free(ctx, m->basis);
     sv_free(ctx, m);
 }
