@@ -247,11 +247,42 @@ static void test_lowpass_crossings(void **state)
     unload(&c);
 }
 
+/* The 11402-unknown solid square (lossy copper): reciprocity and passivity
+ * of the dense-engine solve (the one example too large for the quick tests). */
+static void test_square76_checks(void **state)
+{
+    (void)state;
+    char *text = em_test_slurp("examples/square76.json");
+    sv_em_project *p = em_test_project(text);
+    free(text);
+    sv_em_model *m = em_test_model(p);
+    assert_int_equal(sv_em_model_unknowns(m), 11402);
+    sv_dense_sym *L, *Psi;
+    sv_em_csr *G;
+    assert_int_equal(sv_em_assemble(NULL, m, 0, &L, &Psi, NULL), SV_OK);
+    assert_int_equal(sv_em_gram(NULL, m, &G), SV_OK);
+    double complex Y[4], S[4];
+    assert_int_equal(sv_em_solve(NULL, m, L, Psi, G, 3e9, Y), SV_OK);
+    em_test_s(m, Y, S);
+    double smax, rec = sv_em_reciprocity_error(2, S);
+    assert_int_equal(sv_em_max_singular_value(2, S, &smax), SV_OK);
+    printf("square76 at 3 GHz: |S - S^T| = %.1e, smax = %.6f\n", rec, smax);
+    assert_true(rec <= 1e-10);
+    assert_true(smax <= 1 + 1e-10);
+    assert_true(smax < 1); /* copper loses some power */
+    sv_em_csr_destroy(NULL, G);
+    sv_dense_sym_destroy(L);
+    sv_dense_sym_destroy(Psi);
+    sv_em_model_destroy(m);
+    sv_em_project_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stub_notch),
         cmocka_unit_test(test_lowpass_crossings),
+        cmocka_unit_test(test_square76_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

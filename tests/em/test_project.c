@@ -54,8 +54,8 @@ static void test_examples(void **state)
 {
     (void)state;
     const char *files[] = {"examples/square76.json", "examples/pixel2port.json", "examples/stub.json",
-                           "examples/pozar_lpf.json"};
-    for (int k = 0; k < 4; k++) {
+                           "examples/pozar_lpf.json", "examples/line_366.json", "examples/line_44.json"};
+    for (int k = 0; k < 6; k++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", SV_SOURCE_DIR, files[k]);
         sv_em_project *p;
