@@ -76,7 +76,7 @@ typedef struct sv_em_model sv_em_model;
 
 typedef struct sv_em_options {
     /* Target relative accuracy of each coefficient (image-series truncation,
-     * near/far switch). 0 = default 1e-9. */
+     * near/far switch), in [1e-15, 0.1). 0 = default 1e-8. */
     double accuracy;
     /* Pairs whose centre distance is ≥ far_ratio · max(dx, dy) use the
      * corrected point approximation; 0 = default (chosen from accuracy, see
@@ -99,8 +99,7 @@ size_t sv_em_assemble_bytes(const sv_em_model *m, int nb);
 /* ---- assembly ----------------------------------------------------------- */
 typedef struct sv_em_assembly_info {
     int image_terms;          /* terms kept in the dielectric image series */
-    int distinct_coeffs;      /* distinct coefficients computed (tables) */
-    int exact_coeffs;         /* of those, by the closed-form rectangle integrals */
+    int distinct_coeffs;      /* distinct coefficients computed (table entries of P, Lx, Ly) */
     double seconds;
 } sv_em_assembly_info;
 

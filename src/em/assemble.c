@@ -177,7 +177,6 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     if (info) {
         info->image_terms = sv_em_image_terms(m->prj->st.eps_r, m->opts.accuracy);
         info->distinct_coeffs = 3 * t.nx * t.ny;
-        info->exact_coeffs = -1;
         info->seconds = sv_time_now() - t0;
     }
     tables_free(ctx, &t);

@@ -8,14 +8,9 @@
 size_t sv_em_assemble_bytes(const sv_em_model *m, int nb)
 {
     if (!m) return 0;
-#ifdef SV_EM_HAVE_DENSE
     return 2 * sv_dense_sym_bytes(m->n, SV_DENSE_R64, nb);
-#else
-    return 2 * sizeof(double) * sv_em_packed_size(m->n, nb > 0 ? nb : 64);
-#endif
 }
 
-#ifdef SV_EM_HAVE_DENSE
 static size_t colbase_sym(void *user, int j) { return sv_dense_sym_offset((const sv_dense_sym *)user, j, j); }
 
 sv_status sv_em_assemble(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,
@@ -89,20 +84,3 @@ out:
     sv_dense_sym_destroy(z);
     return s;
 }
-#else
-sv_status sv_em_assemble(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,
-                         sv_em_assembly_info *info)
-{
-    (void)ctx; (void)m; (void)nb; (void)info;
-    if (L) *L = NULL;
-    if (Psi) *Psi = NULL;
-    return sv_error(SV_ERR_UNSUPPORTED, "sv_em_assemble: built without the dense engine");
-}
-
-sv_status sv_em_solve(sv_ctx *ctx, const sv_em_model *m, const sv_dense_sym *L, const sv_dense_sym *Psi,
-                      const sv_em_csr *G, double freq_hz, double complex *y)
-{
-    (void)ctx; (void)m; (void)L; (void)Psi; (void)G; (void)freq_hz; (void)y;
-    return sv_error(SV_ERR_UNSUPPORTED, "sv_em_solve: built without the dense engine");
-}
-#endif

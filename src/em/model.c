@@ -20,8 +20,9 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     if (!p) return sv_error(SV_ERR_ARG, "sv_em_model_create: project is NULL");
     sv_em_options o = {0};
     if (opts) o = *opts;
-    if (!(o.accuracy >= 0) || !isfinite(o.accuracy) || o.accuracy >= 0.1)
-        return sv_error(SV_ERR_ARG, "sv_em_options.accuracy = %g: expected 0 (default) or in (0, 0.1)", o.accuracy);
+    if (!(o.accuracy >= 0) || !isfinite(o.accuracy) || o.accuracy >= 0.1 || (o.accuracy > 0 && o.accuracy < 1e-15))
+        return sv_error(SV_ERR_ARG, "sv_em_options.accuracy = %g: expected 0 (default) or in [1e-15, 0.1)",
+                        o.accuracy);
     if (!(o.far_ratio >= 0) || !isfinite(o.far_ratio) || (o.far_ratio > 0 && o.far_ratio < 2))
         return sv_error(SV_ERR_ARG, "sv_em_options.far_ratio = %g: expected 0 (default) or >= 2", o.far_ratio);
     if (o.accuracy == 0) o.accuracy = 1e-8;
