@@ -158,6 +158,15 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     }
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
+    /* The fill is one parallel loop: on a shared machine every extra barrier
+     * costs more than it buys, so progress (and cancellation) is offered
+     * between the tables and the fill, and at the end. */
+    s = sv_progress(ctx, "em assembly", 0.05);
+    if (s) {
+        tables_free(ctx, &t);
+        sv_threads_restore(prev);
+        return s;
+    }
 #pragma omp parallel for schedule(dynamic, 16)
     for (int c = 0; c < n; c++) {
         size_t base = colbase(user, c);
@@ -181,6 +190,7 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     }
     tables_free(ctx, &t);
     sv_threads_restore(prev);
+    if (!nonfinite && (s = sv_progress(ctx, "em assembly", 1.0))) return s;
     if (nonfinite)
         return sv_error(SV_ERR_NONFINITE, "sv_em_assemble: a diagonal entry is not finite and positive "
                                           "(grid or stack-up out of range?)");

@@ -54,8 +54,8 @@ double sv_em_F(double x, double y, double z);
 /* ∫∫∫∫ 1/|r − r'| over [x1,x2]×[y1,y2] and [x3,x4]×[y3,y4], vertical gap z. */
 double sv_em_rect_exact(double x1, double x2, double y1, double y2, double x3, double x4, double y3, double y4,
                         double z);
-/* The same integral by the point approximation with the second-order
- * correction: A1·A2·[1/R + Σ_k (s1_k² + s2_k²)/24·(3·c_k² − R²)/R⁵]. */
+/* The same integral by the point approximation with the second- and
+ * fourth-order corrections (green.c). */
 double sv_em_rect_point(double x1, double x2, double y1, double y2, double x3, double x4, double y3, double y4,
                         double z);
 /* Exact for near pairs, corrected point for R ≥ far_ratio·(largest side). */

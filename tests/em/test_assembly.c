@@ -57,6 +57,46 @@ static void test_tables_match_naive(void **state)
     sv_em_project_destroy(p);
 }
 
+/* A long strip: offsets beyond the far ratio (10 cells) use the point form
+ * with its corrections; the difference to the naive closed forms stays within
+ * the accuracy. */
+static void test_far_pairs_match_naive(void **state)
+{
+    (void)state;
+    const char *strip =
+        "{\"units\": \"mm\", \"substrate\": {\"thickness\": 0.3, \"eps_r\": 2.2}, \"metal\": {\"conductivity\": \"inf\"},"
+        "\"grid\": {\"dx\": 0.2, \"dy\": 0.25, \"nx\": 34, \"ny\": 3},"
+        "\"pixels\": [\"##################################\", \"#####.###########.################\","
+        "             \"##################################\"],"
+        "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, 0.75]},"
+        "          {\"name\": \"b\", \"side\": \"right\", \"x\": 6.8, \"y\": [0.25, 0.5]}]}";
+    sv_em_project *p = em_test_project(strip);
+    sv_em_model *m = em_test_model(p);
+    int n = sv_em_model_unknowns(m);
+    double *L, *P;
+    em_test_full(m, &L, &P);
+    double *lc = malloc(sizeof(double) * n), *pc = malloc(sizeof(double) * n);
+    double lmax = 0, pmax = 0, ldiff = 0, pdiff = 0;
+    for (int j = 0; j < n; j++) {
+        sv_em_naive_column(m, j, lc, pc);
+        for (int i = j; i < n; i++) {
+            lmax = fmax(lmax, fabs(lc[i - j]));
+            pmax = fmax(pmax, fabs(pc[i - j]));
+            ldiff = fmax(ldiff, fabs(L[i + (size_t)n * j] - lc[i - j]));
+            pdiff = fmax(pdiff, fabs(P[i + (size_t)n * j] - pc[i - j]));
+        }
+    }
+    printf("strip n = %d: max |dL|/max|L| = %.2e, max |dPsi|/max|Psi| = %.2e\n", n, ldiff / lmax, pdiff / pmax);
+    assert_true(ldiff <= 1e-8 * lmax);
+    assert_true(pdiff <= 1e-8 * pmax);
+    free(lc);
+    free(pc);
+    free(L);
+    free(P);
+    sv_em_model_destroy(m);
+    sv_em_project_destroy(p);
+}
+
 /* A line along x and the same line along y (dx, dy swapped) must give the
  * same port admittances. */
 static void test_rotation_invariance(void **state)
@@ -220,6 +260,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_match_naive),
+        cmocka_unit_test(test_far_pairs_match_naive),
         cmocka_unit_test(test_rotation_invariance),
         cmocka_unit_test(test_null_space_and_gram),
         cmocka_unit_test(test_packed_offset),
