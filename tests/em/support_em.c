@@ -115,3 +115,63 @@ char *em_test_slurp(const char *relpath)
     fclose(f);
     return s;
 }
+
+/* Solve with the dense engine (sv_em_solve) at f; optionally compare with
+ * LAPACK on a full copy; assert reciprocity, passivity, and unitarity when
+ * lossless (strict passivity when lossy). */
+void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare)
+{
+    sv_em_project *p;
+    if (is_path) {
+        char *t = em_test_slurp(json_or_path);
+        p = em_test_project(t);
+        free(t);
+    } else {
+        p = em_test_project(json_or_path);
+    }
+    sv_em_model *m = em_test_model(p);
+    int np = sv_em_model_ports(m);
+    sv_dense_sym *L, *Psi;
+    sv_em_csr *G;
+    assert_int_equal(sv_em_assemble(NULL, m, 0, &L, &Psi, NULL), SV_OK);
+    assert_int_equal(sv_em_gram(NULL, m, &G), SV_OK);
+    double complex Y[16], S[16], Yr[16];
+    sv_status s = sv_em_solve(NULL, m, L, Psi, G, f, Y);
+    if (s) printf("%s\n", sv_last_error());
+    assert_int_equal(s, SV_OK);
+    em_test_s(m, Y, S);
+    if (compare) {
+        double *Lf, *Pf;
+        em_test_full(m, &Lf, &Pf);
+        em_test_y(m, Lf, Pf, G, f, Yr);
+        double ymax = 0;
+        for (int q = 0; q < np * np; q++) ymax = fmax(ymax, cabs(Yr[q]));
+        for (int q = 0; q < np * np; q++) assert_true(cabs(Y[q] - Yr[q]) <= 1e-9 * ymax);
+        free(Lf);
+        free(Pf);
+    }
+    double rec = sv_em_reciprocity_error(np, S), smax;
+    assert_int_equal(sv_em_max_singular_value(np, S, &smax), SV_OK);
+    sv_em_stackup st;
+    sv_em_project_stackup(p, &st);
+    double unit = 0;
+    if (isinf(st.sigma))
+        for (int r = 0; r < np; r++)
+            for (int c = 0; c < np; c++) {
+                double complex a = 0;
+                for (int k = 0; k < np; k++) a += conj(S[k + np * r]) * S[k + np * c];
+                unit = fmax(unit, cabs(a - (r == c)));
+            }
+    printf("%s at %.3g GHz: N = %d, |S - S^T| = %.1e, smax - 1 = %.1e, |S^H S - I| = %.1e\n",
+           is_path ? json_or_path : "inline", f / 1e9, sv_em_model_unknowns(m), rec, smax - 1, unit);
+    assert_true(rec <= 1e-10);
+    assert_true(smax <= 1 + 1e-10);
+    if (isinf(st.sigma)) assert_true(unit <= 1e-8);
+    else assert_true(smax < 1 - 1e-6); /* a lossy structure absorbs some power */
+    sv_em_csr_destroy(NULL, G);
+    sv_dense_sym_destroy(L);
+    sv_dense_sym_destroy(Psi);
+    sv_em_model_destroy(m);
+    sv_em_project_destroy(p);
+}
+
