@@ -6,5 +6,6 @@
 #include "solvent/dense.h"
 #include "solvent/eft.h"
 #include "solvent/sparse.h"
+#include "solvent/em.h"
 
 #endif
