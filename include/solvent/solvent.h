@@ -5,5 +5,6 @@
 #include "solvent/core.h"
 #include "solvent/dense.h"
 #include "solvent/sparse.h"
+#include "solvent/ode.h"
 
 #endif

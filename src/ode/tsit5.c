@@ -1,0 +1,63 @@
+/* Tsit5 step attempt over W lanes: 7 stages, first same as last (the last
+ * stage is f(t + h, y_new), the next step's first), error h·Σ btilde_i k_i. */
+#include <math.h>
+#include <string.h>
+
+#include "lanes.h"
+
+void ode_tsit5_attempt(ode_lanes *L)
+{
+    const tsit5_tab *T = &sv_ode_tsit5;
+    const int W = L->W, n = L->n;
+    const size_t nw = (size_t)n * W;
+    unsigned char em[ODE_WMAX];
+    for (int w = 0; w < W; w++) {
+        L->fail[w] = 0;
+        L->bad[w] = 0;
+        em[w] = L->active[w];
+    }
+    memcpy(L->k, L->f0, sizeof(double) * nw);
+    double ha[ODE_WMAX];
+    for (int s = 1; s < 7; s++) {
+        memcpy(L->U, L->y, sizeof(double) * nw);
+        for (int j = 0; j < s; j++) {
+            const double *kj = L->k + (size_t)j * nw;
+            for (int w = 0; w < W; w++) ha[w] = L->h[w] * T->a[s][j];
+            for (int i = 0; i < n; i++)
+                for (int w = 0; w < W; w++) L->U[(size_t)i * W + w] += ha[w] * kj[(size_t)i * W + w];
+        }
+        for (int w = 0; w < W; w++) L->tstage[w] = fmin(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
+        ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->k + (size_t)s * nw, L->fail, L->scratch);
+        for (int w = 0; w < W; w++)
+            if (em[w]) L->st[w].nf++;
+    }
+    memcpy(L->ynew, L->U, sizeof(double) * nw);
+    memset(L->err, 0, sizeof(double) * nw);
+    for (int j = 0; j < 7; j++) {
+        const double *kj = L->k + (size_t)j * nw;
+        for (int w = 0; w < W; w++) ha[w] = L->h[w] * T->btilde[j];
+        for (int i = 0; i < n; i++)
+            for (int w = 0; w < W; w++) L->err[(size_t)i * W + w] += ha[w] * kj[(size_t)i * W + w];
+    }
+    for (int w = 0; w < W; w++) {
+        if (!L->active[w]) continue;
+        double e = ode_error_norm(L, w, L->err);
+        L->eest[w] = isfinite(e) ? e : INFINITY;
+    }
+}
+
+void ode_tsit5_interp(const ode_lanes *L, int w, double th, double *out)
+{
+    const tsit5_tab *T = &sv_ode_tsit5;
+    const int W = L->W, n = L->n;
+    const size_t nw = (size_t)n * W;
+    double b[7];
+    for (int s = 0; s < 7; s++)
+        b[s] = th * (T->r[s][0] + th * (T->r[s][1] + th * (T->r[s][2] + th * T->r[s][3])));
+    for (int i = 0; i < n; i++) {
+        size_t q = (size_t)i * W + w;
+        double acc = 0;
+        for (int s = 0; s < 7; s++) acc += b[s] * L->k[(size_t)s * nw + q];
+        out[i] = L->y[q] + L->h[w] * acc;
+    }
+}
