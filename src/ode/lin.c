@@ -5,10 +5,10 @@
  * the diagonal larger).
  *
  * Two back ends behind one interface:
- *   dense  — slot-major n×n LU written here: for the small systems of
- *            ensembles (n up to a few dozen) a W-lane loop over a dense
- *            matrix vectorises across trajectories, which LAPACK's one-matrix
- *            getrf cannot do, and n³/3 is tiny;
+ *   lane   — the lane LU of lanelu.c (natural order, exact fill, W lanes at
+ *            once): for the small systems of ensembles a W-lane loop
+ *            vectorises across trajectories, which LAPACK's getrf or KLU
+ *            (one matrix at a time) cannot do;
  *   sparse — the sparse engine (include/solvent/sparse.h) for larger
  *            patterns (see lin_sparse.c).
  * Single precision: the factor is computed in float and every solve is
@@ -19,77 +19,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "lanelu.h"
 #include "lin_internal.h"
-
-static void dense_factor_d(int n, int W, double *a, unsigned char *bad)
-{
-    for (int k = 0; k < n; k++) {
-        double *akk = a + ((size_t)k * n + k) * W;
-        for (int w = 0; w < W; w++) {
-            double piv = akk[w];
-            if (piv == 0.0 || !isfinite(piv)) bad[w] = 1;
-            akk[w] = 1.0 / piv;
-        }
-        for (int i = k + 1; i < n; i++) {
-            double *aik = a + ((size_t)i * n + k) * W;
-            int nz = 0;
-            for (int w = 0; w < W; w++) nz |= aik[w] != 0.0;
-            /* a zero multiplier in every lane changes nothing (x − 0·y = x for
-             * finite y; a non-finite pivot row is flagged bad anyway) */
-            if (!nz) continue;
-            for (int w = 0; w < W; w++) aik[w] *= akk[w];
-            for (int j = k + 1; j < n; j++) {
-                double *aij = a + ((size_t)i * n + j) * W;
-                const double *akj = a + ((size_t)k * n + j) * W;
-                for (int w = 0; w < W; w++) aij[w] -= aik[w] * akj[w];
-            }
-        }
-    }
-}
-
-static void dense_factor_f(int n, int W, float *a, unsigned char *bad)
-{
-    for (int k = 0; k < n; k++) {
-        float *akk = a + ((size_t)k * n + k) * W;
-        for (int w = 0; w < W; w++) {
-            float piv = akk[w];
-            if (piv == 0.0f || !isfinite(piv)) bad[w] = 1;
-            akk[w] = 1.0f / piv;
-        }
-        for (int i = k + 1; i < n; i++) {
-            float *aik = a + ((size_t)i * n + k) * W;
-            int nz = 0;
-            for (int w = 0; w < W; w++) nz |= aik[w] != 0.0f;
-            if (!nz) continue;
-            for (int w = 0; w < W; w++) aik[w] *= akk[w];
-            for (int j = k + 1; j < n; j++) {
-                float *aij = a + ((size_t)i * n + j) * W;
-                const float *akj = a + ((size_t)k * n + j) * W;
-                for (int w = 0; w < W; w++) aij[w] -= aik[w] * akj[w];
-            }
-        }
-    }
-}
-
-#define DENSE_SOLVE(T, NAME)                                                                \
-    static void NAME(int n, int W, const T *a, T *x)                                       \
-    {                                                                                       \
-        for (int i = 1; i < n; i++)                                                         \
-            for (int j = 0; j < i; j++) {                                                   \
-                const T *aij = a + ((size_t)i * n + j) * W;                                 \
-                for (int w = 0; w < W; w++) x[(size_t)i * W + w] -= aij[w] * x[(size_t)j * W + w]; \
-            }                                                                               \
-        for (int i = n - 1; i >= 0; i--) {                                                  \
-            for (int j = i + 1; j < n; j++) {                                               \
-                const T *aij = a + ((size_t)i * n + j) * W;                                 \
-                for (int w = 0; w < W; w++) x[(size_t)i * W + w] -= aij[w] * x[(size_t)j * W + w]; \
-            }                                                                               \
-            const T *aii = a + ((size_t)i * n + i) * W;                                     \
-            for (int w = 0; w < W; w++) x[(size_t)i * W + w] *= aii[w];                     \
-        }                                                                                   \
-    }
-DENSE_SOLVE(double, dense_solve_d)
-DENSE_SOLVE(float, dense_solve_f)
 
 ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single)
 {
@@ -101,14 +32,15 @@ ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single)
     L->single = single;
     L->P = P;
     if (ode_lin_sparse_init(ctx, L) != SV_OK) {
-        /* dense back end */
+        /* lane LU back end, natural order */
         L->kind = ODE_LIN_DENSE;
-        L->nslots = P->n * P->n;
+        if (lane_lu_analyse(ctx, P->n, P->rowptr, P->colind, NULL, (long long)1 << 31, &L->llu) != SV_OK) goto fail;
+        L->nslots = L->llu->nslots;
         L->eslot = sv_alloc(ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode linear solver");
         L->dslot = sv_alloc(ctx, sizeof(int) * (size_t)P->n, "ode linear solver");
         if (!L->eslot || !L->dslot) goto fail;
-        for (int e = 0; e < P->nnz; e++) L->eslot[e] = P->erow[e] * P->n + P->colind[e];
-        for (int i = 0; i < P->n; i++) L->dslot[i] = i * P->n + i;
+        for (int e = 0; e < P->nnz; e++) L->eslot[e] = lane_lu_slot(L->llu, P->erow[e], P->colind[e]);
+        for (int i = 0; i < P->n; i++) L->dslot[i] = lane_lu_slot(L->llu, i, i);
     }
     size_t nsw = (size_t)L->nslots * W, nw = (size_t)L->n * W;
     L->buf = sv_alloc(ctx, sizeof(double) * nsw, "ode LU buffer");
@@ -132,6 +64,7 @@ void ode_lin_destroy(sv_ctx *ctx, ode_lin *L)
 {
     if (!L) return;
     ode_lin_sparse_free(ctx, L);
+    lane_lu_destroy(ctx, L->llu);
     sv_free(ctx, L->eslot);
     sv_free(ctx, L->dslot);
     sv_free(ctx, L->buf);
@@ -175,9 +108,9 @@ void ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad)
     if (L->kind == ODE_LIN_SPARSE) {
         ode_lin_sparse_factor(L, b);
     } else if (L->single) {
-        dense_factor_f(L->n, L->W, L->fbuf, b);
+        lane_lu_factor_f(L->llu, L->W, L->fbuf, b);
     } else {
-        dense_factor_d(L->n, L->W, L->buf, b);
+        lane_lu_factor_d(L->llu, L->W, L->buf, b);
     }
     for (int w = 0; w < L->W; w++) bad[w] = mask[w] && b[w];
 }
@@ -187,13 +120,13 @@ void ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad)
 static void dense_or_sparse_factor_double(ode_lin *L, unsigned char *bad)
 {
     if (L->kind == ODE_LIN_SPARSE) ode_lin_sparse_factor_double(L, bad);
-    else dense_factor_d(L->n, L->W, L->buf, bad);
+    else lane_lu_factor_d(L->llu, L->W, L->buf, bad);
 }
 
 static void solve_double(ode_lin *L, double *x)
 {
     if (L->kind == ODE_LIN_SPARSE) ode_lin_sparse_solve_double(L, x);
-    else dense_solve_d(L->n, L->W, L->buf, x);
+    else lane_lu_solve_d(L->llu, L->W, L->buf, x, L->work);
 }
 
 static void solve_raw(ode_lin *L, double *x)
@@ -205,10 +138,10 @@ static void solve_raw(ode_lin *L, double *x)
     }
     if (L->single) {
         for (size_t s = 0; s < nw; s++) L->fx[s] = (float)x[s];
-        dense_solve_f(L->n, L->W, L->fbuf, L->fx);
+        lane_lu_solve_f(L->llu, L->W, L->fbuf, L->fx, L->fwork);
         for (size_t s = 0; s < nw; s++) x[s] = L->fx[s];
     } else {
-        dense_solve_d(L->n, L->W, L->buf, x);
+        lane_lu_solve_d(L->llu, L->W, L->buf, x, L->work);
     }
 }
 

@@ -17,6 +17,7 @@ struct ode_lin {
     double *r, *dx, *work;
     float *fx, *fwork;
     void *sp;       /* sparse back end state */
+    struct lane_lu *llu; /* lane LU back end */
     int dfactored;  /* single mode: buf holds the double factor too */
     unsigned char use_double[ODE_WMAX]; /* single mode: lane fell back to double this step */
 };

@@ -1,0 +1,215 @@
+/* Lane LU: symbolic analysis (exact fill of a no-pivoting LU in a given
+ * order) and the W-lane numeric kernels. See lanelu.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanelu.h"
+
+void lane_lu_destroy(sv_ctx *ctx, lane_lu *lu)
+{
+    if (!lu) return;
+    int **arrs[] = {&lu->perm, &lu->dslot, &lu->lptr, &lu->lslot, &lu->uptr, &lu->uslot, &lu->upd,
+                    &lu->Lrp,  &lu->Lsl,   &lu->Lcol, &lu->Urp,   &lu->Usl,  &lu->Ucol, &lu->slot_of};
+    for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) sv_free(ctx, *arrs[k]);
+    sv_free(ctx, lu);
+}
+
+int lane_lu_slot(const lane_lu *lu, int i, int j)
+{
+    /* slot_of is indexed in permuted numbering; iperm is perm's inverse */
+    return lu->slot_of[(size_t)lu->perm[lu->n + i] * lu->n + lu->perm[lu->n + j]];
+}
+
+#define ALLOC_INTS(p, count)                                                          \
+    do {                                                                              \
+        (p) = sv_alloc(ctx, sizeof(int) * (size_t)((count) > 0 ? (count) : 1), "ode lane LU"); \
+        if (!(p)) goto fail;                                                          \
+    } while (0)
+
+sv_status lane_lu_analyse(sv_ctx *ctx, int n, const int *rowptr, const int *colind, const int *perm,
+                          long long max_updates, lane_lu **out)
+{
+    *out = NULL;
+    if ((size_t)n * n > (size_t)64 << 20)
+        return sv_error(SV_ERR_UNSUPPORTED, "lane LU: n = %d too large for the dense symbolic map", n);
+    lane_lu *lu = sv_calloc(ctx, 1, sizeof *lu, "ode lane LU");
+    unsigned char *m = NULL;
+    if (!lu) return sv_last_status();
+    lu->n = n;
+    ALLOC_INTS(lu->perm, 2 * n); /* perm, then its inverse */
+    for (int k = 0; k < n; k++) lu->perm[k] = perm ? perm[k] : k;
+    for (int k = 0; k < n; k++) lu->perm[n + lu->perm[k]] = k;
+    m = sv_calloc(ctx, (size_t)n * n, 1, "ode lane LU symbolic");
+    if (!m) goto fail;
+    const int *ip = lu->perm + n;
+    for (int i = 0; i < n; i++) {
+        m[(size_t)ip[i] * n + ip[i]] = 1;
+        for (int e = rowptr[i]; e < rowptr[i + 1]; e++) m[(size_t)ip[i] * n + ip[colind[e]]] = 1;
+    }
+    /* exact fill, right-looking: (i,k) and (k,j) with i,j > k make (i,j) */
+    long long nupd = 0;
+    for (int k = 0; k < n; k++)
+        for (int i = k + 1; i < n; i++) {
+            if (!m[(size_t)i * n + k]) continue;
+            for (int j = k + 1; j < n; j++)
+                if (m[(size_t)k * n + j]) {
+                    m[(size_t)i * n + j] = 1;
+                    nupd++;
+                }
+            if (nupd > max_updates) {
+                sv_error(SV_ERR_UNSUPPORTED, "lane LU: more than %lld multiply-adds per factorisation",
+                         max_updates);
+                goto fail;
+            }
+        }
+    lu->nupd = nupd;
+    ALLOC_INTS(lu->slot_of, n * n);
+    int ns = 0;
+    for (size_t q = 0; q < (size_t)n * n; q++) lu->slot_of[q] = m[q] ? ns++ : -1;
+    lu->nslots = ns;
+    ALLOC_INTS(lu->dslot, n);
+    for (int k = 0; k < n; k++) lu->dslot[k] = lu->slot_of[(size_t)k * n + k];
+    /* factor program */
+    ALLOC_INTS(lu->lptr, n + 1);
+    ALLOC_INTS(lu->uptr, n + 1);
+    int nl = 0, nu = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (m[(size_t)i * n + j]) {
+                if (j < i) nl++;
+                if (j > i) nu++;
+            }
+    ALLOC_INTS(lu->lslot, nl);
+    ALLOC_INTS(lu->uslot, nu);
+    ALLOC_INTS(lu->upd, nupd);
+    ALLOC_INTS(lu->Lrp, n + 1);
+    ALLOC_INTS(lu->Lsl, nl);
+    ALLOC_INTS(lu->Lcol, nl);
+    ALLOC_INTS(lu->Urp, n + 1);
+    ALLOC_INTS(lu->Usl, nu);
+    ALLOC_INTS(lu->Ucol, nu);
+    int a = 0, b = 0;
+    long long u = 0;
+    for (int k = 0; k < n; k++) {
+        lu->lptr[k] = a;
+        lu->uptr[k] = b;
+        for (int i = k + 1; i < n; i++)
+            if (m[(size_t)i * n + k]) lu->lslot[a++] = lu->slot_of[(size_t)i * n + k];
+        for (int j = k + 1; j < n; j++)
+            if (m[(size_t)k * n + j]) lu->uslot[b++] = lu->slot_of[(size_t)k * n + j];
+        for (int i = k + 1; i < n; i++) {
+            if (!m[(size_t)i * n + k]) continue;
+            for (int j = k + 1; j < n; j++)
+                if (m[(size_t)k * n + j]) lu->upd[u++] = lu->slot_of[(size_t)i * n + j];
+        }
+    }
+    lu->lptr[n] = a;
+    lu->uptr[n] = b;
+    a = b = 0;
+    for (int i = 0; i < n; i++) {
+        lu->Lrp[i] = a;
+        lu->Urp[i] = b;
+        for (int j = 0; j < n; j++) {
+            int s = lu->slot_of[(size_t)i * n + j];
+            if (s < 0) continue;
+            if (j < i) lu->Lsl[a] = s, lu->Lcol[a++] = j;
+            if (j > i) lu->Usl[b] = s, lu->Ucol[b++] = j;
+        }
+    }
+    lu->Lrp[n] = a;
+    lu->Urp[n] = b;
+    sv_free(ctx, m);
+    *out = lu;
+    return SV_OK;
+fail:;
+    sv_status st = sv_last_status();
+    sv_free(ctx, m);
+    lane_lu_destroy(ctx, lu);
+    return st == SV_OK ? SV_ERR_NOMEM : st;
+}
+
+/* Kernels, instantiated per element type and per lane count so that the
+ * lane loop has a constant trip count and vectorises. */
+#define LANE_KERNELS(T, SUF, WC)                                                                      \
+    static void factor_##SUF##_##WC(const lane_lu *lu, T *buf, unsigned char *bad)                   \
+    {                                                                                                 \
+        enum { W = WC };                                                                              \
+        const int *upd = lu->upd;                                                                     \
+        for (int k = 0; k < lu->n; k++) {                                                             \
+            T *dk = buf + (size_t)lu->dslot[k] * W;                                                   \
+            for (int w = 0; w < W; w++) {                                                             \
+                if (dk[w] == 0 || !isfinite(dk[w])) bad[w] = 1;                                       \
+                dk[w] = (T)1 / dk[w];                                                                 \
+            }                                                                                         \
+            for (int q = lu->lptr[k]; q < lu->lptr[k + 1]; q++) {                                     \
+                T *l = buf + (size_t)lu->lslot[q] * W;                                                \
+                for (int w = 0; w < W; w++) l[w] *= dk[w];                                            \
+                for (int r = lu->uptr[k]; r < lu->uptr[k + 1]; r++) {                                 \
+                    const T *uu = buf + (size_t)lu->uslot[r] * W;                                     \
+                    T *dst = buf + (size_t)(*upd++) * W;                                              \
+                    for (int w = 0; w < W; w++) dst[w] -= l[w] * uu[w];                               \
+                }                                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+    }                                                                                                 \
+    static void solve_##SUF##_##WC(const lane_lu *lu, const T *buf, T *x, T *z)                      \
+    {                                                                                                 \
+        enum { W = WC };                                                                              \
+        int n = lu->n;                                                                                \
+        for (int k = 0; k < n; k++) {                                                                 \
+            const T *xs = x + (size_t)lu->perm[k] * W;                                                \
+            for (int w = 0; w < W; w++) z[(size_t)k * W + w] = xs[w];                                 \
+        }                                                                                             \
+        for (int i = 0; i < n; i++) {                                                                 \
+            T acc[W];                                                                                 \
+            for (int w = 0; w < W; w++) acc[w] = z[(size_t)i * W + w];                                \
+            for (int q = lu->Lrp[i]; q < lu->Lrp[i + 1]; q++) {                                       \
+                const T *l = buf + (size_t)lu->Lsl[q] * W, *zj = z + (size_t)lu->Lcol[q] * W;         \
+                for (int w = 0; w < W; w++) acc[w] -= l[w] * zj[w];                                   \
+            }                                                                                         \
+            for (int w = 0; w < W; w++) z[(size_t)i * W + w] = acc[w];                                \
+        }                                                                                             \
+        for (int i = n - 1; i >= 0; i--) {                                                            \
+            T acc[W];                                                                                 \
+            for (int w = 0; w < W; w++) acc[w] = z[(size_t)i * W + w];                                \
+            for (int q = lu->Urp[i]; q < lu->Urp[i + 1]; q++) {                                       \
+                const T *uu = buf + (size_t)lu->Usl[q] * W, *zj = z + (size_t)lu->Ucol[q] * W;        \
+                for (int w = 0; w < W; w++) acc[w] -= uu[w] * zj[w];                                  \
+            }                                                                                         \
+            const T *d = buf + (size_t)lu->dslot[i] * W;                                              \
+            for (int w = 0; w < W; w++) z[(size_t)i * W + w] = acc[w] * d[w];                         \
+        }                                                                                             \
+        for (int k = 0; k < n; k++) {                                                                 \
+            T *xs = x + (size_t)lu->perm[k] * W;                                                      \
+            for (int w = 0; w < W; w++) xs[w] = z[(size_t)k * W + w];                                 \
+        }                                                                                             \
+    }
+
+LANE_KERNELS(double, d, 1)
+LANE_KERNELS(double, d, 2)
+LANE_KERNELS(double, d, 4)
+LANE_KERNELS(double, d, 8)
+LANE_KERNELS(float, f, 1)
+LANE_KERNELS(float, f, 2)
+LANE_KERNELS(float, f, 4)
+LANE_KERNELS(float, f, 8)
+
+#define DISPATCH(fn, SUF, W, ...)                     \
+    switch (W) {                                      \
+    case 1: fn##_##SUF##_1(__VA_ARGS__); break;      \
+    case 2: fn##_##SUF##_2(__VA_ARGS__); break;      \
+    case 4: fn##_##SUF##_4(__VA_ARGS__); break;      \
+    default: fn##_##SUF##_8(__VA_ARGS__); break;     \
+    }
+
+void lane_lu_factor_d(const lane_lu *lu, int W, double *buf, unsigned char *bad) { DISPATCH(factor, d, W, lu, buf, bad) }
+void lane_lu_factor_f(const lane_lu *lu, int W, float *buf, unsigned char *bad) { DISPATCH(factor, f, W, lu, buf, bad) }
+void lane_lu_solve_d(const lane_lu *lu, int W, const double *buf, double *x, double *work)
+{
+    DISPATCH(solve, d, W, lu, buf, x, work)
+}
+void lane_lu_solve_f(const lane_lu *lu, int W, const float *buf, float *x, float *work)
+{
+    DISPATCH(solve, f, W, lu, buf, x, work)
+}
