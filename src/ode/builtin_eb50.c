@@ -47,69 +47,80 @@ typedef struct eb50 {
     int *rowptr, *colind;
     int ncol;
     int *color;  /* colour per column for the analytic Jacobian */
+    int *erow, *cptr, *centry; /* row of each entry; entries of each colour */
 } eb50;
 
-/* One body for double and double complex; TT the type of τ (the state type
- * too: a complex τ needs complex coefficients). */
-#define EB_BODY(T, tau, y, k, dy)                                                                           \
+/* Background at τ (§2 of eb50.md), then the linear right-hand side given the
+ * background: split so that the Jacobian's seed evaluations reuse one
+ * background. One body for double and double complex (complex τ gives ∂f/∂τ
+ * by complex step). */
+#define EB_BG(T, SQRT, TANH, tau, bg)                                                                  \
+    do {                                                                                                \
+        const eb_bg *g = &E->g;                                                                         \
+        T a = g->adotrad * (tau) + (g->g_c + g->g_b) * (tau) * (tau) / 12.0;                            \
+        bg.Gg = g->g_gam / (a * a), bg.Gn = g->g_nu / (a * a), bg.Gc = g->g_c / a, bg.Gb = g->g_b / a;  \
+        T GL = g->g_L * a * a;                                                                          \
+        bg.H = SQRT((bg.Gg + bg.Gn + bg.Gc + bg.Gb + GL) / 3.0);                                        \
+        T zz = 1.0 / a - 1.0;                                                                           \
+        T xe = (1 + g->fHe) / 2 * (1.0 + TANH((zz - 1090.0) / 80.0)) + 2e-4;                           \
+        bg.opac = xe * g->akthom / (a * a);                                                             \
+        bg.cs2 = 1.2e-13 / a;                                                                           \
+        bg.Rg = bg.Gg / bg.Gb;                                                                          \
+        bg.itau = 1.0 / (tau);                                                                          \
+    } while (0)
+
+#define EB_LIN(T, bg, y, k, dy)                                                                             \
     do {                                                                                                     \
-        const eb_bg *g = &E->g;                                                                              \
-        T a = g->adotrad * (tau) + (g->g_c + g->g_b) * (tau) * (tau) / 12.0;                                 \
-        T Gg = g->g_gam / (a * a), Gn = g->g_nu / (a * a), Gc = g->g_c / a, Gb = g->g_b / a,                 \
-          GL = g->g_L * a * a;                                                                               \
-        T H = csqrt_T((Gg + Gn + Gc + Gb + GL) / 3.0);                                                       \
-        T zz = 1.0 / a - 1.0;                                                                                \
-        T xe = (1 + g->fHe) / 2 * (1.0 + ctanh_T((zz - 1090.0) / 80.0)) + 2e-4;                             \
-        T opac = xe * g->akthom / (a * a);                                                                   \
-        T cs2 = 1.2e-13 / a;                                                                                 \
-        T Rg = Gg / Gb;                                                                                      \
-        T dgrho = Gb * y[2] + Gc * y[1] + Gg * y[TI(0)] + Gn * y[NI(0)];                                     \
-        T dgq = Gb * y[3] + Gg * y[TI(1)] + Gn * y[NI(1)];                                                   \
-        T z = (dgrho / (2 * k) + y[0]) / H;                                                                  \
+        T dgrho = bg.Gb * y[2] + bg.Gc * y[1] + bg.Gg * y[TI(0)] + bg.Gn * y[NI(0)];                         \
+        T dgq = bg.Gb * y[3] + bg.Gg * y[TI(1)] + bg.Gn * y[NI(1)];                                          \
+        T z = (dgrho / (2 * k) + y[0]) / bg.H;                                                               \
         T sigma = z + 1.5 * dgq / (k * k);                                                                   \
         T Pi = y[TI(2)] / 10.0 + (9.0 / 15.0) * y[EI(2)];                                                    \
+        T opac = bg.opac;                                                                                    \
         dy[0] = dgq / 2.0;                                                                                   \
         dy[1] = -k * z;                                                                                      \
         dy[2] = -k * (z + y[3]);                                                                             \
-        T vbp = -H * y[3] + k * cs2 * y[2] - Rg * opac * (4.0 / 3.0 * y[3] - y[TI(1)]);                      \
+        T vbp = -bg.H * y[3] + k * bg.cs2 * y[2] - bg.Rg * opac * (4.0 / 3.0 * y[3] - y[TI(1)]);             \
         dy[3] = vbp;                                                                                         \
         dy[TI(0)] = -k * (4.0 / 3.0 * z + y[TI(1)]);                                                         \
-        dy[TI(1)] = (-vbp - H * y[3] + k * cs2 * y[2]) / Rg + k * y[TI(0)] / 3.0 - 2 * k * y[TI(2)] / 3.0;   \
+        dy[TI(1)] = (-vbp - bg.H * y[3] + k * bg.cs2 * y[2]) / bg.Rg + k * y[TI(0)] / 3.0 -                  \
+                    2 * k * y[TI(2)] / 3.0;                                                                  \
         dy[TI(2)] = 2 * k * y[TI(1)] / 5.0 - 3 * k * y[TI(3)] / 5.0 - opac * (y[TI(2)] - Pi) +               \
                     8 * k * sigma / 15.0;                                                                    \
         for (int l = 3; l < LMAX; l++)                                                                       \
             dy[TI(l)] = k * (l * y[TI(l - 1)] - (l + 1) * y[TI(l + 1)]) / (2 * l + 1) - opac * y[TI(l)];     \
-        dy[TI(LMAX)] = k * y[TI(LMAX - 1)] - (LMAX + 1) * y[TI(LMAX)] / (tau) - opac * y[TI(LMAX)];          \
+        dy[TI(LMAX)] = k * y[TI(LMAX - 1)] - (LMAX + 1) * y[TI(LMAX)] * bg.itau - opac * y[TI(LMAX)];        \
         dy[EI(2)] = -opac * (y[EI(2)] - Pi) - k * y[EI(3)] / 3.0;                                            \
         for (int l = 3; l < LMAX; l++)                                                                       \
             dy[EI(l)] = -opac * y[EI(l)] +                                                                   \
                         k * (l * y[EI(l - 1)] - ((l + 3.0) * (l - 1.0) / (l + 1.0)) * y[EI(l + 1)]) / (2 * l + 1); \
         dy[EI(LMAX)] = -opac * y[EI(LMAX)] + k * LMAX * y[EI(LMAX - 1)] / (2 * LMAX + 1) -                   \
-                       (LMAX + 3) * y[EI(LMAX)] / (tau);                                                     \
+                       (LMAX + 3) * y[EI(LMAX)] * bg.itau;                                                   \
         dy[NI(0)] = -k * (4.0 / 3.0 * z + y[NI(1)]);                                                         \
         dy[NI(1)] = k * (y[NI(0)] - 2 * y[NI(2)]) / 3.0;                                                     \
         dy[NI(2)] = 2 * k * y[NI(1)] / 5.0 - 3 * k * y[NI(3)] / 5.0 + 8 * k * sigma / 15.0;                  \
         for (int l = 3; l < LMAX; l++)                                                                       \
             dy[NI(l)] = k * (l * y[NI(l - 1)] - (l + 1) * y[NI(l + 1)]) / (2 * l + 1);                       \
-        dy[NI(LMAX)] = k * y[NI(LMAX - 1)] - (LMAX + 1) * y[NI(LMAX)] / (tau);                               \
+        dy[NI(LMAX)] = k * y[NI(LMAX - 1)] - (LMAX + 1) * y[NI(LMAX)] * bg.itau;                             \
     } while (0)
 
-#define csqrt_T sqrt
-#define ctanh_T tanh
+typedef struct bg_r { double Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_r;
+typedef struct bg_c { double complex Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_c;
+
+static void eb_bg_real(const eb50 *E, double tau, bg_r *bg) { EB_BG(double, sqrt, tanh, tau, (*bg)); }
+static void eb_lin_real(const bg_r *bg, const double *y, double k, double *dy) { EB_LIN(double, (*bg), y, k, dy); }
 static void eb_f_real(const eb50 *E, double tau, const double *y, double k, double *dy)
 {
-    EB_BODY(double, tau, y, k, dy);
+    bg_r bg;
+    eb_bg_real(E, tau, &bg);
+    eb_lin_real(&bg, y, k, dy);
 }
-#undef csqrt_T
-#undef ctanh_T
-#define csqrt_T csqrt
-#define ctanh_T ctanh
 static void eb_f_cplx(const eb50 *E, double complex tau, const double complex *y, double k, double complex *dy)
 {
-    EB_BODY(double complex, tau, y, k, dy);
+    bg_c bg;
+    EB_BG(double complex, csqrt, ctanh, tau, bg);
+    EB_LIN(double complex, bg, y, k, dy);
 }
-#undef csqrt_T
-#undef ctanh_T
 
 static int eb_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
 {
@@ -127,19 +138,23 @@ static int eb_fc(double complex t, const double complex *y, const double *p, dou
     eb_f_cplx(u, t, y, p[0], dy);
     return 0;
 }
-/* Analytic Jacobian of the linear system: J·seed_c = f(τ, seed_c). ∂f/∂τ by
- * one complex-step evaluation in τ (exact to rounding). */
+/* Analytic Jacobian of the linear system: J·seed_c = f(τ, seed_c), with one
+ * background for all colours. ∂f/∂τ by one complex-step evaluation in τ
+ * (exact to rounding). */
 static int eb_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
 {
     const eb50 *E = u;
     double seed[NV], col[NV];
     for (int w = 0; w < W; w++) {
+        bg_r bg;
+        eb_bg_real(E, t[w], &bg);
         for (int c = 0; c < E->ncol; c++) {
             for (int j = 0; j < NV; j++) seed[j] = E->color[j] == c;
-            eb_f_real(E, t[w], seed, p[w], col);
-            for (int i = 0; i < NV; i++)
-                for (int e = E->rowptr[i]; e < E->rowptr[i + 1]; e++)
-                    if (E->color[E->colind[e]] == c) jv[e * W + w] = col[i];
+            eb_lin_real(&bg, seed, p[w], col);
+            for (int q = E->cptr[c]; q < E->cptr[c + 1]; q++) {
+                int e = E->centry[q];
+                jv[e * W + w] = col[E->erow[e]];
+            }
         }
         if (dfdt) {
             double complex yc[NV], dc[NV];
@@ -160,6 +175,9 @@ void sv_ode_builtin_eb50_free(void *data)
     free(E->rowptr);
     free(E->colind);
     free(E->color);
+    free(E->erow);
+    free(E->cptr);
+    free(E->centry);
     free(E);
 }
 
@@ -207,6 +225,19 @@ static int eb_pattern(eb50 *E, double k)
     }
     E->ncol = ncol;
     free(m);
+    E->erow = malloc(sizeof(int) * (size_t)e);
+    E->cptr = calloc((size_t)ncol + 1, sizeof(int));
+    E->centry = malloc(sizeof(int) * (size_t)e);
+    if (!E->erow || !E->cptr || !E->centry) return 1;
+    for (int i = 0; i < NV; i++)
+        for (int q = E->rowptr[i]; q < E->rowptr[i + 1]; q++) {
+            E->erow[q] = i;
+            E->cptr[E->color[E->colind[q]] + 1]++;
+        }
+    for (int c = 0; c < ncol; c++) E->cptr[c + 1] += E->cptr[c];
+    int fillp[NV + 1];
+    memcpy(fillp, E->cptr, sizeof(int) * (size_t)(ncol + 1));
+    for (int q = 0; q < e; q++) E->centry[fillp[E->color[E->colind[q]]]++] = q;
     return 0;
 }
 

@@ -7,6 +7,21 @@
 
 #include "lanes.h"
 
+/* out = (base ? base : 0) + Σ_{j<s} c_j k_j over nw values (k_j at k + j·nw). */
+static void combine(size_t nw, double *out, const double *base, const double *c, const double *k, int s)
+{
+    const double *k0 = k, *k1 = k + nw, *k2 = k + 2 * nw, *k3 = k + 3 * nw;
+    for (size_t q = 0; q < nw; q++) {
+        double acc = base ? base[q] : 0.0;
+        acc += c[0] * k0[q];
+        if (s > 1) acc += c[1] * k1[q];
+        if (s > 2) acc += c[2] * k2[q];
+        if (s > 3) acc += c[3] * k3[q];
+        for (int j = 4; j < s; j++) acc += c[j] * k[(size_t)j * nw + q];
+        out[q] = acc;
+    }
+}
+
 void ode_rodas5p_attempt(ode_lanes *L)
 {
     const rodas5p_tab *T = &sv_ode_rodas5p;
@@ -37,37 +52,30 @@ void ode_rodas5p_attempt(ode_lanes *L)
         if (L->active[w]) L->st[w].nfactor++;
         em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
     }
-    double hinv[ODE_WMAX], hd[ODE_WMAX], coef[8][ODE_WMAX];
+    double hinv[ODE_WMAX], hd[ODE_WMAX];
     for (int w = 0; w < W; w++) hinv[w] = 1.0 / L->h[w];
     for (int s = 0; s < 8; s++) {
         double *ks = L->k + (size_t)s * nw;
         if (s == 0) {
             memcpy(L->fv, L->f0, sizeof(double) * nw);
         } else {
-            /* U = y + Σ_j a_sj k_j */
-            memcpy(L->U, L->y, sizeof(double) * nw);
-            for (int j = 0; j < s; j++) {
-                double a = T->a[s][j];
-                const double *kj = L->k + (size_t)j * nw;
-                for (size_t q = 0; q < nw; q++) L->U[q] += a * kj[q];
-            }
+            /* U = y + Σ_j a_sj k_j, one pass (every lane, same coefficients) */
+            combine(nw, L->U, L->y, T->a[s], L->k, s);
             for (int w = 0; w < W; w++) L->tstage[w] = fmin(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
             ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
             for (int w = 0; w < W; w++)
                 if (em[w]) L->st[w].nf++;
         }
-        /* rhs = f + h d_s f_t + Σ_j (C_sj / h) k_j */
+        /* rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j */
         for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
-        for (int j = 0; j < s; j++)
-            for (int w = 0; w < W; w++) coef[j][w] = T->C[s][j] * hinv[w];
+        if (s > 0) combine(nw, L->rhs, NULL, T->C[s], L->k, s);
         for (int i = 0; i < n; i++) {
             double *r = L->rhs + (size_t)i * W;
             const double *fv = L->fv + (size_t)i * W, *dt = L->dT + (size_t)i * W;
-            for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w];
-            for (int j = 0; j < s; j++) {
-                const double *kj = L->k + (size_t)j * nw + (size_t)i * W;
-                for (int w = 0; w < W; w++) r[w] += coef[j][w] * kj[w];
-            }
+            if (s > 0)
+                for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w] + hinv[w] * r[w];
+            else
+                for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w];
         }
         int sw = ode_lin_solve(L->lin, L->jv, L->shift, L->rhs, ks);
         for (int w = 0; w < W; w++)
