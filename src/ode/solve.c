@@ -533,6 +533,11 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
         S.atolv[i] = o->atol_vec ? o->atol_vec[i] : o->atol;
         S.wts[i] = o->weights ? o->weights[i] : 1.0;
     }
+    st = sv_progress(ctx, "ode", 0.0);
+    if (st != SV_OK) {
+        sv_free(ctx, S.atolv);
+        return st;
+    }
     atomic_init(&S.next, 0);
     atomic_init(&S.done, 0);
     atomic_init(&S.stop, 0);
