@@ -40,6 +40,8 @@ sv_status lane_lu_analyse(sv_ctx *ctx, int n, const int *rowptr, const int *coli
     ALLOC_INTS(lu->perm, 2 * n); /* perm, then its inverse */
     for (int k = 0; k < n; k++) lu->perm[k] = perm ? perm[k] : k;
     for (int k = 0; k < n; k++) lu->perm[n + lu->perm[k]] = k;
+    lu->identity = 1;
+    for (int k = 0; k < n; k++) lu->identity &= lu->perm[k] == k;
     m = sv_calloc(ctx, (size_t)n * n, 1, "ode lane LU symbolic");
     if (!m) goto fail;
     const int *ip = lu->perm + n;
@@ -157,9 +159,13 @@ fail:;
     {                                                                                                 \
         enum { W = WC };                                                                              \
         int n = lu->n;                                                                                \
-        for (int k = 0; k < n; k++) {                                                                 \
-            const T *xs = x + (size_t)lu->perm[k] * W;                                                \
-            for (int w = 0; w < W; w++) z[(size_t)k * W + w] = xs[w];                                 \
+        if (lu->identity) {                                                                           \
+            z = x;                                                                                    \
+        } else {                                                                                      \
+            for (int k = 0; k < n; k++) {                                                             \
+                const T *xs = x + (size_t)lu->perm[k] * W;                                            \
+                for (int w = 0; w < W; w++) z[(size_t)k * W + w] = xs[w];                             \
+            }                                                                                         \
         }                                                                                             \
         for (int i = 0; i < n; i++) {                                                                 \
             T acc[W];                                                                                 \
@@ -180,10 +186,11 @@ fail:;
             const T *d = buf + (size_t)lu->dslot[i] * W;                                              \
             for (int w = 0; w < W; w++) z[(size_t)i * W + w] = acc[w] * d[w];                         \
         }                                                                                             \
-        for (int k = 0; k < n; k++) {                                                                 \
-            T *xs = x + (size_t)lu->perm[k] * W;                                                      \
-            for (int w = 0; w < W; w++) xs[w] = z[(size_t)k * W + w];                                 \
-        }                                                                                             \
+        if (!lu->identity)                                                                            \
+            for (int k = 0; k < n; k++) {                                                             \
+                T *xs = x + (size_t)lu->perm[k] * W;                                                  \
+                for (int w = 0; w < W; w++) xs[w] = z[(size_t)k * W + w];                             \
+            }                                                                                         \
     }
 
 LANE_KERNELS(double, d, 1)

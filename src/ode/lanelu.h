@@ -14,6 +14,7 @@
 
 typedef struct lane_lu {
     int n, nslots;
+    int identity;       /* perm is the identity: solve in place */
     long long nupd;     /* multiply-adds of one factorisation */
     int *perm;          /* perm[k] = original index of row/col k */
     int *dslot;         /* slot of diagonal k (permuted numbering) */

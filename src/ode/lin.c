@@ -192,8 +192,8 @@ int ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const doubl
                 double *xi = x + (size_t)i * W + w;
                 double d = L->r[(size_t)i * W + w];
                 *xi += d;
-                dmax = fmax(dmax, fabs(d));
-                xmax = fmax(xmax, fabs(*xi));
+                dmax = ode_max(dmax, fabs(d));
+                xmax = ode_max(xmax, fabs(*xi));
             }
             if (dmax <= 4 * DBL_EPSILON * xmax) {
                 go[w] = 0; /* converged */

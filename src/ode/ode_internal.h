@@ -5,6 +5,10 @@
 
 #include "solvent/ode.h"
 
+/* max/min without fmax's NaN rules (and its library call in hot loops) */
+static inline double ode_max(double a, double b) { return a > b ? a : b; }
+static inline double ode_min(double a, double b) { return a < b ? a : b; }
+
 /* Largest lane count (AVX-512 would take 8 doubles). */
 #define ODE_WMAX 8
 

@@ -61,7 +61,7 @@ void ode_rodas5p_attempt(ode_lanes *L)
         } else {
             /* U = y + Σ_j a_sj k_j, one pass (every lane, same coefficients) */
             combine(nw, L->U, L->y, T->a[s], L->k, s);
-            for (int w = 0; w < W; w++) L->tstage[w] = fmin(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
+            for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
             ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
             for (int w = 0; w < W; w++)
                 if (em[w]) L->st[w].nf++;
@@ -87,9 +87,11 @@ void ode_rodas5p_attempt(ode_lanes *L)
     /* y_new = U_8 + k_8 (U holds U_8 after the loop) */
     const double *k8 = L->k + (size_t)7 * nw;
     for (size_t q = 0; q < nw; q++) L->ynew[q] = L->U[q] + k8[q];
+    double en[ODE_WMAX];
+    ode_error_norms(L, k8, en);
     for (int w = 0; w < W; w++) {
         if (!L->active[w]) continue;
-        double e = ode_error_norm(L, w, k8);
+        double e = en[w];
         L->eest[w] = (L->bad[w] || !isfinite(e)) ? INFINITY : e;
     }
 }

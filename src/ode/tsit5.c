@@ -26,7 +26,7 @@ void ode_tsit5_attempt(ode_lanes *L)
             for (int i = 0; i < n; i++)
                 for (int w = 0; w < W; w++) L->U[(size_t)i * W + w] += ha[w] * kj[(size_t)i * W + w];
         }
-        for (int w = 0; w < W; w++) L->tstage[w] = fmin(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
+        for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->k + (size_t)s * nw, L->fail, L->scratch);
         for (int w = 0; w < W; w++)
             if (em[w]) L->st[w].nf++;
@@ -39,9 +39,11 @@ void ode_tsit5_attempt(ode_lanes *L)
         for (int i = 0; i < n; i++)
             for (int w = 0; w < W; w++) L->err[(size_t)i * W + w] += ha[w] * kj[(size_t)i * W + w];
     }
+    double en[ODE_WMAX];
+    ode_error_norms(L, L->err, en);
     for (int w = 0; w < W; w++) {
         if (!L->active[w]) continue;
-        double e = ode_error_norm(L, w, L->err);
+        double e = en[w];
         L->eest[w] = isfinite(e) ? e : INFINITY;
     }
 }
