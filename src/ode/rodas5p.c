@@ -7,20 +7,30 @@
 
 #include "lanes.h"
 
-/* out = (base ? base : 0) + Σ_{j<s} c_j k_j over nw values (k_j at k + j·nw). */
+/* out = base + Σ_{j<s} c_j k_j over nw values (k_j at k + j·nw; base NULL = 0),
+ * one pass per stage count so that every case vectorises. Summation order
+ * is fixed (left to right), the same in every lane. */
+#define K(j) k[(size_t)(j) * nw + q]
+#define COMBINE_CASES(B) \
+    switch (s) { \
+    case 1: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0); break; \
+    case 2: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1); break; \
+    case 3: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2); break; \
+    case 4: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3); break; \
+    case 5: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4); break; \
+    case 6: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5); break; \
+    case 7: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5) + c[6] * K(6); break; \
+    default: break; \
+    }
 static void combine(size_t nw, double *out, const double *base, const double *c, const double *k, int s)
 {
-    const double *k0 = k, *k1 = k + nw, *k2 = k + 2 * nw, *k3 = k + 3 * nw;
-    for (size_t q = 0; q < nw; q++) {
-        double acc = base ? base[q] : 0.0;
-        acc += c[0] * k0[q];
-        if (s > 1) acc += c[1] * k1[q];
-        if (s > 2) acc += c[2] * k2[q];
-        if (s > 3) acc += c[3] * k3[q];
-        for (int j = 4; j < s; j++) acc += c[j] * k[(size_t)j * nw + q];
-        out[q] = acc;
+    if (base) {
+        COMBINE_CASES(base[q])
+    } else {
+        COMBINE_CASES(0.0)
     }
 }
+#undef K
 
 void ode_rodas5p_attempt(ode_lanes *L)
 {
