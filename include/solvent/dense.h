@@ -96,6 +96,8 @@ sv_status sv_dense_factor_create(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_fa
                                  sv_dense_factor **out, sv_dense_factor_info *info);
 void sv_dense_factor_destroy(sv_dense_factor *f);
 sv_dense_type sv_dense_factor_type(const sv_dense_factor *f);
+/* Which path produced the factors. */
+sv_dense_path sv_dense_factor_path(const sv_dense_factor *f);
 
 /* Solve A·X = B in place (B overwritten by X), B n × nrhs column-major in the
  * factor's precision (double complex for C64, float complex for C32). */
@@ -112,6 +114,7 @@ typedef struct sv_dense_operator {
                           int ldb, double complex *r, int ldr);
     sv_status (*form)(void *user, sv_dense_sym *a64);
     double norm_inf;
+    int n;                   /* order of A (added: the callbacks need it) */
     void *user;
 } sv_dense_operator;
 

@@ -24,6 +24,7 @@
 #define SOLVENT_SPARSE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "solvent/core.h"
 
@@ -82,6 +83,12 @@ const int *sv_sparse_lu_diag_slot(const sv_sparse_lu *lu);
 /* Pattern hash: identifies the slot layout and operation sequence, used to
  * match generated kernels to an analysis. */
 uint64_t sv_sparse_lu_hash(const sv_sparse_lu *lu);
+/* Structure of L+U in the permuted numbering (CSR, columns sorted):
+ * rowptr has n+1 entries, colind nnz. Slot s is colind's position s. */
+const int *sv_sparse_lu_rowptr(const sv_sparse_lu *lu);
+const int *sv_sparse_lu_colind(const sv_sparse_lu *lu);
+/* Multiply-subtract updates in one factorisation (the bulk of the flops). */
+long long sv_sparse_lu_updates(const sv_sparse_lu *lu);
 
 /* ---- loading values ----------------------------------------------------- */
 /* buf = A: clear every slot (fill included), then scatter the pattern's
@@ -89,6 +96,12 @@ uint64_t sv_sparse_lu_hash(const sv_sparse_lu *lu);
 void sv_sparse_lu_load(const sv_sparse_lu *lu, const double *values, double *buf);
 /* buf = shift·I − J, J given as pattern values: what M = I/(hγ) − J needs. */
 void sv_sparse_lu_load_shifted(const sv_sparse_lu *lu, const double *values, double shift, double *buf);
+
+/* Lane w of a slot-major batch buffer of W lanes (the other lanes are left
+ * alone): the same as the two functions above for one lane. */
+sv_status sv_sparse_lu_load_lane(const sv_sparse_lu *lu, int W, int w, const double *values, double *buf);
+sv_status sv_sparse_lu_load_shifted_lane(const sv_sparse_lu *lu, int W, int w, const double *values, double shift,
+                                         double *buf);
 
 /* ---- numeric kernels (no pivoting) -------------------------------------- */
 /* Factor in place. Returns 0, or 1 + the (permuted) row of the first zero or
@@ -101,6 +114,10 @@ void sv_sparse_lu_solve(const sv_sparse_lu *lu, const double *buf, const double 
 /* Single precision versions (same slots and operation order). */
 void sv_sparse_lu_load_f32(const sv_sparse_lu *lu, const double *values, float *buf);
 void sv_sparse_lu_load_shifted_f32(const sv_sparse_lu *lu, const double *values, double shift, float *buf);
+/* (shift − J_ii is formed in double and rounded once to float.) */
+sv_status sv_sparse_lu_load_lane_f32(const sv_sparse_lu *lu, int W, int w, const double *values, float *buf);
+sv_status sv_sparse_lu_load_shifted_lane_f32(const sv_sparse_lu *lu, int W, int w, const double *values,
+                                             double shift, float *buf);
 int sv_sparse_lu_factor_f32(const sv_sparse_lu *lu, float *buf);
 void sv_sparse_lu_solve_f32(const sv_sparse_lu *lu, const float *buf, const float *b, float *x, float *work);
 
@@ -114,6 +131,80 @@ sv_status sv_sparse_lu_factor_batch_f32(const sv_sparse_lu *lu, int W, float *bu
 sv_status sv_sparse_lu_solve_batch_f32(const sv_sparse_lu *lu, int W, const float *buf, const float *b, float *x,
                                        float *work);
 
+/* ---- straight-line kernels ---------------------------------------------- */
+/* A table of kernels generated for one analysis (by `solvent codegen` or
+ * sv_sparse_codegen_write, compiled into the user's program, or loaded at
+ * run time by sv_sparse_lu_compile). Every kernel performs exactly the
+ * operations of the table-driven kernel in the same order, so results agree
+ * bit for bit. A NULL entry means "use the table-driven kernel".
+ * Batched entries are indexed by lanes: [0] W = 1, [1] W = 2, [2] W = 4,
+ * [3] W = 8; their flags argument is never NULL. */
+#define SV_SPARSE_KERNELS_ABI 1
+typedef struct sv_sparse_kernels {
+    int abi;        /* SV_SPARSE_KERNELS_ABI of the generator */
+    uint64_t hash;  /* sv_sparse_lu_hash of the analysis it was generated for */
+    int n, nnz;
+    int (*factor)(double *buf);
+    void (*solve)(const double *buf, const double *b, double *x, double *work);
+    int (*factor_f32)(float *buf);
+    void (*solve_f32)(const float *buf, const float *b, float *x, float *work);
+    void (*factor_batch[4])(double *buf, int *flags);
+    void (*solve_batch[4])(const double *buf, const double *b, double *x, double *work);
+    void (*factor_batch_f32[4])(float *buf, int *flags);
+    void (*solve_batch_f32[4])(const float *buf, const float *b, float *x, float *work);
+} sv_sparse_kernels;
+
+/* Use `k` for this analysis from now on (k = NULL: back to the table-driven
+ * kernels). Refused with SV_ERR_ARG unless k->abi, hash, n and nnz match.
+ * `k` must outlive its use. Not thread-safe against concurrent kernel calls
+ * on the same analysis: install kernels before sharing it. */
+sv_status sv_sparse_lu_use_kernels(sv_sparse_lu *lu, const sv_sparse_kernels *k);
+/* The kernels in use (NULL when table-driven). */
+const sv_sparse_kernels *sv_sparse_lu_kernels(const sv_sparse_lu *lu);
+
+/* Which kernels to emit (bit mask) and the size limits of straight-line
+ * code: beyond max_updates factor updates or max_subst substitution
+ * multiply-adds, generation is refused (SV_ERR_UNSUPPORTED) because the
+ * code would be too large to compile or to stay in the instruction cache. */
+enum {
+    SV_SPARSE_EMIT_F64 = 1,         /* factor + solve, double      */
+    SV_SPARSE_EMIT_F32 = 2,         /* factor + solve, float       */
+    SV_SPARSE_EMIT_BATCH4_F64 = 4,  /* W = 4 lanes, double         */
+    SV_SPARSE_EMIT_BATCH8_F64 = 8,  /* W = 8 lanes, double         */
+    SV_SPARSE_EMIT_BATCH8_F32 = 16, /* W = 8 lanes, float          */
+    SV_SPARSE_EMIT_BATCH2_F64 = 32, /* W = 2 lanes, double         */
+    SV_SPARSE_EMIT_BATCH4_F32 = 64, /* W = 4 lanes, float          */
+    SV_SPARSE_EMIT_ALL = 127
+};
+typedef struct sv_sparse_codegen_options {
+    unsigned emit;          /* SV_SPARSE_EMIT_* mask; default F64|F32|BATCH4_F64|BATCH8_F64|BATCH8_F32 */
+    long long max_updates;  /* default 200000 */
+    long long max_subst;    /* default 100000 */
+} sv_sparse_codegen_options;
+void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt);
+
+/* Write straight-line C for `lu` to `out`: a translation unit that defines
+ * `const sv_sparse_kernels NAME;` (NAME a C identifier), to be compiled with
+ * the user's program and passed to sv_sparse_lu_use_kernels. opt may be NULL
+ * (defaults). */
+sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *name,
+                                  FILE *out);
+
+/* Runtime path: generate the C, compile it with the system C compiler into
+ * a shared object in cache_dir (named by the pattern hash, reused when it is
+ * already there), load it and install its kernels. cc: absolute path of the
+ * compiler (NULL: "/usr/bin/cc"); the library reads no environment, so the
+ * caller chooses cache_dir and cc. Returns SV_ERR_UNSUPPORTED (the analysis
+ * keeps its table-driven kernels, which are always correct) when there is
+ * no compiler, the code would exceed the limits, or loading fails; the
+ * message says which. The shared object stays loaded until
+ * sv_sparse_lu_destroy or sv_sparse_lu_unload_kernels. */
+sv_status sv_sparse_lu_compile(sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *cache_dir,
+                               const char *cc);
+/* Back to table-driven kernels, unloading a shared object loaded by
+ * sv_sparse_lu_compile. */
+void sv_sparse_lu_unload_kernels(sv_sparse_lu *lu);
+
 /* ---- colouring ---------------------------------------------------------- */
 typedef struct sv_sparse_coloring sv_sparse_coloring;
 
@@ -123,6 +214,11 @@ sv_status sv_sparse_color(sv_ctx *ctx, const sv_sparse_pattern *pattern, sv_spar
 void sv_sparse_coloring_destroy(sv_sparse_coloring *c);
 int sv_sparse_coloring_count(const sv_sparse_coloring *c);
 const int *sv_sparse_coloring_colors(const sv_sparse_coloring *c);   /* colour of each column */
+/* A colouring given by the caller (colors[j] in [0, n)), e.g. one computed
+ * elsewhere; only the range is checked here, sv_sparse_coloring_check
+ * tells whether it is valid. */
+sv_status sv_sparse_coloring_from_colors(sv_ctx *ctx, const sv_sparse_pattern *pattern, const int *colors,
+                                         sv_sparse_coloring **out);
 /* SV_OK when every colour group is structurally orthogonal, else SV_ERR_PATTERN. */
 sv_status sv_sparse_coloring_check(const sv_sparse_coloring *c, const sv_sparse_pattern *pattern);
 /* Recovery: jv = J·d_c, d_c the 0/1 seed of colour c (original numbering).

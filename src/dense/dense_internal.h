@@ -1,0 +1,65 @@
+/* Internals of the dense engine shared by its source files. */
+#ifndef SV_DENSE_INTERNAL_H
+#define SV_DENSE_INTERNAL_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "solvent/dense.h"
+
+/* Default block size: large enough that the trailing update's gemm calls
+ * (K = nb) run near peak, small enough that the O(n·nb) workspace and the
+ * unblocked diagonal-block work stay small. Chosen by measurement with
+ * bench_dense (see docs/dense.md). */
+#define SV_DENSE_DEFAULT_NB 192
+
+struct sv_dense_sym {
+    sv_ctx *ctx;
+    int n, nb;
+    sv_dense_type type;
+    size_t size; /* elements */
+    void *data;
+};
+
+size_t sv_dense_elem_bytes(sv_dense_type t);
+/* sv_dense_factor_create with a switch for the fallback's singularity test
+ * (reciprocal condition estimate below the precision's ε). Mixed precision
+ * turns it off: single factors of a matrix singular to single precision are
+ * still a good preconditioner for GMRES refinement. */
+sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
+                                    sv_dense_factor **out, sv_dense_factor_info *info, int check_rcond);
+/* Default pivot threshold of the factorisation for a type. */
+double sv_dense_default_threshold(sv_dense_type type);
+
+/* Offset of the first element of block column k (0 ≤ k < number of blocks). */
+static inline size_t sv_dense_blk_off(int n, int nb, int k)
+{
+    /* Block columns before k are all full (width nb); block column j holds
+     * nb·(n − j·nb) elements. */
+    size_t kk = (size_t)k, b = (size_t)nb;
+    size_t tri = kk == 0 ? 0 : kk * (kk - 1) / 2;
+    return b * (kk * (size_t)n - b * tri);
+}
+
+/* Element count of a packed matrix. */
+size_t sv_dense_packed_size(int n, int nb);
+
+
+/* Blocked LDLᵀ kernels (ldlt_tmpl.h), _z double, _c single. scratch holds
+ * 3 · nb² elements, task0 one int per block column
+ * plus one. factor: on a tiny pivot (|d| < thr,
+ * measured as max(|Re|, |Im|)) sets *bad_index ≥ 0 and *kfail, the first
+ * block column not factored. recover: undo block columns before kfail. */
+void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+                            double *minpiv);
+void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+                            double *minpiv);
+void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch);
+void sv_dense_ldlt_recover_c(sv_dense_sym *a, int kfail, void *scratch);
+void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx);
+void sv_dense_ldlt_solve_c(const sv_dense_sym *a, int nrhs, void *x, int ldx);
+/* max(|Re|, |Im|) over the stored entries, or −1 with the position of a
+ * non-finite entry. */
+double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj);
+double sv_dense_amax_c(const sv_dense_sym *a, int *bi, int *bj);
+#endif

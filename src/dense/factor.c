@@ -1,0 +1,203 @@
+/* sv_dense_factor: the blocked LDLᵀ fast path, and LU with partial pivoting
+ * (LAPACK getrf) as the stable fallback when a pivot is tiny.
+ *
+ * Why LU for the fallback: LAPACK has no fast pivoted factorisation on a
+ * packed layout (zsptrf is unblocked and 6–8 × slower than zsytrf), and this
+ * OpenBLAS's zsytrf reads past its workspace on pivoting matrices. getrf on
+ * a full copy is fast, robust and well tested; the price is n² elements of
+ * extra memory, which is checked against the budget first and reported. */
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "dense_internal.h"
+
+struct sv_dense_factor {
+    sv_ctx *ctx;
+    sv_dense_sym *a;
+    sv_dense_type type;
+    sv_dense_path path;
+    void *lu;          /* fallback: full n × n LU factors (C64 or C32) */
+    lapack_int *ipiv;  /* fallback: row interchanges */
+};
+
+double sv_dense_default_threshold(sv_dense_type type) { return type == SV_DENSE_C32 ? 1e-4 : 1e-8; }
+
+/* Expand the packed lower triangle into a full column-major n × n matrix. */
+static void expand_full(const sv_dense_sym *a, void *full)
+{
+    const int n = a->n;
+    size_t es = sv_dense_elem_bytes(a->type);
+    char *f = full;
+    const char *d = a->data;
+    for (int j = 0; j < n; j++) {
+        memcpy(f + ((size_t)j * n + j) * es, d + sv_dense_sym_offset(a, j, j) * es, (size_t)(n - j) * es);
+        for (int i = j + 1; i < n; i++) memcpy(f + ((size_t)i * n + j) * es, f + ((size_t)j * n + i) * es, es);
+    }
+}
+
+static sv_status run_fallback(sv_ctx *ctx, sv_dense_factor *f, sv_dense_factor_info *info, int check_rcond)
+{
+    sv_dense_sym *a = f->a;
+    const int n = a->n;
+    size_t es = sv_dense_elem_bytes(a->type), full, ipb;
+    if (sv_size_mul((size_t)n * (size_t)n, es, &full)) return sv_last_status();
+    ipb = (size_t)n * sizeof(lapack_int);
+    if (sv_mem_check(ctx, full + ipb + 256, "the pivoted fallback factorisation (full LU copy)"))
+        return sv_last_status();
+    f->lu = sv_alloc(ctx, full, "fallback LU factors");
+    f->ipiv = sv_alloc(ctx, ipb ? ipb : 1, "fallback pivot indices");
+    if (!f->lu || !f->ipiv) return sv_last_status();
+    info->fallback_bytes = full + ipb;
+    expand_full(a, f->lu);
+    double anorm = sv_dense_sym_norm_inf(a), rcond = 0;
+    lapack_int linfo;
+    if (a->type == SV_DENSE_C64) {
+        linfo = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, f->lu, n, f->ipiv);
+        if (linfo == 0 && check_rcond) LAPACKE_zgecon(LAPACK_COL_MAJOR, 'I', n, f->lu, n, anorm, &rcond);
+    } else {
+        float rc = 0;
+        linfo = LAPACKE_cgetrf(LAPACK_COL_MAJOR, n, n, f->lu, n, f->ipiv);
+        if (linfo == 0 && check_rcond) LAPACKE_cgecon(LAPACK_COL_MAJOR, 'I', n, f->lu, n, (float)anorm, &rc);
+        rcond = rc;
+    }
+    if (linfo > 0)
+        return sv_error(SV_ERR_SINGULAR, "dense factorisation: the matrix is singular (LU pivot %d is exactly zero)",
+                        (int)linfo);
+    if (linfo < 0) return sv_error(SV_ERR_INTERNAL, "dense factorisation: getrf rejected argument %d", (int)-linfo);
+    double eps = a->type == SV_DENSE_C64 ? 0x1p-53 : 0x1p-24;
+    if (check_rcond && !(rcond >= eps))
+        return sv_error(SV_ERR_SINGULAR,
+                        "dense factorisation: the matrix is singular to working precision (reciprocal condition "
+                        "estimate %.3g < %.3g)",
+                        rcond, eps);
+    f->path = SV_DENSE_PATH_FALLBACK;
+    return SV_OK;
+}
+
+sv_status sv_dense_factor_create(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
+                                 sv_dense_factor **out, sv_dense_factor_info *info)
+{
+    return sv_dense_factor_create_ex(ctx, a, opts, out, info, 1);
+}
+
+sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
+                                    sv_dense_factor **out, sv_dense_factor_info *info, int check_rcond)
+{
+    double t0 = sv_time_now();
+    if (!out) return sv_error(SV_ERR_ARG, "sv_dense_factor_create: out is NULL");
+    *out = NULL;
+    if (!a) return sv_error(SV_ERR_ARG, "sv_dense_factor_create: a is NULL");
+    if (a->type != SV_DENSE_C64 && a->type != SV_DENSE_C32)
+        return sv_error(SV_ERR_ARG, "sv_dense_factor_create: a has type %d: expected SV_DENSE_C64 or SV_DENSE_C32",
+                        (int)a->type);
+    sv_dense_factor_info local;
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
+    info->small_pivot_index = -1;
+    info->path = SV_DENSE_PATH_LDLT;
+    double tau = opts && opts->pivot_threshold > 0 ? opts->pivot_threshold : sv_dense_default_threshold(a->type);
+    if (opts && !(opts->pivot_threshold >= 0 && opts->pivot_threshold < 1))
+        return sv_error(SV_ERR_ARG, "sv_dense_factor_create: pivot_threshold = %g: expected in [0, 1)",
+                        opts->pivot_threshold);
+    int allow_fallback = opts ? opts->allow_fallback : 1;
+    const int n = a->n, z = a->type == SV_DENSE_C64;
+
+    int bi = -1, bj = -1;
+    double amax = n ? (z ? sv_dense_amax_z(a, &bi, &bj) : sv_dense_amax_c(a, &bi, &bj)) : 0;
+    if (amax < 0)
+        return sv_error(SV_ERR_NONFINITE, "sv_dense_factor_create: entry (%d, %d) of the matrix is not finite", bi, bj);
+    if (n > 0 && amax == 0) return sv_error(SV_ERR_SINGULAR, "sv_dense_factor_create: the matrix is zero");
+
+    sv_dense_factor *f = sv_calloc(ctx, 1, sizeof *f, "dense factor");
+    if (!f) return sv_last_status();
+    f->ctx = ctx;
+    f->a = a;
+    f->type = a->type;
+    f->path = SV_DENSE_PATH_LDLT;
+
+    int prev = sv_threads_apply(ctx);
+    int nthreads = ctx && sv_ctx_threads(ctx) > 0 ? sv_ctx_threads(ctx) : omp_get_max_threads();
+    if (nthreads < 1) nthreads = 1;
+    size_t nbb = (size_t)a->nb * a->nb, es = sv_dense_elem_bytes(a->type);
+    size_t nscr = 3 * nbb;
+    void *scratch = n ? sv_alloc(ctx, nscr * es, "dense factorisation workspace") : NULL;
+    int *task0 = n ? sv_alloc(ctx, sizeof(int) * ((size_t)(n / a->nb) + 2), "dense factorisation task table") : NULL;
+    sv_status st = SV_OK;
+    if (n && (!scratch || !task0)) {
+        st = sv_last_status();
+        goto done;
+    }
+    if (n) {
+        int bad = -1, kfail = -1;
+        double minpiv = INFINITY, thr = tau * amax;
+        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
+        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
+        info->min_pivot_ratio = minpiv / amax;
+        if (bad >= 0) {
+            info->small_pivot_index = bad;
+            /* Restore A (the original matrix, up to rounding in the
+             * recomputed products), so that either the fallback factors it
+             * or the caller gets it back intact. */
+            if (z) sv_dense_ldlt_recover_z(a, kfail, scratch);
+            else sv_dense_ldlt_recover_c(a, kfail, scratch);
+            if (!allow_fallback) {
+                st = sv_error(SV_ERR_SINGULAR,
+                              "dense LDLT: pivot %d is below the threshold %.3g x max|a_ij| and the pivoted "
+                              "fallback is disabled (allow_fallback = 0)",
+                              bad, tau);
+                goto done;
+            }
+            sv_free(ctx, scratch);
+            scratch = NULL;
+            st = run_fallback(ctx, f, info, check_rcond);
+            info->path = f->path;
+        }
+    }
+done:
+    sv_free(ctx, scratch);
+    sv_free(ctx, task0);
+    sv_threads_restore(prev);
+    info->seconds = sv_time_now() - t0;
+    if (st != SV_OK) {
+        sv_dense_factor_destroy(f);
+        return st;
+    }
+    *out = f;
+    return SV_OK;
+}
+
+void sv_dense_factor_destroy(sv_dense_factor *f)
+{
+    if (!f) return;
+    sv_free(f->ctx, f->lu);
+    sv_free(f->ctx, f->ipiv);
+    sv_free(f->ctx, f);
+}
+
+sv_dense_type sv_dense_factor_type(const sv_dense_factor *f) { return f ? f->type : SV_DENSE_C64; }
+
+sv_dense_path sv_dense_factor_path(const sv_dense_factor *f) { return f ? f->path : SV_DENSE_PATH_LDLT; }
+
+sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int ldb)
+{
+    if (!f) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: f is NULL");
+    const int n = f->a->n;
+    if (nrhs < 0) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: nrhs = %d: expected >= 0", nrhs);
+    if (ldb < (n > 1 ? n : 1))
+        return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: ldb = %d: expected >= n = %d", ldb, n);
+    if (n == 0 || nrhs == 0) return SV_OK;
+    if (!b) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: b is NULL");
+    int prev = sv_threads_apply(f->ctx);
+    if (f->path == SV_DENSE_PATH_LDLT) {
+        if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_z(f->a, nrhs, b, ldb);
+        else sv_dense_ldlt_solve_c(f->a, nrhs, b, ldb);
+    } else if (f->type == SV_DENSE_C64) {
+        LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, f->lu, n, f->ipiv, b, ldb);
+    } else {
+        LAPACKE_cgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, f->lu, n, f->ipiv, b, ldb);
+    }
+    sv_threads_restore(prev);
+    return SV_OK;
+}

@@ -1,0 +1,330 @@
+/* Blocked LDLᵀ without pivoting for complex symmetric packed matrices,
+ * written once and instantiated for double (ldlt_z.c) and single
+ * (ldlt_c.c) precision. The including file defines:
+ *   T        scalar type (double complex / float complex)
+ *   R        its real type
+ *   FN(x)    name mangling (x##_z / x##_c)
+ *   BLAS(x)  cblas routine (cblas_z##x / cblas_c##x)
+ *   ABS1(x)  max(|Re x|, |Im x|)
+ *   CSQRT(x) complex square root
+ *
+ * Algorithm (right-looking, one block column of width nb per step):
+ *   1. factor the diagonal block A11 = L11·D1·L11ᵀ (recursive, level 3);
+ *   2. W21 = A21·L11⁻ᵀ (trsm), scaled to X = W21·D1^(−1/2) = L21·D1^(1/2);
+ *   3. for every later block column j: A_j −= X(rows ≥ j) · X(block j)ᵀ,
+ *      a syrk for its diagonal block and gemms (K = nb) below it, both
+ *      operands read from the panel in place: no panel-sized workspace;
+ *   4. the panel is scaled to L21 = X·D1^(−1/2).
+ * Block column k+1 is updated and factored first by one thread while the
+ * others update the rest (look-ahead), so the panel work overlaps the gemms.
+ * Complex symmetric matrices need the transpose (not the conjugate
+ * transpose) everywhere, which is why this is not zpotrf or zhetrf. */
+
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#define MINW(a, b) ((a) < (b) ? (a) : (b))
+
+/* Leaf of the diagonal-block recursion: right-looking unblocked LDLᵀ on an
+ * n × n block (n small). W = L·D of each column is kept in the strictly upper
+ * part (workspace) so that the update reads it without a division.
+ * Returns the index of the first pivot with |d| < thr (or non-finite), or −1. */
+static int FN(ldlt_leaf)(int n, T *a, int ld, R thr, R *minpiv)
+{
+    for (int j = 0; j < n; j++) {
+        T d = a[(size_t)j * ld + j];
+        R ad = ABS1(d);
+        if (!(ad >= thr) || !isfinite(ad)) return j;
+        if (ad < *minpiv) *minpiv = ad;
+        T dinv = 1 / d;
+        for (int i = j + 1; i < n; i++) {
+            T wv = a[(size_t)j * ld + i];
+            a[(size_t)i * ld + j] = wv; /* W in the upper part: row j, column i */
+            a[(size_t)j * ld + i] = wv * dinv;
+        }
+        for (int c = j + 1; c < n; c++) {
+            T wc = a[(size_t)c * ld + j];
+            T *col = a + (size_t)c * ld;
+            const T *l = a + (size_t)j * ld;
+            for (int i = c; i < n; i++) col[i] -= l[i] * wc;
+        }
+    }
+    return -1;
+}
+
+/* Recursive LDLᵀ of a diagonal block, in place. The strictly upper part is
+ * used as workspace: A12 receives W21ᵀ so that the Schur update is a plain
+ * gemm without transposes or extra memory. */
+static int FN(ldlt_diag)(int n, T *a, int ld, R thr, R *minpiv)
+{
+    if (n <= 24) return FN(ldlt_leaf)(n, a, ld, thr, minpiv);
+    int n1 = n / 2, n2 = n - n1;
+    int bad = FN(ldlt_diag)(n1, a, ld, thr, minpiv);
+    if (bad >= 0) return bad;
+    T *a11 = a, *a21 = a + n1, *a12 = a + (size_t)n1 * ld, *a22 = a12 + n1;
+    const T one = 1, mone = -1;
+    BLAS(trsm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, n2, n1, &one, a11, ld, a21, ld);
+    for (int j = 0; j < n1; j++) {
+        T dinv = 1 / a11[(size_t)j * ld + j];
+        for (int i = 0; i < n2; i++) {
+            T wv = a21[(size_t)j * ld + i];
+            a12[(size_t)i * ld + j] = wv;
+            a21[(size_t)j * ld + i] = wv * dinv;
+        }
+    }
+    BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, n2, n2, n1, &mone, a21, ld, a12, ld, &one, a22, ld);
+    bad = FN(ldlt_diag)(n2, a22, ld, thr, minpiv);
+    return bad >= 0 ? n1 + bad : -1;
+}
+
+/* Step 1 and 2 for block column k: factor its diagonal block (after saving
+ * it, so a failure can restore it), solve the panel to W21 = L21·D1 and
+ * scale it to X = L21·D1^(1/2).
+ * Returns the local index of a tiny pivot, or −1. */
+static int FN(panel_factor)(T *ak, int m, int w, T *backup, R thr, R *minpiv)
+{
+    int ld = m;
+    for (int j = 0; j < w; j++) memcpy(backup + (size_t)j * w, ak + (size_t)j * ld, sizeof(T) * (size_t)w);
+    int bad = FN(ldlt_diag)(w, ak, ld, thr, minpiv);
+    if (bad >= 0) {
+        for (int j = 0; j < w; j++) memcpy(ak + (size_t)j * ld, backup + (size_t)j * w, sizeof(T) * (size_t)w);
+        return bad;
+    }
+    if (m > w) {
+        const T one = 1;
+        BLAS(trsm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - w, w, &one, ak, ld, ak + w, ld);
+        for (int c = 0; c < w; c++) { /* W21 → X = W21·D1^(−1/2) */
+            T f = 1 / CSQRT(ak[(size_t)c * ld + c]);
+            T *col = ak + (size_t)c * ld;
+            for (int i = w; i < m; i++) col[i] *= f;
+        }
+    }
+    return -1;
+}
+
+/* Step 3 for rows [r0, r1) (global, r0 ≥ first row of block column j) of
+ * one target block column j, from the panel of block column k, which holds
+ * X = L21·D1^(1/2) at this point (complex square roots: the matrix is
+ * symmetric, not Hermitian, so L·D·Lᵀ = X·Xᵀ without conjugation). That
+ * makes the diagonal block's update a syrk (lower triangle only, no wasted
+ * upper half) and the rest a gemm whose operands both come straight from the
+ * panel, with no scaled copy. sign = −1 updates, +1 undoes an update (when
+ * recovering A). Row chunks let the threads share out the work evenly: one
+ * gemm per block column would leave a thread idle for up to a whole column's
+ * gemm at the end of every step. */
+static void FN(update_rows)(const sv_dense_sym *a, int k, int j, int r0, int r1, T sign)
+{
+    const int n = a->n, nb = a->nb;
+    T *d = a->data;
+    int c0 = k * nb, w = MINW(nb, n - c0), ldk = n - c0;
+    int c0j = j * nb, wj = MINW(nb, n - c0j), ldj = n - c0j;
+    const T *pk = d + sv_dense_blk_off(n, nb, k);
+    T *aj = d + sv_dense_blk_off(n, nb, j);
+    const T *xj = pk + (c0j - c0); /* X rows of block j */
+    const T one = 1;
+    if (r0 == c0j) {
+        BLAS(syrk)(CblasColMajor, CblasLower, CblasNoTrans, wj, w, &sign, xj, ldk, &one, aj, ldj);
+        r0 += wj;
+    }
+    if (r1 > r0)
+        BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasTrans, r1 - r0, wj, w, &sign, pk + (r0 - c0), ldk, xj, ldk, &one,
+                   aj + (r0 - c0j), ldj);
+}
+
+static void FN(update_col)(const sv_dense_sym *a, int k, int j, T sign)
+{
+    FN(update_rows)(a, k, j, j * a->nb, a->n, sign);
+}
+
+/* Row chunks of block column j: about SV_DENSE_CHUNK rows each. */
+#define SV_DENSE_CHUNK 384
+static int FN(nchunks)(int rows) { return rows <= SV_DENSE_CHUNK ? 1 : (rows + SV_DENSE_CHUNK - 1) / SV_DENSE_CHUNK; }
+
+/* Rows [r0, r1) of the panel below the diagonal block multiplied by
+ * D1^(−1/2) (inverse = 1) or D1^(1/2) (inverse = 0). */
+static void FN(panel_scale)(const sv_dense_sym *a, int k, int r0, int r1, int inverse)
+{
+    const int n = a->n, nb = a->nb;
+    int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
+    T *pk = (T *)a->data + sv_dense_blk_off(n, nb, k);
+    for (int c = 0; c < w; c++) {
+        T sq = CSQRT(pk[(size_t)c * ld + c]);
+        T f = inverse ? 1 / sq : sq;
+        T *col = pk + (size_t)c * ld;
+        for (int i = w + r0; i < w + r1; i++) col[i] *= f;
+    }
+}
+
+/* Largest |Re|, |Im| over the stored lower triangle; −1 if an entry is not
+ * finite (its position in *bi, *bj). */
+static R FN(amax)(const sv_dense_sym *a, int *bi, int *bj)
+{
+    const int n = a->n;
+    const T *d = a->data;
+    R m = 0;
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : m) reduction(| : bad) if (n > 256)
+    for (int j = 0; j < n; j++) {
+        const T *col = d + sv_dense_sym_offset(a, j, j);
+        R cm = 0;
+        int cbad = 0;
+        for (int i = 0; i < n - j; i++) {
+            R re = fabs(creal(col[i])), im = fabs(cimag(col[i]));
+            R v = re > im ? re : im;
+            cbad |= !isfinite(re) || !isfinite(im);
+            cm = v > cm ? v : cm;
+        }
+        if (cbad) bad = 1;
+        m = cm > m ? cm : m;
+    }
+    if (bad) {
+        for (int j = 0; j < n; j++)
+            for (int i = j; i < n; i++) {
+                T v = d[sv_dense_sym_offset(a, i, j)];
+                if (!isfinite(creal(v)) || !isfinite(cimag(v))) {
+                    *bi = i;
+                    *bj = j;
+                    return -1;
+                }
+            }
+    }
+    return m;
+}
+
+/* Factor in place. On a tiny pivot returns its global index in *bad_index
+ * and the first block column not factored in *kfail (block columns before
+ * it hold L and D, block columns from it on hold the partially updated
+ * trailing matrix). scratch: nb² elements; task0: one int
+ * per block column plus one. */
+static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int nthreads, int *bad_index,
+                            int *kfail, R *minpiv)
+{
+    const int n = a->n, nb = a->nb;
+    const int K = (n + nb - 1) / nb;
+    T *d = a->data;
+    T *backup = scratch;
+    *bad_index = -1;
+    *kfail = -1;
+    if (K == 0) return;
+    R mp = *minpiv;
+    int bad = FN(panel_factor)(d, n, MINW(nb, n), backup, thr, &mp);
+    if (bad >= 0) {
+        *bad_index = bad;
+        *kfail = 0;
+        *minpiv = mp;
+        return;
+    }
+    for (int k = 0; k < K - 1; k++) {
+        int next_bad = -1;
+        int c1 = (k + 1) * nb, rows = n - c1;
+        /* Tasks of this step: row chunks of block columns k+2 … K−1. */
+        int ntasks = 0;
+        for (int j = k + 2; j < K; j++) {
+            task0[j - k - 2] = ntasks;
+            ntasks += FN(nchunks)(n - j * nb);
+        }
+        task0[K - k - 2 > 0 ? K - k - 2 : 0] = ntasks;
+        R mp_next = mp;
+        int par = nthreads > 1 && (size_t)rows * rows > 64 * 64;
+#pragma omp parallel num_threads(nthreads) if (par)
+        {
+#pragma omp single nowait
+            {
+                FN(update_col)(a, k, k + 1, -1);
+                int c0n = (k + 1) * nb;
+                next_bad = FN(panel_factor)(d + sv_dense_blk_off(n, nb, k + 1), n - c0n, MINW(nb, n - c0n), backup,
+                                            thr, &mp_next);
+            }
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int t = 0; t < ntasks; t++) {
+                int j = k + 2;
+                while (t >= task0[j - k - 2 + 1]) j++;
+                int c0j = j * nb, rows_j = n - c0j, nc = task0[j - k - 2 + 1] - task0[j - k - 2], q = t - task0[j - k - 2];
+                int r0 = c0j + (int)((long long)rows_j * q / nc), r1 = c0j + (int)((long long)rows_j * (q + 1) / nc);
+                FN(update_rows)(a, k, j, r0, r1, -1);
+            }
+#pragma omp barrier
+            int nt = omp_get_num_threads(), t = omp_get_thread_num();
+            int r0 = (int)((long long)rows * t / nt), r1 = (int)((long long)rows * (t + 1) / nt);
+            FN(panel_scale)(a, k, r0, r1, 1);
+        }
+        mp = mp_next < mp ? mp_next : mp;
+        if (next_bad >= 0) {
+            *bad_index = c1 + next_bad;
+            *kfail = k + 1;
+            break;
+        }
+    }
+    *minpiv = mp;
+}
+
+/* Undo block columns kfail−1 … 0 of a stopped factorisation so that A holds
+ * (up to rounding in the products) the matrix it held before. */
+/* scratch: 3 · nb² elements. */
+static void FN(ldlt_recover)(sv_dense_sym *a, int kfail, T *scratch)
+{
+    const int n = a->n, nb = a->nb;
+    const int K = (n + nb - 1) / nb;
+    T *d = a->data;
+    T *s = scratch, *b = scratch + (size_t)nb * nb, *c = scratch + 2 * (size_t)nb * nb;
+    const T one = 1, zero = 0;
+    for (int k = kfail - 1; k >= 0; k--) {
+        int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
+        T *pk = d + sv_dense_blk_off(n, nb, k);
+        FN(panel_scale)(a, k, 0, ld - w, 0);                        /* panel = X again */
+        for (int j = k + 1; j < K; j++) FN(update_col)(a, k, j, 1); /* add the update back */
+        FN(panel_scale)(a, k, 0, ld - w, 0);                        /* panel = W21 */
+        if (ld > w)                                               /* A21 = W21·L11ᵀ */
+            BLAS(trmm)(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, ld - w, w, &one, pk, ld,
+                       pk + w, ld);
+        /* A11 = L11·D1·L11ᵀ through b = L11·D1 (unit lower, zero upper) and c = L11ᵀ. */
+        for (int jj = 0; jj < w; jj++) {
+            T dd = pk[(size_t)jj * ld + jj];
+            for (int i = 0; i < w; i++) {
+                T l = i > jj ? pk[(size_t)jj * ld + i] : (i == jj ? 1 : 0);
+                b[(size_t)jj * w + i] = l * dd;
+                c[(size_t)i * w + jj] = l;
+            }
+        }
+        BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, w, w, w, &one, b, w, c, w, &zero, s, w);
+        for (int jj = 0; jj < w; jj++)
+            for (int i = jj; i < w; i++) pk[(size_t)jj * ld + i] = s[(size_t)jj * w + i];
+    }
+}
+
+/* Solve L·D·Lᵀ·X = B in place with the packed factors. */
+static void FN(ldlt_solve)(const sv_dense_sym *a, int p, T *x, int ldx)
+{
+    const int n = a->n, nb = a->nb;
+    const int K = (n + nb - 1) / nb;
+    const T *d = a->data;
+    const T one = 1, mone = -1;
+    for (int k = 0; k < K; k++) { /* L·Y = B */
+        int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
+        const T *pk = d + sv_dense_blk_off(n, nb, k);
+        BLAS(trsm)(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w, p, &one, pk, ld, x + c0, ldx);
+        if (ld > w)
+            BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, ld - w, p, w, &mone, pk + w, ld, x + c0, ldx, &one,
+                       x + c0 + w, ldx);
+    }
+    for (int k = 0; k < K; k++) { /* Z = D⁻¹·Y */
+        int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
+        const T *pk = d + sv_dense_blk_off(n, nb, k);
+        for (int i = 0; i < w; i++) {
+            T dinv = 1 / pk[(size_t)i * ld + i];
+            for (int c = 0; c < p; c++) x[(size_t)c * ldx + c0 + i] *= dinv;
+        }
+    }
+    for (int k = K - 1; k >= 0; k--) { /* Lᵀ·X = Z */
+        int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
+        const T *pk = d + sv_dense_blk_off(n, nb, k);
+        if (ld > w)
+            BLAS(gemm)(CblasColMajor, CblasTrans, CblasNoTrans, w, p, ld - w, &mone, pk + w, ld, x + c0 + w, ldx, &one,
+                       x + c0, ldx);
+        BLAS(trsm)(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, w, p, &one, pk, ld, x + c0, ldx);
+    }
+}
+
+#undef MINW

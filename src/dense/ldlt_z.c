@@ -1,0 +1,25 @@
+/* The blocked LDLᵀ kernels (ldlt_tmpl.h) in complex double precision. */
+#include "dense_internal.h"
+
+#define T double complex
+#define R double
+#define FN(x) x##_z
+#define BLAS(x) cblas_z##x
+#define CSQRT(x) csqrt(x)
+#define ABS1(x) fmax(fabs(creal(x)), fabs(cimag(x)))
+
+#include "ldlt_tmpl.h"
+
+void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+                           double *minpiv)
+{
+    R mp = (R)*minpiv;
+    FN(ldlt_factor)(a, (R)thr, scratch, task0, nthreads, bad_index, kfail, &mp);
+    *minpiv = mp;
+}
+
+void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch) { FN(ldlt_recover)(a, kfail, scratch); }
+
+void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx) { FN(ldlt_solve)(a, nrhs, x, ldx); }
+
+double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj) { return FN(amax)(a, bi, bj); }

@@ -1,0 +1,6 @@
+# The dense engine parallelises its trailing updates and conversions with
+# OpenMP (sharing the runtime with the OpenMP build of OpenBLAS), so its
+# sources are compiled with the OpenMP flags.
+set(sv_module_deps_dense sv_core ${SV_OPENMP_LIB} ${SV_BLAS_LIBS} m)
+file(GLOB sv_dense_omp_src ${PROJECT_SOURCE_DIR}/src/dense/*.c)
+set_source_files_properties(${sv_dense_omp_src} PROPERTIES COMPILE_OPTIONS "${OpenMP_C_FLAGS}")

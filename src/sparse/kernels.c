@@ -1,0 +1,261 @@
+/* Table-driven numeric kernels: unpivoted up-looking LU in place and the
+ * row-oriented triangular solves, for one matrix or W lanes (slot-major),
+ * in double and single precision. The operation order here is THE order:
+ * codegen.c emits the very same operations as straight-line code, and the
+ * tests check that both agree bit for bit. Contraction into FMA is disabled
+ * (see module.cmake) so the order and rounding of every operation is what
+ * the source says, whichever compiler builds either emission. */
+#include <math.h>
+#include <string.h>
+
+#include "sparse_internal.h"
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* A pivot is bad when it is zero or not finite; the first bad row (1-based)
+ * is reported, elimination goes on and the inf/NaN propagate. */
+#define SV_BAD_PIVOT(d) (!((d) != 0) || !isfinite(d))
+
+#define SV_DEFINE_SCALAR(T, SFX)                                                                        \
+    static int factor_table##SFX(const sv_sparse_lu *lu, T *restrict buf)                                \
+    {                                                                                                    \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *tg = lu->target;      \
+        int flag = 0;                                                                                    \
+        long long t = 0;                                                                                 \
+        for (int i = 0; i < n; i++) {                                                                    \
+            for (int p = rp[i]; p < dg[i]; p++) {                                                        \
+                const int k = ci[p], qe = rp[k + 1];                                                     \
+                const T l = buf[p] * buf[dg[k]];                                                         \
+                buf[p] = l;                                                                              \
+                const int *restrict tt = tg + t;                                                         \
+                const int q0 = dg[k] + 1;                                                                \
+                for (int q = q0; q < qe; q++) buf[tt[q - q0]] -= l * buf[q];                             \
+                t += qe - q0;                                                                            \
+            }                                                                                            \
+            const T d = buf[dg[i]];                                                                      \
+            if (!flag && SV_BAD_PIVOT(d)) flag = i + 1;                                                  \
+            buf[dg[i]] = (T)1 / d;                                                                       \
+        }                                                                                                \
+        return flag;                                                                                     \
+    }                                                                                                    \
+    static void solve_table##SFX(const sv_sparse_lu *lu, const T *restrict buf, const T *b, T *x,       \
+                                 T *restrict w)                                                          \
+    {                                                                                                    \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *pm = lu->perm;        \
+        for (int k = 0; k < n; k++) w[k] = b[pm[k]];                                                     \
+        for (int i = 0; i < n; i++) {                                                                    \
+            T s = w[i];                                                                                  \
+            for (int p = rp[i]; p < dg[i]; p++) s -= buf[p] * w[ci[p]];                                  \
+            w[i] = s;                                                                                    \
+        }                                                                                                \
+        for (int i = n - 1; i >= 0; i--) {                                                               \
+            T s = w[i];                                                                                  \
+            for (int p = dg[i] + 1; p < rp[i + 1]; p++) s -= buf[p] * w[ci[p]];                          \
+            w[i] = s * buf[dg[i]];                                                                       \
+        }                                                                                                \
+        for (int k = 0; k < n; k++) x[pm[k]] = w[k];                                                     \
+    }
+
+SV_DEFINE_SCALAR(double, _d)
+SV_DEFINE_SCALAR(float, _f)
+
+/* W lanes side by side: every scalar operation becomes a loop over lanes
+ * with W a compile-time constant, which the compiler turns into vector
+ * instructions (one AVX2 register holds 4 doubles or 8 floats). */
+#define SV_DEFINE_BATCH(T, W, SFX)                                                                      \
+    static void factor_batch##SFX(const sv_sparse_lu *lu, T *restrict buf, int *flags)                   \
+    {                                                                                                    \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *tg = lu->target;      \
+        for (int w = 0; w < W; w++) flags[w] = 0;                                                        \
+        long long t = 0;                                                                                 \
+        for (int i = 0; i < n; i++) {                                                                    \
+            for (int p = rp[i]; p < dg[i]; p++) {                                                        \
+                const int k = ci[p], qe = rp[k + 1];                                                     \
+                T l[W];                                                                                  \
+                T *restrict bp = buf + (size_t)p * W;                                                    \
+                const T *restrict bd = buf + (size_t)dg[k] * W;                                          \
+                for (int w = 0; w < W; w++) l[w] = bp[w] * bd[w];                                        \
+                for (int w = 0; w < W; w++) bp[w] = l[w];                                                \
+                for (int q = dg[k] + 1; q < qe; q++) {                                                   \
+                    T *restrict bt = buf + (size_t)tg[t++] * W;                                          \
+                    const T *restrict bq = buf + (size_t)q * W;                                          \
+                    for (int w = 0; w < W; w++) bt[w] -= l[w] * bq[w];                                   \
+                }                                                                                        \
+            }                                                                                            \
+            T *restrict bd = buf + (size_t)dg[i] * W;                                                    \
+            for (int w = 0; w < W; w++) {                                                                \
+                const T d = bd[w];                                                                       \
+                if (!flags[w] && SV_BAD_PIVOT(d)) flags[w] = i + 1;                                      \
+                bd[w] = (T)1 / d;                                                                        \
+            }                                                                                            \
+        }                                                                                                \
+    }                                                                                                    \
+    static void solve_batch##SFX(const sv_sparse_lu *lu, const T *restrict buf, const T *b, T *x,       \
+                                 T *restrict wk)                                                         \
+    {                                                                                                    \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *pm = lu->perm;        \
+        for (int k = 0; k < n; k++)                                                                      \
+            for (int w = 0; w < W; w++) wk[(size_t)k * W + w] = b[(size_t)pm[k] * W + w];               \
+        for (int i = 0; i < n; i++) {                                                                    \
+            T s[W];                                                                                      \
+            for (int w = 0; w < W; w++) s[w] = wk[(size_t)i * W + w];                                    \
+            for (int p = rp[i]; p < dg[i]; p++) {                                                        \
+                const T *restrict bp = buf + (size_t)p * W, *restrict wc = wk + (size_t)ci[p] * W;       \
+                for (int w = 0; w < W; w++) s[w] -= bp[w] * wc[w];                                       \
+            }                                                                                            \
+            for (int w = 0; w < W; w++) wk[(size_t)i * W + w] = s[w];                                    \
+        }                                                                                                \
+        for (int i = n - 1; i >= 0; i--) {                                                               \
+            T s[W];                                                                                      \
+            for (int w = 0; w < W; w++) s[w] = wk[(size_t)i * W + w];                                    \
+            for (int p = dg[i] + 1; p < rp[i + 1]; p++) {                                                \
+                const T *restrict bp = buf + (size_t)p * W, *restrict wc = wk + (size_t)ci[p] * W;       \
+                for (int w = 0; w < W; w++) s[w] -= bp[w] * wc[w];                                       \
+            }                                                                                            \
+            const T *restrict bd = buf + (size_t)dg[i] * W;                                              \
+            for (int w = 0; w < W; w++) wk[(size_t)i * W + w] = s[w] * bd[w];                            \
+        }                                                                                                \
+        for (int k = 0; k < n; k++)                                                                      \
+            for (int w = 0; w < W; w++) x[(size_t)pm[k] * W + w] = wk[(size_t)k * W + w];               \
+    }
+
+SV_DEFINE_BATCH(double, 1, _d1)
+SV_DEFINE_BATCH(double, 2, _d2)
+SV_DEFINE_BATCH(double, 4, _d4)
+SV_DEFINE_BATCH(double, 8, _d8)
+SV_DEFINE_BATCH(float, 1, _f1)
+SV_DEFINE_BATCH(float, 2, _f2)
+SV_DEFINE_BATCH(float, 4, _f4)
+SV_DEFINE_BATCH(float, 8, _f8)
+
+/* ---- public entry points ------------------------------------------------- */
+int sv_sparse_lu_factor(const sv_sparse_lu *lu, double *buf)
+{
+    if (lu->kern && lu->kern->factor) return lu->kern->factor(buf);
+    return factor_table_d(lu, buf);
+}
+
+void sv_sparse_lu_solve(const sv_sparse_lu *lu, const double *buf, const double *b, double *x, double *work)
+{
+    if (lu->kern && lu->kern->solve) {
+        lu->kern->solve(buf, b, x, work);
+        return;
+    }
+    solve_table_d(lu, buf, b, x, work);
+}
+
+int sv_sparse_lu_factor_f32(const sv_sparse_lu *lu, float *buf)
+{
+    if (lu->kern && lu->kern->factor_f32) return lu->kern->factor_f32(buf);
+    return factor_table_f(lu, buf);
+}
+
+void sv_sparse_lu_solve_f32(const sv_sparse_lu *lu, const float *buf, const float *b, float *x, float *work)
+{
+    if (lu->kern && lu->kern->solve_f32) {
+        lu->kern->solve_f32(buf, b, x, work);
+        return;
+    }
+    solve_table_f(lu, buf, b, x, work);
+}
+
+static int lane_index(int W)
+{
+    switch (W) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    default: return -1;
+    }
+}
+
+static sv_status check_batch(const sv_sparse_lu *lu, const void *buf, const char *fn)
+{
+    if (!lu || !buf) return sv_error(SV_ERR_ARG, "%s: lu or buf is NULL", fn);
+    return SV_OK;
+}
+
+sv_status sv_sparse_lu_factor_batch(const sv_sparse_lu *lu, int W, double *buf, int *flags)
+{
+    sv_status s = check_batch(lu, buf, "sv_sparse_lu_factor_batch");
+    if (s) return s;
+    int li = lane_index(W);
+    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_factor_batch", W);
+    int f[8];
+    if (lu->kern && lu->kern->factor_batch[li])
+        lu->kern->factor_batch[li](buf, f);
+    else
+        switch (W) {
+        case 1: factor_batch_d1(lu, buf, f); break;
+        case 2: factor_batch_d2(lu, buf, f); break;
+        case 4: factor_batch_d4(lu, buf, f); break;
+        default: factor_batch_d8(lu, buf, f); break;
+        }
+    if (flags) memcpy(flags, f, (size_t)W * sizeof(int));
+    return SV_OK;
+}
+
+sv_status sv_sparse_lu_solve_batch(const sv_sparse_lu *lu, int W, const double *buf, const double *b, double *x,
+                                   double *work)
+{
+    sv_status s = check_batch(lu, buf, "sv_sparse_lu_solve_batch");
+    if (s) return s;
+    int li = lane_index(W);
+    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_solve_batch", W);
+    if (!b || !x || !work) return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch: b, x or work is NULL");
+    if (lu->kern && lu->kern->solve_batch[li]) {
+        lu->kern->solve_batch[li](buf, b, x, work);
+        return SV_OK;
+    }
+    switch (W) {
+    case 1: solve_batch_d1(lu, buf, b, x, work); break;
+    case 2: solve_batch_d2(lu, buf, b, x, work); break;
+    case 4: solve_batch_d4(lu, buf, b, x, work); break;
+    default: solve_batch_d8(lu, buf, b, x, work); break;
+    }
+    return SV_OK;
+}
+
+sv_status sv_sparse_lu_factor_batch_f32(const sv_sparse_lu *lu, int W, float *buf, int *flags)
+{
+    sv_status s = check_batch(lu, buf, "sv_sparse_lu_factor_batch_f32");
+    if (s) return s;
+    int li = lane_index(W);
+    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_factor_batch_f32", W);
+    int f[8];
+    if (lu->kern && lu->kern->factor_batch_f32[li])
+        lu->kern->factor_batch_f32[li](buf, f);
+    else
+        switch (W) {
+        case 1: factor_batch_f1(lu, buf, f); break;
+        case 2: factor_batch_f2(lu, buf, f); break;
+        case 4: factor_batch_f4(lu, buf, f); break;
+        default: factor_batch_f8(lu, buf, f); break;
+        }
+    if (flags) memcpy(flags, f, (size_t)W * sizeof(int));
+    return SV_OK;
+}
+
+sv_status sv_sparse_lu_solve_batch_f32(const sv_sparse_lu *lu, int W, const float *buf, const float *b, float *x,
+                                       float *work)
+{
+    sv_status s = check_batch(lu, buf, "sv_sparse_lu_solve_batch_f32");
+    if (s) return s;
+    int li = lane_index(W);
+    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_solve_batch_f32", W);
+    if (!b || !x || !work) return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch_f32: b, x or work is NULL");
+    if (lu->kern && lu->kern->solve_batch_f32[li]) {
+        lu->kern->solve_batch_f32[li](buf, b, x, work);
+        return SV_OK;
+    }
+    switch (W) {
+    case 1: solve_batch_f1(lu, buf, b, x, work); break;
+    case 2: solve_batch_f2(lu, buf, b, x, work); break;
+    case 4: solve_batch_f4(lu, buf, b, x, work); break;
+    default: solve_batch_f8(lu, buf, b, x, work); break;
+    }
+    return SV_OK;
+}

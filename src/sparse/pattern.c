@@ -1,0 +1,221 @@
+/* Sparsity patterns: construction from CSR, coordinates or a dense mask,
+ * validation (indices in range), duplicate merging, sorting, and the
+ * diagonal added where missing (M = shift·I − J needs every diagonal slot). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sparse_internal.h"
+
+static sv_status check_n(int n)
+{
+    if (n <= 0) return sv_error(SV_ERR_ARG, "sparse pattern: n = %d: expected n >= 1", n);
+    if (n > INT_MAX / 2 - 1) return sv_error(SV_ERR_ARG, "sparse pattern: n = %d: too large", n);
+    return SV_OK;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Build from per-row lists given as (rows, cols) pairs already range-checked:
+ * counting sort by row, then per-row insertion sort and dedupe. `extra`
+ * entries (i, i) are always added. */
+static sv_status build(sv_ctx *ctx, int n, long long m, const int *rows, const int *cols, sv_sparse_pattern **out)
+{
+    long long total = m + n;
+    if (total > INT_MAX) return sv_error(SV_ERR_ARG, "sparse pattern: %lld entries: more than INT_MAX", total);
+    sv_sparse_pattern *p = sv_calloc(ctx, 1, sizeof *p, "sparse pattern");
+    if (!p) return sv_last_status();
+    p->ctx = ctx;
+    p->n = n;
+    p->rowptr = sv_calloc(ctx, (size_t)n + 1, sizeof(int), "sparse pattern row pointers");
+    int *col = sv_alloc(ctx, (size_t)total * sizeof(int), "sparse pattern column indices");
+    int *fillp = sv_alloc(ctx, (size_t)n * sizeof(int), "sparse pattern workspace");
+    if (!p->rowptr || !col || !fillp) {
+        sv_status s = sv_last_status();
+        sv_free(ctx, col);
+        sv_free(ctx, fillp);
+        sv_sparse_pattern_destroy(p);
+        return s;
+    }
+    for (long long e = 0; e < m; e++) p->rowptr[rows[e] + 1]++;
+    for (int i = 0; i < n; i++) p->rowptr[i + 1]++; /* the diagonal */
+    for (int i = 0; i < n; i++) p->rowptr[i + 1] += p->rowptr[i];
+    for (int i = 0; i < n; i++) fillp[i] = p->rowptr[i];
+    for (int i = 0; i < n; i++) col[fillp[i]++] = i;
+    for (long long e = 0; e < m; e++) col[fillp[rows[e]]++] = cols[e];
+    /* Sort each row (insertion sort for short rows, qsort for long ones),
+     * merge duplicates and compact in place. */
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        int a = p->rowptr[i], b = p->rowptr[i + 1];
+        if (b - a > 32) qsort(col + a, (size_t)(b - a), sizeof(int), cmp_int);
+        else for (int x = a + 1; x < b; x++) {
+            int v = col[x], y = x - 1;
+            while (y >= a && col[y] > v) {
+                col[y + 1] = col[y];
+                y--;
+            }
+            col[y + 1] = v;
+        }
+        p->rowptr[i] = w;
+        for (int x = a; x < b; x++)
+            if (x == a || col[x] != col[x - 1]) col[w++] = col[x];
+    }
+    p->rowptr[n] = w;
+    p->nnz = w;
+    sv_free(ctx, fillp);
+    p->colind = sv_alloc(ctx, (size_t)(w ? w : 1) * sizeof(int), "sparse pattern column indices");
+    if (!p->colind) {
+        sv_status s = sv_last_status();
+        sv_free(ctx, col);
+        sv_sparse_pattern_destroy(p);
+        return s;
+    }
+    memcpy(p->colind, col, (size_t)w * sizeof(int));
+    sv_free(ctx, col);
+    *out = p;
+    return SV_OK;
+}
+
+sv_status sv_sparse_pattern_from_coo(sv_ctx *ctx, int n, int nnz, const int *rows, const int *cols,
+                                     sv_sparse_pattern **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_coo: out is NULL");
+    *out = NULL;
+    sv_status s = check_n(n);
+    if (s) return s;
+    if (nnz < 0) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_coo: nnz = %d: expected >= 0", nnz);
+    if (nnz > 0 && (!rows || !cols))
+        return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_coo: rows or cols is NULL with nnz = %d", nnz);
+    for (int e = 0; e < nnz; e++) {
+        if (rows[e] < 0 || rows[e] >= n || cols[e] < 0 || cols[e] >= n)
+            return sv_error(SV_ERR_PATTERN,
+                            "sparse pattern: entry %d = (%d, %d): indices must lie in [0, %d)", e, rows[e],
+                            cols[e], n);
+    }
+    return build(ctx, n, nnz, rows, cols, out);
+}
+
+sv_status sv_sparse_pattern_from_csr(sv_ctx *ctx, int n, const int *rowptr, const int *colind,
+                                     sv_sparse_pattern **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_csr: out is NULL");
+    *out = NULL;
+    sv_status s = check_n(n);
+    if (s) return s;
+    if (!rowptr) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_csr: rowptr is NULL");
+    if (rowptr[0] != 0)
+        return sv_error(SV_ERR_PATTERN, "sparse pattern: rowptr[0] = %d: expected 0", rowptr[0]);
+    for (int i = 0; i < n; i++)
+        if (rowptr[i + 1] < rowptr[i])
+            return sv_error(SV_ERR_PATTERN, "sparse pattern: rowptr[%d] = %d < rowptr[%d] = %d: must not decrease",
+                            i + 1, rowptr[i + 1], i, rowptr[i]);
+    int m = rowptr[n];
+    if (m > 0 && !colind) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_csr: colind is NULL");
+    int *rows = sv_alloc(ctx, (size_t)(m ? m : 1) * sizeof(int), "sparse pattern rows");
+    if (!rows) return sv_last_status();
+    for (int i = 0; i < n; i++)
+        for (int e = rowptr[i]; e < rowptr[i + 1]; e++) {
+            rows[e] = i;
+            if (colind[e] < 0 || colind[e] >= n) {
+                sv_free(ctx, rows);
+                return sv_error(SV_ERR_PATTERN, "sparse pattern: row %d, colind[%d] = %d: expected in [0, %d)", i,
+                                e, colind[e], n);
+            }
+        }
+    s = build(ctx, n, m, rows, colind, out);
+    sv_free(ctx, rows);
+    return s;
+}
+
+sv_status sv_sparse_pattern_from_mask(sv_ctx *ctx, int n, const unsigned char *mask, sv_sparse_pattern **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_mask: out is NULL");
+    *out = NULL;
+    sv_status s = check_n(n);
+    if (s) return s;
+    if (!mask) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_from_mask: mask is NULL");
+    long long m = 0;
+    for (long long e = 0; e < (long long)n * n; e++) m += mask[e] != 0;
+    if (m > INT_MAX) return sv_error(SV_ERR_ARG, "sparse pattern: mask has %lld entries: more than INT_MAX", m);
+    int *rows = sv_alloc(ctx, (size_t)(m ? m : 1) * sizeof(int), "sparse pattern rows");
+    int *cols = sv_alloc(ctx, (size_t)(m ? m : 1) * sizeof(int), "sparse pattern cols");
+    if (!rows || !cols) {
+        s = sv_last_status();
+        sv_free(ctx, rows);
+        sv_free(ctx, cols);
+        return s;
+    }
+    long long e = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (mask[(size_t)i * n + j]) {
+                rows[e] = i;
+                cols[e] = j;
+                e++;
+            }
+    s = build(ctx, n, m, rows, cols, out);
+    sv_free(ctx, rows);
+    sv_free(ctx, cols);
+    return s;
+}
+
+sv_status sv_sparse_pattern_dense(sv_ctx *ctx, int n, sv_sparse_pattern **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_dense: out is NULL");
+    *out = NULL;
+    sv_status s = check_n(n);
+    if (s) return s;
+    if ((long long)n * n > INT_MAX)
+        return sv_error(SV_ERR_ARG, "sparse pattern: dense n = %d has more than INT_MAX entries", n);
+    sv_sparse_pattern *p = sv_calloc(ctx, 1, sizeof *p, "sparse pattern");
+    if (!p) return sv_last_status();
+    p->ctx = ctx;
+    p->n = n;
+    p->nnz = n * n;
+    p->rowptr = sv_alloc(ctx, ((size_t)n + 1) * sizeof(int), "sparse pattern row pointers");
+    p->colind = sv_alloc(ctx, (size_t)n * n * sizeof(int), "sparse pattern column indices");
+    if (!p->rowptr || !p->colind) {
+        s = sv_last_status();
+        sv_sparse_pattern_destroy(p);
+        return s;
+    }
+    for (int i = 0; i <= n; i++) p->rowptr[i] = i * n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) p->colind[(size_t)i * n + j] = j;
+    *out = p;
+    return SV_OK;
+}
+
+void sv_sparse_pattern_destroy(sv_sparse_pattern *p)
+{
+    if (!p) return;
+    sv_ctx *ctx = p->ctx;
+    sv_free(ctx, p->rowptr);
+    sv_free(ctx, p->colind);
+    sv_free(ctx, p);
+}
+
+int sv_sparse_pattern_n(const sv_sparse_pattern *p) { return p ? p->n : 0; }
+int sv_sparse_pattern_nnz(const sv_sparse_pattern *p) { return p ? p->nnz : 0; }
+const int *sv_sparse_pattern_rowptr(const sv_sparse_pattern *p) { return p ? p->rowptr : NULL; }
+const int *sv_sparse_pattern_colind(const sv_sparse_pattern *p) { return p ? p->colind : NULL; }
+
+int sv_sparse_pattern_find(const sv_sparse_pattern *p, int i, int j)
+{
+    if (!p || i < 0 || j < 0 || i >= p->n || j >= p->n) return -1;
+    int lo = p->rowptr[i], hi = p->rowptr[i + 1] - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (p->colind[mid] == j) return mid;
+        if (p->colind[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
