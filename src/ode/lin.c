@@ -31,11 +31,35 @@ ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single)
     L->nnz = P->nnz;
     L->single = single;
     L->P = P;
-    if (ode_lin_sparse_init(ctx, L) != SV_OK) {
-        /* lane LU back end, natural order */
+    /* Back end: the lane LU in natural order unless the sparse engine's AMD
+     * ordering saves a good share of the factorisation work (grids and
+     * other patterns with fill), or the natural order is out of reach. */
+    lane_lu *nat = NULL;
+    const long long cap = (long long)1 << 28;
+    sv_status nst = lane_lu_analyse(ctx, P->n, P->rowptr, P->colind, NULL, cap, &nat);
+    sv_clear_error();
+    int use_sparse = 0;
+    if (P->n > 1 && ode_lin_sparse_init(ctx, L) == SV_OK) {
+        long long su = ode_lin_sparse_updates(L);
+        use_sparse = nst != SV_OK || (double)nat->nupd > 1.5 * (double)su + 64;
+        if (!use_sparse) {
+            ode_lin_sparse_free(ctx, L);
+            sv_free(ctx, L->eslot);
+            sv_free(ctx, L->dslot);
+            L->eslot = L->dslot = NULL;
+        }
+    }
+    sv_clear_error();
+    if (use_sparse) {
+        lane_lu_destroy(ctx, nat);
+    } else {
+        if (nst != SV_OK) {
+            sv_error(SV_ERR_UNSUPPORTED, "ode: no linear solver for this pattern (n = %d)", P->n);
+            goto fail;
+        }
         L->kind = ODE_LIN_DENSE;
-        if (lane_lu_analyse(ctx, P->n, P->rowptr, P->colind, NULL, (long long)1 << 31, &L->llu) != SV_OK) goto fail;
-        L->nslots = L->llu->nslots;
+        L->llu = nat;
+        L->nslots = nat->nslots;
         L->eslot = sv_alloc(ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode linear solver");
         L->dslot = sv_alloc(ctx, sizeof(int) * (size_t)P->n, "ode linear solver");
         if (!L->eslot || !L->dslot) goto fail;

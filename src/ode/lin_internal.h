@@ -26,6 +26,7 @@ struct ode_lin {
  * takes the problem; anything else leaves the dense back end in charge. */
 sv_status ode_lin_sparse_init(sv_ctx *ctx, ode_lin *L);
 void ode_lin_sparse_free(sv_ctx *ctx, ode_lin *L);
+long long ode_lin_sparse_updates(const ode_lin *L);
 void ode_lin_sparse_factor(ode_lin *L, unsigned char *bad);
 void ode_lin_sparse_solve(ode_lin *L, double *x);
 void ode_lin_sparse_factor_double(ode_lin *L, unsigned char *bad);

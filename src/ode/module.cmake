@@ -2,9 +2,9 @@
 # compiler flag on its own objects; linking comes through sv_core. Hot lane
 # loops want -O3's vectoriser (still IEEE: no -ffast-math).
 set_source_files_properties(${sv_src} PROPERTIES COMPILE_OPTIONS "${OpenMP_C_FLAGS};-O3")
-# The sparse engine is used when its module is built (it precedes ode in
-# SV_MODULES); the dense back end needs nothing beyond core.
-set(sv_module_deps_ode sv_core m)
-if(TARGET sv_sparse)
-  list(PREPEND sv_module_deps_ode sv_sparse)
-endif()
+# Lane loops must round the same in every lane count: no contraction into
+# FMA (results are bit-identical whatever lane or batch ran a trajectory).
+set_source_files_properties(${sv_src} PROPERTIES COMPILE_OPTIONS "${OpenMP_C_FLAGS};-O3;-ffp-contract=off")
+# The sparse engine provides AMD ordering and batched kernels for patterns
+# with fill.
+set(sv_module_deps_ode sv_sparse sv_core m)

@@ -522,6 +522,9 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     int W = o->lanes ? o->lanes : 4;
     int nthreads = sv_ctx_threads(ctx);
     if (nthreads <= 0) nthreads = omp_get_max_threads();
+    /* Fewer trajectories than lanes × threads: narrower lanes (results do
+     * not depend on W, and idle lanes would only cost time). */
+    while (W > 1 && (long)(W / 2) * nthreads >= E->ntraj) W /= 2;
     long maxuse = (E->ntraj + W - 1) / W;
     if (nthreads > maxuse) nthreads = (int)maxuse;
     if (nthreads < 1) nthreads = 1;
