@@ -29,6 +29,7 @@ static void usage(FILE *o)
             "  --t1 T             end time (default: the problem's)\n"
             "  --save K           K save times equally spaced in (t0, t1] (default 1: the end)\n"
             "  --first-step H     initial step (default: Hairer-Wanner estimate)\n"
+            "  --max-steps M      step attempts per trajectory (default 1000000)\n"
             "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4 or 8 (4)\n"
             "  --threads T        threads (default: OMP_NUM_THREADS or all cores)\n"
             "  --seed S           seed of the ensemble perturbation (1)\n"
@@ -136,7 +137,7 @@ int cmd_ode_main(int argc, char **argv)
     }
     const char *name = argv[1], *outpath = NULL;
     double rtol = -1, atol = -1, arg = 0, t1 = NAN, first = 0;
-    long ntraj = 1, nsave = 1, lanes = 0, threads = 0, seed = 1;
+    long ntraj = 1, nsave = 1, lanes = 0, threads = 0, seed = 1, max_steps = 1000000;
     sv_ode_method method = SV_ODE_RODAS5P;
     sv_ode_lu_precision lu = SV_ODE_LU_DOUBLE;
     sv_ode_jac_source jac = SV_ODE_JAC_ANALYTIC;
@@ -164,6 +165,7 @@ int cmd_ode_main(int argc, char **argv)
         else if (!strcmp(a, "--t1")) ok = parse_double(a, v, &t1);
         else if (!strcmp(a, "--first-step")) ok = parse_double(a, v, &first);
         else if (!strcmp(a, "--save")) ok = parse_int(a, v, 1, 1000000, &nsave);
+        else if (!strcmp(a, "--max-steps")) ok = parse_int(a, v, 1, 2000000000L, &max_steps);
         else if (!strcmp(a, "--lanes")) ok = parse_int(a, v, 1, 8, &lanes);
         else if (!strcmp(a, "--threads")) ok = parse_int(a, v, 1, 1024, &threads);
         else if (!strcmp(a, "--seed")) ok = parse_int(a, v, 0, 2147483647L, &seed);
@@ -246,6 +248,7 @@ int cmd_ode_main(int argc, char **argv)
     o.rtol = rtol >= 0 ? rtol : b->rtol;
     o.atol = atol >= 0 ? atol : b->atol;
     o.first_step = first;
+    o.max_steps = max_steps;
     o.lanes = (int)lanes;
     o.tstops = b->tstops;
     o.ntstops = b->ntstops;
