@@ -122,6 +122,9 @@ sv_status lane_lu_analyse(sv_ctx *ctx, int n, const int *rowptr, const int *coli
     lu->Lrp[n] = a;
     lu->Urp[n] = b;
     sv_free(ctx, m);
+    /* full pattern, natural order, small: the unrolled dense kernels (slots
+     * were numbered row-major above, so slot (i, j) = i·n + j) */
+    lu->dense_small = lu->identity && n >= 2 && n <= 8 && ns == n * n;
     *out = lu;
     return SV_OK;
 fail:;
@@ -202,6 +205,59 @@ LANE_KERNELS(float, f, 2)
 LANE_KERNELS(float, f, 4)
 LANE_KERNELS(float, f, 8)
 
+/* Dense n ≤ 8 in natural order (slot (i, j) = i·n + j): the same
+ * operations as the op-list kernels for a full pattern — L·U elimination in
+ * the same order — with n and W compile-time constants, fully unrolled. */
+#define DENSE_SMALL(N, WC)                                                                            \
+    static void dfactor_##N##_##WC(double *a, unsigned char *bad)                                    \
+    {                                                                                                 \
+        enum { n = N, W = WC };                                                                       \
+        for (int k = 0; k < n; k++) {                                                                 \
+            double *dk = a + (k * n + k) * W;                                                         \
+            for (int w = 0; w < W; w++) {                                                             \
+                if (dk[w] == 0 || !isfinite(dk[w])) bad[w] = 1;                                       \
+                dk[w] = 1.0 / dk[w];                                                                  \
+            }                                                                                         \
+            for (int i = k + 1; i < n; i++) {                                                         \
+                double *l = a + (i * n + k) * W;                                                      \
+                for (int w = 0; w < W; w++) l[w] *= dk[w];                                            \
+                for (int j = k + 1; j < n; j++) {                                                     \
+                    double *dst = a + (i * n + j) * W;                                                \
+                    const double *u = a + (k * n + j) * W;                                            \
+                    for (int w = 0; w < W; w++) dst[w] -= l[w] * u[w];                                \
+                }                                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+    }                                                                                                 \
+    static void dsolve_##N##_##WC(const double *a, double *x)                                        \
+    {                                                                                                 \
+        enum { n = N, W = WC };                                                                       \
+        for (int i = 0; i < n; i++)                                                                   \
+            for (int j = 0; j < i; j++)                                                               \
+                for (int w = 0; w < W; w++) x[i * W + w] -= a[(i * n + j) * W + w] * x[j * W + w];    \
+        for (int i = n - 1; i >= 0; i--) {                                                            \
+            for (int j = i + 1; j < n; j++)                                                           \
+                for (int w = 0; w < W; w++) x[i * W + w] -= a[(i * n + j) * W + w] * x[j * W + w];    \
+            for (int w = 0; w < W; w++) x[i * W + w] *= a[(i * n + i) * W + w];                       \
+        }                                                                                             \
+    }
+#define DENSE_SMALL_W(N) DENSE_SMALL(N, 1) DENSE_SMALL(N, 2) DENSE_SMALL(N, 4) DENSE_SMALL(N, 8)
+DENSE_SMALL_W(2)
+DENSE_SMALL_W(3)
+DENSE_SMALL_W(4)
+DENSE_SMALL_W(5)
+DENSE_SMALL_W(6)
+DENSE_SMALL_W(7)
+DENSE_SMALL_W(8)
+#define DENSE_ROW(N) {dfactor_##N##_1, dfactor_##N##_2, dfactor_##N##_4, dfactor_##N##_8}
+#define DENSE_SROW(N) {dsolve_##N##_1, dsolve_##N##_2, dsolve_##N##_4, dsolve_##N##_8}
+static void (*const dense_factor_tab[9][4])(double *, unsigned char *) = {
+    {0}, {0}, DENSE_ROW(2), DENSE_ROW(3), DENSE_ROW(4), DENSE_ROW(5), DENSE_ROW(6), DENSE_ROW(7), DENSE_ROW(8)};
+static void (*const dense_solve_tab[9][4])(const double *, double *) = {
+    {0}, {0}, DENSE_SROW(2), DENSE_SROW(3), DENSE_SROW(4), DENSE_SROW(5), DENSE_SROW(6), DENSE_SROW(7),
+    DENSE_SROW(8)};
+static int widx(int W) { return W == 1 ? 0 : W == 2 ? 1 : W == 4 ? 2 : 3; }
+
 #define DISPATCH(fn, SUF, W, ...)                     \
     switch (W) {                                      \
     case 1: fn##_##SUF##_1(__VA_ARGS__); break;      \
@@ -210,10 +266,21 @@ LANE_KERNELS(float, f, 8)
     default: fn##_##SUF##_8(__VA_ARGS__); break;     \
     }
 
-void lane_lu_factor_d(const lane_lu *lu, int W, double *buf, unsigned char *bad) { DISPATCH(factor, d, W, lu, buf, bad) }
+void lane_lu_factor_d(const lane_lu *lu, int W, double *buf, unsigned char *bad)
+{
+    if (lu->dense_small) {
+        dense_factor_tab[lu->n][widx(W)](buf, bad);
+        return;
+    }
+    DISPATCH(factor, d, W, lu, buf, bad)
+}
 void lane_lu_factor_f(const lane_lu *lu, int W, float *buf, unsigned char *bad) { DISPATCH(factor, f, W, lu, buf, bad) }
 void lane_lu_solve_d(const lane_lu *lu, int W, const double *buf, double *x, double *work)
 {
+    if (lu->dense_small) {
+        dense_solve_tab[lu->n][widx(W)](buf, x);
+        return;
+    }
     DISPATCH(solve, d, W, lu, buf, x, work)
 }
 void lane_lu_solve_f(const lane_lu *lu, int W, const float *buf, float *x, float *work)

@@ -15,6 +15,7 @@
 typedef struct lane_lu {
     int n, nslots;
     int identity;       /* perm is the identity: solve in place */
+    int dense_small;    /* full n ≤ 8, natural order: unrolled dense kernels */
     long long nupd;     /* multiply-adds of one factorisation */
     int *perm;          /* perm[k] = original index of row/col k */
     int *dslot;         /* slot of diagonal k (permuted numbering) */
