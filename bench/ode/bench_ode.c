@@ -16,6 +16,7 @@
  * and both errors are reported. Times are medians of SV_BENCH_REPS (3). */
 #include <math.h>
 #include <omp.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +238,13 @@ static int ours_run(const ens *E, int ntraj, double rtol, double atol, sv_ode_lu
     return fails;
 }
 
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 static double err_vs(const ens *E, int ntraj, const double *y, const double *ref)
 {
     double m = 0;
@@ -259,14 +267,16 @@ static void run_case(ens *E, int nthreads, int sparse, sv_ode_lu_precision lu, c
     R.first_step = 0;
     if (ours_run(&R, N, rt, at, SV_ODE_LU_DOUBLE, nthreads, ref, &steps))
         fprintf(stderr, "bench_ode: %s: reference run had failures\n", E->name);
-    double times[16];
+    double times[16], cpus[16];
     int fails = 0;
     for (int r = 0; r < reps && r < 16; r++) {
-        double t0 = sv_time_now();
+        double t0 = sv_time_now(), c0 = cpu_now();
         fails = ours_run(E, N, E->rtol, E->atol, lu, nthreads, y, &steps);
         times[r] = sv_time_now() - t0;
+        cpus[r] = cpu_now() - c0;
     }
     double ours = bench_median(times, reps < 16 ? reps : 16), ours_err = err_vs(E, N, y, ref);
+    double ours_cpu = bench_median(cpus, reps < 16 ? reps : 16);
     /* CVODE: tighten until at least as accurate as ours (on up to 256 trajectories) */
     int sub = N < 256 ? N : 256;
     double f = 1, cerr = INFINITY;
@@ -278,11 +288,12 @@ static void run_case(ens *E, int nthreads, int sparse, sv_ode_lu_precision lu, c
     if (f < 1e-4) f = 1e-4; /* the ladder ran out: keep its last rung */
     int cfails = 0;
     for (int r = 0; r < reps && r < 16; r++) {
-        double t0 = sv_time_now();
+        double t0 = sv_time_now(), c0 = cpu_now();
         cfails = cvode_run(E, N, E->rtol * f, E->atol * f, sparse, nthreads, y, &csteps);
         times[r] = sv_time_now() - t0;
+        cpus[r] = cpu_now() - c0;
     }
-    double anc = bench_median(times, reps < 16 ? reps : 16);
+    double anc = bench_median(times, reps < 16 ? reps : 16), anc_cpu = bench_median(cpus, reps < 16 ? reps : 16);
     cerr = err_vs(E, N, y, ref);
     bench_json j;
     bench_json_begin(&j, "ode", label);
@@ -290,6 +301,8 @@ static void run_case(ens *E, int nthreads, int sparse, sv_ode_lu_precision lu, c
     bench_json_str(&j, "anchor", E->method == SV_ODE_TSIT5 ? "CVODE 6.4.1 Adams" : sparse ? "CVODE 6.4.1 BDF+KLU" : "CVODE 6.4.1 BDF+dense");
     bench_json_num(&j, "anchor_s", anc);
     bench_json_num(&j, "ratio", ours / anc);
+    bench_json_num(&j, "ours_cpu_s", ours_cpu);
+    bench_json_num(&j, "anchor_cpu_s", anc_cpu);
     bench_json_int(&j, "ntraj", N);
     bench_json_int(&j, "threads", nthreads);
     bench_json_num(&j, "ours_per_traj_s", ours / N);

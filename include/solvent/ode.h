@@ -189,7 +189,8 @@ typedef struct sv_ode_builtin {
 } sv_ode_builtin;
 
 /* name: "rober", "hires", "orego", "vdpol", "bruss2d" (arg = grid N, default 8),
- * "eb50" (arg = k in Mpc⁻¹ stored as its parameter, default 0.01), "lorenz".
+ * "eb50" (arg = k in Mpc⁻¹ stored as its parameter, default 0.01), "lorenz",
+ * "pollu" (Bari test set, 25 rate constants as parameters).
  * jac selects the Jacobian source (complex-step where the problem
  * provides a complex f: rober, hires, vdpol, lorenz, bruss2d). */
 sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_ode_jac_source jac,

@@ -6,8 +6,9 @@
 
 void sv_ode_builtin_bruss_free(void *data);
 void sv_ode_builtin_eb50_free(void *data);
+void sv_ode_builtin_pollu_free(void *data);
 
-static const char *const names[] = {"rober", "hires", "orego", "vdpol", "bruss2d", "eb50", "lorenz", NULL};
+static const char *const names[] = {"rober", "hires", "orego", "vdpol", "bruss2d", "eb50", "lorenz", "pollu", NULL};
 
 const char *const *sv_ode_builtin_names(void) { return names; }
 
@@ -36,7 +37,7 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
     while (names[k] && strcmp(names[k], name)) k++;
     if (!names[k])
         return sv_error(SV_ERR_ARG,
-                        "unknown built-in problem '%s': expected rober, hires, orego, vdpol, bruss2d, eb50 or lorenz",
+                        "unknown built-in problem '%s': expected rober, hires, orego, vdpol, bruss2d, eb50, lorenz or pollu",
                         name);
     sv_ode_builtin *b = calloc(1, sizeof *b);
     if (!b) return sv_error(SV_ERR_NOMEM, "%s: out of memory", name);
@@ -47,6 +48,7 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
     sv_status st = sv_ode_builtin_small(b, name, &d, arg);
     if (st == SV_ERR_UNSUPPORTED) st = sv_ode_builtin_bruss(ctx, b, name, &d, arg);
     if (st == SV_ERR_UNSUPPORTED) st = sv_ode_builtin_eb50(ctx, b, name, &d, arg);
+    if (st == SV_ERR_UNSUPPORTED) st = sv_ode_builtin_pollu(ctx, b, name, &d, arg);
     if (st == SV_OK) {
         d.jac_source = jac;
         if (jac == SV_ODE_JAC_COMPLEX_STEP && !d.f_complex)
@@ -70,6 +72,7 @@ void sv_ode_builtin_destroy(sv_ode_builtin *b)
     sv_ode_problem_destroy(b->prob);
     if (b->data && b->name && !strcmp(b->name, "bruss2d")) sv_ode_builtin_bruss_free(b->data);
     if (b->data && b->name && !strcmp(b->name, "eb50")) sv_ode_builtin_eb50_free(b->data);
+    if (b->data && b->name && !strcmp(b->name, "pollu")) sv_ode_builtin_pollu_free(b->data);
     free(b->y0);
     free(b->params);
     free(b->tstops);

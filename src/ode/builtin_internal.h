@@ -37,6 +37,7 @@ sv_status sv_ode_builtin_bruss(sv_ctx *ctx, sv_ode_builtin *b, const char *name,
                                double arg);
 sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
                               double arg);
-void sv_ode_builtin_data_free(sv_ctx *ctx, sv_ode_builtin *b);
+sv_status sv_ode_builtin_pollu(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
+                               double arg);
 
 #endif
