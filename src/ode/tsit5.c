@@ -5,6 +5,30 @@
 
 #include "lanes.h"
 
+/* out = Σ_{j<s} c_j k_j over nw values, one vectorisable pass per stage count */
+#define K(j) k[(size_t)(j) * nw + q]
+static void tsit_combine(size_t nw, double *out, const double *c, const double *k, int s)
+{
+    switch (s) {
+    case 1: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0); break;
+    case 2: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1); break;
+    case 3: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2); break;
+    case 4: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3); break;
+    case 5:
+        for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4);
+        break;
+    case 6:
+        for (size_t q = 0; q < nw; q++)
+            out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5);
+        break;
+    default:
+        for (size_t q = 0; q < nw; q++)
+            out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5) + c[6] * K(6);
+        break;
+    }
+}
+#undef K
+
 void ode_tsit5_attempt(ode_lanes *L)
 {
     const tsit5_tab *T = &sv_ode_tsit5;
@@ -17,28 +41,23 @@ void ode_tsit5_attempt(ode_lanes *L)
         em[w] = L->active[w];
     }
     memcpy(L->k, L->f0, sizeof(double) * nw);
-    double ha[ODE_WMAX];
     for (int s = 1; s < 7; s++) {
-        memcpy(L->U, L->y, sizeof(double) * nw);
-        for (int j = 0; j < s; j++) {
-            const double *kj = L->k + (size_t)j * nw;
-            for (int w = 0; w < W; w++) ha[w] = L->h[w] * T->a[s][j];
-            for (int i = 0; i < n; i++)
-                for (int w = 0; w < W; w++) L->U[(size_t)i * W + w] += ha[w] * kj[(size_t)i * W + w];
-        }
+        /* U = y + h·(Σ_j a_sj k_j): the sum is one flat pass over all lanes */
+        tsit_combine(nw, L->U, T->a[s], L->k, s);
+        for (int i = 0; i < n; i++)
+            for (int w = 0; w < W; w++) {
+                size_t q = (size_t)i * W + w;
+                L->U[q] = L->y[q] + L->h[w] * L->U[q];
+            }
         for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->k + (size_t)s * nw, L->fail, L->scratch);
         for (int w = 0; w < W; w++)
             if (em[w]) L->st[w].nf++;
     }
     memcpy(L->ynew, L->U, sizeof(double) * nw);
-    memset(L->err, 0, sizeof(double) * nw);
-    for (int j = 0; j < 7; j++) {
-        const double *kj = L->k + (size_t)j * nw;
-        for (int w = 0; w < W; w++) ha[w] = L->h[w] * T->btilde[j];
-        for (int i = 0; i < n; i++)
-            for (int w = 0; w < W; w++) L->err[(size_t)i * W + w] += ha[w] * kj[(size_t)i * W + w];
-    }
+    tsit_combine(nw, L->err, T->btilde, L->k, 7);
+    for (int i = 0; i < n; i++)
+        for (int w = 0; w < W; w++) L->err[(size_t)i * W + w] *= L->h[w];
     double en[ODE_WMAX];
     ode_error_norms(L, L->err, en);
     for (int w = 0; w < W; w++) {
