@@ -5,12 +5,11 @@
 #include <string.h>
 
 #include "ode_internal.h"
+#include "solvent/sparse.h"
 
-/* Greedy colouring of the column intersection graph (two columns that share
- * a row get different colours), columns taken in order of decreasing count.
- * Written here because the recovery needs only colours that are valid, and
- * this simple one is optimal or near it on the small patterns ODE systems
- * have; the sparse engine's sv_sparse_color tries several orderings. */
+/* Colouring of the column intersection graph (two columns that share a row
+ * get different colours): a greedy largest-first pass here, replaced by the
+ * sparse engine's sv_sparse_color when that finds fewer colours. */
 static sv_status color_columns(sv_ode_problem *P)
 {
     int n = P->n, nnz = P->nnz;
@@ -62,6 +61,23 @@ static sv_status color_columns(sv_ode_problem *P)
         if (c + 1 > ncol) ncol = c + 1;
     }
     P->ncolors = ncol;
+    /* The sparse engine's colouring tries several orderings; keep it when it
+     * needs fewer colours (its pattern has the diagonal added, so its groups
+     * are valid for ours too). */
+    {
+        sv_sparse_pattern *sp = NULL;
+        sv_sparse_coloring *sc = NULL;
+        if (sv_sparse_pattern_from_csr(P->ctx, n, P->rowptr, P->colind, &sp) == SV_OK &&
+            sv_sparse_color(P->ctx, sp, &sc) == SV_OK && sv_sparse_coloring_count(sc) < ncol) {
+            const int *cc = sv_sparse_coloring_colors(sc);
+            for (int j = 0; j < n; j++) P->color[j] = cc[j];
+            ncol = P->ncolors = sv_sparse_coloring_count(sc);
+        }
+        sv_sparse_coloring_destroy(sc);
+        sv_sparse_pattern_destroy(sp);
+        sv_clear_error();
+    }
+    for (int c = 0; c <= ncol; c++) P->color_ptr[c] = 0;
     for (int j = 0; j < n; j++) P->color_ptr[P->color[j] + 1]++;
     for (int c = 0; c < ncol; c++) P->color_ptr[c + 1] += P->color_ptr[c];
     for (int c = 0; c <= ncol; c++) mark[c] = P->color_ptr[c];
