@@ -24,9 +24,14 @@
 #ifndef SOLVENT_ODE_H
 #define SOLVENT_ODE_H
 
-#include <complex.h>
-
 #include "solvent/core.h"
+
+/* The complex type of the complex-step callback, spelled without
+ * <complex.h> so that including Solvent does not define the macros `I` and
+ * `complex` in the user's code (C: double _Complex is the same type as
+ * double complex; C++: GCC and Clang accept _Complex as an extension with
+ * the layout of std::complex<double>). */
+#define SV_ODE_COMPLEX double _Complex
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,8 +57,8 @@ typedef int (*sv_ode_jac_batch_fn)(int W, const double *t, const double *y, cons
                                    double *dfdt, void *user);
 /* Complex version of f for complex-step differentiation (write f once with
  * <tgmath.h> and instantiate it for double and double complex: docs/ode.md). */
-typedef int (*sv_ode_rhs_complex_fn)(double complex t, const double complex *y, const double *p,
-                                     double complex *dydt, void *user);
+typedef int (*sv_ode_rhs_complex_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, const double *p,
+                                     SV_ODE_COMPLEX *dydt, void *user);
 /* Directional derivative: jv = (∂f/∂t)·vt + (∂f/∂y)·v. */
 typedef int (*sv_ode_jvp_fn)(double t, const double *y, const double *p, double vt, const double *v, double *jv,
                              void *user);

@@ -369,8 +369,6 @@ static void control(shared *S, ode_lanes *L)
             L->need_jac[w] = 1;
             st->accepted++;
             L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : h / q;
-            /* after a clipped step keep at least the controller's previous proposal */
-            if (L->hits[w] && o->fixed_step <= 0) L->hprop[w] = fmax(L->hprop[w], h / q);
             if (L->hits[w] == 1 || tn >= L->tend) {
                 finish(S, L, w, SV_ODE_SUCCESS);
                 continue;
