@@ -126,7 +126,7 @@ typedef struct sv_ode_options {
     double qsteady_max;       /* 1.2 for Rodas5P, 1.0 for Tsit5: keep h when h_new/h in [1, 1/q] */
     double min_step_rel;      /* step too small when h < min_step_rel·|t|; default 1e-14 */
     sv_ode_lu_precision lu;   /* default double */
-    int lanes;                /* W: 1, 2, 4 or 8; 0 = 4 */
+    int lanes;                /* W: 1, 2, 4 or 8; 0 = one vector register (8 with AVX-512, else 4) */
     /* Times where f may be discontinuous: steps end exactly there, and a
      * step ending at a stop sees f's left limit (t just below the stop). */
     const double *tstops;

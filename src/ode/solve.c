@@ -518,7 +518,12 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
     if (E->ntraj == 0) return SV_OK;
+    /* default lanes: one vector register of doubles (8 with AVX-512, else 4) */
+#if defined(__AVX512F__)
+    int W = o->lanes ? o->lanes : 8;
+#else
     int W = o->lanes ? o->lanes : 4;
+#endif
     int nthreads = sv_ctx_threads(ctx);
     if (nthreads <= 0) nthreads = omp_get_max_threads();
     /* Fewer trajectories than lanes × threads: narrower lanes (results do
