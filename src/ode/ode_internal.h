@@ -71,8 +71,4 @@ void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const uns
 void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t, const double *y,
                 const double *p, double *dy, unsigned char *fail, double *scratch);
 
-/* ---- steppers (one per method), driven by ensemble.c --------------------- */
-typedef struct ode_run ode_run;  /* shared read-only run description */
-sv_status ode_run_rodas5p(const ode_run *run, int thread_id, void *lanes_ctx);
-
 #endif
