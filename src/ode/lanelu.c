@@ -209,37 +209,48 @@ LANE_KERNELS(float, f, 8)
  * operations as the op-list kernels for a full pattern — L·U elimination in
  * the same order — with n and W compile-time constants, fully unrolled. */
 #define DENSE_SMALL(N, WC)                                                                            \
-    static void dfactor_##N##_##WC(double *a, unsigned char *bad)                                    \
+    static void dfactor_##N##_##WC(double *restrict a, unsigned char *bad)                           \
     {                                                                                                 \
         enum { n = N, W = WC };                                                                       \
         for (int k = 0; k < n; k++) {                                                                 \
-            double *dk = a + (k * n + k) * W;                                                         \
+            double dk[W];                                                                             \
             for (int w = 0; w < W; w++) {                                                             \
-                if (dk[w] == 0 || !isfinite(dk[w])) bad[w] = 1;                                       \
-                dk[w] = 1.0 / dk[w];                                                                  \
+                double d = a[(k * n + k) * W + w];                                                    \
+                if (d == 0 || !isfinite(d)) bad[w] = 1;                                               \
+                dk[w] = 1.0 / d;                                                                      \
+                a[(k * n + k) * W + w] = dk[w];                                                       \
             }                                                                                         \
             for (int i = k + 1; i < n; i++) {                                                         \
-                double *l = a + (i * n + k) * W;                                                      \
-                for (int w = 0; w < W; w++) l[w] *= dk[w];                                            \
+                double l[W];                                                                          \
+                for (int w = 0; w < W; w++) {                                                         \
+                    l[w] = a[(i * n + k) * W + w] * dk[w];                                            \
+                    a[(i * n + k) * W + w] = l[w];                                                    \
+                }                                                                                     \
                 for (int j = k + 1; j < n; j++) {                                                     \
-                    double *dst = a + (i * n + j) * W;                                                \
-                    const double *u = a + (k * n + j) * W;                                            \
-                    for (int w = 0; w < W; w++) dst[w] -= l[w] * u[w];                                \
+                    double u[W], t[W];                                                                \
+                    for (int w = 0; w < W; w++) u[w] = a[(k * n + j) * W + w];                        \
+                    for (int w = 0; w < W; w++) t[w] = a[(i * n + j) * W + w] - l[w] * u[w];          \
+                    for (int w = 0; w < W; w++) a[(i * n + j) * W + w] = t[w];                        \
                 }                                                                                     \
             }                                                                                         \
         }                                                                                             \
     }                                                                                                 \
-    static void dsolve_##N##_##WC(const double *a, double *x)                                        \
+    static void dsolve_##N##_##WC(const double *restrict a, double *restrict x)                      \
     {                                                                                                 \
         enum { n = N, W = WC };                                                                       \
-        for (int i = 0; i < n; i++)                                                                   \
-            for (int j = 0; j < i; j++)                                                               \
-                for (int w = 0; w < W; w++) x[i * W + w] -= a[(i * n + j) * W + w] * x[j * W + w];    \
-        for (int i = n - 1; i >= 0; i--) {                                                            \
-            for (int j = i + 1; j < n; j++)                                                           \
-                for (int w = 0; w < W; w++) x[i * W + w] -= a[(i * n + j) * W + w] * x[j * W + w];    \
-            for (int w = 0; w < W; w++) x[i * W + w] *= a[(i * n + i) * W + w];                       \
+        double z[n][W];                                                                               \
+        _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {                                         \
+            for (int w = 0; w < W; w++) z[i][w] = x[i * W + w];                                       \
+            _Pragma("GCC unroll 8") for (int j = 0; j < i; j++)                                       \
+                for (int w = 0; w < W; w++) z[i][w] -= a[(i * n + j) * W + w] * z[j][w];              \
         }                                                                                             \
+        _Pragma("GCC unroll 8") for (int i = n - 1; i >= 0; i--) {                                    \
+            _Pragma("GCC unroll 8") for (int j = i + 1; j < n; j++)                                   \
+                for (int w = 0; w < W; w++) z[i][w] -= a[(i * n + j) * W + w] * z[j][w];              \
+            for (int w = 0; w < W; w++) z[i][w] *= a[(i * n + i) * W + w];                           \
+        }                                                                                             \
+        for (int i = 0; i < n; i++)                                                                   \
+            for (int w = 0; w < W; w++) x[i * W + w] = z[i][w];                                       \
     }
 #define DENSE_SMALL_W(N) DENSE_SMALL(N, 1) DENSE_SMALL(N, 2) DENSE_SMALL(N, 4) DENSE_SMALL(N, 8)
 DENSE_SMALL_W(2)

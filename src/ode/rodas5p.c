@@ -32,10 +32,12 @@ static void combine(size_t nw, double *out, const double *base, const double *c,
 }
 #undef K
 
-void ode_rodas5p_attempt(ode_lanes *L)
+/* The body is instantiated per lane count (W a compile-time constant in
+ * each copy, so the per-lane loops vectorise without remainder code). */
+static inline __attribute__((always_inline)) void attempt_w(ode_lanes *L, const int W)
 {
     const rodas5p_tab *T = &sv_ode_rodas5p;
-    const int W = L->W, n = L->n;
+    const int n = L->n;
     const size_t nw = (size_t)n * W;
     unsigned char jm[ODE_WMAX], em[ODE_WMAX];
     int anyj = 0;
@@ -103,6 +105,16 @@ void ode_rodas5p_attempt(ode_lanes *L)
         if (!L->active[w]) continue;
         double e = en[w];
         L->eest[w] = (L->bad[w] || !isfinite(e)) ? INFINITY : e;
+    }
+}
+
+void ode_rodas5p_attempt(ode_lanes *L)
+{
+    switch (L->W) {
+    case 1: attempt_w(L, 1); break;
+    case 2: attempt_w(L, 2); break;
+    case 4: attempt_w(L, 4); break;
+    default: attempt_w(L, 8); break;
     }
 }
 

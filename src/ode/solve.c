@@ -36,9 +36,10 @@ double ode_error_norm(const ode_lanes *L, int w, const double *e)
     return r[w];
 }
 
-void ode_error_norms(const ode_lanes *L, const double *e, double *out)
+static inline __attribute__((always_inline)) void error_norms_w(const ode_lanes *L, const double *e, double *out,
+                                                                const int W)
 {
-    const int W = L->W, n = L->n;
+    const int n = L->n;
     const double rtol = L->o->rtol;
     double acc[ODE_WMAX] = {0};
     for (int i = 0; i < n; i++) {
@@ -51,6 +52,16 @@ void ode_error_norms(const ode_lanes *L, const double *e, double *out)
         }
     }
     for (int w = 0; w < W; w++) out[w] = sqrt(acc[w] / n);
+}
+
+void ode_error_norms(const ode_lanes *L, const double *e, double *out)
+{
+    switch (L->W) {
+    case 1: error_norms_w(L, e, out, 1); break;
+    case 2: error_norms_w(L, e, out, 2); break;
+    case 4: error_norms_w(L, e, out, 4); break;
+    default: error_norms_w(L, e, out, 8); break;
+    }
 }
 
 static void lanes_free(sv_ctx *ctx, ode_lanes *L)
@@ -147,6 +158,7 @@ static int refill(shared *S, ode_lanes *L, int w)
         memset(&L->st[w], 0, sizeof L->st[w]);
         L->t[w] = E->t0;
         L->errold[w] = 1e-4;
+        L->lerrold[w] = log(1e-4);
         L->have_f0[w] = 0;
         L->need_jac[w] = 1;
         L->need_h0[w] = o->fixed_step <= 0 && o->first_step <= 0;
@@ -327,18 +339,21 @@ static void control(shared *S, ode_lanes *L)
             }
         } else {
             L->nonfinite[w] = 0;
-            double q;
+            double q, lE = 0;
             if (o->fixed_step > 0) {
                 q = 1.0;
             } else if (Ee == 0) {
                 q = 1.0 / o->qmax;
             } else {
-                /* E^β1 / E_old^β2 as one exp of logs (pow twice costs more) */
-                q = exp(o->beta1 * log(Ee) - o->beta2 * log(L->errold[w])) / o->safety;
+                /* E^β1 / E_old^β2 as one exp of logs (pow twice costs more);
+                 * log E_old was kept from the previous accepted step */
+                lE = log(Ee);
+                q = exp(o->beta1 * lE - o->beta2 * L->lerrold[w]) / o->safety;
                 q = fmax(1.0 / o->qmax, fmin(1.0 / o->qmin, q));
                 if (q >= 1.0 && q <= qsteady) q = 1.0;
             }
             L->errold[w] = fmax(Ee, 1e-4);
+            L->lerrold[w] = Ee > 1e-4 && lE != 0 ? lE : log(L->errold[w]);
             double t = L->t[w];
             double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : t + h;
             long tr = L->traj[w];
