@@ -119,8 +119,11 @@ typedef struct sv_ode_options {
     double max_step;          /* 0: t_end − t0 */
     long max_steps;           /* accepted + rejected per trajectory; default 1e6 */
     double fixed_step;        /* > 0: no step control, constant h (convergence tests) */
-    /* PI controller (OrdinaryDiffEq defaults for order 5). */
+    /* PI controller (OrdinaryDiffEq defaults for order 5): on acceptance
+     * h_new = h / q, q = E^β1 · E_old^−β2 · E_older^β3 / safety (clamped);
+     * β3 ≠ 0 makes it a PID controller (Söderlind's digital filters). */
     double beta1, beta2;      /* 0.14, 0.08 */
+    double beta3;             /* 0: PI */
     double safety;            /* 0.9 */
     double qmin, qmax;        /* 0.2, 10: the step shrinks at most 5×, grows at most 10× */
     double qsteady_max;       /* 1.2 for Rodas5P, 1.0 for Tsit5: keep h when h_new/h in [1, 1/q] */

@@ -19,7 +19,7 @@ typedef struct ode_lanes {
     long traj[ODE_WMAX];    /* trajectory index, -1 = idle */
     unsigned char active[ODE_WMAX], have_f0[ODE_WMAX], need_jac[ODE_WMAX], need_h0[ODE_WMAX];
     unsigned char fail[ODE_WMAX], bad[ODE_WMAX];
-    double lerrold[ODE_WMAX]; /* log(errold) */
+    double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log(errold), and the one before */
     double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], errold[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
     double tstage[ODE_WMAX], shift[ODE_WMAX];
     int hits[ODE_WMAX];     /* this attempt ends at: 0 free, 1 the end, 2 a tstop */

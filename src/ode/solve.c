@@ -159,6 +159,7 @@ static int refill(shared *S, ode_lanes *L, int w)
         L->t[w] = E->t0;
         L->errold[w] = 1e-4;
         L->lerrold[w] = log(1e-4);
+        L->lerrolder[w] = log(1e-4);
         L->have_f0[w] = 0;
         L->need_jac[w] = 1;
         L->need_h0[w] = o->fixed_step <= 0 && o->first_step <= 0;
@@ -348,10 +349,11 @@ static void control(shared *S, ode_lanes *L)
                 /* E^β1 / E_old^β2 as one exp of logs (pow twice costs more);
                  * log E_old was kept from the previous accepted step */
                 lE = log(Ee);
-                q = exp(o->beta1 * lE - o->beta2 * L->lerrold[w]) / o->safety;
+                q = exp(o->beta1 * lE - o->beta2 * L->lerrold[w] + o->beta3 * L->lerrolder[w]) / o->safety;
                 q = fmax(1.0 / o->qmax, fmin(1.0 / o->qmin, q));
                 if (q >= 1.0 && q <= qsteady) q = 1.0;
             }
+            L->lerrolder[w] = L->lerrold[w];
             L->errold[w] = fmax(Ee, 1e-4);
             L->lerrold[w] = Ee > 1e-4 && lE != 0 ? lE : log(L->errold[w]);
             double t = L->t[w];
@@ -485,7 +487,7 @@ static sv_status check_request(const sv_ode_problem *P, const sv_ode_options *o,
         return sv_error(SV_ERR_ARG, "%s: first_step, max_step and fixed_step must be >= 0 (got %g, %g, %g)", nm,
                         o->first_step, o->max_step, o->fixed_step);
     if (!(o->qmin > 0 && o->qmin <= 1) || !(o->qmax >= 1) || !(o->safety > 0 && o->safety <= 1) ||
-        !(o->beta1 >= 0) || !(o->beta2 >= 0))
+        !(o->beta1 >= 0) || !(o->beta2 >= 0) || !isfinite(o->beta3))
         return sv_error(SV_ERR_ARG,
                         "%s: controller gains out of range (qmin %g in (0,1], qmax %g >= 1, safety %g in (0,1], "
                         "beta1 %g >= 0, beta2 %g >= 0)",

@@ -124,11 +124,34 @@ static void test_single_lu(void **s)
     run_case("vdpol", 1e-9, 1e-9, R_VDPOL, 8.8, 3498, SV_ODE_LU_SINGLE);
 }
 
+/* A PID controller (β3 ≠ 0) still meets the tolerance; β3 = 0 is the PI
+ * controller checked above against the published step counts. */
+static void test_pid_controller(void **s)
+{
+    (void)s;
+    sv_ode_builtin *b = NULL;
+    assert_int_equal(sv_ode_builtin_create(NULL, "hires", 0, SV_ODE_JAC_ANALYTIC, &b), SV_OK);
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    o.rtol = o.atol = 1e-9;
+    o.beta1 = 0.1, o.beta2 = 0.1, o.beta3 = 0.02;
+    double y[8];
+    sv_ode_traj_status st;
+    sv_ode_stats stats;
+    assert_int_equal(ode_run_builtin(b, &o, y, &st, &stats), SV_OK);
+    assert_int_equal(st, SV_ODE_SUCCESS);
+    double scd = ode_scd(8, y, R_HIRES);
+    printf("hires rtol 1e-9 PID (0.1, 0.1, 0.02): scd %.2f, steps %ld/%ld\n", scd, stats.accepted, stats.rejected);
+    assert_true(scd >= 7.4 - 0.5);
+    assert_true(stats.accepted != 271 || stats.rejected != 26); /* the controller did change */
+    sv_ode_builtin_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rober), cmocka_unit_test(test_hires),     cmocka_unit_test(test_orego),
-        cmocka_unit_test(test_vdpol), cmocka_unit_test(test_pollu),     cmocka_unit_test(test_single_lu),
+        cmocka_unit_test(test_vdpol), cmocka_unit_test(test_pollu),     cmocka_unit_test(test_single_lu), cmocka_unit_test(test_pid_controller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
