@@ -7,5 +7,6 @@
 #include "solvent/eft.h"
 #include "solvent/sparse.h"
 #include "solvent/em.h"
+#include "solvent/ode.h"
 
 #endif
