@@ -60,12 +60,8 @@ void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch);
 void sv_dense_ldlt_recover_c(sv_dense_sym *a, int kfail, void *scratch);
 void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx);
 void sv_dense_ldlt_solve_c(const sv_dense_sym *a, int nrhs, void *x, int ldx);
-/* The solve for a few right-hand sides in one parallel region; part holds
- * nthreads · nb · nrhs elements. */
-void sv_dense_ldlt_solve_par_z(const sv_dense_sym *a, int nrhs, void *x, int ldx, int nthreads, void *part);
-void sv_dense_ldlt_solve_par_c(const sv_dense_sym *a, int nrhs, void *x, int ldx, int nthreads, void *part);
-/* Right-hand sides up to which the solve runs in one parallel region. */
-#define SV_DENSE_SOLVE_PAR_MAX_RHS 8
+/* Right-hand sides up to which a solve runs on one thread. */
+#define SV_DENSE_SOLVE_1T_MAX_RHS 8
 /* max(|Re|, |Im|) over the stored entries, or −1 with the position of a
  * non-finite entry. */
 double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj);

@@ -24,7 +24,3 @@ void sv_dense_ldlt_solve_c(const sv_dense_sym *a, int nrhs, void *x, int ldx) { 
 
 double sv_dense_amax_c(const sv_dense_sym *a, int *bi, int *bj) { return FN(amax)(a, bi, bj); }
 
-void sv_dense_ldlt_solve_par_c(const sv_dense_sym *a, int nrhs, void *x, int ldx, int nthreads, void *part)
-{
-    FN(ldlt_solve_par)(a, nrhs, x, ldx, nthreads, part);
-}
