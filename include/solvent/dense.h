@@ -33,7 +33,8 @@ typedef enum sv_dense_type {
 /* ---- packed symmetric matrices ------------------------------------------ */
 typedef struct sv_dense_sym sv_dense_sym;
 
-/* n ≥ 0; nb = 0 picks the default block size. Memory comes from ctx's budget. */
+/* n ≥ 0; nb = 0 picks the default block size (128 for n ≤ 3000, else 192).
+ * Memory comes from ctx's budget. */
 sv_status sv_dense_sym_create(sv_ctx *ctx, int n, sv_dense_type type, int nb, sv_dense_sym **out);
 void sv_dense_sym_destroy(sv_dense_sym *a);
 
@@ -76,6 +77,8 @@ typedef struct sv_dense_factor_options {
      * fallback. 0 selects the default (documented in docs/dense.md). */
     double pivot_threshold;
     int allow_fallback;            /* 0 = report SV_ERR_SINGULAR instead of falling back */
+    int plain_gemm;                /* 1 = conventional complex gemm in the trailing update
+                                      instead of the faster 3M method (default 0) */
 } sv_dense_factor_options;
 
 typedef struct sv_dense_factor_info {
@@ -91,7 +94,9 @@ typedef struct sv_dense_factor sv_dense_factor;
 /* Factor A (C64 or C32) in place: A is overwritten by L and D. On a tiny
  * pivot the stable fallback factors the original A (recovered or copied as
  * docs/dense.md describes), after checking the memory budget. The factor
- * keeps a pointer to A, which must outlive it. opts and info may be NULL. */
+ * keeps a pointer to A, which must outlive it. opts and info may be NULL.
+ * ctx's progress callback is called after each block column; asking to stop
+ * restores A and returns SV_ERR_CANCELLED. */
 sv_status sv_dense_factor_create(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
                                  sv_dense_factor **out, sv_dense_factor_info *info);
 void sv_dense_factor_destroy(sv_dense_factor *f);
@@ -126,6 +131,7 @@ typedef struct sv_dense_refine_options {
     int max_iterations;      /* classical + GMRES iterations in all; 0 = default */
     int allow_gmres;         /* switch to GMRES refinement when classical stalls (default on) */
     int allow_fallback;      /* factor in double if refinement fails (default on) */
+    double pivot_threshold;  /* for the single factorisation; 0 = its default (1e-4) */
 } sv_dense_refine_options;
 
 typedef struct sv_dense_refine_info {

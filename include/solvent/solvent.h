@@ -4,7 +4,10 @@
 
 #include "solvent/core.h"
 #include "solvent/dense.h"
+#include "solvent/eft.h"
 #include "solvent/sparse.h"
+#include "solvent/em.h"
+#include "solvent/ode.h"
 #include "solvent/sweep.h"
 
 #endif

@@ -49,6 +49,12 @@ sv_status sv_sparse_pattern_from_mask(sv_ctx *ctx, int n, const unsigned char *m
 /* The full n × n pattern (no structure known). */
 sv_status sv_sparse_pattern_dense(sv_ctx *ctx, int n, sv_sparse_pattern **out);
 void sv_sparse_pattern_destroy(sv_sparse_pattern *p);
+/* Pattern files: Matrix Market coordinate format ("%%MatrixMarket matrix
+ * coordinate pattern general", then "n n nnz", then 1-based "i j" lines;
+ * real/integer/complex fields are accepted and their values ignored,
+ * symmetric files are mirrored). Errors name the file and line. */
+sv_status sv_sparse_pattern_read_mm(sv_ctx *ctx, const char *path, sv_sparse_pattern **out);
+sv_status sv_sparse_pattern_write_mm(const sv_sparse_pattern *p, FILE *out);
 
 int sv_sparse_pattern_n(const sv_sparse_pattern *p);
 int sv_sparse_pattern_nnz(const sv_sparse_pattern *p);
@@ -102,6 +108,17 @@ void sv_sparse_lu_load_shifted(const sv_sparse_lu *lu, const double *values, dou
 sv_status sv_sparse_lu_load_lane(const sv_sparse_lu *lu, int W, int w, const double *values, double *buf);
 sv_status sv_sparse_lu_load_shifted_lane(const sv_sparse_lu *lu, int W, int w, const double *values, double shift,
                                          double *buf);
+
+/* A whole batch at once: values entry-major (pattern entry e of lane w at
+ * e·W + w, the layout a batched Jacobian evaluation writes naturally);
+ * shift has W entries (one per lane: h and γ may differ per trajectory).
+ * Same results as the per-lane loads, faster for W > 1. */
+sv_status sv_sparse_lu_load_batch(const sv_sparse_lu *lu, int W, const double *values, double *buf);
+sv_status sv_sparse_lu_load_shifted_batch(const sv_sparse_lu *lu, int W, const double *values, const double *shift,
+                                          double *buf);
+sv_status sv_sparse_lu_load_batch_f32(const sv_sparse_lu *lu, int W, const double *values, float *buf);
+sv_status sv_sparse_lu_load_shifted_batch_f32(const sv_sparse_lu *lu, int W, const double *values,
+                                              const double *shift, float *buf);
 
 /* ---- numeric kernels (no pivoting) -------------------------------------- */
 /* Factor in place. Returns 0, or 1 + the (permuted) row of the first zero or
@@ -178,8 +195,8 @@ enum {
 };
 typedef struct sv_sparse_codegen_options {
     unsigned emit;          /* SV_SPARSE_EMIT_* mask; default F64|F32|BATCH4_F64|BATCH8_F64|BATCH8_F32 */
-    long long max_updates;  /* default 200000 */
-    long long max_subst;    /* default 100000 */
+    long long max_updates;  /* default 50000 */
+    long long max_subst;    /* default 50000 */
 } sv_sparse_codegen_options;
 void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt);
 

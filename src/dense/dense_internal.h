@@ -8,10 +8,12 @@
 #include "solvent/dense.h"
 
 /* Default block size: large enough that the trailing update's gemm calls
- * (K = nb) run near peak, small enough that the O(n·nb) workspace and the
- * unblocked diagonal-block work stay small. Chosen by measurement with
- * bench_dense (see docs/dense.md). */
-#define SV_DENSE_DEFAULT_NB 192
+ * (K = nb) run near peak (single-threaded they do from nb = 128 on), small
+ * enough that the panel work on the look-ahead thread does not become the
+ * critical path too early: that happens once the trailing matrix is below
+ * about 6·nb rows, so smaller orders take the smaller block. Chosen by
+ * measurement (see docs/dense.md). */
+static inline int sv_dense_default_nb(int n) { return n <= 3000 ? 128 : 192; }
 
 struct sv_dense_sym {
     sv_ctx *ctx;
@@ -50,14 +52,16 @@ size_t sv_dense_packed_size(int n, int nb);
  * plus one. factor: on a tiny pivot (|d| < thr,
  * measured as max(|Re|, |Im|)) sets *bad_index ≥ 0 and *kfail, the first
  * block column not factored. recover: undo block columns before kfail. */
-void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, const sv_ctx *ctx, int *bad_index, int *kfail,
                             double *minpiv);
-void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, const sv_ctx *ctx, int *bad_index, int *kfail,
                             double *minpiv);
 void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch);
 void sv_dense_ldlt_recover_c(sv_dense_sym *a, int kfail, void *scratch);
 void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx);
 void sv_dense_ldlt_solve_c(const sv_dense_sym *a, int nrhs, void *x, int ldx);
+/* Right-hand sides up to which a solve runs on one thread. */
+#define SV_DENSE_SOLVE_1T_MAX_RHS 8
 /* max(|Re|, |Im|) over the stored entries, or −1 with the position of a
  * non-finite entry. */
 double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj);

@@ -102,6 +102,7 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
         return sv_error(SV_ERR_ARG, "sv_dense_factor_create: pivot_threshold = %g: expected in [0, 1)",
                         opts->pivot_threshold);
     int allow_fallback = opts ? opts->allow_fallback : 1;
+    int use3m = opts ? !opts->plain_gemm : 1;
     const int n = a->n, z = a->type == SV_DENSE_C64;
 
     int bi = -1, bj = -1;
@@ -132,9 +133,15 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     if (n) {
         int bad = -1, kfail = -1;
         double minpiv = INFINITY, thr = tau * amax;
-        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
-        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, &bad, &kfail, &minpiv);
+        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
+        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
         info->min_pivot_ratio = minpiv / amax;
+        if (bad == -2) { /* cancelled by the progress callback: give A back */
+            if (z) sv_dense_ldlt_recover_z(a, kfail, scratch);
+            else sv_dense_ldlt_recover_c(a, kfail, scratch);
+            st = sv_error(SV_ERR_CANCELLED, "dense LDLT factorisation cancelled by the progress callback");
+            goto done;
+        }
         if (bad >= 0) {
             info->small_pivot_index = bad;
             /* Restore A (the original matrix, up to rounding in the
@@ -190,6 +197,13 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
     if (n == 0 || nrhs == 0) return SV_OK;
     if (!b) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: b is NULL");
     int prev = sv_threads_apply(f->ctx);
+    /* A solve with a few right-hand sides is memory bound and made of many
+     * small BLAS calls: one thread streams the factors nearly as fast as two,
+     * without a synchronisation per call, which on a busy machine costs far
+     * more than it saves. So OpenBLAS gets one thread here (this sets the
+     * calling thread's OpenMP setting only, restored below). */
+    int small = nrhs <= SV_DENSE_SOLVE_1T_MAX_RHS, saved = omp_get_max_threads();
+    if (small) omp_set_num_threads(1);
     if (f->path == SV_DENSE_PATH_LDLT) {
         if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_z(f->a, nrhs, b, ldb);
         else sv_dense_ldlt_solve_c(f->a, nrhs, b, ldb);
@@ -198,6 +212,7 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
     } else {
         LAPACKE_cgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, f->lu, n, f->ipiv, b, ldb);
     }
+    if (small) omp_set_num_threads(saved);
     sv_threads_restore(prev);
     return SV_OK;
 }

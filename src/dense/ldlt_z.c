@@ -10,11 +10,11 @@
 
 #include "ldlt_tmpl.h"
 
-void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int *bad_index, int *kfail,
+void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, const sv_ctx *ctx, int *bad_index, int *kfail,
                            double *minpiv)
 {
     R mp = (R)*minpiv;
-    FN(ldlt_factor)(a, (R)thr, scratch, task0, nthreads, bad_index, kfail, &mp);
+    FN(ldlt_factor)(a, (R)thr, scratch, task0, nthreads, use3m, ctx, bad_index, kfail, &mp);
     *minpiv = mp;
 }
 
@@ -23,3 +23,4 @@ void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch) { FN(ldl
 void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx) { FN(ldlt_solve)(a, nrhs, x, ldx); }
 
 double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj) { return FN(amax)(a, bi, bj); }
+

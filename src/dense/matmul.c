@@ -4,35 +4,70 @@
  * transposed for the symmetric upper part). Level-3 BLAS keeps this near
  * memory speed for one right-hand side and near gemm speed for many. */
 #include <cblas.h>
+#include <omp.h>
 #include <string.h>
 
 #include "dense_internal.h"
 
-/* Complex case, written once for double and float via a macro. */
-#define SV_MATMUL_COMPLEX(NAME, T, PFX)                                                                      \
-    static void NAME(const sv_dense_sym *a, int p, const T *x, int ldx, T *y, int ldy)                        \
+/* Block column k's contribution to Y (complex case, written once for
+ * double and float via a macro). */
+#define SV_MATMUL_BLOCK(NAME, T, PFX)                                                                        \
+    static void NAME(const sv_dense_sym *a, int k, int p, const T *x, int ldx, T *y, int ldy)                 \
     {                                                                                                         \
-        const int n = a->n, nb = a->nb;                                                                      \
+        const int n = a->n, nb = a->nb, c0 = k * nb;                                                         \
         const T one = 1;                                                                                     \
-        for (int j = 0; j < p; j++) memset(y + (size_t)j * ldy, 0, (size_t)n * sizeof(T));                  \
-        const T *d = a->data;                                                                                \
-        for (int c0 = 0, k = 0; c0 < n; c0 += nb, k++) {                                                     \
-            int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m2 = n - c0 - w;                                   \
-            const T *blk = d + sv_dense_blk_off(n, nb, k);                                                   \
-            cblas_##PFX##symm(CblasColMajor, CblasLeft, CblasLower, w, p, &one, blk, ld, x + c0, ldx, &one,  \
-                              y + c0, ldy);                                                                  \
-            if (m2 > 0) {                                                                                    \
-                cblas_##PFX##gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m2, p, w, &one, blk + w, ld,    \
-                                  x + c0, ldx, &one, y + c0 + w, ldy);                                       \
-                cblas_##PFX##gemm(CblasColMajor, CblasTrans, CblasNoTrans, w, p, m2, &one, blk + w, ld,      \
-                                  x + c0 + w, ldx, &one, y + c0, ldy);                                       \
-            }                                                                                                \
+        int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m2 = n - c0 - w;                                       \
+        const T *blk = (const T *)a->data + sv_dense_blk_off(n, nb, k);                                      \
+        cblas_##PFX##symm(CblasColMajor, CblasLeft, CblasLower, w, p, &one, blk, ld, x + c0, ldx, &one, y + c0,  \
+                          ldy);                                                                              \
+        if (m2 > 0) {                                                                                        \
+            cblas_##PFX##gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m2, p, w, &one, blk + w, ld, x + c0,    \
+                              ldx, &one, y + c0 + w, ldy);                                                   \
+            cblas_##PFX##gemm(CblasColMajor, CblasTrans, CblasNoTrans, w, p, m2, &one, blk + w, ld, x + c0 + w,  \
+                              ldx, &one, y + c0, ldy);                                                       \
         }                                                                                                    \
-                                                                                                             \
     }
 
-SV_MATMUL_COMPLEX(matmul_z, double complex, z)
-SV_MATMUL_COMPLEX(matmul_c, float complex, c)
+SV_MATMUL_BLOCK(block_z, double complex, z)
+SV_MATMUL_BLOCK(block_c, float complex, c)
+
+/* Y = A·X: block columns shared out among threads, each accumulating into
+ * its own copy of Y (thread 0 into Y itself), then summed. A product with a
+ * few columns is memory bound; running many small single-threaded BLAS
+ * calls side by side is faster and far less sensitive to a busy machine
+ * than one multi-threaded BLAS call (with its synchronisation) per block. */
+#define SV_MATMUL_DRIVER(NAME, T, BLOCK)                                                                     \
+    static sv_status NAME(const sv_dense_sym *a, int p, const T *x, int ldx, T *y, int ldy)                  \
+    {                                                                                                         \
+        const int n = a->n, K = (n + a->nb - 1) / a->nb;                                                     \
+        int nt = omp_get_max_threads();                                                                      \
+        if (nt > K) nt = K;                                                                                  \
+        if ((size_t)n * n < 256 * 256) nt = 1;                                                               \
+        for (int j = 0; j < p; j++) memset(y + (size_t)j * ldy, 0, (size_t)n * sizeof(T));                  \
+        if (nt <= 1) {                                                                                       \
+            for (int k = 0; k < K; k++) BLOCK(a, k, p, x, ldx, y, ldy);                                     \
+            return SV_OK;                                                                                    \
+        }                                                                                                    \
+        size_t per = (size_t)n * p;                                                                          \
+        T *priv = sv_calloc(NULL, per * (size_t)(nt - 1), sizeof(T), "matrix product accumulators");         \
+        if (!priv) return sv_last_status();                                                                  \
+        _Pragma("omp parallel num_threads(nt)")                                                              \
+        {                                                                                                    \
+            int t = omp_get_thread_num();                                                                    \
+            T *yt = t == 0 ? y : priv + per * (size_t)(t - 1);                                               \
+            int ldt = t == 0 ? ldy : n;                                                                      \
+            _Pragma("omp for schedule(dynamic, 1)") for (int k = 0; k < K; k++)                              \
+                BLOCK(a, k, p, x, ldx, yt, ldt);                                                             \
+            /* implicit barrier: every partial sum is complete */                                            \
+            _Pragma("omp for schedule(static)") for (int i = 0; i < n; i++) for (int c = 0; c < p; c++)      \
+                for (int q = 0; q < nt - 1; q++) y[(size_t)c * ldy + i] += priv[per * q + (size_t)c * n + i]; \
+        }                                                                                                    \
+        sv_free(NULL, priv);                                                                                 \
+        return SV_OK;                                                                                        \
+    }
+
+SV_MATMUL_DRIVER(matmul_z, double complex, block_z)
+SV_MATMUL_DRIVER(matmul_c, float complex, block_c)
 
 /* Real matrix times complex X: split X into real and imaginary parts (2p real
  * columns), multiply with real BLAS, and join again. */
@@ -85,8 +120,8 @@ sv_status sv_dense_sym_matmul(const sv_dense_sym *a, int nrhs, const void *x, in
     if (!x || !y) return sv_error(SV_ERR_ARG, "sv_dense_sym_matmul: NULL %s", x ? "y" : "x");
     if (x == y) return sv_error(SV_ERR_ARG, "sv_dense_sym_matmul: x and y must not overlap");
     switch (a->type) {
-    case SV_DENSE_C64: matmul_z(a, nrhs, x, ldx, y, ldy); return SV_OK;
-    case SV_DENSE_C32: matmul_c(a, nrhs, x, ldx, y, ldy); return SV_OK;
+    case SV_DENSE_C64: return matmul_z(a, nrhs, x, ldx, y, ldy);
+    case SV_DENSE_C32: return matmul_c(a, nrhs, x, ldx, y, ldy);
     case SV_DENSE_R64: return matmul_d(a, nrhs, x, ldx, y, ldy);
     }
     return sv_error(SV_ERR_ARG, "sv_dense_sym_matmul: unknown type %d", (int)a->type);

@@ -282,7 +282,12 @@ sv_status sv_dense_solve_mixed(sv_ctx *ctx, sv_dense_sym *a32, const sv_dense_op
         if (opts->max_iterations > 0) maxit = opts->max_iterations;
         allow_gmres = opts->allow_gmres;
         allow_fallback = opts->allow_fallback;
+        if (!(opts->pivot_threshold >= 0 && opts->pivot_threshold < 1))
+            return sv_error(SV_ERR_ARG, "sv_dense_solve_mixed: pivot_threshold = %g: expected in [0, 1)",
+                            opts->pivot_threshold);
     }
+    /* The single factorisation keeps its own pivoted fallback. */
+    sv_dense_factor_options fopts = {.pivot_threshold = opts ? opts->pivot_threshold : 0, .allow_fallback = 1};
     sv_status st = check_finite(n, p, b, ldb);
     if (st) return st;
 
@@ -301,7 +306,7 @@ sv_status sv_dense_solve_mixed(sv_ctx *ctx, sv_dense_sym *a32, const sv_dense_op
 
     sv_dense_factor *f = NULL;
     double tf = sv_time_now();
-    st = sv_dense_factor_create_ex(ctx, a32, NULL, &f, &info->factor, 0);
+    st = sv_dense_factor_create_ex(ctx, a32, &fopts, &f, &info->factor, 0);
     info->seconds_factor = sv_time_now() - tf;
     double tr = sv_time_now();
     int converged = 0;

@@ -35,7 +35,7 @@ static int valid_type(sv_dense_type t) { return t == SV_DENSE_C64 || t == SV_DEN
 size_t sv_dense_sym_bytes(int n, sv_dense_type type, int nb)
 {
     if (n < 0 || nb < 0 || !valid_type(type)) return 0;
-    if (nb == 0) nb = SV_DENSE_DEFAULT_NB;
+    if (nb == 0) nb = sv_dense_default_nb(n);
     return sv_dense_packed_size(n, nb) * sv_dense_elem_bytes(type) + sizeof(sv_dense_sym);
 }
 
@@ -46,7 +46,7 @@ sv_status sv_dense_sym_create(sv_ctx *ctx, int n, sv_dense_type type, int nb, sv
     if (n < 0) return sv_error(SV_ERR_ARG, "sv_dense_sym_create: n = %d: expected >= 0", n);
     if (nb < 0) return sv_error(SV_ERR_ARG, "sv_dense_sym_create: nb = %d: expected >= 0 (0 = default)", nb);
     if (!valid_type(type)) return sv_error(SV_ERR_ARG, "sv_dense_sym_create: type = %d: not a sv_dense_type", (int)type);
-    if (nb == 0) nb = SV_DENSE_DEFAULT_NB;
+    if (nb == 0) nb = sv_dense_default_nb(n);
     sv_dense_sym *a = sv_alloc(ctx, sizeof *a, "dense matrix header");
     if (!a) return sv_last_status();
     a->ctx = ctx;

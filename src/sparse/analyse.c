@@ -103,7 +103,9 @@ void sv_sparse_lu_destroy(sv_sparse_lu *lu)
     sv_free(ctx, lu->entry_slot);
     sv_free(ctx, lu->diag_slot);
     sv_free(ctx, lu->diag_entry);
-    sv_free(ctx, lu->target);
+    sv_free(ctx, lu->run_off);
+    sv_free(ctx, lu->run_t);
+    sv_free(ctx, lu->run_len);
     sv_free(ctx, lu);
 }
 
@@ -214,34 +216,55 @@ sv_status sv_sparse_lu_analyse(sv_ctx *ctx, const sv_sparse_pattern *p, sv_spars
     lu->colind = cols.v;
     cols.v = NULL;
 
-    /* ---- schedule: count, then list the update targets ----------------- */
-    long long nupd = 0, nl = 0;
-    for (int i = 0; i < n; i++)
-        for (int pp = lu->rowptr[i]; pp < lu->diag[i]; pp++) {
-            int k = lu->colind[pp];
-            nl++;
-            nupd += lu->rowptr[k + 1] - lu->diag[k] - 1;
+    /* ---- schedule: count, then list the runs of updates ------------------ */
+    long long nupd = 0, nl = 0, nruns = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        long long x = 0, r = 0;
+        for (int i = 0; i < n; i++) {
+            for (int pp = lu->rowptr[i]; pp < lu->rowptr[i + 1]; pp++) pos[lu->colind[pp]] = pp;
+            for (int pp = lu->rowptr[i]; pp < lu->diag[i]; pp++) {
+                int k = lu->colind[pp];
+                if (pass == 1) lu->run_off[x] = r;
+                x++;
+                int last = -2;
+                for (int q = lu->diag[k] + 1; q < lu->rowptr[k + 1]; q++) {
+                    int t = pos[lu->colind[q]];
+                    if (t == last + 1 && q > lu->diag[k] + 1) {
+                        if (pass == 1) lu->run_len[r - 1]++;
+                    } else {
+                        if (pass == 1) {
+                            lu->run_t[r] = t;
+                            lu->run_len[r] = 1;
+                        }
+                        r++;
+                    }
+                    last = t;
+                    if (pass == 0) nupd++;
+                }
+            }
         }
+        if (pass == 0) {
+            nl = x;
+            nruns = r;
+            size_t b1, b2;
+            if (sv_size_mul((size_t)nl + 1, sizeof(long long), &b1) || sv_size_mul((size_t)(nruns ? nruns : 1), sizeof(int), &b2)) {
+                s = sv_last_status();
+                goto fail;
+            }
+            lu->run_off = sv_alloc(ctx, b1, "sparse LU factor schedule");
+            lu->run_t = sv_alloc(ctx, b2, "sparse LU factor schedule (runs)");
+            lu->run_len = sv_alloc(ctx, b2, "sparse LU factor schedule (runs)");
+            if (!lu->run_off || !lu->run_t || !lu->run_len) {
+                s = sv_last_status();
+                goto fail;
+            }
+        } else {
+            lu->run_off[x] = r;
+        }
+    }
     lu->nupd = nupd;
     lu->nl = nl;
-    size_t tb;
-    if (sv_size_mul((size_t)(nupd ? nupd : 1), sizeof(int), &tb)) {
-        s = sv_last_status();
-        goto fail;
-    }
-    lu->target = sv_alloc(ctx, tb, "sparse LU factor schedule (4 bytes per update)");
-    if (!lu->target) {
-        s = sv_last_status();
-        goto fail;
-    }
-    long long t = 0;
-    for (int i = 0; i < n; i++) {
-        for (int pp = lu->rowptr[i]; pp < lu->rowptr[i + 1]; pp++) pos[lu->colind[pp]] = pp;
-        for (int pp = lu->rowptr[i]; pp < lu->diag[i]; pp++) {
-            int k = lu->colind[pp];
-            for (int q = lu->diag[k] + 1; q < lu->rowptr[k + 1]; q++) lu->target[t++] = pos[lu->colind[q]];
-        }
-    }
+    lu->nruns = nruns;
 
     /* ---- maps from the pattern to slots --------------------------------- */
     for (int i = 0; i < n; i++) {

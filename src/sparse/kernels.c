@@ -18,21 +18,35 @@
  * is reported, elimination goes on and the inf/NaN propagate. */
 #define SV_BAD_PIVOT(d) (!((d) != 0) || !isfinite(d))
 
+/* One run of updates: dst[j] -= l * src[j]. dst lies in row i, src in row
+ * k < i, so they never overlap. */
+static inline void sv_axpy_d(double *restrict dst, const double *restrict src, double l, int len)
+{
+    for (int j = 0; j < len; j++) dst[j] -= l * src[j];
+}
+static inline void sv_axpy_f(float *restrict dst, const float *restrict src, float l, int len)
+{
+    for (int j = 0; j < len; j++) dst[j] -= l * src[j];
+}
+
 #define SV_DEFINE_SCALAR(T, SFX)                                                                        \
     static int factor_table##SFX(const sv_sparse_lu *lu, T *restrict buf)                                \
     {                                                                                                    \
-        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *tg = lu->target;      \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag;                        \
+        const int *rt = lu->run_t, *rl = lu->run_len;                                                    \
+        const long long *ro = lu->run_off;                                                               \
         int flag = 0;                                                                                    \
-        long long t = 0;                                                                                 \
+        long long x = 0;                                                                                 \
         for (int i = 0; i < n; i++) {                                                                    \
-            for (int p = rp[i]; p < dg[i]; p++) {                                                        \
-                const int k = ci[p], qe = rp[k + 1];                                                     \
+            for (int p = rp[i]; p < dg[i]; p++, x++) {                                                   \
+                const int k = ci[p];                                                                     \
                 const T l = buf[p] * buf[dg[k]];                                                         \
                 buf[p] = l;                                                                              \
-                const int *restrict tt = tg + t;                                                         \
-                const int q0 = dg[k] + 1;                                                                \
-                for (int q = q0; q < qe; q++) buf[tt[q - q0]] -= l * buf[q];                             \
-                t += qe - q0;                                                                            \
+                const T *src = buf + dg[k] + 1;                                                          \
+                for (long long r = ro[x]; r < ro[x + 1]; r++) {                                          \
+                    sv_axpy##SFX(buf + rt[r], src, l, rl[r]);                                            \
+                    src += rl[r];                                                                        \
+                }                                                                                        \
             }                                                                                            \
             const T d = buf[dg[i]];                                                                      \
             if (!flag && SV_BAD_PIVOT(d)) flag = i + 1;                                                  \
@@ -67,21 +81,27 @@ SV_DEFINE_SCALAR(float, _f)
 #define SV_DEFINE_BATCH(T, W, SFX)                                                                      \
     static void factor_batch##SFX(const sv_sparse_lu *lu, T *restrict buf, int *flags)                   \
     {                                                                                                    \
-        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *tg = lu->target;      \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag;                        \
+        const int *rt = lu->run_t, *rl = lu->run_len;                                                    \
+        const long long *ro = lu->run_off;                                                               \
         for (int w = 0; w < W; w++) flags[w] = 0;                                                        \
-        long long t = 0;                                                                                 \
+        long long x = 0;                                                                                 \
         for (int i = 0; i < n; i++) {                                                                    \
-            for (int p = rp[i]; p < dg[i]; p++) {                                                        \
-                const int k = ci[p], qe = rp[k + 1];                                                     \
+            for (int p = rp[i]; p < dg[i]; p++, x++) {                                                   \
+                const int k = ci[p];                                                                     \
                 T l[W];                                                                                  \
                 T *restrict bp = buf + (size_t)p * W;                                                    \
                 const T *restrict bd = buf + (size_t)dg[k] * W;                                          \
                 for (int w = 0; w < W; w++) l[w] = bp[w] * bd[w];                                        \
                 for (int w = 0; w < W; w++) bp[w] = l[w];                                                \
-                for (int q = dg[k] + 1; q < qe; q++) {                                                   \
-                    T *restrict bt = buf + (size_t)tg[t++] * W;                                          \
-                    const T *restrict bq = buf + (size_t)q * W;                                          \
-                    for (int w = 0; w < W; w++) bt[w] -= l[w] * bq[w];                                   \
+                const T *src = buf + (size_t)(dg[k] + 1) * W;                                            \
+                for (long long r = ro[x]; r < ro[x + 1]; r++) {                                          \
+                    T *restrict dst = buf + (size_t)rt[r] * W;                                           \
+                    const T *restrict sr = src;                                                          \
+                    const int len = rl[r];                                                               \
+                    for (int j = 0; j < len; j++)                                                        \
+                        for (int w = 0; w < W; w++) dst[j * W + w] -= l[w] * sr[j * W + w];              \
+                    src += (size_t)len * W;                                                              \
                 }                                                                                        \
             }                                                                                            \
             T *restrict bd = buf + (size_t)dg[i] * W;                                                    \

@@ -17,13 +17,19 @@ struct sv_sparse_pattern {
  * P·A·Pᵀ is original row perm[k]) unless said otherwise.
  *
  * Factor schedule (up-looking, row by row): for row i, for each L slot p in
- * rowptr[i] .. diag[i]-1 (column k = colind[p], increasing):
+ * rowptr[i] .. diag[i]-1 (column k = colind[p], increasing), the x-th L
+ * entry of the whole schedule:
  *     l = buf[p] * buf[diag[k]];  buf[p] = l;
- *     for q in diag[k]+1 .. rowptr[k+1]-1:  buf[target[t++]] -= l * buf[q];
- * then the pivot buf[diag[i]] is replaced by its reciprocal. target[] lists
- * the slot in row i of every update in that order, so the kernel needs no
- * scatter/gather workspace. The straight-line emission writes the same
- * operations in the same order with the slot numbers as literals. */
+ *     q = diag[k] + 1;
+ *     for r in run_off[x] .. run_off[x+1]-1:
+ *         for j in 0 .. run_len[r]-1:  buf[run_t[r] + j] -= l * buf[q + j];
+ *         q += run_len[r];
+ * then the pivot buf[diag[i]] is replaced by its reciprocal. Row k's U part
+ * maps onto slots of row i; a run is a stretch where consecutive U slots
+ * land on consecutive slots of row i, so the innermost loop is a plain
+ * vectorisable axpy with no index loads (dense corners of the factors give
+ * long runs). The straight-line emission performs the same operations in
+ * the same order with the slot numbers as literals. */
 struct sv_sparse_lu {
     sv_ctx *ctx;
     int n, nnz;          /* nnz = slots of L+U */
@@ -33,7 +39,9 @@ struct sv_sparse_lu {
     int *entry_slot;     /* pat_nnz: slot of pattern entry e */
     int *diag_slot;      /* n: slot of original diagonal (i,i) */
     int *diag_entry;     /* n: pattern entry index of (i,i) */
-    int *target;         /* nupd: update targets in schedule order */
+    long long *run_off;  /* nl+1: runs of the x-th L entry */
+    int *run_t, *run_len;/* nruns: first target slot and length of each run */
+    long long nruns;
     long long nupd;      /* number of updates (multiply-subtracts) in factor */
     long long nl;        /* number of L entries (one multiply each) */
     uint64_t hash;
@@ -43,6 +51,14 @@ struct sv_sparse_lu {
 
 /* FNV-1a over 32-bit words. */
 uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
+/* Version of the code generator: part of cached object names, so that a
+ * newer library never loads objects an older generator wrote. */
+#define SV_SPARSE_CODEGEN_VERSION 3
 #define SV_SPARSE_HASH_SEED 0xcbf29ce484222325ULL
 
+
+
+/* Would straight-line code for `lu` stay within `opt`'s limits (NULL:
+ * defaults)? SV_OK or SV_ERR_UNSUPPORTED with a message. */
+sv_status sv_sparse_codegen_check(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt);
 #endif

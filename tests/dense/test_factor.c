@@ -92,6 +92,46 @@ static void test_well_conditioned_single(void **state)
         check_well_conditioned(cases[i][0], cases[i][1], cases[i][2], 1);
 }
 
+/* The conventional-gemm variant of the trailing update (plain_gemm = 1)
+ * agrees with LAPACK as well. */
+static void test_plain_gemm_option(void **state)
+{
+    (void)state;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 76);
+    int n = 230, p = 2;
+    double complex *a = td_random_sym(&r, n, n), *b = td_random(&r, n, p), *xref = malloc(sizeof *xref * (size_t)n * p);
+    assert_int_equal(td_lapack_lu_solve(n, p, a, b, xref), 0);
+    for (int single = 0; single < 2; single++) {
+        sv_dense_sym *m = td_packed(a, n, 32, single);
+        sv_dense_factor_options o = {.pivot_threshold = 0, .allow_fallback = 1, .plain_gemm = 1};
+        sv_dense_factor *f;
+        sv_dense_factor_info info;
+        assert_int_equal(sv_dense_factor_create(NULL, m, &o, &f, &info), SV_OK);
+        assert_int_equal(info.path, SV_DENSE_PATH_LDLT);
+        double complex *x = malloc(sizeof *x * (size_t)n * p);
+        if (single) {
+            float complex *xf = malloc(sizeof *xf * (size_t)n * p);
+            for (int i = 0; i < n * p; i++) xf[i] = (float complex)b[i];
+            assert_int_equal(sv_dense_factor_solve(f, p, xf, n), SV_OK);
+            for (int i = 0; i < n * p; i++) x[i] = xf[i];
+            free(xf);
+            assert_true(td_rel_diff(n, p, x, xref) < 1e-5);
+        } else {
+            memcpy(x, b, sizeof *x * (size_t)n * p);
+            assert_int_equal(sv_dense_factor_solve(f, p, x, n), SV_OK);
+            assert_true(td_rel_diff(n, p, x, xref) < 1e-13);
+            assert_true(td_backward_error(n, p, a, x, b) < 1e-15);
+        }
+        free(x);
+        sv_dense_factor_destroy(f);
+        sv_dense_sym_destroy(m);
+    }
+    free(a);
+    free(b);
+    free(xref);
+}
+
 /* Agreement with LAPACK's symmetric Bunch–Kaufman solve too. */
 static void test_matches_zsytrf(void **state)
 {
@@ -175,6 +215,33 @@ static void test_fallback_on_zero_pivot(void **state)
     check_zero_pivot(90, 16, 37, 0); /* inside block column 2: recovery of two block columns */
     check_zero_pivot(90, 16, 88, 0); /* next to last pivot (F must stay 2 × 2 to be nonsingular) */
     check_zero_pivot(90, 16, 37, 1);
+}
+
+/* A tiny (not zero) diagonal entry: 1e-13 relative, below the default
+ * threshold 1e-8, so the first pivot sends the factorisation to the
+ * fallback, whose solution agrees with LAPACK's LU. */
+static void test_fallback_on_tiny_diagonal(void **state)
+{
+    (void)state;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 88);
+    int n = 120, p = 3;
+    double complex *a = td_random_sym(&r, n, 0);
+    for (int i = 1; i < n; i++) a[(size_t)i * n + i] += 2.0 * n;
+    a[0] = CMPLX(1e-13, -1e-13) * 2.0 * n;
+    double complex *b = td_random(&r, n, p), *xref = malloc(sizeof *xref * (size_t)n * p);
+    assert_int_equal(td_lapack_lu_solve(n, p, a, b, xref), 0);
+    sv_dense_factor_info info;
+    double complex *x = solve_with(a, n, 32, p, n, b, 0, NULL, &info, NULL);
+    assert_non_null(x);
+    assert_int_equal(info.path, SV_DENSE_PATH_FALLBACK);
+    assert_int_equal(info.small_pivot_index, 0);
+    assert_true(td_rel_diff(n, p, x, xref) < 1e-12);
+    assert_true(td_backward_error(n, p, a, x, b) < 1e-15);
+    free(a);
+    free(b);
+    free(x);
+    free(xref);
 }
 
 /* With the fallback disabled the error is reported and A is given back as it
@@ -384,14 +451,74 @@ static void test_thread_counts(void **state)
     free(b);
 }
 
+/* Progress: fractions rise to 1 while factoring; a callback that asks to
+ * stop gets SV_ERR_CANCELLED and A back as it was. */
+typedef struct progress_log {
+    double last, stop_at;
+    int calls, monotone;
+} progress_log;
+
+static int on_progress(void *user, const char *phase, double fraction)
+{
+    progress_log *p = user;
+    assert_non_null(strstr(phase, "LDLT"));
+    if (fraction < p->last || fraction > 1) p->monotone = 0;
+    p->last = fraction;
+    p->calls++;
+    return fraction >= p->stop_at;
+}
+
+static void test_progress_and_cancel(void **state)
+{
+    (void)state;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 95);
+    int n = 300, nb = 32;
+    double complex *a = td_random_sym(&r, n, n);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    progress_log log = {.last = 0, .stop_at = 2, .monotone = 1};
+    sv_ctx_set_progress(ctx, on_progress, &log);
+    sv_dense_sym *m = td_packed(a, n, nb, 0);
+    sv_dense_factor *f;
+    assert_int_equal(sv_dense_factor_create(ctx, m, NULL, &f, NULL), SV_OK);
+    assert_int_equal(log.calls, (n + nb - 1) / nb - 1);
+    assert_true(log.monotone);
+    sv_assert_close(log.last, 1.0, 1e-12, 0);
+    sv_dense_factor_destroy(f);
+    sv_dense_sym_destroy(m);
+    const double stops[] = {0.0, 0.5, 0.99};
+    for (int t = 0; t < 3; t++) {
+        for (int single = 0; single < 2; single++) {
+            log = (progress_log){.last = 0, .stop_at = stops[t], .monotone = 1};
+            m = td_packed(a, n, nb, single);
+            assert_int_equal(sv_dense_factor_create(ctx, m, NULL, &f, NULL), SV_ERR_CANCELLED);
+            double scale = 0, diff = 0;
+            for (int j = 0; j < n; j++)
+                for (int i = j; i < n; i++) {
+                    double complex v = a[(size_t)j * n + i];
+                    if (single) v = (float complex)v;
+                    scale = fmax(scale, cabs(v));
+                    diff = fmax(diff, cabs(sv_dense_sym_get(m, i, j) - v));
+                }
+            assert_true(diff <= (single ? 1e-5 : 1e-13) * scale);
+            sv_dense_sym_destroy(m);
+        }
+    }
+    sv_ctx_destroy(ctx);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_well_conditioned_double),
         cmocka_unit_test(test_well_conditioned_single),
+        cmocka_unit_test(test_plain_gemm_option),
         cmocka_unit_test(test_matches_zsytrf),
         cmocka_unit_test(test_ill_conditioned),
         cmocka_unit_test(test_fallback_on_zero_pivot),
+        cmocka_unit_test(test_fallback_on_tiny_diagonal),
         cmocka_unit_test(test_fallback_disabled_restores_a),
         cmocka_unit_test(test_threshold_and_min_pivot),
         cmocka_unit_test(test_singular_matrices),
@@ -399,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_thread_counts),
+        cmocka_unit_test(test_progress_and_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

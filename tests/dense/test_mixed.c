@@ -114,6 +114,21 @@ static void test_single_fallback_then_refine(void **state)
     assert_int_equal(m.info.factor.path, SV_DENSE_PATH_FALLBACK);
     assert_int_equal(m.info.factor.small_pivot_index, 40);
     assert_true(td_backward_error(n, p, a, m.x, b) <= 1e-15);
+    /* The single factorisation's threshold is settable through the options:
+     * 0.9 sends even this matrix's first pivots to the LU fallback. */
+    double complex *g = td_random_sym(&r, n, 2.0), *xg;
+    sv_dense_refine_options o = {.allow_gmres = 1, .allow_fallback = 1, .pivot_threshold = 0.9};
+    mixed_run m2 = run_mixed(g, n, 16, p, b, &o, NULL);
+    xg = m2.x;
+    assert_int_equal(m2.st, SV_OK);
+    assert_int_equal(m2.info.factor.path, SV_DENSE_PATH_FALLBACK);
+    assert_true(td_backward_error(n, p, g, xg, b) <= 1e-15);
+    o.pivot_threshold = -1;
+    mixed_run m3 = run_mixed(g, n, 16, p, b, &o, NULL);
+    assert_int_equal(m3.st, SV_ERR_ARG);
+    free(g);
+    free(xg);
+    free(m3.x);
     free(a);
     free(b);
     free(m.x);

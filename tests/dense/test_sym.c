@@ -262,6 +262,7 @@ static void test_matmul_against_full_product(void **state)
     check_matmul(33, 8, 4);
     check_matmul(100, 32, 3);
     check_matmul(131, 64, 2);
+    check_matmul(400, 48, 3); /* large enough for the threaded product */
 }
 
 static void test_matmul_bad_args(void **state)

@@ -26,6 +26,29 @@ static void run_batch(const sv_sparse_pattern *p, int W, sv_test_rng *rng)
         assert_int_equal(sv_sparse_lu_load_shifted_lane_f32(lu, W, w, vals[w], shift, fb), SV_OK);
         for (int i = 0; i < n; i++) rhs[(size_t)i * W + w] = frhs[(size_t)i * W + w] = (float)sv_test_uniform(rng);
     }
+    /* Whole-batch loads (entry-major values, one shift per lane) write
+     * exactly what the per-lane loads wrote. */
+    {
+        int m = sv_sparse_pattern_nnz(p);
+        double *em = malloc((size_t)m * W * sizeof *em), shifts[8];
+        for (int w = 0; w < W; w++) {
+            shifts[w] = shift;
+            for (int e = 0; e < m; e++) em[(size_t)e * W + w] = vals[w][e];
+        }
+        double *bb2 = malloc((size_t)nnz * W * sizeof *bb2);
+        float *fb2 = malloc((size_t)nnz * W * sizeof *fb2);
+        assert_int_equal(sv_sparse_lu_load_shifted_batch(lu, W, em, shifts, bb2), SV_OK);
+        assert_int_equal(sv_sparse_lu_load_shifted_batch_f32(lu, W, em, shifts, fb2), SV_OK);
+        assert_memory_equal(bb2, bb, (size_t)nnz * W * sizeof *bb2);
+        assert_memory_equal(fb2, fb, (size_t)nnz * W * sizeof *fb2);
+        assert_int_equal(sv_sparse_lu_load_batch(lu, W, em, bb2), SV_OK);
+        double *lane = malloc((size_t)nnz * W * sizeof *lane);
+        for (int w = 0; w < W; w++) assert_int_equal(sv_sparse_lu_load_lane(lu, W, w, vals[w], lane), SV_OK);
+        assert_memory_equal(bb2, lane, (size_t)nnz * W * sizeof *bb2);
+        assert_int_equal(sv_sparse_lu_load_batch(lu, 3, em, bb2), SV_ERR_ARG);
+        assert_int_equal(sv_sparse_lu_load_shifted_batch(lu, W, em, NULL, bb2), SV_ERR_ARG);
+        free(em), free(bb2), free(fb2), free(lane);
+    }
     int flags[8] = {9, 9, 9, 9, 9, 9, 9, 9}, fflags[8];
     assert_int_equal(sv_sparse_lu_factor_batch(lu, W, bb, flags), SV_OK);
     assert_int_equal(sv_sparse_lu_factor_batch_f32(lu, W, fb, fflags), SV_OK);

@@ -1,0 +1,179 @@
+/* Solvent planar EM model: one zero-thickness metal layer on a grounded
+ * dielectric slab, meshed on a uniform grid of dx × dy cells, rooftop
+ * current unknowns, quasi-static Green's functions. At angular frequency ω
+ * the moment matrix is
+ *
+ *     Z(ω) = jω·L − j·Ψ/ω + Zs(ω)·G          (N × N, complex symmetric)
+ *
+ * with L, Ψ (= Dᵀ·P·D) and G real symmetric and frequency independent.
+ *
+ * Workflow (see docs/em.md):
+ *   sv_em_project_read     project file (JSON) -> project handle
+ *   sv_em_model_create     project -> mesh (rooftops, ports)
+ *   sv_em_assemble         L, Ψ as R64 packed matrices (dense.h layout)
+ *   sv_em_gram             G as a symmetric CSR matrix
+ *   sv_em_port_rhs         B (N × P real): the port excitations
+ *   sv_em_surface_impedance Zs(ω)
+ *   solve Z(ω)·X = B       (sv_em_solve does it with the dense engine)
+ *   sv_em_port_admittance  Y = Bᵀ·X
+ *   sv_em_y_to_z / sv_em_y_to_s, sv_em_touchstone_write
+ *
+ * All lengths inside the library are metres, frequencies hertz. */
+#ifndef SOLVENT_EM_H
+#define SOLVENT_EM_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "solvent/core.h"
+#include "solvent/dense.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- project files ------------------------------------------------------ */
+typedef struct sv_em_project sv_em_project;
+
+/* Read a project file (format: docs/project-files.md). Every error names the
+ * field, the value and what was expected (SV_ERR_PARSE, SV_ERR_IO). */
+sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out);
+/* Same from text in memory; `name` is used in messages (may be NULL). */
+sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out);
+void sv_em_project_destroy(sv_em_project *p);
+
+typedef struct sv_em_stackup {
+    double h;          /* substrate thickness, m */
+    double eps_r;      /* relative permittivity of the substrate */
+    double sigma;      /* metal conductivity, S/m; INFINITY = lossless */
+    double t;          /* metal thickness, m (for Zs only; the mesh is zero-thickness) */
+} sv_em_stackup;
+
+typedef struct sv_em_grid {
+    int nx, ny;        /* cells along x and y */
+    double dx, dy;     /* cell size, m */
+    double x0, y0;     /* coordinates of the grid's lower-left corner, m */
+} sv_em_grid;
+
+typedef struct sv_em_sweep {
+    int present;       /* 1 if the file has a sweep section */
+    double start_hz, stop_hz;
+    int points;        /* output frequencies, ≥ 1 (start = stop when 1) */
+    double tolerance;  /* adaptive-sampling tolerance (default 1e-4) */
+} sv_em_sweep;
+
+void sv_em_project_stackup(const sv_em_project *p, sv_em_stackup *out);
+void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out);
+void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out);
+int sv_em_project_ports(const sv_em_project *p);
+const char *sv_em_project_port_name(const sv_em_project *p, int k);
+double sv_em_project_port_z0(const sv_em_project *p, int k);
+/* 1 if cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny, j = 0 the bottom row) is metal. */
+int sv_em_project_metal(const sv_em_project *p, int i, int j);
+
+/* ---- mesh --------------------------------------------------------------- */
+typedef struct sv_em_model sv_em_model;
+
+typedef struct sv_em_options {
+    /* Target relative accuracy of each coefficient (image-series truncation,
+     * near/far switch), in [1e-15, 0.1). 0 = default 1e-8. */
+    double accuracy;
+    /* Pairs whose centre distance is ≥ far_ratio · max(dx, dy) use the
+     * corrected point approximation; 0 = default (chosen from accuracy, see
+     * docs/em.md). */
+    double far_ratio;
+} sv_em_options;
+
+/* Build the mesh: unknowns are ordered x-directed rooftops (row by row),
+ * y-directed rooftops, then the port half rooftops (port by port). The
+ * model keeps a pointer to the project, which must outlive it. */
+sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts, sv_em_model **out);
+void sv_em_model_destroy(sv_em_model *m);
+int sv_em_model_unknowns(const sv_em_model *m);   /* N */
+int sv_em_model_ports(const sv_em_model *m);      /* P */
+int sv_em_model_cells(const sv_em_model *m);      /* metal cells */
+const sv_em_project *sv_em_model_project(const sv_em_model *m);
+/* Bytes sv_em_assemble will allocate for L and Ψ with block size nb (0 = default). */
+size_t sv_em_assemble_bytes(const sv_em_model *m, int nb);
+
+/* ---- assembly ----------------------------------------------------------- */
+typedef struct sv_em_assembly_info {
+    int image_terms;          /* terms kept in the dielectric image series */
+    int distinct_coeffs;      /* distinct coefficients computed (table entries of P, Lx, Ly) */
+    double seconds;
+} sv_em_assembly_info;
+
+/* Create and fill L (H) and Ψ (1/F) as SV_DENSE_R64 packed symmetric
+ * matrices of order N with block size nb (0 = the dense engine's default).
+ * Runs in parallel with ctx's thread count. info may be NULL. */
+sv_status sv_em_assemble(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,
+                         sv_em_assembly_info *info);
+
+/* G (per unit sheet impedance, dimensionless) as a symmetric CSR matrix with
+ * both triangles stored, columns ascending in each row. Zs·G is the loss term. */
+typedef struct sv_em_csr {
+    int n;
+    int *rowptr;   /* n + 1 */
+    int *col;      /* rowptr[n] */
+    double *val;   /* rowptr[n] */
+} sv_em_csr;
+sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **G);
+void sv_em_csr_destroy(sv_ctx *ctx, sv_em_csr *G);
+
+/* B (N × P, column-major, ldb ≥ N): column k has 1 on port k's half rooftops
+ * (unit port voltage), 0 elsewhere. */
+sv_status sv_em_port_rhs(const sv_em_model *m, double *b, int ldb);
+
+/* Surface impedance (Ω/□) of a metal of conductivity sigma (S/m) and
+ * thickness t (m) at freq_hz ≥ 0, current on one face: (k/σ)·coth(k·t),
+ * k = (1 + j)/δ; 1/(σ·t) at DC; 0 for sigma = INFINITY. */
+double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
+
+/* ---- network parameters -------------------------------------------------- */
+/* Y (P × P, column-major) = Bᵀ·X from the solutions X (N × P) of Z·X = B:
+ * the port currents for unit port voltages. */
+sv_status sv_em_port_admittance(const sv_em_model *m, const double complex *x, int ldx, double complex *y);
+/* Z = Y⁻¹ (SV_ERR_SINGULAR if Y is singular). P × P column-major. */
+sv_status sv_em_y_to_z(int p, const double complex *y, double complex *z);
+/* S = (I − R·Y·R)(I + R·Y·R)⁻¹ with R = diag(√z0_k), z0 > 0 real per port. */
+sv_status sv_em_y_to_s(int p, const double complex *y, const double *z0, double complex *s);
+/* max |S − Sᵀ| entrywise. */
+double sv_em_reciprocity_error(int p, const double complex *s);
+/* Largest singular value of S (passive: ≤ 1). */
+sv_status sv_em_max_singular_value(int p, const double complex *s, double *out);
+
+/* Direct solve at one frequency: forms Z(ω) in a C64 packed matrix, factors
+ * it with the dense engine and solves for all ports; y gets Y (P × P).
+ * G may be NULL for a lossless model (sigma = ∞). */
+sv_status sv_em_solve(sv_ctx *ctx, const sv_em_model *m, const sv_dense_sym *L, const sv_dense_sym *Psi,
+                      const sv_em_csr *G, double freq_hz, double complex *y);
+
+/* ---- Touchstone ----------------------------------------------------------- */
+typedef enum sv_em_ts_format { SV_EM_TS_RI = 0, SV_EM_TS_MA = 1, SV_EM_TS_DB = 2 } sv_em_ts_format;
+typedef enum sv_em_ts_param { SV_EM_TS_S = 0, SV_EM_TS_Y = 1, SV_EM_TS_Z = 2 } sv_em_ts_param;
+
+typedef struct sv_em_ts_options {
+    int version;               /* 1 (1.1) or 2 (2.0); 0 = 1 */
+    sv_em_ts_format format;    /* default RI */
+    sv_em_ts_param param;      /* default S */
+    const char *unit;          /* "Hz", "kHz", "MHz", "GHz" (NULL = "GHz") */
+    const char *comment;       /* optional text written as ! lines (NULL = none) */
+} sv_em_ts_options;
+
+/* Write nf frequencies (ascending, Hz) of P × P column-major data (data[f·P·P
+ * + i + j·P] = N_ij at freq[f]) with reference z0 (equal for all ports in
+ * version 1). Written to a temporary file in the same folder, then renamed. */
+sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts, int p, int nf,
+                                 const double *freq_hz, const double complex *data, const double *z0);
+
+/* Read a Touchstone 1.1 or 2.0 file written in any of the formats above
+ * (used by tests). *freq_hz and *data are malloc'ed (free() them). data in
+ * the layout above, converted to real/imaginary; *param and z0 (array of p)
+ * as in the file. */
+sv_status sv_em_touchstone_read(const char *path, int *p, int *nf, double **freq_hz, double complex **data,
+                                sv_em_ts_param *param, double *z0, int z0_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

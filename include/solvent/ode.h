@@ -1,0 +1,216 @@
+/* Solvent ODE ensembles: Rodas5P (Rosenbrock, order 5, stiff) and Tsit5
+ * (explicit Runge–Kutta, order 5) over many trajectories of one system.
+ *
+ * Workflow:
+ *   sv_ode_problem_desc d = {0};  d.n = ...; d.f = ...;   describe the system
+ *   sv_ode_problem_create(ctx, &d, &prob);                 validate, analyse the pattern
+ *   sv_ode_options o; sv_ode_options_default(&o);          tolerances, method, LU precision
+ *   sv_ode_ensemble e = {...};                             y0, parameters, save times, outputs
+ *   sv_ode_solve(ctx, prob, &o, &e);                       run every trajectory
+ *
+ * Trajectories run W at a time in SIMD lanes (each lane with its own step
+ * size; a lane that finishes takes the next trajectory at once) and lanes
+ * run across cores with OpenMP. A trajectory's result does not depend on
+ * which lane, batch or thread ran it: every arithmetic operation of a lane
+ * involves that lane's data only.
+ *
+ * Slot-major ("batched") arrays hold W lanes side by side: entry i of lane w
+ * is at [i·W + w]. A batched callback's loop over w then vectorises.
+ *
+ * Rodas5P is NOT a W-method: it keeps order 5 only with the exact Jacobian.
+ * The analytic, complex-step and J·v sources are exact (to rounding);
+ * finite differences are an inexact fallback that can cost the method its
+ * order (many more steps, lower accuracy) — see docs/ode.md. */
+#ifndef SOLVENT_ODE_H
+#define SOLVENT_ODE_H
+
+#include "solvent/core.h"
+
+/* The complex type of the complex-step callback, spelled without
+ * <complex.h> so that including Solvent does not define the macros `I` and
+ * `complex` in the user's code (C: double _Complex is the same type as
+ * double complex; C++: GCC and Clang accept _Complex as an extension with
+ * the layout of std::complex<double>). */
+#define SV_ODE_COMPLEX double _Complex
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- callbacks ------------------------------------------------------------
+ * Every callback returns 0 on success; non-zero marks the trajectory
+ * SV_ODE_F_FAILED (the solve goes on with the others). `p` points to the
+ * trajectory's parameters (nparams values; NULL when nparams = 0). */
+
+/* dy/dt = f(t, y, p) for one trajectory. Required. */
+typedef int (*sv_ode_rhs_fn)(double t, const double *y, const double *p, double *dydt, void *user);
+/* The same over W lanes, slot-major: t[w], y[i·W+w], p[k·W+w], dydt[i·W+w].
+ * Optional; when given it is used for every stage evaluation. */
+typedef int (*sv_ode_rhs_batch_fn)(int W, const double *t, const double *y, const double *p, double *dydt,
+                                   void *user);
+/* Analytic Jacobian: values[e] = ∂f_i/∂y_j for pattern entry e = (i, j) in
+ * CSR order (dense problems: row-major, e = i·n + j). dfdt (n values) is
+ * non-NULL only for non-autonomous problems and then receives ∂f/∂t. */
+typedef int (*sv_ode_jac_fn)(double t, const double *y, const double *p, double *values, double *dfdt, void *user);
+/* The same over W lanes, slot-major (values[e·W+w], dfdt[i·W+w]). Optional. */
+typedef int (*sv_ode_jac_batch_fn)(int W, const double *t, const double *y, const double *p, double *values,
+                                   double *dfdt, void *user);
+/* Complex version of f for complex-step differentiation (write f once with
+ * <tgmath.h> and instantiate it for double and double complex: docs/ode.md). */
+typedef int (*sv_ode_rhs_complex_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, const double *p,
+                                     SV_ODE_COMPLEX *dydt, void *user);
+/* Directional derivative: jv = (∂f/∂t)·vt + (∂f/∂y)·v. */
+typedef int (*sv_ode_jvp_fn)(double t, const double *y, const double *p, double vt, const double *v, double *jv,
+                             void *user);
+
+typedef enum sv_ode_jac_source {
+    SV_ODE_JAC_ANALYTIC = 0,     /* jac (or jac_batch)                                     */
+    SV_ODE_JAC_COMPLEX_STEP = 1, /* f_complex, one evaluation per colour, exact           */
+    SV_ODE_JAC_JVP = 2,          /* jvp, one call per colour, exact                        */
+    SV_ODE_JAC_FD = 3            /* finite differences of f: INEXACT, Rodas5P loses order */
+} sv_ode_jac_source;
+
+/* ---- the problem ------------------------------------------------------- */
+typedef struct sv_ode_problem_desc {
+    const char *name;  /* for messages; may be NULL */
+    int n;             /* state dimension, >= 1 */
+    int nparams;       /* parameters per trajectory, >= 0 */
+    sv_ode_rhs_fn f;
+    sv_ode_rhs_batch_fn f_batch;
+    /* Sparsity pattern of ∂f/∂y in CSR (rowptr: n+1, colind: rowptr[n]
+     * entries, sorted, no duplicates). NULL rowptr = dense. The diagonal
+     * need not be listed (M = I/(hγ) − J has it anyway). */
+    const int *rowptr;
+    const int *colind;
+    sv_ode_jac_source jac_source;
+    sv_ode_jac_fn jac;
+    sv_ode_jac_batch_fn jac_batch;
+    sv_ode_rhs_complex_fn f_complex;
+    sv_ode_jvp_fn jvp;
+    int nonautonomous; /* 1: f depends on t explicitly (∂f/∂t from the same source) */
+    void *user;        /* passed to every callback */
+} sv_ode_problem_desc;
+
+typedef struct sv_ode_problem sv_ode_problem;
+
+sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *desc, sv_ode_problem **out);
+void sv_ode_problem_destroy(sv_ode_problem *prob);
+int sv_ode_problem_n(const sv_ode_problem *prob);
+int sv_ode_problem_nparams(const sv_ode_problem *prob);
+/* Structural nonzeros of ∂f/∂y as given (n² when dense) and the number of
+ * colours used to recover J from directional derivatives. */
+int sv_ode_problem_nnz(const sv_ode_problem *prob);
+int sv_ode_problem_ncolors(const sv_ode_problem *prob);
+
+/* ---- options ----------------------------------------------------------- */
+typedef enum sv_ode_method { SV_ODE_RODAS5P = 0, SV_ODE_TSIT5 = 1 } sv_ode_method;
+typedef enum sv_ode_lu_precision {
+    SV_ODE_LU_DOUBLE = 0, /* factor M in double                                     */
+    SV_ODE_LU_SINGLE = 1  /* factor in single, refine each stage solve to double    */
+} sv_ode_lu_precision;
+
+typedef struct sv_ode_options {
+    sv_ode_method method;     /* default Rodas5P */
+    double rtol;              /* default 1e-6 */
+    double atol;              /* default 1e-8 (used when atol_vec is NULL) */
+    const double *atol_vec;   /* per-component atol (n values) or NULL */
+    const double *weights;    /* per-component error weights (n values, >= 0) or NULL = 1 */
+    double first_step;        /* 0: Hairer–Wanner estimate per trajectory */
+    double max_step;          /* 0: t_end − t0 */
+    long max_steps;           /* accepted + rejected per trajectory; default 1e6 */
+    double fixed_step;        /* > 0: no step control, constant h (convergence tests) */
+    /* PI controller (OrdinaryDiffEq defaults for order 5): on acceptance
+     * h_new = h / q, q = E^β1 · E_old^−β2 · E_older^β3 / safety (clamped);
+     * β3 ≠ 0 makes it a PID controller (Söderlind's digital filters). */
+    double beta1, beta2;      /* 0.14, 0.08 */
+    double beta3;             /* 0: PI */
+    double safety;            /* 0.9 */
+    double qmin, qmax;        /* 0.2, 10: the step shrinks at most 5×, grows at most 10× */
+    double qsteady_max;       /* 1.2 for Rodas5P, 1.0 for Tsit5: keep h when h_new/h in [1, 1/q] */
+    double min_step_rel;      /* step too small when h < min_step_rel·|t|; default 1e-14 */
+    sv_ode_lu_precision lu;   /* default double */
+    int lanes;                /* W: 1, 2, 4 or 8; 0 = one vector register (8 with AVX-512, else 4) */
+    /* Times where f may be discontinuous: steps end exactly there, and a
+     * step ending at a stop sees f's left limit (t just below the stop). */
+    const double *tstops;
+    int ntstops;
+} sv_ode_options;
+
+void sv_ode_options_default(sv_ode_options *opt);
+
+/* ---- an ensemble solve ------------------------------------------------- */
+typedef enum sv_ode_traj_status {
+    SV_ODE_SUCCESS = 0,
+    SV_ODE_MAX_STEPS = 1,      /* max_steps reached before the last save time */
+    SV_ODE_STEP_TOO_SMALL = 2, /* the controller asked for h below min_step_rel·|t|   */
+    SV_ODE_NONFINITE = 3,      /* y, f or the error norm stayed non-finite             */
+    SV_ODE_F_FAILED = 4,       /* a callback returned non-zero                          */
+    SV_ODE_NOT_RUN = 5         /* the solve stopped (cancelled, error) before this one  */
+} sv_ode_traj_status;
+
+const char *sv_ode_traj_status_string(sv_ode_traj_status s);
+
+typedef struct sv_ode_stats {
+    long accepted, rejected;   /* steps */
+    long nf;                   /* f evaluations (one lane = one evaluation) */
+    long njac;                 /* Jacobian evaluations */
+    long nfactor;              /* LU factorisations */
+    long nsolve;               /* stage solves (refinement sweeps not counted) */
+    long nrefine;              /* refinement sweeps (single-precision LU) */
+    double t_reached;          /* last time reached */
+} sv_ode_stats;
+
+typedef struct sv_ode_ensemble {
+    int ntraj;
+    double t0;
+    int nsave;                 /* >= 1; tsave increasing, tsave[0] >= t0; integrates to tsave[nsave-1] */
+    const double *tsave;
+    const double *y0;          /* ntraj·n values, or n when y0_shared */
+    int y0_shared;
+    const double *params;      /* ntraj·nparams, or nparams when params_shared; NULL when nparams = 0 */
+    int params_shared;
+    double *out;               /* ntraj·nsave·n: out[(traj·nsave + s)·n + i] */
+    sv_ode_traj_status *status;/* ntraj (may be NULL) */
+    sv_ode_stats *stats;       /* ntraj (may be NULL) */
+} sv_ode_ensemble;
+
+/* Run every trajectory. Returns SV_OK when the solve ran (even if some
+ * trajectories failed: read status[]), SV_ERR_ARG for bad input,
+ * SV_ERR_BUDGET/NOMEM for memory, SV_ERR_CANCELLED if the progress callback
+ * asked to stop. Progress is reported as phase "ode". */
+sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *prob, const sv_ode_options *opt, sv_ode_ensemble *ens);
+
+/* ---- built-in problems --------------------------------------------------
+ * Definitions in docs/ode.md (Bari test set, SciMLBenchmarks' 2D
+ * Brusselator, the DISCO-EB-like Einstein–Boltzmann system, Lorenz). */
+typedef struct sv_ode_builtin {
+    const char *name;
+    sv_ode_problem *prob;
+    double t0, t1;             /* the standard interval */
+    double *y0;                /* n values: the standard initial state */
+    double *params;            /* nparams values: the standard parameters */
+    double *tstops;            /* discontinuities (may be NULL) */
+    int ntstops;
+    double rtol, atol;         /* suggested tolerances */
+    double *atol_vec;          /* suggested per-component atol, or NULL */
+    void *data;                /* owned problem data */
+} sv_ode_builtin;
+
+/* name: "rober", "hires", "orego", "vdpol", "bruss2d" (arg = grid N, default 8),
+ * "eb50" (arg = k in Mpc⁻¹ stored as its parameter, default 0.01), "lorenz",
+ * "pollu" (Bari test set, 25 rate constants as parameters).
+ * jac selects the Jacobian source (complex-step where the problem
+ * provides a complex f: rober, hires, vdpol, lorenz, bruss2d). */
+sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_ode_jac_source jac,
+                                sv_ode_builtin **out);
+void sv_ode_builtin_destroy(sv_ode_builtin *b);
+/* EB-50's standard initial state at τ0 = 0.1 for wavenumber k (50 values):
+ * an ensemble over k gives each trajectory its own y0 and parameter k. */
+void sv_ode_eb50_initial(double k, double *y0);
+/* Names of the built-in problems, NULL-terminated. */
+const char *const *sv_ode_builtin_names(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

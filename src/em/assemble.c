@@ -1,0 +1,219 @@
+/* Assembly of L and Ψ = Dᵀ·P·D in the packed block-column layout.
+ *
+ * On a uniform grid a coefficient depends only on the integer cell offset,
+ * the orientation pair and the image index, so every distinct value is
+ * computed once into small tables:
+ *   P(|di|, |dj|)    cell-to-cell potential coefficients (image series summed)
+ *   Lx, Ly           rooftop-to-rooftop inductances for parallel rooftops
+ *   Sxx, Syy, Sxy    Ψ between two rooftops: Ψ_mn = Σ D_am·D_bn·P_ab has
+ *                    only four terms, folded once per offset into a table
+ * and the N² entries are one table lookup each. Only the rows of port half
+ * rooftops (few) are computed from their own pulses and cells. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "em_internal.h"
+#include "geom.h"
+
+size_t sv_em_packed_offset(int n, int nb, int i, int j)
+{
+    if (i < j) {
+        int t = i;
+        i = j;
+        j = t;
+    }
+    size_t k = (size_t)(j / nb);
+    /* block columns before k: Σ_{q<k} nb·(n − q·nb) = nb·(k·n − nb·k(k−1)/2) */
+    size_t start = (size_t)nb * (k * (size_t)n - (size_t)nb * (k * (k - (k > 0)) / 2));
+    size_t ld = (size_t)n - k * nb;
+    return start + (size_t)(j - (int)(k * nb)) * ld + (size_t)(i - (int)(k * nb));
+}
+
+size_t sv_em_packed_size(int n, int nb)
+{
+    if (n == 0) return 0;
+    size_t nblk = (size_t)(n + nb - 1) / nb, s = 0;
+    for (size_t k = 0; k < nblk; k++) {
+        size_t w = (size_t)n - k * nb < (size_t)nb ? (size_t)n - k * nb : (size_t)nb;
+        s += w * ((size_t)n - k * nb);
+    }
+    return s;
+}
+
+typedef struct tables {
+    int nx, ny;          /* table extents (grid cells) */
+    double *P;           /* nx × ny, P[di + nx·dj] */
+    double *Lx, *Ly;     /* nx × ny */
+    double *Sxx, *Syy;   /* nx × ny */
+    double *Sxy;         /* (2nx+1) × (2ny+1), offset nx, ny */
+    int exact_count;
+} tables;
+
+static double Pt(const tables *t, int di, int dj) { return t->P[abs(di) + (size_t)t->nx * abs(dj)]; }
+
+static void tables_free(sv_ctx *ctx, tables *t)
+{
+    sv_free(ctx, t->P);
+    sv_free(ctx, t->Lx);
+    sv_free(ctx, t->Ly);
+    sv_free(ctx, t->Sxx);
+    sv_free(ctx, t->Syy);
+    sv_free(ctx, t->Sxy);
+}
+
+static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, tables *t)
+{
+    const sv_em_grid *g = &m->prj->grid;
+    int nx = g->nx, ny = g->ny;
+    size_t n1 = (size_t)nx * ny, n2 = (size_t)(2 * nx + 1) * (2 * ny + 1);
+    memset(t, 0, sizeof *t);
+    t->nx = nx;
+    t->ny = ny;
+    t->P = sv_alloc(ctx, n1 * sizeof(double), "em table P");
+    t->Lx = sv_alloc(ctx, n1 * sizeof(double), "em table Lx");
+    t->Ly = sv_alloc(ctx, n1 * sizeof(double), "em table Ly");
+    t->Sxx = sv_calloc(ctx, n1, sizeof(double), "em table Sxx");
+    t->Syy = sv_calloc(ctx, n1, sizeof(double), "em table Syy");
+    t->Sxy = sv_calloc(ctx, n2, sizeof(double), "em table Sxy");
+    if (!t->P || !t->Lx || !t->Ly || !t->Sxx || !t->Syy || !t->Sxy) {
+        sv_status s = sv_last_status();
+        tables_free(ctx, t);
+        return s;
+    }
+    double dx = g->dx, dy = g->dy;
+    sv_em_pulse_t px0 = {0.5 * dx, 1.5 * dx, 0, dy, 0, 1}, py0 = {0, dx, 0.5 * dy, 1.5 * dy, 1, 1};
+#pragma omp parallel for schedule(dynamic, 8)
+    for (long q = 0; q < (long)n1; q++) {
+        int di = (int)(q % nx), dj = (int)(q / nx);
+        t->P[q] = sv_em_P_cells(m, di, dj, 0);
+        sv_em_pulse_t a = px0, b = py0;
+        a.x1 += di * dx; a.x2 += di * dx; a.y1 += dj * dy; a.y2 += dj * dy;
+        b.x1 += di * dx; b.x2 += di * dx; b.y1 += dj * dy; b.y2 += dj * dy;
+        t->Lx[q] = sv_em_L_pair(m, &px0, &a, 0);
+        t->Ly[q] = sv_em_L_pair(m, &py0, &b, 0);
+    }
+    /* Ψ between rooftops: x rooftop (i,j) has +1 on cell (i,j), −1 on (i+1,j). */
+    for (int dj = 0; dj < ny; dj++)
+        for (int di = 0; di < nx; di++) {
+            size_t q = (size_t)di + (size_t)nx * dj;
+            if (di + 1 < nx) t->Sxx[q] = 2 * Pt(t, di, dj) - Pt(t, di - 1, dj) - Pt(t, di + 1, dj);
+            if (dj + 1 < ny) t->Syy[q] = 2 * Pt(t, di, dj) - Pt(t, di, dj - 1) - Pt(t, di, dj + 1);
+        }
+    /* x rooftop (i,j) against y rooftop (k,l) (+1 on (k,l), −1 on (k,l+1)), di = i−k, dj = j−l */
+    for (int dj = -(ny - 2); dj <= ny - 1; dj++)
+        for (int di = -(nx - 1); di <= nx - 2; di++)
+            t->Sxy[(size_t)(di + nx) + (size_t)(2 * nx + 1) * (dj + ny)] =
+                Pt(t, di, dj) - Pt(t, di, dj - 1) - Pt(t, di + 1, dj) + Pt(t, di + 1, dj - 1);
+    return SV_OK;
+}
+
+/* Entry (r, c) of L and Ψ for two rooftops from the tables. */
+static inline void entry_tab(const tables *t, const sv_em_basis *br, const sv_em_basis *bc, double *l, double *p)
+{
+    int nx = t->nx;
+    if (br->kind == bc->kind) {
+        size_t q = (size_t)abs(br->i - bc->i) + (size_t)nx * abs(br->j - bc->j);
+        if (br->kind == 0) {
+            *l = t->Lx[q];
+            *p = t->Sxx[q];
+        } else {
+            *l = t->Ly[q];
+            *p = t->Syy[q];
+        }
+    } else {
+        const sv_em_basis *bx = br->kind == 0 ? br : bc, *by = br->kind == 0 ? bc : br;
+        *l = 0;
+        *p = t->Sxy[(size_t)(bx->i - by->i + nx) + (size_t)(2 * nx + 1) * (bx->j - by->j + t->ny)];
+    }
+}
+
+/* Entry involving a port half rooftop: from its pulse and cells. */
+static void entry_port(const sv_em_model *m, const tables *t, int r, int c, double *l, double *p)
+{
+    sv_em_pulse_t a, b;
+    sv_em_pulse(m, r, &a);
+    sv_em_pulse(m, c, &b);
+    *l = sv_em_L_pair(m, &a, &b, 0);
+    int ai[2], aj[2], as[2], bi[2], bj[2], bs[2];
+    int na = sv_em_div_cells(m, r, ai, aj, as), nb = sv_em_div_cells(m, c, bi, bj, bs);
+    double s = 0;
+    for (int u = 0; u < na; u++)
+        for (int v = 0; v < nb; v++) s += as[u] * bs[v] * Pt(t, ai[u] - bi[v], aj[u] - bj[v]);
+    *p = s;
+}
+
+sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
+                             void *user, sv_em_assembly_info *info)
+{
+    if (!m || !L || !Psi || !colbase) return sv_error(SV_ERR_ARG, "sv_em_assemble: NULL argument");
+    double t0 = sv_time_now();
+    int prev = sv_threads_apply(ctx);
+    tables t;
+    sv_status s = tables_build(ctx, m, &t);
+    if (s) {
+        sv_threads_restore(prev);
+        return s;
+    }
+    int n = m->n, nrt = m->nx_edges + m->ny_edges;
+    const sv_em_basis *B = m->basis;
+    /* The fill is one parallel loop: on a shared machine every extra barrier
+     * costs more than it buys, so progress (and cancellation) is offered
+     * between the tables and the fill, and at the end. */
+    s = sv_progress(ctx, "em assembly", 0.05);
+    if (s) {
+        tables_free(ctx, &t);
+        sv_threads_restore(prev);
+        return s;
+    }
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int c = 0; c < n; c++) {
+        size_t base = colbase(user, c);
+        double *lc = L + base - c, *pc = Psi + base - c; /* lc[r] is (r, c) for r ≥ c */
+        const sv_em_basis *bc = &B[c];
+        int r = c;
+        if (c < nrt) {
+            for (; r < nrt; r++) entry_tab(&t, &B[r], bc, &lc[r], &pc[r]);
+        }
+        for (; r < n; r++) entry_port(m, &t, r, c, &lc[r], &pc[r]);
+    }
+    int nonfinite = 0;
+    for (int c = 0; c < n && !nonfinite; c++) {
+        size_t base = colbase(user, c);
+        if (!isfinite(L[base]) || !isfinite(Psi[base]) || !(L[base] > 0)) nonfinite = 1;
+    }
+    if (info) {
+        info->image_terms = sv_em_image_terms(m->prj->st.eps_r, m->opts.accuracy);
+        info->distinct_coeffs = 3 * t.nx * t.ny;
+        info->seconds = sv_time_now() - t0;
+    }
+    tables_free(ctx, &t);
+    sv_threads_restore(prev);
+    if (!nonfinite && (s = sv_progress(ctx, "em assembly", 1.0))) return s;
+    if (nonfinite)
+        return sv_error(SV_ERR_NONFINITE, "sv_em_assemble: a diagonal entry is not finite and positive "
+                                          "(grid or stack-up out of range?)");
+    return SV_OK;
+}
+
+/* The naive reference: every entry from the closed forms of its own cell
+ * pairs, every image term, no tables and no far-field approximation. */
+void sv_em_naive_column(const sv_em_model *m, int c, double *lcol, double *pcol)
+{
+    sv_em_pulse_t b;
+    sv_em_pulse(m, c, &b);
+    int bi[2], bj[2], bs[2];
+    int nb = sv_em_div_cells(m, c, bi, bj, bs);
+    for (int r = c; r < m->n; r++) {
+        sv_em_pulse_t a;
+        sv_em_pulse(m, r, &a);
+        lcol[r - c] = sv_em_L_pair(m, &a, &b, 1);
+        int ai[2], aj[2], as[2];
+        int na = sv_em_div_cells(m, r, ai, aj, as);
+        double s = 0;
+        for (int u = 0; u < na; u++)
+            for (int v = 0; v < nb; v++) s += as[u] * bs[v] * sv_em_P_cells(m, ai[u] - bi[v], aj[u] - bj[v], 1);
+        pcol[r - c] = s;
+    }
+}

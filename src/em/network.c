@@ -1,0 +1,98 @@
+/* Network parameters from the port admittance matrix: Z = Y⁻¹ and
+ * S = (I + A)⁻¹(I − A) with A = R·Y·R, R = diag(√z0) (the two factors are
+ * functions of A, so they commute), and the checks users apply. LAPACK does
+ * the small dense algebra. */
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "em_internal.h"
+
+static sv_status check_all(int p, const double complex *a, const char *who)
+{
+    for (int q = 0; q < p * p; q++)
+        if (!isfinite(creal(a[q])) || !isfinite(cimag(a[q])))
+            return sv_error(SV_ERR_NONFINITE, "%s: entry (%d, %d) is not finite", who, q % p, q / p);
+    return SV_OK;
+}
+
+sv_status sv_em_y_to_z(int p, const double complex *y, double complex *z)
+{
+    if (p < 1 || !y || !z) return sv_error(SV_ERR_ARG, "sv_em_y_to_z: p = %d or NULL matrix", p);
+    sv_status s = check_all(p, y, "sv_em_y_to_z: Y");
+    if (s) return s;
+    double complex *a = malloc(sizeof *a * (size_t)p * p);
+    lapack_int *ipiv = malloc(sizeof *ipiv * (size_t)p);
+    if (!a || !ipiv) {
+        free(a);
+        free(ipiv);
+        return sv_error(SV_ERR_NOMEM, "sv_em_y_to_z: no memory for %d ports", p);
+    }
+    memcpy(a, y, sizeof *a * (size_t)p * p);
+    for (int c = 0; c < p; c++)
+        for (int r = 0; r < p; r++) z[r + (size_t)p * c] = r == c;
+    lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, p, p, a, p, ipiv, z, p);
+    free(a);
+    free(ipiv);
+    if (info > 0) return sv_error(SV_ERR_SINGULAR, "sv_em_y_to_z: Y is singular (pivot %d): Z does not exist", (int)info);
+    if (info < 0) return sv_error(SV_ERR_INTERNAL, "sv_em_y_to_z: zgesv argument %d", (int)-info);
+    return check_all(p, z, "sv_em_y_to_z: Z");
+}
+
+sv_status sv_em_y_to_s(int p, const double complex *y, const double *z0, double complex *s)
+{
+    if (p < 1 || !y || !z0 || !s) return sv_error(SV_ERR_ARG, "sv_em_y_to_s: p = %d or NULL argument", p);
+    for (int k = 0; k < p; k++)
+        if (!(z0[k] > 0) || !isfinite(z0[k]))
+            return sv_error(SV_ERR_ARG, "sv_em_y_to_s: z0[%d] = %g: expected a finite value > 0", k, z0[k]);
+    sv_status st = check_all(p, y, "sv_em_y_to_s: Y");
+    if (st) return st;
+    double complex *a = malloc(sizeof *a * (size_t)p * p);
+    lapack_int *ipiv = malloc(sizeof *ipiv * (size_t)p);
+    if (!a || !ipiv) {
+        free(a);
+        free(ipiv);
+        return sv_error(SV_ERR_NOMEM, "sv_em_y_to_s: no memory for %d ports", p);
+    }
+    for (int c = 0; c < p; c++)
+        for (int r = 0; r < p; r++) {
+            double complex v = sqrt(z0[r]) * y[r + (size_t)p * c] * sqrt(z0[c]);
+            a[r + (size_t)p * c] = (r == c) + v;
+            s[r + (size_t)p * c] = (r == c) - v;
+        }
+    lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, p, p, a, p, ipiv, s, p);
+    free(a);
+    free(ipiv);
+    if (info > 0)
+        return sv_error(SV_ERR_SINGULAR, "sv_em_y_to_s: I + z0·Y is singular (pivot %d)", (int)info);
+    if (info < 0) return sv_error(SV_ERR_INTERNAL, "sv_em_y_to_s: zgesv argument %d", (int)-info);
+    return check_all(p, s, "sv_em_y_to_s: S");
+}
+
+double sv_em_reciprocity_error(int p, const double complex *s)
+{
+    double e = 0;
+    for (int c = 0; c < p; c++)
+        for (int r = 0; r < c; r++) e = fmax(e, cabs(s[r + (size_t)p * c] - s[c + (size_t)p * r]));
+    return e;
+}
+
+sv_status sv_em_max_singular_value(int p, const double complex *s, double *out)
+{
+    if (p < 1 || !s || !out) return sv_error(SV_ERR_ARG, "sv_em_max_singular_value: p = %d or NULL argument", p);
+    double complex *a = malloc(sizeof *a * (size_t)p * p);
+    double *sv = malloc(sizeof *sv * (size_t)p * 2);
+    if (!a || !sv) {
+        free(a);
+        free(sv);
+        return sv_error(SV_ERR_NOMEM, "sv_em_max_singular_value: no memory");
+    }
+    memcpy(a, s, sizeof *a * (size_t)p * p);
+    lapack_int info = LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'N', 'N', p, p, a, p, sv, NULL, 1, NULL, 1, sv + p);
+    *out = sv[0];
+    free(a);
+    free(sv);
+    if (info != 0) return sv_error(SV_ERR_NOCONV, "sv_em_max_singular_value: zgesvd info %d", (int)info);
+    return SV_OK;
+}

@@ -1,0 +1,539 @@
+/* Project-file reader: JSON (cJSON) into an sv_em_project. The format is
+ * documented field by field in docs/project-files.md. Every error names the
+ * field, the value and what was expected; unknown fields are rejected. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "em_internal.h"
+
+typedef struct reader {
+    const char *file;   /* for messages */
+    double scale;       /* file length unit in metres */
+} reader;
+
+static sv_status perr(const reader *r, const char *field, const char *expected, const char *value)
+{
+    if (value) return sv_error(SV_ERR_PARSE, "%s: %s = %s: %s", r->file, field, value, expected);
+    return sv_error(SV_ERR_PARSE, "%s: %s: %s", r->file, field, expected);
+}
+
+/* A short rendering of a JSON value for messages. */
+static void show(const cJSON *v, char *buf, size_t n)
+{
+    if (!v) {
+        snprintf(buf, n, "(missing)");
+        return;
+    }
+    char *s = cJSON_PrintUnformatted(v);
+    if (!s) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    if (strlen(s) > 40) strcpy(s + 37, "...");
+    snprintf(buf, n, "%s", s);
+    cJSON_free(s);
+}
+
+static sv_status bad(const reader *r, const char *field, const cJSON *v, const char *expected)
+{
+    char b[64];
+    if (!v) return perr(r, field, expected, NULL);
+    show(v, b, sizeof b);
+    return perr(r, field, expected, b);
+}
+
+/* Reject unknown and duplicated keys of an object. */
+static sv_status check_keys(const reader *r, const cJSON *obj, const char *where, const char *const *allowed)
+{
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (!strcmp(c->string, *a)) ok = 1;
+        char field[160];
+        snprintf(field, sizeof field, "%s%s%s", where, *where ? "." : "", c->string);
+        if (!ok) {
+            char list[256] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                strncat(list, *a, sizeof list - strlen(list) - 1);
+                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            char msg[320];
+            snprintf(msg, sizeof msg, "unknown field (expected one of: %s)", list);
+            return perr(r, field, msg, NULL);
+        }
+        for (const cJSON *d = c->next; d; d = d->next)
+            if (!strcmp(c->string, d->string)) return perr(r, field, "field given twice", NULL);
+    }
+    return SV_OK;
+}
+
+static sv_status need_object(const reader *r, const cJSON *v, const char *field)
+{
+    if (!cJSON_IsObject(v)) return bad(r, field, v, "expected an object { ... }");
+    return SV_OK;
+}
+
+/* A finite number in (lo, hi] or [lo, hi] as `open_lo` says. */
+static sv_status get_num(const reader *r, const cJSON *obj, const char *key, const char *field, int required,
+                         double lo, int open_lo, double hi, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (required) return bad(r, field, NULL, "required field is missing");
+        return SV_OK;
+    }
+    char exp[128];
+    snprintf(exp, sizeof exp, "expected a number %s %g%s", open_lo ? ">" : ">=", lo,
+             isinf(hi) ? "" : " and <= the limit");
+    if (isfinite(hi)) snprintf(exp, sizeof exp, "expected a number %s %g and <= %g", open_lo ? ">" : ">=", lo, hi);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return bad(r, field, v, exp);
+    double x = v->valuedouble;
+    if ((open_lo ? !(x > lo) : !(x >= lo)) || x > hi) return bad(r, field, v, exp);
+    *out = x;
+    return SV_OK;
+}
+
+static sv_status get_int(const reader *r, const cJSON *obj, const char *key, const char *field, int lo, int hi,
+                         int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char exp[96];
+    snprintf(exp, sizeof exp, "expected an integer from %d to %d", lo, hi);
+    if (!v) return bad(r, field, NULL, "required field is missing");
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble) ||
+        v->valuedouble < lo || v->valuedouble > hi)
+        return bad(r, field, v, exp);
+    *out = (int)v->valuedouble;
+    return SV_OK;
+}
+
+/* [a, b] with a < b, finite, scaled to metres. */
+static sv_status get_range(const reader *r, const cJSON *v, const char *field, double *a, double *b)
+{
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsNumber(v->child) ||
+        !cJSON_IsNumber(v->child->next) || !isfinite(v->child->valuedouble) ||
+        !isfinite(v->child->next->valuedouble) || !(v->child->valuedouble < v->child->next->valuedouble))
+        return bad(r, field, v, "expected [from, to] with from < to (file length units)");
+    *a = v->child->valuedouble * r->scale;
+    *b = v->child->next->valuedouble * r->scale;
+    return SV_OK;
+}
+
+/* Snap a coordinate (m) to the nearest grid line along one axis. */
+static int snap(double x, double origin, double d) { return (int)lround((x - origin) / d); }
+
+static sv_status read_units(reader *r, const cJSON *root)
+{
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(root, "units");
+    if (!u) return bad(r, "units", NULL, "required field is missing (one of \"m\", \"mm\", \"um\", \"mil\")");
+    static const struct { const char *name; double s; } tab[] = {
+        {"m", 1.0}, {"mm", 1e-3}, {"um", 1e-6}, {"\xc2\xb5m", 1e-6}, {"mil", 25.4e-6}};
+    if (cJSON_IsString(u))
+        for (size_t k = 0; k < sizeof tab / sizeof tab[0]; k++)
+            if (!strcmp(u->valuestring, tab[k].name)) {
+                r->scale = tab[k].s;
+                return SV_OK;
+            }
+    return bad(r, "units", u, "expected one of \"m\", \"mm\", \"um\", \"mil\"");
+}
+
+static sv_status read_stackup(const reader *r, const cJSON *root, sv_em_stackup *st)
+{
+    sv_status s;
+    const cJSON *sub = cJSON_GetObjectItemCaseSensitive(root, "substrate");
+    if (!sub) return bad(r, "substrate", NULL, "required field is missing");
+    if ((s = need_object(r, sub, "substrate"))) return s;
+    static const char *const subk[] = {"thickness", "eps_r", NULL};
+    if ((s = check_keys(r, sub, "substrate", subk))) return s;
+    if ((s = get_num(r, sub, "thickness", "substrate.thickness", 1, 0, 1, INFINITY, &st->h))) return s;
+    st->h *= r->scale;
+    if ((s = get_num(r, sub, "eps_r", "substrate.eps_r", 1, 1, 0, 1000, &st->eps_r))) return s;
+
+    const cJSON *met = cJSON_GetObjectItemCaseSensitive(root, "metal");
+    if (!met) return bad(r, "metal", NULL, "required field is missing");
+    if ((s = need_object(r, met, "metal"))) return s;
+    static const char *const metk[] = {"conductivity", "thickness", NULL};
+    if ((s = check_keys(r, met, "metal", metk))) return s;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(met, "conductivity");
+    if (cJSON_IsString(c) && !strcmp(c->valuestring, "inf")) {
+        st->sigma = INFINITY;
+    } else {
+        if ((s = get_num(r, met, "conductivity", "metal.conductivity", 1, 0, 1, INFINITY, &st->sigma)))
+            return cJSON_IsString(c) ? bad(r, "metal.conductivity", c,
+                                           "expected a number > 0 (S/m) or \"inf\" for a lossless metal")
+                                     : s;
+    }
+    st->t = 0;
+    if (isfinite(st->sigma)) {
+        if ((s = get_num(r, met, "thickness", "metal.thickness", 1, 0, 1, INFINITY, &st->t)))
+            return sv_last_status() == SV_ERR_PARSE && !cJSON_GetObjectItemCaseSensitive(met, "thickness")
+                       ? bad(r, "metal.thickness", NULL, "required when metal.conductivity is finite")
+                       : s;
+        st->t *= r->scale;
+    } else if (cJSON_GetObjectItemCaseSensitive(met, "thickness")) {
+        if ((s = get_num(r, met, "thickness", "metal.thickness", 1, 0, 0, INFINITY, &st->t))) return s;
+        st->t *= r->scale;
+    }
+    return SV_OK;
+}
+
+static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g)
+{
+    sv_status s;
+    const cJSON *gr = cJSON_GetObjectItemCaseSensitive(root, "grid");
+    if (!gr) return bad(r, "grid", NULL, "required field is missing");
+    if ((s = need_object(r, gr, "grid"))) return s;
+    static const char *const k[] = {"dx", "dy", "nx", "ny", "origin", NULL};
+    if ((s = check_keys(r, gr, "grid", k))) return s;
+    if ((s = get_num(r, gr, "dx", "grid.dx", 1, 0, 1, INFINITY, &g->dx))) return s;
+    if ((s = get_num(r, gr, "dy", "grid.dy", 1, 0, 1, INFINITY, &g->dy))) return s;
+    g->dx *= r->scale;
+    g->dy *= r->scale;
+    if ((s = get_int(r, gr, "nx", "grid.nx", 1, 100000, &g->nx))) return s;
+    if ((s = get_int(r, gr, "ny", "grid.ny", 1, 100000, &g->ny))) return s;
+    if ((double)g->nx * g->ny > 1e8) {
+        char v[64];
+        snprintf(v, sizeof v, "%d x %d", g->nx, g->ny);
+        return perr(r, "grid.nx x grid.ny", "expected at most 1e8 cells", v);
+    }
+    g->x0 = g->y0 = 0;
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(gr, "origin");
+    if (o) {
+        if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != 2 || !cJSON_IsNumber(o->child) ||
+            !cJSON_IsNumber(o->child->next) || !isfinite(o->child->valuedouble) ||
+            !isfinite(o->child->next->valuedouble))
+            return bad(r, "grid.origin", o, "expected [x, y] (file length units)");
+        g->x0 = o->child->valuedouble * r->scale;
+        g->y0 = o->child->next->valuedouble * r->scale;
+    }
+    return SV_OK;
+}
+
+static sv_status read_pixels(const reader *r, const cJSON *root, sv_em_project *p)
+{
+    const cJSON *px = cJSON_GetObjectItemCaseSensitive(root, "pixels");
+    if (!px) return SV_OK;
+    int nx = p->grid.nx, ny = p->grid.ny;
+    char exp[128];
+    snprintf(exp, sizeof exp, "expected an array of %d strings (grid.ny), first = top row", ny);
+    if (!cJSON_IsArray(px) || cJSON_GetArraySize(px) != ny) return bad(r, "pixels", px, exp);
+    int row = 0;
+    for (const cJSON *c = px->child; c; c = c->next, row++) {
+        char field[64];
+        snprintf(field, sizeof field, "pixels[%d]", row);
+        snprintf(exp, sizeof exp, "expected a string of %d characters (grid.nx), '#' metal, '.' empty", nx);
+        if (!cJSON_IsString(c) || (int)strlen(c->valuestring) != nx) return bad(r, field, c, exp);
+        int j = ny - 1 - row;
+        for (int i = 0; i < nx; i++) {
+            char ch = c->valuestring[i];
+            if (ch == '#')
+                p->metal[i + (size_t)nx * j] = 1;
+            else if (ch != '.') {
+                char msg[128];
+                snprintf(msg, sizeof msg, "character %d is '%c': expected '#' (metal) or '.' (empty)", i + 1, ch);
+                return bad(r, field, c, msg);
+            }
+        }
+    }
+    return SV_OK;
+}
+
+static sv_status read_rects(const reader *r, const cJSON *root, sv_em_project *p)
+{
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "rectangles");
+    if (!rs) return SV_OK;
+    if (!cJSON_IsArray(rs)) return bad(r, "rectangles", rs, "expected an array of {\"x\": [..], \"y\": [..]}");
+    const sv_em_grid *g = &p->grid;
+    int idx = 0;
+    static const char *const k[] = {"x", "y", NULL};
+    for (const cJSON *c = rs->child; c; c = c->next, idx++) {
+        char field[64], fx[72], fy[72];
+        snprintf(field, sizeof field, "rectangles[%d]", idx);
+        snprintf(fx, sizeof fx, "%s.x", field);
+        snprintf(fy, sizeof fy, "%s.y", field);
+        sv_status s;
+        if ((s = need_object(r, c, field))) return s;
+        if ((s = check_keys(r, c, field, k))) return s;
+        double xa, xb, ya, yb;
+        if ((s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, "x"), fx, &xa, &xb))) return s;
+        if ((s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, "y"), fy, &ya, &yb))) return s;
+        int i0 = snap(xa, g->x0, g->dx), i1 = snap(xb, g->x0, g->dx);
+        int j0 = snap(ya, g->y0, g->dy), j1 = snap(yb, g->y0, g->dy);
+        if (i0 < 0 || i1 > g->nx) return bad(r, fx, cJSON_GetObjectItemCaseSensitive(c, "x"), "outside the grid");
+        if (j0 < 0 || j1 > g->ny) return bad(r, fy, cJSON_GetObjectItemCaseSensitive(c, "y"), "outside the grid");
+        if (i1 <= i0)
+            return bad(r, fx, cJSON_GetObjectItemCaseSensitive(c, "x"), "narrower than one cell after snapping");
+        if (j1 <= j0)
+            return bad(r, fy, cJSON_GetObjectItemCaseSensitive(c, "y"), "narrower than one cell after snapping");
+        for (int j = j0; j < j1; j++)
+            for (int i = i0; i < i1; i++) p->metal[i + (size_t)g->nx * j] = 1;
+    }
+    return SV_OK;
+}
+
+static int metal_at(const sv_em_project *p, int i, int j)
+{
+    if (i < 0 || j < 0 || i >= p->grid.nx || j >= p->grid.ny) return 0;
+    return p->metal[i + (size_t)p->grid.nx * j];
+}
+
+static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p)
+{
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(root, "ports");
+    if (!ps) return bad(r, "ports", NULL, "required field is missing");
+    if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) < 1 || cJSON_GetArraySize(ps) > 1000)
+        return bad(r, "ports", ps, "expected an array of 1 to 1000 ports");
+    int np = cJSON_GetArraySize(ps);
+    p->ports = sv_calloc(p->ctx, (size_t)np, sizeof *p->ports, "project ports");
+    if (!p->ports) return sv_last_status();
+    p->nports = np;
+    static const char *const k[] = {"name", "side", "x", "y", "z0", NULL};
+    const sv_em_grid *g = &p->grid;
+    int idx = 0;
+    for (const cJSON *c = ps->child; c; c = c->next, idx++) {
+        sv_em_port_def *d = &p->ports[idx];
+        char field[64], f2[96];
+        snprintf(field, sizeof field, "ports[%d]", idx);
+        sv_status s;
+        if ((s = need_object(r, c, field))) return s;
+        if ((s = check_keys(r, c, field, k))) return s;
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(c, "name");
+        snprintf(f2, sizeof f2, "%s.name", field);
+        if (!cJSON_IsString(nm) || !nm->valuestring[0] || strlen(nm->valuestring) >= sizeof d->name ||
+            strpbrk(nm->valuestring, " \t\r\n!#"))
+            return bad(r, f2, nm, "expected a non-empty string of at most 63 characters without spaces, '!' or '#'");
+        strcpy(d->name, nm->valuestring);
+        for (int q = 0; q < idx; q++)
+            if (!strcmp(p->ports[q].name, d->name)) return bad(r, f2, nm, "port names must be unique");
+        const cJSON *sd = cJSON_GetObjectItemCaseSensitive(c, "side");
+        snprintf(f2, sizeof f2, "%s.side", field);
+        static const char *const sides[] = {"left", "right", "bottom", "top"};
+        d->side = -1;
+        if (cJSON_IsString(sd))
+            for (int q = 0; q < 4; q++)
+                if (!strcmp(sd->valuestring, sides[q])) d->side = q;
+        if (d->side < 0) return bad(r, f2, sd, "expected \"left\", \"right\", \"bottom\" or \"top\"");
+        int vertical = d->side <= SV_EM_RIGHT; /* port plane is an x = const line */
+        const char *at_key = vertical ? "x" : "y", *span_key = vertical ? "y" : "x";
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(c, at_key);
+        snprintf(f2, sizeof f2, "%s.%s", field, at_key);
+        if (!cJSON_IsNumber(at) || !isfinite(at->valuedouble))
+            return bad(r, f2, at, vertical ? "expected the x coordinate of the port plane (a number)"
+                                           : "expected the y coordinate of the port plane (a number)");
+        double a0, a1;
+        char fs[96];
+        snprintf(fs, sizeof fs, "%s.%s", field, span_key);
+        if ((s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, span_key), fs, &a0, &a1))) return s;
+        double atm = at->valuedouble * r->scale;
+        d->line = vertical ? snap(atm, g->x0, g->dx) : snap(atm, g->y0, g->dy);
+        d->k0 = vertical ? snap(a0, g->y0, g->dy) : snap(a0, g->x0, g->dx);
+        d->k1 = vertical ? snap(a1, g->y0, g->dy) : snap(a1, g->x0, g->dx);
+        int nline = vertical ? g->nx : g->ny, nspan = vertical ? g->ny : g->nx;
+        if (d->line < 0 || d->line > nline) return bad(r, f2, at, "port plane outside the grid");
+        if (d->k0 < 0 || d->k1 > nspan || d->k1 <= d->k0)
+            return bad(r, fs, cJSON_GetObjectItemCaseSensitive(c, span_key),
+                       "expected a span inside the grid, at least one cell wide after snapping");
+        /* every cell on the inner side must be metal, the outer side empty */
+        for (int q = d->k0; q < d->k1; q++) {
+            int ii, jj, oi, oj;
+            if (vertical) {
+                ii = d->side == SV_EM_LEFT ? d->line : d->line - 1;
+                oi = d->side == SV_EM_LEFT ? ii - 1 : ii + 1;
+                jj = oj = q;
+            } else {
+                jj = d->side == SV_EM_BOTTOM ? d->line : d->line - 1;
+                oj = d->side == SV_EM_BOTTOM ? jj - 1 : jj + 1;
+                ii = oi = q;
+            }
+            if (!metal_at(p, ii, jj) || metal_at(p, oi, oj)) {
+                char msg[200];
+                snprintf(msg, sizeof msg,
+                         "cell (%d, %d) must be metal with no metal beyond the %s edge: a port sits on the "
+                         "outline of the metal",
+                         ii, jj, sides[d->side]);
+                return bad(r, field, c, msg);
+            }
+            for (int o = 0; o < idx; o++) {
+                const sv_em_port_def *e = &p->ports[o];
+                if (e->side == d->side && e->line == d->line && q >= e->k0 && q < e->k1) {
+                    char msg[160];
+                    snprintf(msg, sizeof msg, "overlaps port '%s' on the edge of cell (%d, %d)", e->name, ii, jj);
+                    return bad(r, field, c, msg);
+                }
+            }
+        }
+        d->z0 = 50.0;
+        snprintf(f2, sizeof f2, "%s.z0", field);
+        if ((s = get_num(r, c, "z0", f2, 0, 0, 1, 1e12, &d->z0))) return s;
+    }
+    return SV_OK;
+}
+
+static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
+{
+    sw->present = 0;
+    sw->tolerance = 1e-4;
+    const cJSON *s0 = cJSON_GetObjectItemCaseSensitive(root, "sweep");
+    if (!s0) return SV_OK;
+    sv_status s;
+    if ((s = need_object(r, s0, "sweep"))) return s;
+    static const char *const k[] = {"start", "stop", "points", "tolerance", "unit", NULL};
+    if ((s = check_keys(r, s0, "sweep", k))) return s;
+    double scale = 1;
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(s0, "unit");
+    if (u) {
+        static const struct { const char *n; double s; } t[] = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
+        scale = 0;
+        if (cJSON_IsString(u))
+            for (int q = 0; q < 4; q++)
+                if (!strcmp(u->valuestring, t[q].n)) scale = t[q].s;
+        if (scale == 0) return bad(r, "sweep.unit", u, "expected \"Hz\", \"kHz\", \"MHz\" or \"GHz\"");
+    }
+    if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 1, 1e15, &sw->start_hz))) return s;
+    if ((s = get_num(r, s0, "stop", "sweep.stop", 1, 0, 1, 1e15, &sw->stop_hz))) return s;
+    if ((s = get_int(r, s0, "points", "sweep.points", 1, 10000000, &sw->points))) return s;
+    if ((s = get_num(r, s0, "tolerance", "sweep.tolerance", 0, 0, 1, 0.5, &sw->tolerance))) return s;
+    sw->start_hz *= scale;
+    sw->stop_hz *= scale;
+    if (sw->stop_hz < sw->start_hz)
+        return bad(r, "sweep.stop", cJSON_GetObjectItemCaseSensitive(s0, "stop"), "expected stop >= start");
+    if (sw->points == 1 && sw->stop_hz != sw->start_hz)
+        return bad(r, "sweep.points", cJSON_GetObjectItemCaseSensitive(s0, "points"),
+                   "expected >= 2 when start != stop");
+    sw->present = 1;
+    return SV_OK;
+}
+
+static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
+{
+    sv_status s;
+    if (!cJSON_IsObject(root)) return bad(r, "(top level)", root, "expected a JSON object { ... }");
+    static const char *const k[] = {"title", "units", "substrate", "metal", "grid", "pixels", "rectangles",
+                                    "ports", "sweep", NULL};
+    if ((s = check_keys(r, root, "", k))) return s;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "title");
+    if (t && !cJSON_IsString(t)) return bad(r, "title", t, "expected a string");
+    if ((s = read_units(r, root))) return s;
+    if ((s = read_stackup(r, root, &p->st))) return s;
+    if ((s = read_grid(r, root, &p->grid))) return s;
+    p->metal = sv_calloc(p->ctx, (size_t)p->grid.nx * p->grid.ny, 1, "project metal map");
+    if (!p->metal) return sv_last_status();
+    if (!cJSON_GetObjectItemCaseSensitive(root, "pixels") && !cJSON_GetObjectItemCaseSensitive(root, "rectangles"))
+        return bad(r, "pixels/rectangles", NULL, "expected at least one of them to draw the metal");
+    if ((s = read_pixels(r, root, p))) return s;
+    if ((s = read_rects(r, root, p))) return s;
+    size_t nm = 0;
+    for (size_t q = 0; q < (size_t)p->grid.nx * p->grid.ny; q++) nm += p->metal[q];
+    if (nm == 0) return perr(r, "pixels/rectangles", "no metal cell: expected at least one", NULL);
+    if ((s = read_ports(r, root, p))) return s;
+    if ((s = read_sweep(r, root, &p->sweep))) return s;
+    return SV_OK;
+}
+
+sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_parse: out is NULL");
+    *out = NULL;
+    if (!text) return sv_error(SV_ERR_ARG, "sv_em_project_parse: text is NULL");
+    reader r = {name ? name : "(project)", 1.0};
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t off = end && end >= text ? (size_t)(end - text) : 0;
+        int line = 1;
+        for (size_t q = 0; q < off && q < len; q++) line += text[q] == '\n';
+        return sv_error(SV_ERR_PARSE, "%s: line %d (byte %zu): invalid JSON", r.file, line, off);
+    }
+    /* trailing garbage after the object */
+    if (end) {
+        while ((size_t)(end - text) < len && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t')) end++;
+        if ((size_t)(end - text) < len && *end) {
+            cJSON_Delete(root);
+            return sv_error(SV_ERR_PARSE, "%s: byte %zu: unexpected text after the JSON object", r.file,
+                            (size_t)(end - text));
+        }
+    }
+    sv_em_project *p = sv_calloc(ctx, 1, sizeof *p, "project");
+    if (!p) {
+        cJSON_Delete(root);
+        return sv_last_status();
+    }
+    p->ctx = ctx;
+    sv_status s = parse_root(&r, root, p);
+    cJSON_Delete(root);
+    if (s) {
+        sv_em_project_destroy(p);
+        return s;
+    }
+    *out = p;
+    return SV_OK;
+}
+
+sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_read: out is NULL");
+    *out = NULL;
+    if (!path) return sv_error(SV_ERR_ARG, "sv_em_project_read: path is NULL");
+    FILE *f = fopen(path, "rb");
+    if (!f) return sv_error(SV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        return sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
+    }
+    for (;;) {
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (len < cap) break;
+        if (cap > ((size_t)1 << 30)) {
+            free(buf);
+            fclose(f);
+            return sv_error(SV_ERR_PARSE, "%s: larger than 1 GiB: not a project file", path);
+        }
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            fclose(f);
+            return sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return sv_error(SV_ERR_IO, "%s: read error", path);
+    }
+    sv_status s = sv_em_project_parse(ctx, buf, len, path, out);
+    free(buf);
+    return s;
+}
+
+void sv_em_project_destroy(sv_em_project *p)
+{
+    if (!p) return;
+    sv_ctx *ctx = p->ctx;
+    sv_free(ctx, p->metal);
+    sv_free(ctx, p->ports);
+    sv_free(ctx, p);
+}
+
+void sv_em_project_stackup(const sv_em_project *p, sv_em_stackup *out) { *out = p->st; }
+void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out) { *out = p->grid; }
+void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out) { *out = p->sweep; }
+int sv_em_project_ports(const sv_em_project *p) { return p ? p->nports : 0; }
+const char *sv_em_project_port_name(const sv_em_project *p, int k)
+{
+    return p && k >= 0 && k < p->nports ? p->ports[k].name : NULL;
+}
+double sv_em_project_port_z0(const sv_em_project *p, int k)
+{
+    return p && k >= 0 && k < p->nports ? p->ports[k].z0 : NAN;
+}
+int sv_em_project_metal(const sv_em_project *p, int i, int j) { return p ? metal_at(p, i, j) : 0; }

@@ -1,0 +1,157 @@
+/* 2D Brusselator on an N×N periodic grid (SciMLBenchmarks StiffODE/Bruss,
+ * definition in /work/shared/reference/ode-testset.md): n = 2N², state
+ * p = i + N·j (+ N² for v), 0-based; forcing switched on at t = 1.1 (a tstop).
+ * Parameters: (A, B, alpha). Sparse pattern: per row the 5-point Laplacian
+ * and the u–v cross term, 12 N² entries. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin_internal.h"
+
+typedef struct bruss {
+    int N;
+    double dx;
+    unsigned char *patch; /* forcing support, N² */
+    int *rowptr, *colind;
+    int *pos;             /* per row: entry of self, left, right, down, up, cross */
+} bruss;
+
+static int wrap(int i, int N) { return i < 0 ? i + N : i >= N ? i - N : i; }
+
+#define BRUSS_BODY(T, tval, y, p, dy, W, w)                                                                  \
+    do {                                                                                                       \
+        int N = B->N, M = N * N;                                                                              \
+        double A = p[0 * W + w], Bc = p[1 * W + w], a = p[2 * W + w] / (B->dx * B->dx);                        \
+        int on = creal(tval) >= 1.1;                                                                           \
+        for (int j = 0; j < N; j++)                                                                            \
+            for (int i = 0; i < N; i++) {                                                                      \
+                int c = i + N * j, l = wrap(i - 1, N) + N * j, r = wrap(i + 1, N) + N * j;                     \
+                int dn = i + N * wrap(j - 1, N), up = i + N * wrap(j + 1, N);                                  \
+                T u = y[c * W + w], v = y[(M + c) * W + w];                                                     \
+                T lu = y[l * W + w] + y[r * W + w] + y[up * W + w] + y[dn * W + w] - 4.0 * u;                   \
+                T lv = y[(M + l) * W + w] + y[(M + r) * W + w] + y[(M + up) * W + w] + y[(M + dn) * W + w] -    \
+                       4.0 * v;                                                                                 \
+                T uuv = u * u * v;                                                                             \
+                dy[c * W + w] = a * lu + Bc + uuv - (A + 1) * u + (on && B->patch[c] ? 5.0 : 0.0);             \
+                dy[(M + c) * W + w] = a * lv + A * u - uuv;                                                    \
+            }                                                                                                  \
+    } while (0)
+
+static int bruss_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+{
+    const bruss *B = u;
+    for (int w = 0; w < W; w++) BRUSS_BODY(double, t[w], y, p, dy, W, w);
+    return 0;
+}
+static int bruss_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+{
+    const bruss *B = u;
+    BRUSS_BODY(double complex, t, y, p, dy, 1, 0);
+    return 0;
+}
+static int bruss_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+{
+    (void)t, (void)dfdt;
+    const bruss *B = u;
+    int N = B->N, M = N * N;
+    for (int w = 0; w < W; w++) {
+        double A = p[0 * W + w], a = p[2 * W + w] / (B->dx * B->dx);
+        for (int c = 0; c < M; c++) {
+            double uu = y[c * W + w], v = y[(M + c) * W + w];
+            const int *pu = B->pos + 6 * c, *pv = B->pos + 6 * (M + c);
+            for (int q = 1; q < 5; q++) {
+                jv[pu[q] * W + w] = a;
+                jv[pv[q] * W + w] = a;
+            }
+            jv[pu[0] * W + w] = -4 * a + 2 * uu * v - (A + 1);
+            jv[pu[5] * W + w] = uu * uu;
+            jv[pv[0] * W + w] = -4 * a - uu * uu;
+            jv[pv[5] * W + w] = A - 2 * uu * v;
+        }
+    }
+    return 0;
+}
+SV_ODE_SCALAR_WRAPPERS(bruss)
+
+static void bruss_free(bruss *B)
+{
+    if (!B) return;
+    free(B->patch);
+    free(B->rowptr);
+    free(B->colind);
+    free(B->pos);
+    free(B);
+}
+
+sv_status sv_ode_builtin_bruss(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+{
+    (void)ctx;
+    if (strcmp(name, "bruss2d")) return SV_ERR_UNSUPPORTED;
+    int N = arg > 0 ? (int)arg : 8;
+    if (N < 3 || N > 512 || (double)N != (arg > 0 ? arg : 8))
+        return sv_error(SV_ERR_ARG, "bruss2d: grid N = %g: expected an integer in 3..512", arg);
+    int M = N * N, n = 2 * M;
+    bruss *B = calloc(1, sizeof *B);
+    if (!B) return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
+    B->N = N;
+    B->dx = 1.0 / (N - 1);
+    B->patch = calloc((size_t)M, 1);
+    B->rowptr = malloc(sizeof(int) * (size_t)(n + 1));
+    B->colind = malloc(sizeof(int) * (size_t)n * 6);
+    B->pos = malloc(sizeof(int) * (size_t)n * 6);
+    double *y0 = malloc(sizeof(double) * (size_t)n);
+    if (!B->patch || !B->rowptr || !B->colind || !B->pos || !y0) {
+        bruss_free(B);
+        free(y0);
+        return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
+    }
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double x = i * B->dx, yy = j * B->dx;
+            int c = i + N * j;
+            B->patch[c] = (x - 0.3) * (x - 0.3) + (yy - 0.6) * (yy - 0.6) <= 0.1 * 0.1;
+            y0[c] = 22 * pow(yy * (1 - yy), 1.5);
+            y0[M + c] = 27 * pow(x * (1 - x), 1.5);
+        }
+    /* pattern: each row's 6 columns with their roles, sorted by column */
+    for (int r = 0; r < n; r++) {
+        int half = r >= M, c = r - half * M, i = c % N, j = c / N, off = half * M;
+        int cols[6] = {r, wrap(i - 1, N) + N * j + off, wrap(i + 1, N) + N * j + off, i + N * wrap(j - 1, N) + off,
+                       i + N * wrap(j + 1, N) + off, half ? c : M + c};
+        int idx[6] = {0, 1, 2, 3, 4, 5};
+        for (int a = 1; a < 6; a++)
+            for (int q = a; q > 0 && cols[idx[q]] < cols[idx[q - 1]]; q--) {
+                int s = idx[q];
+                idx[q] = idx[q - 1];
+                idx[q - 1] = s;
+            }
+        B->rowptr[r] = 6 * r;
+        for (int q = 0; q < 6; q++) {
+            B->colind[6 * r + q] = cols[idx[q]];
+            B->pos[6 * r + idx[q]] = 6 * r + q;
+        }
+    }
+    B->rowptr[n] = 6 * n;
+    static const double p[3] = {3.4, 1.0, 10.0};
+    SV_ODE_FILL(d, bruss, n, 3);
+    d->f_complex = bruss_fc;
+    d->rowptr = B->rowptr;
+    d->colind = B->colind;
+    d->user = B;
+    sv_status st = sv_ode_builtin_set(b, d, 0, 11.5, y0, p, 1e-6, 1e-6);
+    free(y0);
+    if (st != SV_OK) {
+        bruss_free(B);
+        return st;
+    }
+    b->data = B;
+    b->tstops = malloc(sizeof(double));
+    if (!b->tstops) return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
+    b->tstops[0] = 1.1;
+    b->ntstops = 1;
+    return SV_OK;
+}
+
+void sv_ode_builtin_bruss_free(void *data) { bruss_free(data); }

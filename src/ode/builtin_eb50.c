@@ -1,0 +1,293 @@
+/* The 50-variable Einstein–Boltzmann system (after DISCO-EB; equations,
+ * background stand-ins and initial conditions exactly as in
+ * /work/shared/reference/eb50.md): one trajectory per wavenumber k (the
+ * single parameter), conformal time τ from 0.1 to 14000 Mpc, linear in y
+ * with τ-dependent coefficients (non-autonomous).
+ *
+ * The right-hand side is written once as a type-generic body (T = double or
+ * double complex): complex τ gives ∂f/∂τ by complex step, complex y gives J.
+ * The analytic Jacobian uses that the system is linear: J(τ) is the
+ * coefficient matrix, obtained column-group by column-group from the same
+ * body with unit seeds (exact: f(τ, e_c) has no rounding beyond the
+ * coefficients themselves) — one evaluation per colour of the pattern. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin_internal.h"
+
+enum { NV = 50, LMAX = 15, IT = 4, IE = 20, IN = 34 };
+#define TI(l) (IT + (l))
+#define EI(l) (IE + (l) - 2)
+#define NI(l) (IN + (l))
+
+/* Planck 2018 flat ΛCDM (eb50.md §2) */
+static const double Tcmb = 2.7255, omb = 0.02238280, omc = 0.1201075, hh = 0.6732117, Yhe = 0.2454006,
+                    Neff = 3.046;
+
+typedef struct eb_bg {
+    double g_gam, g_nu, g_c, g_b, g_L, adotrad, akthom, fHe;
+} eb_bg;
+
+static void eb_background(eb_bg *g)
+{
+    g->g_gam = 1.49594245e-13 * pow(Tcmb, 4);
+    g->g_nu = g->g_gam * (7.0 / 8.0) * pow(4.0 / 11.0, 4.0 / 3.0) * Neff;
+    g->g_c = 3.33795017e-7 * omc;
+    g->g_b = 3.33795017e-7 * omb;
+    g->g_L = 3.33795017e-7 * hh * hh - g->g_c - g->g_b - g->g_gam - g->g_nu;
+    g->adotrad = sqrt((g->g_gam + g->g_nu) / 3.0);
+    g->akthom = 2.3038921003709498e-9 * (1 - Yhe) * omb * 1e4;
+    g->fHe = Yhe / (3.9715 * (1 - Yhe));
+}
+
+typedef struct eb50 {
+    eb_bg g;
+    int *rowptr, *colind;
+    int ncol;
+    int *color;  /* colour per column for the analytic Jacobian */
+    int *erow, *cptr, *centry; /* row of each entry; entries of each colour */
+} eb50;
+
+/* Background at τ (§2 of eb50.md), then the linear right-hand side given the
+ * background: split so that the Jacobian's seed evaluations reuse one
+ * background. One body for double and double complex (complex τ gives ∂f/∂τ
+ * by complex step). */
+#define EB_BG(T, SQRT, TANH, tau, bg)                                                                  \
+    do {                                                                                                \
+        const eb_bg *g = &E->g;                                                                         \
+        T a = g->adotrad * (tau) + (g->g_c + g->g_b) * (tau) * (tau) / 12.0;                            \
+        bg.Gg = g->g_gam / (a * a), bg.Gn = g->g_nu / (a * a), bg.Gc = g->g_c / a, bg.Gb = g->g_b / a;  \
+        T GL = g->g_L * a * a;                                                                          \
+        bg.H = SQRT((bg.Gg + bg.Gn + bg.Gc + bg.Gb + GL) / 3.0);                                        \
+        T zz = 1.0 / a - 1.0;                                                                           \
+        T xe = (1 + g->fHe) / 2 * (1.0 + TANH((zz - 1090.0) / 80.0)) + 2e-4;                           \
+        bg.opac = xe * g->akthom / (a * a);                                                             \
+        bg.cs2 = 1.2e-13 / a;                                                                           \
+        bg.Rg = bg.Gg / bg.Gb;                                                                          \
+        bg.itau = 1.0 / (tau);                                                                          \
+    } while (0)
+
+#define EB_LIN(T, bg, y, k, dy)                                                                             \
+    do {                                                                                                     \
+        T dgrho = bg.Gb * y[2] + bg.Gc * y[1] + bg.Gg * y[TI(0)] + bg.Gn * y[NI(0)];                         \
+        T dgq = bg.Gb * y[3] + bg.Gg * y[TI(1)] + bg.Gn * y[NI(1)];                                          \
+        T z = (dgrho / (2 * k) + y[0]) / bg.H;                                                               \
+        T sigma = z + 1.5 * dgq / (k * k);                                                                   \
+        T Pi = y[TI(2)] / 10.0 + (9.0 / 15.0) * y[EI(2)];                                                    \
+        T opac = bg.opac;                                                                                    \
+        dy[0] = dgq / 2.0;                                                                                   \
+        dy[1] = -k * z;                                                                                      \
+        dy[2] = -k * (z + y[3]);                                                                             \
+        T vbp = -bg.H * y[3] + k * bg.cs2 * y[2] - bg.Rg * opac * (4.0 / 3.0 * y[3] - y[TI(1)]);             \
+        dy[3] = vbp;                                                                                         \
+        dy[TI(0)] = -k * (4.0 / 3.0 * z + y[TI(1)]);                                                         \
+        dy[TI(1)] = (-vbp - bg.H * y[3] + k * bg.cs2 * y[2]) / bg.Rg + k * y[TI(0)] / 3.0 -                  \
+                    2 * k * y[TI(2)] / 3.0;                                                                  \
+        dy[TI(2)] = 2 * k * y[TI(1)] / 5.0 - 3 * k * y[TI(3)] / 5.0 - opac * (y[TI(2)] - Pi) +               \
+                    8 * k * sigma / 15.0;                                                                    \
+        for (int l = 3; l < LMAX; l++)                                                                       \
+            dy[TI(l)] = k * (l * y[TI(l - 1)] - (l + 1) * y[TI(l + 1)]) / (2 * l + 1) - opac * y[TI(l)];     \
+        dy[TI(LMAX)] = k * y[TI(LMAX - 1)] - (LMAX + 1) * y[TI(LMAX)] * bg.itau - opac * y[TI(LMAX)];        \
+        dy[EI(2)] = -opac * (y[EI(2)] - Pi) - k * y[EI(3)] / 3.0;                                            \
+        for (int l = 3; l < LMAX; l++)                                                                       \
+            dy[EI(l)] = -opac * y[EI(l)] +                                                                   \
+                        k * (l * y[EI(l - 1)] - ((l + 3.0) * (l - 1.0) / (l + 1.0)) * y[EI(l + 1)]) / (2 * l + 1); \
+        dy[EI(LMAX)] = -opac * y[EI(LMAX)] + k * LMAX * y[EI(LMAX - 1)] / (2 * LMAX + 1) -                   \
+                       (LMAX + 3) * y[EI(LMAX)] * bg.itau;                                                   \
+        dy[NI(0)] = -k * (4.0 / 3.0 * z + y[NI(1)]);                                                         \
+        dy[NI(1)] = k * (y[NI(0)] - 2 * y[NI(2)]) / 3.0;                                                     \
+        dy[NI(2)] = 2 * k * y[NI(1)] / 5.0 - 3 * k * y[NI(3)] / 5.0 + 8 * k * sigma / 15.0;                  \
+        for (int l = 3; l < LMAX; l++)                                                                       \
+            dy[NI(l)] = k * (l * y[NI(l - 1)] - (l + 1) * y[NI(l + 1)]) / (2 * l + 1);                       \
+        dy[NI(LMAX)] = k * y[NI(LMAX - 1)] - (LMAX + 1) * y[NI(LMAX)] * bg.itau;                             \
+    } while (0)
+
+typedef struct bg_r { double Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_r;
+typedef struct bg_c { double complex Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_c;
+
+static void eb_bg_real(const eb50 *E, double tau, bg_r *bg) { EB_BG(double, sqrt, tanh, tau, (*bg)); }
+static void eb_lin_real(const bg_r *bg, const double *y, double k, double *dy) { EB_LIN(double, (*bg), y, k, dy); }
+static void eb_f_real(const eb50 *E, double tau, const double *y, double k, double *dy)
+{
+    bg_r bg;
+    eb_bg_real(E, tau, &bg);
+    eb_lin_real(&bg, y, k, dy);
+}
+static void eb_f_cplx(const eb50 *E, double complex tau, const double complex *y, double k, double complex *dy)
+{
+    bg_c bg;
+    EB_BG(double complex, csqrt, ctanh, tau, bg);
+    EB_LIN(double complex, bg, y, k, dy);
+}
+
+static int eb_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+{
+    const eb50 *E = u;
+    double ys[NV], ds[NV];
+    for (int w = 0; w < W; w++) {
+        for (int i = 0; i < NV; i++) ys[i] = y[i * W + w];
+        eb_f_real(E, t[w], ys, p[w], ds);
+        for (int i = 0; i < NV; i++) dy[i * W + w] = ds[i];
+    }
+    return 0;
+}
+static int eb_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+{
+    eb_f_cplx(u, t, y, p[0], dy);
+    return 0;
+}
+/* Analytic Jacobian of the linear system: J·seed_c = f(τ, seed_c), with one
+ * background for all colours. ∂f/∂τ by one complex-step evaluation in τ
+ * (exact to rounding). */
+static int eb_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+{
+    const eb50 *E = u;
+    double seed[NV], col[NV];
+    for (int w = 0; w < W; w++) {
+        bg_r bg;
+        eb_bg_real(E, t[w], &bg);
+        for (int c = 0; c < E->ncol; c++) {
+            for (int j = 0; j < NV; j++) seed[j] = E->color[j] == c;
+            eb_lin_real(&bg, seed, p[w], col);
+            for (int q = E->cptr[c]; q < E->cptr[c + 1]; q++) {
+                int e = E->centry[q];
+                jv[e * W + w] = col[E->erow[e]];
+            }
+        }
+        if (dfdt) {
+            double complex yc[NV], dc[NV];
+            const double s = 1e-100;
+            for (int i = 0; i < NV; i++) yc[i] = y[i * W + w];
+            eb_f_cplx(E, CMPLX(t[w], s), yc, p[w], dc);
+            for (int i = 0; i < NV; i++) dfdt[i * W + w] = cimag(dc[i]) / s;
+        }
+    }
+    return 0;
+}
+SV_ODE_SCALAR_WRAPPERS(eb)
+
+void sv_ode_builtin_eb50_free(void *data)
+{
+    eb50 *E = data;
+    if (!E) return;
+    free(E->rowptr);
+    free(E->colind);
+    free(E->color);
+    free(E->erow);
+    free(E->cptr);
+    free(E->centry);
+    free(E);
+}
+
+/* Structural pattern by probing: J(τ) at two generic times (complex step on
+ * every column); a coefficient is structurally non-zero if it is non-zero at
+ * either. Then a greedy colouring for the analytic Jacobian's seeds. */
+static int eb_pattern(eb50 *E, double k)
+{
+    unsigned char *m = calloc(NV * NV, 1);
+    E->rowptr = malloc(sizeof(int) * (NV + 1));
+    E->colind = malloc(sizeof(int) * NV * NV);
+    E->color = malloc(sizeof(int) * NV);
+    if (!m || !E->rowptr || !E->colind || !E->color) {
+        free(m);
+        return 1;
+    }
+    const double taus[2] = {3.7, 517.0};
+    for (int q = 0; q < 2; q++)
+        for (int j = 0; j < NV; j++) {
+            double seed[NV] = {0}, col[NV];
+            seed[j] = 1;
+            eb_f_real(E, taus[q], seed, k, col);
+            for (int i = 0; i < NV; i++)
+                if (col[i] != 0) m[i * NV + j] = 1;
+        }
+    int e = 0;
+    for (int i = 0; i < NV; i++) {
+        E->rowptr[i] = e;
+        for (int j = 0; j < NV; j++)
+            if (m[i * NV + j]) E->colind[e++] = j;
+    }
+    E->rowptr[NV] = e;
+    /* greedy colouring of the column intersection graph */
+    int ncol = 0;
+    for (int j = 0; j < NV; j++) {
+        unsigned char used[NV] = {0};
+        for (int i = 0; i < NV; i++)
+            if (m[i * NV + j])
+                for (int jj = 0; jj < j; jj++)
+                    if (m[i * NV + jj]) used[E->color[jj]] = 1;
+        int c = 0;
+        while (used[c]) c++;
+        E->color[j] = c;
+        if (c + 1 > ncol) ncol = c + 1;
+    }
+    E->ncol = ncol;
+    free(m);
+    E->erow = malloc(sizeof(int) * (size_t)e);
+    E->cptr = calloc((size_t)ncol + 1, sizeof(int));
+    E->centry = malloc(sizeof(int) * (size_t)e);
+    if (!E->erow || !E->cptr || !E->centry) return 1;
+    for (int i = 0; i < NV; i++)
+        for (int q = E->rowptr[i]; q < E->rowptr[i + 1]; q++) {
+            E->erow[q] = i;
+            E->cptr[E->color[E->colind[q]] + 1]++;
+        }
+    for (int c = 0; c < ncol; c++) E->cptr[c + 1] += E->cptr[c];
+    int fillp[NV + 1];
+    memcpy(fillp, E->cptr, sizeof(int) * (size_t)(ncol + 1));
+    for (int q = 0; q < e; q++) E->centry[fillp[E->color[E->colind[q]]]++] = q;
+    return 0;
+}
+
+sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+{
+    (void)ctx;
+    if (strcmp(name, "eb50")) return SV_ERR_UNSUPPORTED;
+    double k = arg > 0 ? arg : 0.01;
+    if (!(k >= 1e-6 && k <= 10)) return sv_error(SV_ERR_ARG, "eb50: k = %g Mpc^-1: expected 1e-6..10", arg);
+    eb50 *E = calloc(1, sizeof *E);
+    if (!E) return sv_error(SV_ERR_NOMEM, "eb50: out of memory");
+    eb_background(&E->g);
+    if (eb_pattern(E, 0.0123)) {
+        sv_ode_builtin_eb50_free(E);
+        return sv_error(SV_ERR_NOMEM, "eb50: out of memory");
+    }
+    SV_ODE_FILL(d, eb, NV, 1);
+    d->f_complex = eb_fc;
+    d->rowptr = E->rowptr;
+    d->colind = E->colind;
+    d->nonautonomous = 1;
+    d->user = E;
+    double y0[NV];
+    sv_ode_eb50_initial(k, y0);
+    double p[1] = {k};
+    sv_status st = sv_ode_builtin_set(b, d, 0.1, 14000.0, y0, p, 1e-4, 1e-4);
+    if (st != SV_OK) {
+        sv_ode_builtin_eb50_free(E);
+        return st;
+    }
+    b->data = E;
+    return SV_OK;
+}
+
+/* Initial state for another k (the N128 ensemble varies k per trajectory). */
+void sv_ode_eb50_initial(double k, double *y0)
+{
+    eb_bg g;
+    eb_background(&g);
+    double tau0 = 0.1, x = k * tau0;
+    double Rv = g.g_nu / (g.g_gam + g.g_nu), Rp15 = 4 * Rv + 15;
+    double om = (g.g_b + g.g_c) / sqrt(3 * (g.g_gam + g.g_nu));
+    memset(y0, 0, sizeof(double) * NV);
+    y0[TI(0)] = x * x / 3 * (1 - om * tau0 / 5);
+    y0[TI(1)] = x * x * x / 27 * (1 - om * tau0 / 5);
+    y0[0] = -k * (1 - x * x / 12 * (1 - 10 / Rp15));
+    y0[1] = y0[2] = 0.75 * y0[TI(0)];
+    y0[3] = 0.75 * y0[TI(1)];
+    y0[NI(0)] = y0[TI(0)];
+    y0[NI(1)] = (4 * Rv + 23) / Rp15 * x * x * x / 27;
+    y0[NI(2)] = -(4.0 / 3.0) * x * x / Rp15 * (1 + om * tau0 / 4 * (4 * Rv - 5) / (2 * Rv + 15));
+    y0[NI(3)] = -(4.0 / 21.0) * x * x * x / Rp15;
+}

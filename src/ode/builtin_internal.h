@@ -1,0 +1,43 @@
+/* Helpers shared by the built-in problem files. */
+#ifndef SV_ODE_BUILTIN_INTERNAL_H
+#define SV_ODE_BUILTIN_INTERNAL_H
+
+#include "ode_internal.h"
+
+/* Scalar callbacks from the batched ones: slot-major with W = 1 is a plain
+ * vector, so one body serves both. */
+#define SV_ODE_SCALAR_WRAPPERS(name)                                                                    \
+    static int name##_f(double t, const double *y, const double *p, double *dy, void *u)               \
+    {                                                                                                   \
+        return name##_fb(1, &t, y, p, dy, u);                                                           \
+    }                                                                                                   \
+    static int name##_j(double t, const double *y, const double *p, double *jv, double *dfdt, void *u) \
+    {                                                                                                   \
+        return name##_jb(1, &t, y, p, jv, dfdt, u);                                                     \
+    }
+
+#define SV_ODE_FILL(d, name, N, NP)   \
+    do {                              \
+        (d)->n = (N);                 \
+        (d)->nparams = (NP);          \
+        (d)->f = name##_f;            \
+        (d)->f_batch = name##_fb;     \
+        (d)->jac = name##_j;          \
+        (d)->jac_batch = name##_jb;   \
+    } while (0)
+
+/* Copy the standard interval, state, parameters and tolerances into b. */
+sv_status sv_ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1, const double *y0, const double *p,
+                             double rtol, double atol);
+
+/* Each returns SV_ERR_UNSUPPORTED for a name it does not know; otherwise
+ * fills d (and b) and returns SV_OK or an error. */
+sv_status sv_ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
+sv_status sv_ode_builtin_bruss(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
+                               double arg);
+sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
+                              double arg);
+sv_status sv_ode_builtin_pollu(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
+                               double arg);
+
+#endif

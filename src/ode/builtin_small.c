@@ -1,0 +1,252 @@
+/* Small built-in problems: ROBER, HIRES, OREGO, VDPOL (Bari test set,
+ * Mazzia & Magherini, release 2.4, equations as in
+ * /work/shared/reference/ode-testset.md) and Lorenz (σ, ρ, β parameters).
+ *
+ * Each right-hand side is written once over W lanes (slot-major); the
+ * scalar callback is the same code with W = 1. The complex versions for
+ * complex-step differentiation instantiate one type-generic body with
+ * <tgmath.h>-style arithmetic (only + − × here). Jacobians are dense
+ * row-major (n ≤ 8: the dense lane LU is the fast path for these). */
+#include <complex.h>
+#include <string.h>
+
+#include "builtin_internal.h"
+
+#define Y(i) y[(i) * W + w]
+#define D(i) dy[(i) * W + w]
+#define PP(k) p[(k) * W + w]
+#define J(i, j) jv[((i) * N_ + (j)) * W + w]
+
+/* ---- ROBER: p = (k1, k2, k3) = (0.04, 1e4, 3e7) ---- */
+#define ROBER_BODY(T, y, p, dy)                                                        \
+    do {                                                                                \
+        T y1 = y[0], y2 = y[1], y3 = y[2];                                              \
+        dy[0] = -p[0] * y1 + p[1] * y2 * y3;                                            \
+        dy[1] = p[0] * y1 - p[1] * y2 * y3 - p[2] * y2 * y2;                            \
+        dy[2] = p[2] * y2 * y2;                                                         \
+    } while (0)
+
+static int rober_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+{
+    (void)t, (void)u;
+    for (int w = 0; w < W; w++) {
+        double k1 = PP(0), k2 = PP(1), k3 = PP(2), y1 = Y(0), y2 = Y(1), y3 = Y(2);
+        D(0) = -k1 * y1 + k2 * y2 * y3;
+        D(1) = k1 * y1 - k2 * y2 * y3 - k3 * y2 * y2;
+        D(2) = k3 * y2 * y2;
+    }
+    return 0;
+}
+static int rober_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+{
+    (void)t, (void)u, (void)dfdt;
+    enum { N_ = 3 };
+    for (int w = 0; w < W; w++) {
+        double k1 = PP(0), k2 = PP(1), k3 = PP(2), y2 = Y(1), y3 = Y(2);
+        J(0, 0) = -k1, J(0, 1) = k2 * y3, J(0, 2) = k2 * y2;
+        J(1, 0) = k1, J(1, 1) = -k2 * y3 - 2 * k3 * y2, J(1, 2) = -k2 * y2;
+        J(2, 0) = 0, J(2, 1) = 2 * k3 * y2, J(2, 2) = 0;
+    }
+    return 0;
+}
+static int rober_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+{
+    (void)t, (void)u;
+    ROBER_BODY(double complex, y, p, dy);
+    return 0;
+}
+static int rober_jvp(double t, const double *y, const double *p, double vt, const double *v, double *jv, void *u)
+{
+    (void)t, (void)vt, (void)u;
+    double k1 = p[0], k2 = p[1], k3 = p[2];
+    double a = -k1 * v[0] + k2 * (v[1] * y[2] + y[1] * v[2]);
+    double c = 2 * k3 * y[1] * v[1];
+    jv[0] = a;
+    jv[1] = -a - c;
+    jv[2] = c;
+    return 0;
+}
+
+/* ---- HIRES (no parameters) ---- */
+#define HIRES_BODY(T, y, dy)                                                                  \
+    do {                                                                                       \
+        dy[0] = -1.71 * y[0] + 0.43 * y[1] + 8.32 * y[2] + 0.0007;                             \
+        dy[1] = 1.71 * y[0] - 8.75 * y[1];                                                     \
+        dy[2] = -10.03 * y[2] + 0.43 * y[3] + 0.035 * y[4];                                    \
+        dy[3] = 8.32 * y[1] + 1.71 * y[2] - 1.12 * y[3];                                       \
+        dy[4] = -1.745 * y[4] + 0.43 * y[5] + 0.43 * y[6];                                     \
+        T r = 280.0 * y[5] * y[7];                                                             \
+        dy[5] = -r + 0.69 * y[3] + 1.71 * y[4] - 0.43 * y[5] + 0.69 * y[6];                    \
+        dy[6] = r - 1.81 * y[6];                                                               \
+        dy[7] = -r + 1.81 * y[6];                                                              \
+    } while (0)
+
+static int hires_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+{
+    (void)t, (void)u, (void)p;
+    for (int w = 0; w < W; w++) {
+        double yy[8], d[8];
+        for (int i = 0; i < 8; i++) yy[i] = Y(i);
+        HIRES_BODY(double, yy, d);
+        for (int i = 0; i < 8; i++) D(i) = d[i];
+    }
+    return 0;
+}
+static int hires_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+{
+    (void)t, (void)u, (void)dfdt, (void)p;
+    enum { N_ = 8 };
+    for (int w = 0; w < W; w++) {
+        for (int i = 0; i < 64; i++) jv[i * W + w] = 0;
+        J(0, 0) = -1.71, J(0, 1) = 0.43, J(0, 2) = 8.32;
+        J(1, 0) = 1.71, J(1, 1) = -8.75;
+        J(2, 2) = -10.03, J(2, 3) = 0.43, J(2, 4) = 0.035;
+        J(3, 1) = 8.32, J(3, 2) = 1.71, J(3, 3) = -1.12;
+        J(4, 4) = -1.745, J(4, 5) = 0.43, J(4, 6) = 0.43;
+        double a = 280.0 * Y(7), b = 280.0 * Y(5);
+        J(5, 3) = 0.69, J(5, 4) = 1.71, J(5, 5) = -a - 0.43, J(5, 6) = 0.69, J(5, 7) = -b;
+        J(6, 5) = a, J(6, 6) = -1.81, J(6, 7) = b;
+        J(7, 5) = -a, J(7, 6) = 1.81, J(7, 7) = -b;
+    }
+    return 0;
+}
+static int hires_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+{
+    (void)t, (void)u, (void)p;
+    HIRES_BODY(double complex, y, dy);
+    return 0;
+}
+
+/* ---- OREGO (no parameters) ---- */
+static int orego_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+{
+    (void)t, (void)u, (void)p;
+    for (int w = 0; w < W; w++) {
+        double y1 = Y(0), y2 = Y(1), y3 = Y(2);
+        D(0) = 77.27 * (y2 + y1 * (1 - 8.375e-6 * y1 - y2));
+        D(1) = (y3 - (1 + y1) * y2) / 77.27;
+        D(2) = 0.161 * (y1 - y3);
+    }
+    return 0;
+}
+static int orego_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+{
+    (void)t, (void)u, (void)dfdt, (void)p;
+    enum { N_ = 3 };
+    for (int w = 0; w < W; w++) {
+        double y1 = Y(0), y2 = Y(1);
+        J(0, 0) = 77.27 * (1 - 2 * 8.375e-6 * y1 - y2), J(0, 1) = 77.27 * (1 - y1), J(0, 2) = 0;
+        J(1, 0) = -y2 / 77.27, J(1, 1) = -(1 + y1) / 77.27, J(1, 2) = 1 / 77.27;
+        J(2, 0) = 0.161, J(2, 1) = 0, J(2, 2) = -0.161;
+    }
+    return 0;
+}
+
+/* ---- VDPOL, ε = 1e-6 as a parameter ---- */
+#define VDPOL_BODY(y, p, dy)                                                   \
+    do {                                                                        \
+        dy[0] = y[1];                                                           \
+        dy[1] = ((1 - y[0] * y[0]) * y[1] - y[0]) / p[0];                      \
+    } while (0)
+static int vdpol_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+{
+    (void)t, (void)u;
+    for (int w = 0; w < W; w++) {
+        double y1 = Y(0), y2 = Y(1);
+        D(0) = y2;
+        D(1) = ((1 - y1 * y1) * y2 - y1) / PP(0);
+    }
+    return 0;
+}
+static int vdpol_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+{
+    (void)t, (void)u, (void)dfdt;
+    enum { N_ = 2 };
+    for (int w = 0; w < W; w++) {
+        double y1 = Y(0), y2 = Y(1), e = PP(0);
+        J(0, 0) = 0, J(0, 1) = 1;
+        J(1, 0) = (-2 * y1 * y2 - 1) / e, J(1, 1) = (1 - y1 * y1) / e;
+    }
+    return 0;
+}
+static int vdpol_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+{
+    (void)t, (void)u;
+    VDPOL_BODY(y, p, dy);
+    return 0;
+}
+
+/* ---- Lorenz: p = (σ, ρ, β) ---- */
+static int lorenz_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+{
+    (void)t, (void)u;
+    for (int w = 0; w < W; w++) {
+        double x = Y(0), yy = Y(1), z = Y(2);
+        D(0) = PP(0) * (yy - x);
+        D(1) = x * (PP(1) - z) - yy;
+        D(2) = x * yy - PP(2) * z;
+    }
+    return 0;
+}
+static int lorenz_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+{
+    (void)t, (void)u, (void)dfdt;
+    enum { N_ = 3 };
+    for (int w = 0; w < W; w++) {
+        double x = Y(0), yy = Y(1), z = Y(2);
+        J(0, 0) = -PP(0), J(0, 1) = PP(0), J(0, 2) = 0;
+        J(1, 0) = PP(1) - z, J(1, 1) = -1, J(1, 2) = -x;
+        J(2, 0) = yy, J(2, 1) = x, J(2, 2) = -PP(2);
+    }
+    return 0;
+}
+static int lorenz_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+{
+    (void)t, (void)u;
+    dy[0] = p[0] * (y[1] - y[0]);
+    dy[1] = y[0] * (p[1] - y[2]) - y[1];
+    dy[2] = y[0] * y[1] - p[2] * y[2];
+    return 0;
+}
+
+SV_ODE_SCALAR_WRAPPERS(rober)
+SV_ODE_SCALAR_WRAPPERS(hires)
+SV_ODE_SCALAR_WRAPPERS(orego)
+SV_ODE_SCALAR_WRAPPERS(vdpol)
+SV_ODE_SCALAR_WRAPPERS(lorenz)
+
+sv_status sv_ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+{
+    (void)arg;
+    if (!strcmp(name, "rober")) {
+        static const double y0[3] = {1, 0, 0}, p[3] = {0.04, 1e4, 3e7};
+        SV_ODE_FILL(d, rober, 3, 3);
+        d->f_complex = rober_fc;
+        d->jvp = rober_jvp;
+        return sv_ode_builtin_set(b, d, 0, 1e11, y0, p, 1e-6, 1e-10);
+    }
+    if (!strcmp(name, "hires")) {
+        static const double y0[8] = {1, 0, 0, 0, 0, 0, 0, 0.0057};
+        SV_ODE_FILL(d, hires, 8, 0);
+        d->f_complex = hires_fc;
+        return sv_ode_builtin_set(b, d, 0, 321.8122, y0, NULL, 1e-6, 1e-6);
+    }
+    if (!strcmp(name, "orego")) {
+        static const double y0[3] = {1, 2, 3};
+        SV_ODE_FILL(d, orego, 3, 0);
+        return sv_ode_builtin_set(b, d, 0, 360, y0, NULL, 1e-6, 1e-6);
+    }
+    if (!strcmp(name, "vdpol")) {
+        static const double y0[2] = {2, 0}, p[1] = {1e-6};
+        SV_ODE_FILL(d, vdpol, 2, 1);
+        d->f_complex = vdpol_fc;
+        return sv_ode_builtin_set(b, d, 0, 2, y0, p, 1e-6, 1e-6);
+    }
+    if (!strcmp(name, "lorenz")) {
+        static const double y0[3] = {1, 0, 0}, p[3] = {10, 28, 8.0 / 3.0};
+        SV_ODE_FILL(d, lorenz, 3, 3);
+        d->f_complex = lorenz_fc;
+        return sv_ode_builtin_set(b, d, 0, 1, y0, p, 1e-6, 1e-8);
+    }
+    return SV_ERR_UNSUPPORTED;
+}

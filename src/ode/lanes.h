@@ -1,0 +1,49 @@
+/* One worker's W lanes: each lane carries one trajectory with its own time,
+ * step size and controller state; vectors are slot-major (entry i of lane w
+ * at i·W + w). Shared by the driver (solve.c) and the steppers. */
+#ifndef SV_ODE_LANES_H
+#define SV_ODE_LANES_H
+
+#include "ode_internal.h"
+
+typedef struct ode_lanes {
+    const sv_ode_problem *P;
+    const sv_ode_options *o;
+    const sv_ode_ensemble *E;
+    int W, n, np, nnz;
+    int rodas;              /* method: Rodas5P (1) or Tsit5 (0) */
+    double tend;
+    const double *atolv;    /* n: absolute tolerance per component */
+    const double *wts;      /* n: error weights */
+    /* per lane */
+    long traj[ODE_WMAX];    /* trajectory index, -1 = idle */
+    unsigned char active[ODE_WMAX], have_f0[ODE_WMAX], need_jac[ODE_WMAX], need_h0[ODE_WMAX];
+    unsigned char fail[ODE_WMAX], bad[ODE_WMAX];
+    double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log(errold), and the one before */
+    double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], errold[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
+    double tstage[ODE_WMAX], shift[ODE_WMAX];
+    int hits[ODE_WMAX];     /* this attempt ends at: 0 free, 1 the end, 2 a tstop */
+    int stop_idx[ODE_WMAX]; /* next tstop not yet passed */
+    int save[ODE_WMAX];     /* next save index */
+    int nonfinite[ODE_WMAX];/* consecutive non-finite rejections */
+    sv_ode_stats st[ODE_WMAX];
+    /* slot-major arrays */
+    double *y, *ynew, *f0, *U, *fv, *rhs, *dT, *k, *p, *jv, *err, *scratch;
+    ode_lin *lin;
+    ode_jac_work *jw;
+} ode_lanes;
+
+/* One step attempt for every active lane: fills ynew and eest (INFINITY
+ * for a non-finite error or a bad pivot) and fail (callback failures). */
+void ode_rodas5p_attempt(ode_lanes *L);
+void ode_tsit5_attempt(ode_lanes *L);
+/* Dense output of lane w's last attempt at t + θh into out (n values). */
+void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
+void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);
+
+/* Weighted RMS error norm of lane w: sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */
+double ode_error_norm(const ode_lanes *L, int w, const double *e);
+/* The same for every lane at once (out: W values). */
+void ode_error_norms(const ode_lanes *L, const double *e, double *out);
+
+#endif

@@ -1,0 +1,10 @@
+# The ODE module's OpenMP loops (solve.c's parallel region) need the
+# compiler flag on its own objects; linking comes through sv_core. Hot lane
+# loops want -O3's vectoriser (still IEEE: no -ffast-math).
+set_source_files_properties(${sv_src} PROPERTIES COMPILE_OPTIONS "${OpenMP_C_FLAGS};-O3")
+# Lane loops must round the same in every lane count: no contraction into
+# FMA (results are bit-identical whatever lane or batch ran a trajectory).
+set_source_files_properties(${sv_src} PROPERTIES COMPILE_OPTIONS "${OpenMP_C_FLAGS};-O3;-ffp-contract=off")
+# The sparse engine provides AMD ordering and batched kernels for patterns
+# with fill.
+set(sv_module_deps_ode sv_sparse sv_core m)

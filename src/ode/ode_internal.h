@@ -1,0 +1,74 @@
+/* ODE module internals: the problem record, tableaus, the linear-solver
+ * interface behind which dense and sparse LU sit, and the lane workspace. */
+#ifndef SV_ODE_INTERNAL_H
+#define SV_ODE_INTERNAL_H
+
+#include "solvent/ode.h"
+
+/* max/min without fmax's NaN rules (and its library call in hot loops) */
+static inline double ode_max(double a, double b) { return a > b ? a : b; }
+static inline double ode_min(double a, double b) { return a < b ? a : b; }
+
+/* Largest lane count (AVX-512 would take 8 doubles). */
+#define ODE_WMAX 8
+
+struct sv_ode_problem {
+    sv_ode_problem_desc d;  /* copy; rowptr/colind below replace the caller's */
+    int n, np;
+    int dense;              /* no pattern given */
+    int nnz;                /* entries of the Jacobian pattern (n² when dense) */
+    int *rowptr, *colind;   /* owned copy of the pattern (CSR, sorted) */
+    int *erow;              /* row of each entry */
+    int ncolors;
+    int *color;             /* colour of each column */
+    int *color_ptr, *color_cols; /* columns of each colour (CSR-like) */
+    sv_ctx *ctx;
+};
+
+/* ---- tableaus ----------------------------------------------------------- */
+typedef struct rodas5p_tab {
+    double gamma;
+    double a[8][8], C[8][8], c[8], d[8], h[3][8];
+} rodas5p_tab;
+extern const rodas5p_tab sv_ode_rodas5p;
+
+typedef struct tsit5_tab {
+    double c[7], a[7][7], btilde[7];
+    double r[7][4]; /* b_i(θ) = Σ_k r[i][k] θ^(k+1) */
+} tsit5_tab;
+extern const tsit5_tab sv_ode_tsit5;
+
+/* ---- linear solver for M = shift·I − J, W lanes at once -------------------
+ * The Jacobian arrives as pattern values (slot-major, nnz·W); `load`
+ * scatters them into the factor buffer with the lane's shift, `factor`
+ * factors every lane (no pivoting) and `solve` solves every lane. */
+typedef struct ode_lin ode_lin;
+ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *prob, int W, int single);
+void ode_lin_destroy(sv_ctx *ctx, ode_lin *L);
+/* buf = shift[w]·I − J for the lanes with mask[w] set. */
+void ode_lin_load(ode_lin *L, const double *jvals, const double *shift, const unsigned char *mask);
+/* Factor the masked lanes; bad[w] = 1 for a zero or non-finite pivot. */
+void ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad);
+/* x = M⁻¹ b for all lanes (slot-major n·W); with a single-precision factor
+ * the solution is refined against the double M until it stops improving.
+ * Returns refinement sweeps done (max over lanes). */
+int ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x);
+const char *ode_lin_kind(const ode_lin *L);
+
+/* ---- Jacobian evaluation over lanes ---------------------------------------
+ * jvals (nnz·W) and dfdt (n·W) for lanes with mask set. f0 = f(t, y) for
+ * those lanes (used by finite differences). Returns per-lane failure in
+ * fail[w]. nf[w] counts f evaluations spent. */
+typedef struct ode_jac_work ode_jac_work;
+ode_jac_work *ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *prob, int W);
+void ode_jac_work_destroy(sv_ctx *ctx, ode_jac_work *w);
+void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
+                  const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
+                  unsigned char *fail, long *nf);
+
+/* f over W lanes (batched callback, or the scalar one lane by lane).
+ * Masked-off lanes are not evaluated. fail[w] set for a failing lane. */
+void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t, const double *y,
+                const double *p, double *dy, unsigned char *fail, double *scratch);
+
+#endif

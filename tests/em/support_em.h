@@ -1,0 +1,30 @@
+/* Test helpers for em: projects from text, full (column-major) L and Ψ,
+ * and port admittances by LAPACK solves on full copies (an independent
+ * path from the dense engine). */
+#ifndef SUPPORT_EM_H
+#define SUPPORT_EM_H
+
+#include <complex.h>
+
+#include "em/em_internal.h"
+
+sv_em_project *em_test_project(const char *json);
+sv_em_model *em_test_model(const sv_em_project *p);
+/* Full n × n symmetric L and Ψ (malloc'ed). */
+void em_test_full(const sv_em_model *m, double **L, double **Psi);
+/* Y (P × P) at f: lossless (real symmetric dsysv on ω²L − Ψ) if G is NULL,
+ * else complex zsysv with Zs·G. */
+void em_test_y(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, double f,
+               double complex *Y);
+/* S for all-50 Ω (or the project's z0) references. */
+void em_test_s(const sv_em_model *m, const double complex *Y, double complex *S);
+/* Hammerstad–Jensen static Z0 and εeff for a thin strip. */
+void em_test_hj(double w, double h, double er, double *z0, double *eeff);
+/* Dense-engine solve of a project (text, or a path under the source tree if
+ * is_path) at f with the checks users apply; compare = 1 also checks Y
+ * against LAPACK on a full copy (1e-9). */
+void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare);
+/* Text of a file under the source tree (malloc'ed). */
+char *em_test_slurp(const char *relpath);
+
+#endif

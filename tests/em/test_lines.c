@@ -1,0 +1,98 @@
+/* 50 Ω microstrip lines: Z0 and εeff extracted from simulated port
+ * admittances of two line lengths (the ports' error boxes cancel in
+ * M2·M1⁻¹ = E·T(Δl)·E⁻¹), against Hammerstad–Jensen within 2 %. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "support_em.h"
+#include "sv_test.h"
+
+/* ABCD of a two-port from its Y. */
+static void y_to_abcd(const double complex *Y, double complex T[4])
+{
+    double complex y11 = Y[0], y21 = Y[1], y12 = Y[2], y22 = Y[3];
+    T[0] = -y22 / y21;                    /* A */
+    T[2] = -1 / y21;                      /* B (column-major: T[row + 2·col]) */
+    T[1] = -(y11 * y22 - y12 * y21) / y21; /* C */
+    T[3] = -y11 / y21;                    /* D */
+}
+
+static void line_y(double er, double h, double w, int ncw, double dx, int ncl, double f, double complex *Y)
+{
+    char json[1024];
+    double dy = w / ncw;
+    snprintf(json, sizeof json,
+             "{\"units\": \"mm\", \"substrate\": {\"thickness\": %.17g, \"eps_r\": %.17g},"
+             "\"metal\": {\"conductivity\": \"inf\"},"
+             "\"grid\": {\"dx\": %.17g, \"dy\": %.17g, \"nx\": %d, \"ny\": %d},"
+             "\"rectangles\": [{\"x\": [0, %.17g], \"y\": [0, %.17g]}],"
+             "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, %.17g]},"
+             "            {\"name\": \"b\", \"side\": \"right\", \"x\": %.17g, \"y\": [0, %.17g]}]}",
+             h, er, dx, dy, ncl, ncw, ncl * dx, w, w, ncl * dx, w);
+    sv_em_project *p = em_test_project(json);
+    sv_em_model *m = em_test_model(p);
+    double *L, *P;
+    em_test_full(m, &L, &P);
+    em_test_y(m, L, P, NULL, f, Y);
+    free(L);
+    free(P);
+    sv_em_model_destroy(m);
+    sv_em_project_destroy(p);
+}
+
+static void extract(double er, double h, double w, int ncw, double dx, int n1, int n2, double f, double *z0,
+                    double *eeff)
+{
+    double complex Y1[4], Y2[4], T1[4], T2[4];
+    line_y(er, h, w, ncw, dx, n1, f, Y1);
+    line_y(er, h, w, ncw, dx, n2, f, Y2);
+    y_to_abcd(Y1, T1);
+    y_to_abcd(Y2, T2);
+    /* N = T2·T1⁻¹, det T1 = 1 (reciprocal) */
+    double complex inv[4] = {T1[3], -T1[1], -T1[2], T1[0]};
+    double complex det = T1[0] * T1[3] - T1[1] * T1[2];
+    double complex N[4];
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++)
+            N[r + 2 * c] = (T2[r] * inv[2 * c] + T2[r + 2] * inv[1 + 2 * c]) / det;
+    double c = creal(N[0] + N[3]) / 2;
+    double theta = acos(c);
+    double dl = (n2 - n1) * dx * 1e-3;
+    double beta = theta / dl;
+    double k0 = 2 * SV_EM_PI * f / SV_EM_C0;
+    *eeff = (beta / k0) * (beta / k0);
+    *z0 = creal(csqrt(N[2] / N[1]));
+}
+
+static void check_line(double er, double h, double w, int ncw, double dx, int n1, int n2, double f)
+{
+    double z0h, eh, z0, ee;
+    em_test_hj(w, h, er, &z0h, &eh);
+    extract(er, h, w, ncw, dx, n1, n2, f, &z0, &ee);
+    printf("er %.2f h %.3f W %.3f cells %d: Z0 %.3f (HJ %.3f, %+.2f %%)  eeff %.4f (HJ %.4f, %+.2f %%)\n", er, h, w,
+           ncw, z0, z0h, 100 * (z0 / z0h - 1), ee, eh, 100 * (ee / eh - 1));
+    sv_assert_close(z0, z0h, 0.02, 0);
+    sv_assert_close(ee, eh, 0.02, 0);
+}
+
+static void test_line_366(void **state)
+{
+    (void)state;
+    check_line(3.66, 0.508, 1.112, 10, 0.2, 20, 70, 2e9);
+}
+
+static void test_line_44(void **state)
+{
+    (void)state;
+    check_line(4.4, 1.6, 3.062, 10, 0.5, 20, 60, 1e9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_line_366),
+        cmocka_unit_test(test_line_44),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,160 @@
+/* Network parameters against closed forms (a series impedance between two
+ * ports), and Touchstone round trips in every version, format and
+ * parameter, the data order of hand-written files, and atomic writes. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support_em.h"
+#include "sv_test.h"
+
+static void test_series_impedance(void **state)
+{
+    (void)state;
+    double complex zr = 30 + 40 * I, y = 1 / zr;
+    double complex Y[4] = {y, -y, -y, y}, S[4], Z[4];
+    double z0[2] = {50, 50};
+    assert_int_equal(sv_em_y_to_s(2, Y, z0, S), SV_OK);
+    double complex s11 = zr / (zr + 100), s21 = 100 / (zr + 100);
+    sv_assert_close(creal(S[0]), creal(s11), 1e-14, 1);
+    sv_assert_close(cimag(S[0]), cimag(s11), 1e-14, 1);
+    sv_assert_close(creal(S[1]), creal(s21), 1e-14, 1);
+    sv_assert_close(cimag(S[2]), cimag(s21), 1e-14, 1);
+    /* a series impedance has no Z matrix (Y singular) */
+    assert_int_equal(sv_em_y_to_z(2, Y, Z), SV_ERR_SINGULAR);
+    /* unequal references: a shunt admittance ys across a through connection
+       seen from z1 and z2: S11 = (z2 − z1 − z1 z2 ys)/(z1 + z2 + z1 z2 ys) */
+    double complex ys = 0.01 + 0.02 * I;
+    double zz[2] = {50, 75};
+    double complex Y2[4] = {ys + 1e6, -1e6, -1e6, 1e6}; /* a stiff link approximates the through */
+    assert_int_equal(sv_em_y_to_s(2, Y2, zz, S), SV_OK);
+    double complex e11 = (zz[1] - zz[0] - zz[0] * zz[1] * ys) / (zz[0] + zz[1] + zz[0] * zz[1] * ys);
+    sv_assert_close(creal(S[0]), creal(e11), 1e-4, 1);
+    sv_assert_close(cimag(S[0]), cimag(e11), 1e-4, 1);
+    /* Z = Y⁻¹ */
+    double complex A[4] = {2 + I, 0.5, 0.5, 1 - 2 * I};
+    assert_int_equal(sv_em_y_to_z(2, A, Z), SV_OK);
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++) {
+            double complex s = A[r] * Z[2 * c] + A[r + 2] * Z[1 + 2 * c];
+            assert_true(cabs(s - (r == c)) < 1e-14);
+        }
+    /* bad input */
+    double bad[2] = {50, -1};
+    assert_int_equal(sv_em_y_to_s(2, Y, bad, S), SV_ERR_ARG);
+    double complex Yn[4] = {NAN, 0, 0, 1};
+    assert_int_equal(sv_em_y_to_s(2, Yn, z0, S), SV_ERR_NONFINITE);
+    double mx;
+    double complex U[4] = {0, 1, 1, 0};
+    assert_int_equal(sv_em_max_singular_value(2, U, &mx), SV_OK);
+    sv_assert_close(mx, 1, 1e-15, 0);
+    assert_true(sv_em_reciprocity_error(2, U) == 0);
+}
+
+static void test_touchstone_roundtrip(void **state)
+{
+    (void)state;
+    char path[256];
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 99);
+    for (int p = 1; p <= 5; p += (p == 3 ? 2 : 1))
+        for (int ver = 1; ver <= 2; ver++)
+            for (int fm = 0; fm < 3; fm++)
+                for (int pm = 0; pm < 3; pm++) {
+                    int nf = 3;
+                    double f[3] = {1e8, 1.5e9, 2.25e10};
+                    double complex *d = malloc(sizeof *d * nf * p * p);
+                    for (int q = 0; q < nf * p * p; q++) d[q] = sv_test_uniform(&r) + I * sv_test_uniform(&r);
+                    double z0[5];
+                    for (int k = 0; k < p; k++) z0[k] = ver == 1 ? 50 : 50 + 10 * k;
+                    snprintf(path, sizeof path, "%s/ts_%d_%d_%d.s%dp", SV_BINARY_DIR, ver, fm, pm, p);
+                    sv_em_ts_options o = {ver, (sv_em_ts_format)fm, (sv_em_ts_param)pm, "MHz", "round trip\ntwo lines"};
+                    assert_int_equal(sv_em_touchstone_write(path, &o, p, nf, f, d, z0), SV_OK);
+                    int p2, nf2;
+                    double *f2, z2[5];
+                    double complex *d2;
+                    sv_em_ts_param pm2;
+                    assert_int_equal(sv_em_touchstone_read(path, &p2, &nf2, &f2, &d2, &pm2, z2, 5), SV_OK);
+                    assert_int_equal(p2, p);
+                    assert_int_equal(nf2, nf);
+                    assert_int_equal((int)pm2, pm);
+                    for (int k = 0; k < p; k++) sv_assert_close(z2[k], z0[k], 1e-15, 0);
+                    for (int q = 0; q < nf; q++) sv_assert_close(f2[q], f[q], 1e-14, 0);
+                    for (int q = 0; q < nf * p * p; q++) assert_true(cabs(d2[q] - d[q]) <= 1e-12 * (1 + cabs(d[q])));
+                    free(f2);
+                    free(d2);
+                    free(d);
+                    unlink(path);
+                }
+}
+
+/* A hand-written version 1 two-port: N11 N21 N12 N22 order; a 3-port row by row. */
+static void test_touchstone_order(void **state)
+{
+    (void)state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/hand.s2p", SV_BINARY_DIR);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "! comment\n# MHz S MA R 50\n100 0.1 0 0.2 90 0.3 180 0.4 -90 ! trailing comment\n");
+    fclose(f);
+    int p, nf;
+    double *fr;
+    double complex *d;
+    assert_int_equal(sv_em_touchstone_read(path, &p, &nf, &fr, &d, NULL, NULL, 0), SV_OK);
+    assert_true(p == 2 && nf == 1);
+    sv_assert_close(fr[0], 1e8, 1e-15, 0);
+    assert_true(cabs(d[0] - 0.1) < 1e-15);          /* S11 */
+    assert_true(cabs(d[1] - 0.2 * I) < 1e-15);      /* S21 */
+    assert_true(cabs(d[2] + 0.3) < 1e-15);          /* S12 */
+    assert_true(cabs(d[3] + 0.4 * I) < 1e-15);      /* S22 */
+    free(fr);
+    free(d);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/hand.s3p", SV_BINARY_DIR);
+    f = fopen(path, "w");
+    fprintf(f, "# Hz Z RI R 10\n5 1 0 2 0 3 0\n 4 0 5 0 6 0\n 7 0 8 0 9 0\n");
+    fclose(f);
+    assert_int_equal(sv_em_touchstone_read(path, &p, &nf, &fr, &d, NULL, NULL, 0), SV_OK);
+    assert_true(p == 3 && nf == 1);
+    sv_assert_close(creal(d[0 + 3 * 1]), 20, 1e-15, 0); /* Z12 = 2 normalised by 10 Ω */
+    sv_assert_close(creal(d[2 + 3 * 0]), 70, 1e-15, 0); /* Z31 */
+    free(fr);
+    free(d);
+    unlink(path);
+}
+
+static void test_touchstone_errors(void **state)
+{
+    (void)state;
+    double f[2] = {2e9, 1e9}, z0[2] = {50, 60};
+    double complex d[8] = {0};
+    char path[256];
+    snprintf(path, sizeof path, "%s/bad.s2p", SV_BINARY_DIR);
+    unlink(path);
+    assert_int_equal(sv_em_touchstone_write(path, NULL, 2, 2, f, d, z0), SV_ERR_ARG); /* z0 differ in v1 */
+    double z50[2] = {50, 50};
+    assert_int_equal(sv_em_touchstone_write(path, NULL, 2, 2, f, d, z50), SV_ERR_ARG); /* descending */
+    assert_true(access(path, F_OK) != 0);
+    assert_int_equal(sv_em_touchstone_write("/nonexistent/dir/x.s2p", NULL, 2, 1, f, d, z50), SV_ERR_IO);
+    d[0] = NAN;
+    f[1] = 3e9;
+    assert_int_equal(sv_em_touchstone_write(path, NULL, 2, 2, f, d, z50), SV_ERR_NONFINITE);
+    assert_true(access(path, F_OK) != 0);
+    sv_em_ts_options o = {3, 0, 0, NULL, NULL};
+    d[0] = 0;
+    assert_int_equal(sv_em_touchstone_write(path, &o, 2, 2, f, d, z50), SV_ERR_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_series_impedance),
+        cmocka_unit_test(test_touchstone_roundtrip),
+        cmocka_unit_test(test_touchstone_order),
+        cmocka_unit_test(test_touchstone_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

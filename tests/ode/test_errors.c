@@ -1,0 +1,187 @@
+/* Bad problems and bad requests: clear errors for bad input, and clear
+ * per-trajectory statuses when some trajectories of an ensemble fail while
+ * the others finish. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "solvent/ode.h"
+#include "sv_test.h"
+
+/* y' = −p0·y, except: p1 = 1 → NaN once t > 0.5; p1 = 2 → callback fails
+ * once t > 0.5; p1 = 3 → y' = y² (blows up at t = 1 for y0 = 1). */
+static int f_bad(double t, const double *y, const double *p, double *dy, void *u)
+{
+    (void)u;
+    if (p[1] == 1 && t > 0.5) {
+        dy[0] = NAN;
+        return 0;
+    }
+    if (p[1] == 2 && t > 0.5) return -1;
+    dy[0] = p[1] == 3 ? y[0] * y[0] : -p[0] * y[0];
+    return 0;
+}
+static int j_bad(double t, const double *y, const double *p, double *J, double *dfdt, void *u)
+{
+    (void)t, (void)u, (void)dfdt;
+    J[0] = p[1] == 3 ? 2 * y[0] : -p[0];
+    return 0;
+}
+
+static sv_ode_problem *make(void)
+{
+    sv_ode_problem_desc d = {.name = "bad", .n = 1, .nparams = 2, .f = f_bad, .jac = j_bad};
+    sv_ode_problem *P;
+    assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_OK);
+    return P;
+}
+
+static void test_per_trajectory_statuses(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = make();
+    for (int m = 0; m < 2; m++) {
+        sv_ode_options o;
+        sv_ode_options_default(&o);
+        o.method = m ? SV_ODE_TSIT5 : SV_ODE_RODAS5P;
+        double p[5 * 2] = {1, 0, 1, 1, 1, 2, 1, 3, 2, 0}, y0[5] = {1, 1, 1, 1, NAN}, ts = 2.0, out[5];
+        sv_ode_traj_status st[5];
+        sv_ode_stats stats[5];
+        sv_ode_ensemble e = {.ntraj = 5, .t0 = 0, .nsave = 1, .tsave = &ts, .y0 = y0, .params = p, .out = out,
+                             .status = st, .stats = stats};
+        assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+        for (int t = 0; t < 5; t++)
+            printf("%s traj %d: %s (t reached %.17g)\n", m ? "Tsit5" : "Rodas5P", t, sv_ode_traj_status_string(st[t]),
+                   stats[t].t_reached);
+        assert_int_equal(st[0], SV_ODE_SUCCESS);
+        sv_assert_close(out[0], exp(-2.0), 1e-5, 0);
+        assert_int_equal(st[1], SV_ODE_NONFINITE);
+        assert_int_equal(st[2], SV_ODE_F_FAILED);
+        assert_true(st[3] == SV_ODE_STEP_TOO_SMALL || st[3] == SV_ODE_NONFINITE);
+        /* a linearly implicit method may step a hair past the pole at t = 1 */
+        assert_true(stats[3].t_reached < 1.001 && stats[3].t_reached > 0.99);
+        assert_int_equal(st[4], SV_ODE_NONFINITE); /* NaN initial value */
+    }
+    sv_ode_problem_destroy(P);
+}
+
+static void test_max_steps(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = make();
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    o.max_steps = 5;
+    o.rtol = 1e-10;
+    double p[2] = {1, 0}, y0 = 1, ts = 10, out;
+    sv_ode_traj_status st;
+    sv_ode_ensemble e = {.ntraj = 1, .nsave = 1, .tsave = &ts, .y0 = &y0, .params = p, .out = &out, .status = &st};
+    assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+    assert_int_equal(st, SV_ODE_MAX_STEPS);
+    sv_ode_problem_destroy(P);
+}
+
+static void expect_error(sv_status got, sv_status want, const char *fragment)
+{
+    assert_int_equal(got, want);
+    printf("error: %s\n", sv_last_error());
+    assert_non_null(strstr(sv_last_error(), fragment));
+}
+
+static void test_bad_requests(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = make();
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    double p[2] = {1, 0}, y0 = 1, ts[2] = {1, 2}, out[2];
+    sv_ode_ensemble e = {.ntraj = 1, .nsave = 2, .tsave = ts, .y0 = &y0, .params = p, .out = out};
+    o.rtol = 1e-20;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "rtol");
+    o.rtol = 0;
+    o.atol = 0;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "no error tolerance");
+    o.rtol = -1;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "rtol = -1");
+    sv_ode_options_default(&o);
+    o.lanes = 3;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "lanes = 3");
+    sv_ode_options_default(&o);
+    ts[1] = 0.5;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "tsave must increase");
+    ts[1] = 2;
+    e.params = NULL;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "params is NULL");
+    e.params = p;
+    expect_error(sv_ode_solve(NULL, NULL, &o, &e), SV_ERR_ARG, "prob");
+    /* a memory budget too small for the workspace */
+    sv_ctx *ctx;
+    sv_ctx_create(&ctx);
+    sv_ctx_set_memory_limit(ctx, 64);
+    expect_error(sv_ode_solve(ctx, P, &o, &e), SV_ERR_BUDGET, "ode");
+    sv_ctx_destroy(ctx);
+    sv_ode_problem_destroy(P);
+}
+
+static int cancel_now(void *u, const char *phase, double f)
+{
+    (void)u, (void)phase, (void)f;
+    return 1;
+}
+
+static void test_cancel(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = make();
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    double p[2] = {1, 0}, y0 = 1, ts = 1, out[3];
+    sv_ode_traj_status st[3];
+    sv_ode_ensemble e = {.ntraj = 3, .nsave = 1, .tsave = &ts, .y0 = &y0, .y0_shared = 1, .params = p,
+                         .params_shared = 1, .out = out, .status = st};
+    sv_ctx *ctx;
+    sv_ctx_create(&ctx);
+    sv_ctx_set_progress(ctx, cancel_now, NULL);
+    assert_int_equal(sv_ode_solve(ctx, P, &o, &e), SV_ERR_CANCELLED);
+    for (int t = 0; t < 3; t++) assert_int_equal(st[t], SV_ODE_NOT_RUN);
+    sv_ctx_destroy(ctx);
+    sv_ode_problem_destroy(P);
+}
+
+static void test_bad_problems(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = NULL;
+    int rp[3] = {0, 1, 2}, ci_bad[2] = {0, 5}, ci_dup[3] = {1, 0, 1}, rp2[3] = {0, 2, 3};
+    sv_ode_problem_desc d = {.name = "pat", .n = 2, .f = f_bad, .jac = j_bad, .rowptr = rp, .colind = ci_bad};
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_PATTERN, "colind[1] = 5");
+    d.rowptr = rp2;
+    d.colind = ci_dup;
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_PATTERN, "strictly increasing");
+    d.colind = NULL;
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_PATTERN, "both rowptr and colind");
+    sv_ode_problem_desc d2 = {.name = "x", .n = 0, .f = f_bad};
+    expect_error(sv_ode_problem_create(NULL, &d2, &P), SV_ERR_ARG, "n = 0");
+    d2.n = 2;
+    d2.f = NULL;
+    expect_error(sv_ode_problem_create(NULL, &d2, &P), SV_ERR_ARG, "f is NULL");
+    d2.f = f_bad;
+    d2.jac_source = SV_ODE_JAC_COMPLEX_STEP;
+    expect_error(sv_ode_problem_create(NULL, &d2, &P), SV_ERR_ARG, "f_complex is NULL");
+    d2.jac_source = SV_ODE_JAC_ANALYTIC;
+    expect_error(sv_ode_problem_create(NULL, &d2, &P), SV_ERR_ARG, "neither jac");
+    assert_null(P);
+    sv_ode_builtin *b = NULL;
+    expect_error(sv_ode_builtin_create(NULL, "nosuch", 0, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG, "nosuch");
+    expect_error(sv_ode_builtin_create(NULL, "bruss2d", 2.5, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG, "grid N");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_per_trajectory_statuses), cmocka_unit_test(test_max_steps),
+        cmocka_unit_test(test_bad_requests),            cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_bad_problems),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# End-to-end: `solvent solve` on the stub example writes a Touchstone file
+# whose |S21| is deep at the notch and near 0 dB far below it; bad input
+# gives a clear message, a non-zero exit and no output file.
+set -u
+tool=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$tool" solve "$src/examples/stub.json" --freq 0.3GHz,1.9934GHz --format db --version 2 -o "$tmp/stub.s2p" \
+  || fail "solve failed"
+[[ -f "$tmp/stub.s2p" ]] || fail "no output file"
+grep -q '^\[Version\] 2.0' "$tmp/stub.s2p" || fail "not a version 2 file"
+grep -q '^# GHz S DB R 50' "$tmp/stub.s2p" || fail "option line"
+# data lines: freq S11dB S11ang S21dB S21ang ...
+s21_low=$(awk '/^0.3 /{print $4}' "$tmp/stub.s2p")
+s21_notch=$(awk '/^1.9934 /{print $4}' "$tmp/stub.s2p")
+awk -v a="$s21_low" 'BEGIN{exit !(a > -1.5)}' || fail "|S21| at 0.3 GHz = $s21_low dB"
+awk -v a="$s21_notch" 'BEGIN{exit !(a < -40)}' || fail "|S21| at the notch = $s21_notch dB"
+ls "$tmp" | grep -q tmp && fail "temporary file left behind"
+
+# errors: exit status and no output
+out="$tmp/bad.s2p"
+"$tool" solve "$src/examples/stub.json" --freq abc -o "$out" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] || fail "bad --freq: exit $rc"
+grep -q "abc" "$tmp/err" || fail "bad --freq message: $(cat "$tmp/err")"
+"$tool" solve "$src/examples/stub.json" --freq 1GHz -o "$tmp/bad.s3p" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] || fail "wrong extension: exit $rc"
+grep -q "s2p" "$tmp/err" || fail "wrong extension message"
+"$tool" solve "$tmp/missing.json" --freq 1GHz -o "$out" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 1 ]] || fail "missing project: exit $rc"
+grep -q "missing.json" "$tmp/err" || fail "missing project message"
+printf '{"units": "mm", "grid": 3}' > "$tmp/broken.json"
+"$tool" solve "$tmp/broken.json" --freq 1GHz -o "$out" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 1 ]] || fail "broken project: exit $rc"
+grep -q "substrate" "$tmp/err" || fail "broken project message: $(cat "$tmp/err")"
+"$tool" solve "$src/examples/stub.json" --freq 1GHz 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] || fail "missing -o: exit $rc"
+[[ -e "$out" ]] && fail "output written on error"
+echo "ok"

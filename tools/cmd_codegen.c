@@ -1,0 +1,183 @@
+/* `solvent codegen PATTERN -o NAME.c`: straight-line sparse LU kernels for
+ * one sparsity pattern, as a C file to compile into a program. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "solvent/sparse.h"
+
+const char cmd_codegen_summary[] = "write straight-line sparse LU kernels for a pattern file (C source)";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: solvent codegen PATTERN -o NAME.c [options]\n\n"
+            "Analyses the sparsity pattern in PATTERN (Matrix Market coordinate file:\n"
+            "'%%%%MatrixMarket matrix coordinate pattern general', a line 'n n nnz', then\n"
+            "1-based 'i j' lines; real/integer values are ignored, symmetric files are\n"
+            "mirrored) and writes C code that factorises and solves matrices of exactly\n"
+            "that pattern with every index a literal. The file defines\n"
+            "    const sv_sparse_kernels NAME;\n"
+            "Compile it into your program and call sv_sparse_lu_use_kernels(lu, &NAME) on\n"
+            "an analysis of the same pattern with the same ordering (the hash is checked).\n\n"
+            "options:\n"
+            "  -o FILE            output C file (required); written atomically\n"
+            "  --name IDENT       name of the kernel table (default: FILE's base name)\n"
+            "  --ordering amd|natural   ordering of the analysis (default amd)\n"
+            "  --emit LIST        kernels, comma-separated from f64, f32, b2, b4, b8,\n"
+            "                     f32b4, f32b8, all (default f64,f32,b4,b8,f32b8)\n"
+            "  --max-updates N    refuse beyond N factor updates (default 50000)\n"
+            "  --max-subst N      refuse beyond N substitution terms (default 50000)\n"
+            "  --stats            print n, nnz, slots, updates and colours, write nothing\n\n"
+            "Exit status: 0 written, 1 bad pattern or limits exceeded, 2 bad arguments.\n");
+}
+
+static int parse_emit(const char *s, unsigned *out)
+{
+    unsigned m = 0;
+    char buf[256];
+    if (strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (!strcmp(t, "f64")) m |= SV_SPARSE_EMIT_F64;
+        else if (!strcmp(t, "f32")) m |= SV_SPARSE_EMIT_F32;
+        else if (!strcmp(t, "b2")) m |= SV_SPARSE_EMIT_BATCH2_F64;
+        else if (!strcmp(t, "b4")) m |= SV_SPARSE_EMIT_BATCH4_F64;
+        else if (!strcmp(t, "b8")) m |= SV_SPARSE_EMIT_BATCH8_F64;
+        else if (!strcmp(t, "f32b4")) m |= SV_SPARSE_EMIT_BATCH4_F32;
+        else if (!strcmp(t, "f32b8")) m |= SV_SPARSE_EMIT_BATCH8_F32;
+        else if (!strcmp(t, "all")) m |= SV_SPARSE_EMIT_ALL;
+        else return -1;
+    }
+    if (!m) return -1;
+    *out = m;
+    return 0;
+}
+
+/* Default table name: the output's base name without extension, with
+ * characters that cannot be in a C identifier replaced by '_'. */
+static void default_name(const char *path, char *name, size_t cap)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t k = 0;
+    if (!((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || *b == '_')) name[k++] = '_';
+    for (; *b && *b != '.' && k + 1 < cap; b++)
+        name[k++] = ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9')) ? *b : '_';
+    name[k] = 0;
+}
+
+int cmd_codegen_main(int argc, char **argv)
+{
+    const char *in = NULL, *outp = NULL, *name = NULL;
+    sv_sparse_ordering ord = SV_SPARSE_ORDER_AMD;
+    sv_sparse_codegen_options opt;
+    sv_sparse_codegen_defaults(&opt);
+    int stats = 0;
+    for (int a = 1; a < argc; a++) {
+        const char *s = argv[a];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(s, "-o") && a + 1 < argc) {
+            outp = argv[++a];
+        } else if (!strcmp(s, "--name") && a + 1 < argc) {
+            name = argv[++a];
+        } else if (!strcmp(s, "--ordering") && a + 1 < argc) {
+            const char *v = argv[++a];
+            if (!strcmp(v, "amd")) ord = SV_SPARSE_ORDER_AMD;
+            else if (!strcmp(v, "natural")) ord = SV_SPARSE_ORDER_NATURAL;
+            else {
+                fprintf(stderr, "solvent codegen: --ordering '%s': expected amd or natural\n", v);
+                return 2;
+            }
+        } else if (!strcmp(s, "--emit") && a + 1 < argc) {
+            if (parse_emit(argv[++a], &opt.emit)) {
+                fprintf(stderr, "solvent codegen: --emit '%s': expected a comma-separated list of f64, f32, b2, b4, "
+                                "b8, f32b4, f32b8, all\n", argv[a]);
+                return 2;
+            }
+        } else if ((!strcmp(s, "--max-updates") || !strcmp(s, "--max-subst")) && a + 1 < argc) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(argv[++a], &end, 10);
+            if (errno || *end || v < 0) {
+                fprintf(stderr, "solvent codegen: %s '%s': expected a non-negative integer\n", s, argv[a]);
+                return 2;
+            }
+            if (!strcmp(s, "--max-updates")) opt.max_updates = v;
+            else opt.max_subst = v;
+        } else if (!strcmp(s, "--stats")) {
+            stats = 1;
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "solvent codegen: unknown or incomplete option '%s'\n\n", s);
+            usage(stderr);
+            return 2;
+        } else if (!in) {
+            in = s;
+        } else {
+            fprintf(stderr, "solvent codegen: unexpected argument '%s'\n", s);
+            return 2;
+        }
+    }
+    if (!in || (!outp && !stats)) {
+        fprintf(stderr, "solvent codegen: %s\n\n", !in ? "missing PATTERN" : "missing -o NAME.c");
+        usage(stderr);
+        return 2;
+    }
+    char defname[256];
+    if (!name && outp) {
+        default_name(outp, defname, sizeof defname);
+        name = defname;
+    }
+
+    sv_sparse_pattern *p = NULL;
+    sv_sparse_lu *lu = NULL;
+    if (sv_sparse_pattern_read_mm(NULL, in, &p) || sv_sparse_lu_analyse(NULL, p, ord, &lu)) {
+        fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
+        sv_sparse_pattern_destroy(p);
+        return 1;
+    }
+    int rc = 0;
+    if (stats) {
+        sv_sparse_coloring *c = NULL;
+        int colors = sv_sparse_color(NULL, p, &c) == SV_OK ? sv_sparse_coloring_count(c) : -1;
+        sv_sparse_coloring_destroy(c);
+        printf("n %d\nnnz %d\nslots %d\nupdates %lld\nflops %lld\ncolors %d\nhash %016llx\n", sv_sparse_lu_n(lu),
+               sv_sparse_pattern_nnz(p), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu), sv_sparse_lu_flops(lu),
+               colors, (unsigned long long)sv_sparse_lu_hash(lu));
+        goto done;
+    }
+    /* Write to a temporary name, then rename: never a half-written file. */
+    size_t len = strlen(outp) + 32;
+    char *tmp = malloc(len);
+    snprintf(tmp, len, "%s.tmp%ld", outp, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "solvent codegen: cannot write '%s': %s\n", tmp, strerror(errno));
+        free(tmp);
+        rc = 1;
+        goto done;
+    }
+    sv_status s = sv_sparse_codegen_write(lu, &opt, name, f);
+    if (fclose(f) != 0 && !s) s = sv_error(SV_ERR_IO, "writing '%s' failed", tmp);
+    if (s) {
+        fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
+        remove(tmp);
+        rc = s == SV_ERR_ARG ? 2 : 1;
+    } else if (rename(tmp, outp) != 0) {
+        fprintf(stderr, "solvent codegen: cannot rename '%s' to '%s': %s\n", tmp, outp, strerror(errno));
+        remove(tmp);
+        rc = 1;
+    } else {
+        fprintf(stderr, "solvent codegen: wrote %s (table '%s': n = %d, %d slots, %lld updates)\n", outp, name,
+                sv_sparse_lu_n(lu), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu));
+    }
+    free(tmp);
+done:
+    sv_sparse_lu_destroy(lu);
+    sv_sparse_pattern_destroy(p);
+    return rc;
+}
