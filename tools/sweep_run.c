@@ -10,22 +10,6 @@
 #include "solvent/sweep.h"
 #include "sweep_tool.h"
 
-#if defined(__has_include)
-#if __has_include("solvent/em.h")
-#define SWEEP_HAVE_EM 1
-#endif
-#endif
-
-#ifndef SWEEP_HAVE_EM
-
-int sweep_tool_run(const sweep_args *a)
-{
-    (void)a;
-    fprintf(stderr, "solvent sweep: this build has no planar EM module (src/em): cannot read projects\n");
-    return 1;
-}
-
-#else
 #include "solvent/dense.h"
 #include "solvent/em.h"
 
@@ -306,4 +290,3 @@ out:
     sv_ctx_destroy(ctx);
     return code;
 }
-#endif

@@ -11,7 +11,6 @@
 
 #include "sweep_internal.h"
 
-#ifdef SV_SWEEP_HAVE_DENSE
 #include "solvent/dense.h"
 
 /* Write Z(f) into a packed matrix (C32 or C64) of the same order; packed
@@ -270,26 +269,3 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
     if (info) *info = out;
     return SV_OK;
 }
-
-#else
-
-sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
-                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
-                               sv_sweep_exact_info *info)
-{
-    (void)tol;
-    (void)nderiv;
-    (void)dx;
-    (void)lddx;
-    (void)ctx;
-    (void)m;
-    (void)freq;
-    (void)x;
-    (void)ldx;
-    (void)info;
-    return sv_error(SV_ERR_UNSUPPORTED, "%s exact solves need the dense engine, which this build lacks: use "
-                                        "precision SV_SWEEP_LAPACK",
-                    mixed ? "mixed-precision" : "double-precision");
-}
-
-#endif

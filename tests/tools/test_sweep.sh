@@ -20,11 +20,6 @@ expect() {
   [[ -z "$pat" ]] || grep -qiE -- "$pat" "$tmp/err" "$tmp/out" || { cat "$tmp/err" >&2; fail "'$*': no '$pat' in its output"; }
 }
 
-probe=$("$tool" sweep "$tmp/none.json" 2>&1)
-if grep -q "no planar EM module" <<<"$probe"; then
-  echo "SKIP: this build has no EM module"; exit 0
-fi
-
 # A through line (3 cells wide) with an open stub: 40 × 12 cells of 0.5 mm.
 line=$(printf '#%.0s' $(seq 40))
 empty=$(printf '.%.0s' $(seq 40))
