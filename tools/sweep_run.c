@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include <sys/resource.h>
 
 #include "solvent/core.h"
@@ -16,6 +17,14 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
+
+/* OpenBLAS's own thread control (the OpenMP build also sets OpenMP's count
+ * with it). The network-parameter conversions below make one tiny LAPACK
+ * call per frequency; OpenBLAS starts a thread team for each, which cost
+ * 1–7 ms per call on the shared two-core machine (more than the whole
+ * reduced model at 1001 points), so they run on one thread. */
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
 
 typedef struct coef_data {
     double sigma, t;
@@ -211,12 +220,16 @@ int sweep_tool_run(const sweep_args *a)
     }
     for (int k = 0; k < p; k++) z0[k] = sv_em_project_port_z0(prj, k);
     double worst_recip = 0, worst_sv = 0;
+    int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
+    openblas_set_num_threads(1);
     for (int i = 0; i < points; i++) {
         if (sv_em_y_to_s(p, res->h + (size_t)i * p * p, z0, S + (size_t)i * p * p)) goto fail;
         double sv = 0;
         worst_recip = fmax(worst_recip, sv_em_reciprocity_error(p, S + (size_t)i * p * p));
         if (!sv_em_max_singular_value(p, S + (size_t)i * p * p, &sv)) worst_sv = fmax(worst_sv, sv);
     }
+    openblas_set_num_threads(blas_threads);
+    omp_set_num_threads(omp_threads);
 
     /* Outputs. */
     char outname[4096];

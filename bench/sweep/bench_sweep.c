@@ -37,6 +37,12 @@ static void die(const char *what)
     exit(1);
 }
 
+/* One tiny LAPACK call per frequency converts Y to S; OpenBLAS would start
+ * a thread team for each (1–7 ms per call measured on the shared machine),
+ * so the conversions run on one thread, as `solvent sweep` does. */
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+
 typedef struct coef_data {
     double sigma, t;
 } coef_data;
@@ -113,8 +119,12 @@ static double run_ours(const char *path, int nf, const double *freq, double comp
     if (sv_sweep_model_create(ctx, s.n, s.lossy ? 3 : 2, terms, em_coef, &cd, s.p, s.b, s.n, &m)) die("sweep model");
     sv_sweep_result *res;
     if (sv_sweep_run(ctx, m, nf, freq, NULL, &res)) die("sweep");
+    int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
+    openblas_set_num_threads(1);
     for (int i = 0; i < nf; i++)
         if (sv_em_y_to_s(s.p, res->h + (size_t)i * s.p * s.p, s.z0, S + (size_t)i * s.p * s.p)) die("y to s");
+    openblas_set_num_threads(blas_threads);
+    omp_set_num_threads(omp_threads);
     double t = sv_time_now() - t0;
     if (ctx_peak) *ctx_peak = sv_ctx_memory_peak(ctx);
     if (keep)
