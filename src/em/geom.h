@@ -6,7 +6,7 @@
 
 /* Quadrature orders (Gauss–Legendre per interval, docs/em.md): near pairs,
  * and pairs beyond the far distance (smooth integrands). */
-#define SV_EM_GL_NEAR 10
+#define SV_EM_GL_NEAR 16
 #define SV_EM_GL_FAR 4
 
 /* The current profile of one unknown for L. */
