@@ -8,7 +8,7 @@
  *   Sxx, Syy, Sxy    Ψ between two rooftops: Ψ_mn = Σ D_am·D_bn·P_ab has
  *                    only four terms, folded once per offset into a table
  * and the N² entries are one table lookup each. Only the rows of port half
- * rooftops (few) are computed from their own pulses and cells. */
+ * rooftops (few) are computed from their own profiles and cells. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -124,7 +124,7 @@ static inline void entry_tab(const tables *t, const sv_em_basis *br, const sv_em
     }
 }
 
-/* Entry involving a port half rooftop: from its pulse and cells. */
+/* Entry involving a port half rooftop: from its profile and cells. */
 static void entry_port(const sv_em_model *m, const tables *t, int r, int c, double *l, double *p)
 {
     sv_em_profile_t a, b;
