@@ -8,7 +8,7 @@
  *   Sxx, Syy, Sxy    Ψ between two rooftops: Ψ_mn = Σ D_am·D_bn·P_ab has
  *                    only four terms, folded once per offset into a table
  * and the N² entries are one table lookup each. Only the rows of port half
- * rooftops (few) are computed from their own pulses and cells. */
+ * rooftops (few) are computed from their own profiles and cells. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -82,17 +82,12 @@ static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, tables *t)
         tables_free(ctx, t);
         return s;
     }
-    double dx = g->dx, dy = g->dy;
-    sv_em_pulse_t px0 = {0.5 * dx, 1.5 * dx, 0, dy, 0, 1}, py0 = {0, dx, 0.5 * dy, 1.5 * dy, 1, 1};
 #pragma omp parallel for schedule(dynamic, 8)
     for (long q = 0; q < (long)n1; q++) {
         int di = (int)(q % nx), dj = (int)(q / nx);
         t->P[q] = sv_em_P_cells(m, di, dj, 0);
-        sv_em_pulse_t a = px0, b = py0;
-        a.x1 += di * dx; a.x2 += di * dx; a.y1 += dj * dy; a.y2 += dj * dy;
-        b.x1 += di * dx; b.x2 += di * dx; b.y1 += dj * dy; b.y2 += dj * dy;
-        t->Lx[q] = sv_em_L_pair(m, &px0, &a, 0);
-        t->Ly[q] = sv_em_L_pair(m, &py0, &b, 0);
+        t->Lx[q] = sv_em_L_rooftops(m, 0, di, dj, 0);
+        t->Ly[q] = sv_em_L_rooftops(m, 1, di, dj, 0);
     }
     /* Ψ between rooftops: x rooftop (i,j) has +1 on cell (i,j), −1 on (i+1,j). */
     for (int dj = 0; dj < ny; dj++)
@@ -129,13 +124,13 @@ static inline void entry_tab(const tables *t, const sv_em_basis *br, const sv_em
     }
 }
 
-/* Entry involving a port half rooftop: from its pulse and cells. */
+/* Entry involving a port half rooftop: from its profile and cells. */
 static void entry_port(const sv_em_model *m, const tables *t, int r, int c, double *l, double *p)
 {
-    sv_em_pulse_t a, b;
-    sv_em_pulse(m, r, &a);
-    sv_em_pulse(m, c, &b);
-    *l = sv_em_L_pair(m, &a, &b, 0);
+    sv_em_profile_t a, b;
+    sv_em_profile(m, r, &a);
+    sv_em_profile(m, c, &b);
+    *l = sv_em_L_profiles(m, &a, &b, 0);
     int ai[2], aj[2], as[2], bi[2], bj[2], bs[2];
     int na = sv_em_div_cells(m, r, ai, aj, as), nb = sv_em_div_cells(m, c, bi, bj, bs);
     double s = 0;
@@ -201,14 +196,14 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
  * pairs, every image term, no tables and no far-field approximation. */
 void sv_em_naive_column(const sv_em_model *m, int c, double *lcol, double *pcol)
 {
-    sv_em_pulse_t b;
-    sv_em_pulse(m, c, &b);
+    sv_em_profile_t b;
+    sv_em_profile(m, c, &b);
     int bi[2], bj[2], bs[2];
     int nb = sv_em_div_cells(m, c, bi, bj, bs);
     for (int r = c; r < m->n; r++) {
-        sv_em_pulse_t a;
-        sv_em_pulse(m, r, &a);
-        lcol[r - c] = sv_em_L_pair(m, &a, &b, 1);
+        sv_em_profile_t a;
+        sv_em_profile(m, r, &a);
+        lcol[r - c] = sv_em_L_profiles(m, &a, &b, 1);
         int ai[2], aj[2], as[2];
         int na = sv_em_div_cells(m, r, ai, aj, as);
         double s = 0;

@@ -40,12 +40,22 @@ typedef struct sv_em_basis {
     int port;
 } sv_em_basis;
 
+/* Gauss–Legendre rule on [0, 1] with an end-flattening substitution
+ * (geom.c), for the Galerkin inductance integrals. */
+#define SV_EM_GL_MAX 16
+typedef struct sv_em_gl_rule {
+    int n;
+    double t[SV_EM_GL_MAX], w[SV_EM_GL_MAX];
+} sv_em_gl_rule;
+void sv_em_gl_make(int n, int flatten, sv_em_gl_rule *r);
+
 struct sv_em_model {
     sv_ctx *ctx;
     const sv_em_project *prj;
     sv_em_options opts;
     int n, nx_edges, ny_edges, nport_edges, ncells;
     sv_em_basis *basis;       /* n */
+    sv_em_gl_rule gl_near, gl_far;
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */

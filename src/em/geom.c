@@ -1,38 +1,40 @@
-/* Geometry of one unknown: its current pulse (for L) and its divergence
- * cells (for Ψ = Dᵀ·P·D), plus the per-pair coefficients straight from the
- * closed forms (used by the port rows and by the naive reference). */
+/* Geometry of one unknown: its current profile (for L) and its divergence
+ * cells (for Ψ = Dᵀ·P·D), plus the per-pair coefficients: the exact Galerkin
+ * inductance of two rooftops (or half rooftops) by quadrature over
+ * closed-form rectangle integrals, and the cell potential coefficients. */
 #include <math.h>
 
 #include "em_internal.h"
 #include "geom.h"
 
-/* Rooftop -> pulse: the triangle over two cells is replaced by the pulse of
- * equal area centred on the shared edge (from centre to centre), the
- * staggered-grid PEEC form; a half rooftop by the half-cell pulse next to
- * the port edge. */
-void sv_em_pulse(const sv_em_model *m, int q, sv_em_pulse_t *p)
+/* Along its axis a rooftop is the triangle of half-width d (cell length)
+ * centred on its edge e, a half rooftop the half triangle from the port
+ * edge into its cell; across, both are uniform over the cell. */
+void sv_em_profile(const sv_em_model *m, int q, sv_em_profile_t *p)
 {
     const sv_em_basis *b = &m->basis[q];
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     double x0 = b->i * dx, y0 = b->j * dy;
     p->sign = 1;
+    p->half = 0;
     switch (b->kind) {
     case 0:
-        p->axis = 0;
-        p->x1 = x0 + 0.5 * dx; p->x2 = x0 + 1.5 * dx; p->y1 = y0; p->y2 = y0 + dy;
+        p->axis = 0; p->e = x0 + dx; p->d = dx; p->t1 = y0; p->t2 = y0 + dy;
         break;
     case 1:
-        p->axis = 1;
-        p->x1 = x0; p->x2 = x0 + dx; p->y1 = y0 + 0.5 * dy; p->y2 = y0 + 1.5 * dy;
+        p->axis = 1; p->e = y0 + dy; p->d = dy; p->t1 = x0; p->t2 = x0 + dx;
         break;
     default:
-        p->x1 = x0; p->x2 = x0 + dx; p->y1 = y0; p->y2 = y0 + dy;
+        p->half = 1;
         switch (b->side) {
-        case SV_EM_LEFT: p->axis = 0; p->x2 = x0 + 0.5 * dx; break;
-        case SV_EM_RIGHT: p->axis = 0; p->x1 = x0 + 0.5 * dx; p->sign = -1; break;
-        case SV_EM_BOTTOM: p->axis = 1; p->y2 = y0 + 0.5 * dy; break;
-        default: p->axis = 1; p->y1 = y0 + 0.5 * dy; p->sign = -1; break;
+        case SV_EM_LEFT: p->axis = 0; p->e = x0; break;
+        case SV_EM_RIGHT: p->axis = 0; p->e = x0 + dx; p->half = -1; p->sign = -1; break;
+        case SV_EM_BOTTOM: p->axis = 1; p->e = y0; break;
+        default: p->axis = 1; p->e = y0 + dy; p->half = -1; p->sign = -1; break;
         }
+        p->d = p->axis == 0 ? dx : dy;
+        p->t1 = p->axis == 0 ? y0 : x0;
+        p->t2 = p->t1 + (p->axis == 0 ? dy : dx);
     }
 }
 
@@ -50,19 +52,149 @@ int sv_em_div_cells(const sv_em_model *m, int q, int ci[2], int cj[2], int sg[2]
     return 2;
 }
 
-double sv_em_L_pair(const sv_em_model *m, const sv_em_pulse_t *a, const sv_em_pulse_t *b, int exact)
+/* L between two parallel unit-height pulses [a1,a2] × [ta1,ta2] and
+ * [b1,b2] × [tb1,tb2] (along × across their common axis), the current
+ * spread uniformly across: μ0/(4π·wa·wb)·(I(0) − I(2h)). */
+static double L_pulses(const sv_em_model *m, int axis, double a1, double a2, double ta1, double ta2, double b1,
+                       double b2, double tb1, double tb2, int exact)
+{
+    double h = m->prj->st.h, fr = m->opts.far_ratio, i0, i1;
+    /* rectangle corners in (x, y): along is x for axis 0, y for axis 1 */
+    double ax1 = axis ? ta1 : a1, ax2 = axis ? ta2 : a2, ay1 = axis ? a1 : ta1, ay2 = axis ? a2 : ta2;
+    double bx1 = axis ? tb1 : b1, bx2 = axis ? tb2 : b2, by1 = axis ? b1 : tb1, by2 = axis ? b2 : tb2;
+    if (exact) {
+        i0 = sv_em_rect_exact(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 0);
+        i1 = sv_em_rect_exact(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 2 * h);
+    } else {
+        i0 = sv_em_rect(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 0, fr);
+        i1 = sv_em_rect(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 2 * h, fr);
+    }
+    return SV_EM_MU0 / (4 * SV_EM_PI) / ((ta2 - ta1) * (tb2 - tb1)) * (i0 - i1);
+}
+
+/* Gauss–Legendre nodes and weights on [0, 1] after the substitution
+ * t = 3u² − 2u³ (dt = 6u(1 − u)du): the integrands below are smooth inside
+ * their intervals but behave like s²·ln s at the ends (where pulse edges
+ * meet), which the substitution flattens to u⁵·ln u. Nodes from Newton's
+ * method on the Legendre polynomial, computed once (n ≤ SV_EM_GL_MAX). */
+void sv_em_gl_make(int n, int flatten, sv_em_gl_rule *r)
+{
+    r->n = n;
+    for (int k = 0; k < n; k++) {
+        double x = cos(SV_EM_PI * (k + 0.75) / (n + 0.5)), dp = 1;
+        for (int it = 0; it < 100; it++) {
+            double p0 = 1, p1 = x;
+            for (int j = 2; j <= n; j++) {
+                double p2 = ((2 * j - 1) * x * p1 - (j - 1) * p0) / j;
+                p0 = p1;
+                p1 = p2;
+            }
+            dp = n * (x * p1 - p0) / (x * x - 1);
+            double dx = p1 / dp;
+            x -= dx;
+            if (fabs(dx) < 1e-16) break;
+        }
+        double u = 0.5 * (1 - x), wu = 1 / ((1 - x * x) * dp * dp); /* weight on [0,1]: 2/((1−x²)P'²)/2 */
+        r->t[k] = flatten ? u * u * (3 - 2 * u) : u;
+        r->w[k] = flatten ? wu * 6 * u * (1 - u) : wu;
+    }
+}
+
+static const sv_em_gl_rule *gl_get(const sv_em_model *m, int far) { return far ? &m->gl_far : &m->gl_near; }
+
+/* Rooftop against parallel rooftop at an along/across offset (D, T) of
+ * their edges and cells: a triangle of half-width d is the convolution of
+ * two pulses of length d divided by d, so by translation invariance
+ *   L = (1/d)·∫_{−d}^{d} (1 − |σ|/d) · Lpulse(offset D + σ) dσ,
+ * Lpulse the pulses [−d/2, d/2] and [D + σ − d/2, D + σ + d/2]. The
+ * integrand has edge meetings only at σ ∈ {−d, 0, d} for grid offsets. */
+static double L_full_full(const sv_em_model *m, int axis, double d, double w, double wb, double D, double T,
+                          int exact)
+{
+    double side = fmax(2 * d, fmax(w, wb)), R2 = D * D + T * T;
+    int far = !exact && R2 >= (m->opts.far_ratio + 2) * (m->opts.far_ratio + 2) * side * side;
+    const sv_em_gl_rule *g = gl_get(m, far);
+    double s = 0;
+    for (int k = 0; k < g->n; k++) {
+        double sg = g->t[k] * d, wt = g->w[k] * (1 - g->t[k]);
+        s += wt * (L_pulses(m, axis, -0.5 * d, 0.5 * d, 0, w, D + sg - 0.5 * d, D + sg + 0.5 * d, T, T + wb, exact) +
+                   L_pulses(m, axis, -0.5 * d, 0.5 * d, 0, w, D - sg - 0.5 * d, D - sg + 0.5 * d, T, T + wb, exact));
+    }
+    return s;
+}
+
+double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exact)
+{
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+    if (axis == 0) return L_full_full(m, 0, dx, dy, dy, di * dx, dj * dy, exact);
+    return L_full_full(m, 1, dy, dx, dx, dj * dy, di * dx, exact);
+}
+
+/* Along-axis pulse of a profile at parameter τ ∈ [0, d]: the profile is
+ * (1/d)·∫_0^d pulse(τ) dτ with pulse(τ) = [e − d + τ, e + τ] (rooftop),
+ * [e, e + τ] (half rooftop into +axis) or [e − τ, e] (into −axis). */
+static void prof_pulse(const sv_em_profile_t *p, double tau, double *lo, double *hi)
+{
+    if (p->half == 0) { *lo = p->e - p->d + tau; *hi = p->e + tau; }
+    else if (p->half > 0) { *lo = p->e; *hi = p->e + tau; }
+    else { *lo = p->e - tau; *hi = p->e; }
+}
+
+/* ∫_0^d (1/d)·Lpulse(pa, pulse_b(υ)) dυ, split where an edge of pulse_b(υ)
+ * meets an edge of pa (there the integrand is not smooth). */
+static double L_inner(const sv_em_model *m, const sv_em_profile_t *b, int axis, double a1, double a2, double ta1,
+                      double ta2, const sv_em_gl_rule *g, int exact)
+{
+    double d = b->d, cut[8];
+    int nc = 0;
+    cut[nc++] = 0;
+    /* edges of pulse_b(υ): lo = l0 + gl·υ, hi = h0 + gh·υ */
+    double l0, h0, l1, h1;
+    prof_pulse(b, 0, &l0, &h0);
+    prof_pulse(b, d, &l1, &h1);
+    double gl = (l1 - l0) / d, gh = (h1 - h0) / d, ae[2] = {a1, a2};
+    for (int k = 0; k < 2; k++) {
+        if (gl != 0) { double u = (ae[k] - l0) / gl; if (u > 1e-12 * d && u < d * (1 - 1e-12)) cut[nc++] = u; }
+        if (gh != 0) { double u = (ae[k] - h0) / gh; if (u > 1e-12 * d && u < d * (1 - 1e-12)) cut[nc++] = u; }
+    }
+    cut[nc++] = d;
+    for (int i = 1; i < nc; i++) /* insertion sort, ≤ 6 entries */
+        for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) { double t = cut[j]; cut[j] = cut[j - 1]; cut[j - 1] = t; }
+    double s = 0;
+    for (int seg = 0; seg + 1 < nc; seg++) {
+        double u0 = cut[seg], len = cut[seg + 1] - u0;
+        if (len <= 0) continue;
+        for (int k = 0; k < g->n; k++) {
+            double lo, hi;
+            prof_pulse(b, u0 + g->t[k] * len, &lo, &hi);
+            if (hi <= lo) continue;
+            s += g->w[k] * len / d * L_pulses(m, axis, a1, a2, ta1, ta2, lo, hi, b->t1, b->t2, exact);
+        }
+    }
+    return s;
+}
+
+double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv_em_profile_t *b, int exact)
 {
     if (a->axis != b->axis) return 0;
-    double h = m->prj->st.h, w = a->axis == 0 ? m->prj->grid.dy : m->prj->grid.dx;
-    double fr = m->opts.far_ratio, i0, i1;
-    if (exact) {
-        i0 = sv_em_rect_exact(a->x1, a->x2, a->y1, a->y2, b->x1, b->x2, b->y1, b->y2, 0);
-        i1 = sv_em_rect_exact(a->x1, a->x2, a->y1, a->y2, b->x1, b->x2, b->y1, b->y2, 2 * h);
-    } else {
-        i0 = sv_em_rect(a->x1, a->x2, a->y1, a->y2, b->x1, b->x2, b->y1, b->y2, 0, fr);
-        i1 = sv_em_rect(a->x1, a->x2, a->y1, a->y2, b->x1, b->x2, b->y1, b->y2, 2 * h, fr);
+    double sgn = a->sign * b->sign;
+    if (a->half == 0 && b->half == 0)
+        return sgn * L_full_full(m, a->axis, a->d, a->t2 - a->t1, b->t2 - b->t1, b->e - a->e, b->t1 - a->t1, exact);
+    /* at least one half rooftop: no translation invariance, nested
+     * quadrature over both pulse families */
+    double ca = a->half == 0 ? a->e : a->e + 0.5 * a->half * a->d, cb = b->half == 0 ? b->e : b->e + 0.5 * b->half * b->d;
+    double D = cb - ca, T = 0.5 * (b->t1 + b->t2 - a->t1 - a->t2);
+    double side = fmax(2 * a->d, fmax(a->t2 - a->t1, b->t2 - b->t1));
+    int far = !exact && D * D + T * T >= (m->opts.far_ratio + 2) * (m->opts.far_ratio + 2) * side * side;
+    const sv_em_gl_rule *g = gl_get(m, far);
+    double d = a->d, s = 0;
+    for (int k = 0; k < g->n; k++) {
+        double lo, hi;
+        prof_pulse(a, g->t[k] * d, &lo, &hi);
+        if (hi <= lo) continue;
+        s += g->w[k] * L_inner(m, b, a->axis, lo, hi, a->t1, a->t2, g, exact);
     }
-    return a->sign * b->sign * SV_EM_MU0 / (4 * SV_EM_PI) / (w * w) * (i0 - i1);
+    return sgn * s;
 }
 
 double sv_em_P_cells(const sv_em_model *m, int di, int dj, int exact)

@@ -4,17 +4,30 @@
 
 #include "em_internal.h"
 
-typedef struct sv_em_pulse_t {
-    double x1, x2, y1, y2;   /* m, relative to the grid's corner */
-    int axis;                /* 0 x-directed, 1 y-directed */
-    int sign;                /* +1, or −1 for right/top port half rooftops */
-} sv_em_pulse_t;
+/* Quadrature orders (Gauss–Legendre per interval, docs/em.md): near pairs,
+ * and pairs beyond the far distance (smooth integrands). */
+#define SV_EM_GL_NEAR 16
+#define SV_EM_GL_FAR 4
 
-void sv_em_pulse(const sv_em_model *m, int q, sv_em_pulse_t *p);
+/* The current profile of one unknown for L. */
+typedef struct sv_em_profile_t {
+    int axis;        /* 0 x-directed, 1 y-directed */
+    int sign;        /* +1, or −1 for right/top port half rooftops */
+    int half;        /* 0 rooftop; +1 half rooftop into +axis from e; −1 into −axis */
+    double e;        /* m: the rooftop's edge, or the port edge */
+    double d;        /* m: cell length along the axis */
+    double t1, t2;   /* m: cell extent across the axis */
+} sv_em_profile_t;
+
+void sv_em_profile(const sv_em_model *m, int q, sv_em_profile_t *p);
 /* Cells where unknown q has divergence (±1/(dx·dy)); returns 1 or 2. */
 int sv_em_div_cells(const sv_em_model *m, int q, int ci[2], int cj[2], int sg[2]);
-/* L between two pulses (H); exact = 1 forces the closed form. */
-double sv_em_L_pair(const sv_em_model *m, const sv_em_pulse_t *a, const sv_em_pulse_t *b, int exact);
+/* Galerkin L between two profiles (H); exact = 1 forces the closed forms
+ * (no far-field form, near quadrature order everywhere). */
+double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv_em_profile_t *b, int exact);
+/* L between two parallel rooftops of one axis whose cells are (di, dj)
+ * cells apart (the assembly's tables). */
+double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exact);
 /* P between two cells at offset (di, dj) cells (1/F), all image terms. */
 double sv_em_P_cells(const sv_em_model *m, int di, int dj, int exact);
 

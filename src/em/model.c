@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "em_internal.h"
+#include "geom.h"
 
 static int metal(const sv_em_project *p, int i, int j)
 {
@@ -56,6 +57,8 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     m->ny_edges = (int)nye;
     m->nport_edges = (int)npe;
     m->ncells = (int)nc;
+    sv_em_gl_make(SV_EM_GL_NEAR, 1, &m->gl_near);
+    sv_em_gl_make(SV_EM_GL_FAR, 0, &m->gl_far);
     long q = 0;
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)

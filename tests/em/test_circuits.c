@@ -1,8 +1,7 @@
 /* Circuits against the full-wave (openEMS) references of
  * shared/reference/em-model.md: the quarter-wave stub's |S21| notch
  * (1.977 GHz, within 2 %) and the −3 dB / −20 dB crossings of Pozar's
- * stepped-impedance low-pass filter (2.231 / 3.398 GHz, within 3 % and
- * 3.5 %: see below).
+ * stepped-impedance low-pass filter (2.231 / 3.398 GHz, within 3 %).
  * Edge ports are not matched-line ports, so feature frequencies are
  * compared, not magnitudes. Solves: LAPACK on full copies (lossless:
  * real symmetric ω²L − Ψ). */
@@ -238,12 +237,9 @@ static void test_lowpass_crossings(void **state)
            "(3.398, %+.2f %%), %d solves\n",
            sv_em_model_unknowns(c.m), f3 / 1e9, 100 * (f3 / 2.231e9 - 1), f20 / 1e9, 100 * (f20 / 3.398e9 - 1),
            c.evals);
-    /* −3 dB: the issue's 3 %. −20 dB: 3.5 %, NOT the issue's 3 % — with this
-       mesh the model lands at −3.2 % (docs/em.md has the mesh study: halving dx
-       moves it up by about 0.3 %, finer meshes across the strips barely move it,
-       and edge-port mismatch accounts for about 0.2 %). */
+    /* the 3 % for both crossings */
     sv_assert_close(f3, 2.231e9, 0.03, 0);
-    sv_assert_close(f20, 3.398e9, 0.035, 0);
+    sv_assert_close(f20, 3.398e9, 0.03, 0);
     unload(&c);
 }
 
