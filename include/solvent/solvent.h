@@ -8,5 +8,6 @@
 #include "solvent/sparse.h"
 #include "solvent/em.h"
 #include "solvent/ode.h"
+#include "solvent/sweep.h"
 
 #endif

@@ -1,0 +1,344 @@
+/* bench_sweep: `solvent sweep`'s work end to end — read the project, build
+ * the mesh, assemble L, Ψ, G, run the adaptive sweep with mixed-precision
+ * exact solves — against the naive approach a user would otherwise write:
+ * assemble once, then form the full complex Z(ω) and call OpenBLAS zgesv at
+ * every frequency. Both run in this process; medians of repetitions.
+ *
+ * usage: bench_sweep [--big]      (SV_BENCH_REPS: repetitions of ours, default 3)
+ *   default: examples/pixel2port.json (~2000 unknowns) at 21, 41, 201, 1001
+ *            points over the project's band. The anchor runs once at 21
+ *            frequencies (every frequency of the 21-point case, and points
+ *            of the other grids, where accuracy is compared); for 41, 201
+ *            and 1001 points its time is its assembly plus its median time
+ *            per frequency times the number of points ("anchor_mode"), since
+ *            the naive cost per frequency is the same at every frequency.
+ *   --big:   examples/square76.json (11402 unknowns) at 41 points, once,
+ *            then the anchor at the 2 band edges, scaled. Peak memory of ours
+ *            (process RSS before the anchor runs). */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lapacke.h>
+#include <omp.h>
+
+#include "bench_common.h"
+#include "solvent/solvent.h"
+#include "solvent/em.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench_sweep: %s: %s\n", what, sv_last_error());
+    exit(1);
+}
+
+/* One tiny LAPACK call per frequency converts Y to S; OpenBLAS would start
+ * a thread team for each (1–7 ms per call measured on the shared machine),
+ * so the conversions run on one thread, as `solvent sweep` does. */
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+
+typedef struct coef_data {
+    double sigma, t;
+} coef_data;
+
+static double complex em_coef(void *user, int k, double f)
+{
+    const coef_data *c = user;
+    double w = 2 * M_PI * f;
+    if (k == 0) return I * w;
+    if (k == 1) return -I / w;
+    return sv_em_surface_impedance(c->sigma, c->t, f);
+}
+
+typedef struct setup {
+    sv_em_project *prj;
+    sv_em_model *em;
+    sv_dense_sym *L, *Psi;
+    sv_em_csr *G;
+    double *b;
+    int n, p, lossy;
+    sv_em_stackup stk;
+    double *z0;
+} setup;
+
+static void setup_build(sv_ctx *ctx, const char *path, setup *s)
+{
+    memset(s, 0, sizeof(*s));
+    if (sv_em_project_read(ctx, path, &s->prj)) die(path);
+    if (sv_em_model_create(ctx, s->prj, NULL, &s->em)) die("model");
+    s->n = sv_em_model_unknowns(s->em);
+    s->p = sv_em_model_ports(s->em);
+    sv_em_project_stackup(s->prj, &s->stk);
+    s->lossy = isfinite(s->stk.sigma);
+    if (sv_em_assemble(ctx, s->em, 0, &s->L, &s->Psi, NULL)) die("assembly");
+    if (s->lossy && sv_em_gram(ctx, s->em, &s->G)) die("gram");
+    s->b = malloc(sizeof(double) * (size_t)s->n * s->p);
+    if (sv_em_port_rhs(s->em, s->b, s->n)) die("port rhs");
+    s->z0 = malloc(sizeof(double) * s->p);
+    for (int k = 0; k < s->p; k++) s->z0[k] = sv_em_project_port_z0(s->prj, k);
+}
+
+static void setup_free(sv_ctx *ctx, setup *s)
+{
+    sv_em_csr_destroy(ctx, s->G);
+    sv_dense_sym_destroy(s->L);
+    sv_dense_sym_destroy(s->Psi);
+    sv_em_model_destroy(s->em);
+    sv_em_project_destroy(s->prj);
+    free(s->b);
+    free(s->z0);
+}
+
+/* Ours, end to end: everything `solvent sweep` does except writing files.
+ * S (nf × p × p) out; returns seconds. */
+static double run_ours(const char *path, int nf, const double *freq, double complex *S, sv_sweep_result **keep,
+                       size_t *ctx_peak)
+{
+    sv_ctx *ctx;
+    sv_ctx_create(&ctx);
+    double t0 = sv_time_now();
+    setup s;
+    setup_build(ctx, path, &s);
+    coef_data cd = {s.stk.sigma, s.stk.t};
+    sv_sweep_term terms[3] = {
+        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s.L), .nb = sv_dense_sym_block(s.L)},
+        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s.Psi), .nb = sv_dense_sym_block(s.Psi)},
+        {.kind = SV_SWEEP_TERM_CSR}};
+    if (s.lossy) {
+        terms[2].rowptr = s.G->rowptr;
+        terms[2].colind = s.G->col;
+        terms[2].values = s.G->val;
+    }
+    sv_sweep_model *m;
+    if (sv_sweep_model_create(ctx, s.n, s.lossy ? 3 : 2, terms, em_coef, &cd, s.p, s.b, s.n, &m)) die("sweep model");
+    sv_sweep_result *res;
+    if (sv_sweep_run(ctx, m, nf, freq, NULL, &res)) die("sweep");
+    int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
+    openblas_set_num_threads(1);
+    for (int i = 0; i < nf; i++)
+        if (sv_em_y_to_s(s.p, res->h + (size_t)i * s.p * s.p, s.z0, S + (size_t)i * s.p * s.p)) die("y to s");
+    openblas_set_num_threads(blas_threads);
+    omp_set_num_threads(omp_threads);
+    double t = sv_time_now() - t0;
+    if (ctx_peak) *ctx_peak = sv_ctx_memory_peak(ctx);
+    if (keep)
+        *keep = res;
+    else
+        sv_sweep_result_destroy(ctx, res);
+    sv_sweep_model_destroy(m);
+    setup_free(ctx, &s);
+    if (!keep) sv_ctx_destroy(ctx); /* with keep the context must outlive the result: leaked on purpose */
+    return t;
+}
+
+/* The naive approach: assemble once, then at each frequency form the full
+ * N × N complex Z and solve with zgesv. S at the listed frequencies. */
+static double run_naive(const char *path, int nf, const double *freq, double complex *S, double *t_asm,
+                        double *t_freq)
+{
+    double t0 = sv_time_now();
+    setup s;
+    setup_build(NULL, path, &s);
+    *t_asm = sv_time_now() - t0;
+    int n = s.n, p = s.p;
+    double complex *z = malloc(sizeof(double complex) * (size_t)n * n);
+    double complex *x = malloc(sizeof(double complex) * (size_t)n * p);
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
+    if (!z || !x || !ipiv) {
+        fprintf(stderr, "bench_sweep: no memory for the naive anchor (%d unknowns)\n", n);
+        exit(1);
+    }
+    const double *Lp = sv_dense_sym_cdata(s.L), *Pp = sv_dense_sym_cdata(s.Psi);
+    for (int i = 0; i < nf; i++) {
+        double ti = sv_time_now();
+        double f = freq[i], w = 2 * M_PI * f;
+        double complex zs = s.lossy ? sv_em_surface_impedance(s.stk.sigma, s.stk.t, f) : 0;
+        for (int c = 0; c < n; c++)
+            for (int r = c; r < n; r++) {
+                size_t o = sv_dense_sym_offset(s.L, r, c);
+                z[(size_t)c * n + r] = z[(size_t)r * n + c] = I * w * Lp[o] - I * Pp[o] / w;
+            }
+        if (s.lossy)
+            for (int r = 0; r < n; r++)
+                for (int e = s.G->rowptr[r]; e < s.G->rowptr[r + 1]; e++) z[(size_t)s.G->col[e] * n + r] += zs * s.G->val[e];
+        for (size_t e = 0; e < (size_t)n * p; e++) x[e] = s.b[e];
+        if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, p, z, n, ipiv, x, n)) die("zgesv");
+        double complex y[64];
+        if (sv_em_port_admittance(s.em, x, n, y)) die("port admittance");
+        if (sv_em_y_to_s(p, y, s.z0, S + (size_t)i * p * p)) die("y to s");
+        t_freq[i] = sv_time_now() - ti;
+    }
+    double t = sv_time_now() - t0;
+    free(z);
+    free(x);
+    free(ipiv);
+    setup_free(NULL, &s);
+    return t;
+}
+
+static double *band(int nf, double a, double b)
+{
+    double *f = malloc(sizeof(double) * nf);
+    for (int i = 0; i < nf; i++) f[i] = nf == 1 ? a : a + (b - a) * i / (nf - 1);
+    return f;
+}
+
+typedef struct anchor_run {
+    int na;
+    double *freq, *tf;
+    double complex *S;
+    double total, t_asm, per_freq;
+} anchor_run;
+
+/* The anchor, once: the naive approach at na frequencies spread over the
+ * band (na = 21: they are also points of the 41-, 201- and 1001-point grids). */
+static void anchor_measure(const char *path, double fa, double fb, int na, anchor_run *a)
+{
+    a->na = na;
+    a->freq = band(na, fa, fb);
+    a->tf = malloc(sizeof(double) * na);
+    a->S = malloc(sizeof(double complex) * na * 16);
+    a->total = run_naive(path, na, a->freq, a->S, &a->t_asm, a->tf);
+    double *tmp = malloc(sizeof(double) * na);
+    memcpy(tmp, a->tf, sizeof(double) * na);
+    a->per_freq = bench_median(tmp, na);
+    free(tmp);
+}
+
+/* Ours at nf points (median of reps), against the anchor: measured in full
+ * when nf equals its count, else its assembly time plus its median time per
+ * frequency times nf (the naive cost per frequency does not depend on the
+ * frequency: same matrix size, same factorisation). */
+static void one_case(const char *name, const char *path, int nf, int reps, const anchor_run *a)
+{
+    sv_em_project *prj;
+    sv_em_model *em;
+    if (sv_em_project_read(NULL, path, &prj)) die(path);
+    if (sv_em_model_create(NULL, prj, NULL, &em)) die("model");
+    sv_em_sweep sw;
+    sv_em_project_sweep(prj, &sw);
+    int n = sv_em_model_unknowns(em), p = sv_em_model_ports(em);
+    sv_em_model_destroy(em);
+    sv_em_project_destroy(prj);
+    double *freq = band(nf, sw.start_hz, sw.stop_hz);
+    double complex *S = malloc(sizeof(double complex) * nf * 16);
+    double t_ours[16];
+    sv_sweep_result *res = NULL;
+    size_t cpeak = 0;
+    for (int r = 0; r < reps; r++) t_ours[r] = run_ours(path, nf, freq, S, r == reps - 1 ? &res : NULL, &cpeak);
+    size_t rss = bench_peak_rss();
+    double ours = bench_median(t_ours, reps);
+    int full = nf == a->na;
+    double anchor = full ? a->total : a->t_asm + a->per_freq * nf;
+    /* accuracy at the anchor's frequencies (points of this grid) */
+    double ds = 0;
+    int step = a->na > 1 ? (nf - 1) / (a->na - 1) : 0;
+    for (int i = 0; i < a->na; i++)
+        for (int e = 0; e < p * p; e++)
+            ds = fmax(ds, cabs(S[(size_t)i * step * p * p + e] - a->S[(size_t)i * p * p + e]));
+    bench_json j;
+    char cname[64];
+    snprintf(cname, sizeof cname, "%s_%dpts", name, nf);
+    bench_json_begin(&j, "sweep", cname);
+    bench_json_num(&j, "ours_s", ours);
+    bench_json_str(&j, "anchor", "assemble once + OpenBLAS zgesv at every frequency");
+    bench_json_num(&j, "anchor_s", anchor);
+    bench_json_num(&j, "ratio", ours / anchor);
+    bench_json_num(&j, "speedup", anchor / ours);
+    bench_json_str(&j, "anchor_mode", full ? "all_frequencies" : "scaled_from_median_per_frequency");
+    bench_json_int(&j, "anchor_freqs_run", a->na);
+    bench_json_num(&j, "anchor_median_per_freq_s", a->per_freq);
+    bench_json_num(&j, "anchor_assembly_s", a->t_asm);
+    bench_json_int(&j, "unknowns", n);
+    bench_json_int(&j, "points", nf);
+    bench_json_int(&j, "exact_solves", res->n_exact);
+    bench_json_int(&j, "fallbacks", res->n_fallback);
+    bench_json_int(&j, "basis", res->basis_size);
+    bench_json_num(&j, "max_residual_est", res->max_residual);
+    bench_json_num(&j, "max_abs_dS_vs_anchor", ds);
+    bench_json_num(&j, "ours_exact_s", res->seconds_exact);
+    bench_json_num(&j, "ours_reduced_s", res->seconds_reduced);
+    bench_json_int(&j, "ours_counted_peak_bytes", (long long)cpeak);
+    bench_json_int(&j, "process_peak_rss_bytes", (long long)rss);
+    bench_json_num(&j, "peak_rss_over_n2", (double)rss / ((double)n * n));
+    bench_json_int(&j, "reps", reps);
+    bench_json_int(&j, "threads", omp_get_max_threads());
+    bench_json_end(&j);
+    free(freq);
+    free(S);
+}
+
+int main(int argc, char **argv)
+{
+    int big = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--big")) big = 1;
+        else {
+            fprintf(stderr, "usage: bench_sweep [--big]   (SV_BENCH_REPS sets repetitions, default 3)\n");
+            return 2;
+        }
+    }
+    int reps = bench_reps(3);
+    if (reps > 16) reps = 16;
+    if (reps < 1) reps = 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/examples/%s", SV_SOURCE_DIR, big ? "square76.json" : "pixel2port.json");
+    sv_em_project *prj;
+    if (sv_em_project_read(NULL, path, &prj)) die(path);
+    sv_em_sweep sw;
+    sv_em_project_sweep(prj, &sw);
+    sv_em_project_destroy(prj);
+    if (!sw.present) {
+        fprintf(stderr, "bench_sweep: %s has no sweep section\n", path);
+        return 1;
+    }
+    if (big) {
+        /* ours first (peak memory is the process's), then 3 naive frequencies */
+        anchor_run a = {0};
+        a.na = 2;
+        double *freq = band(41, sw.start_hz, sw.stop_hz);
+        double complex *S = malloc(sizeof(double complex) * 41 * 16);
+        sv_sweep_result *res = NULL;
+        size_t cpeak = 0;
+        double ours = run_ours(path, 41, freq, S, &res, &cpeak);
+        size_t rss = bench_peak_rss();
+        anchor_measure(path, sw.start_hz, sw.stop_hz, 2, &a);
+        double anchor = a.t_asm + a.per_freq * 41;
+        double ds = 0;
+        for (int i = 0; i < 2; i++)
+            for (int e = 0; e < 4; e++) ds = fmax(ds, cabs(S[(size_t)i * 40 * 4 + e] - a.S[(size_t)i * 4 + e]));
+        bench_json j;
+        bench_json_begin(&j, "sweep", "square76_41pts");
+        bench_json_num(&j, "ours_s", ours);
+        bench_json_str(&j, "anchor", "assemble once + OpenBLAS zgesv at every frequency");
+        bench_json_num(&j, "anchor_s", anchor);
+        bench_json_num(&j, "ratio", ours / anchor);
+        bench_json_str(&j, "anchor_mode", "scaled_from_median_per_frequency");
+        bench_json_int(&j, "anchor_freqs_run", 2);
+        bench_json_num(&j, "anchor_median_per_freq_s", a.per_freq);
+        bench_json_int(&j, "ours_fallbacks", res->n_fallback);
+        bench_json_num(&j, "limit_13n2_plus_200MB", 13.0 * 11402 * 11402 + 200e6);
+        bench_json_int(&j, "exact_solves", res->n_exact);
+        bench_json_num(&j, "max_abs_dS_vs_anchor", ds);
+        bench_json_num(&j, "ours_exact_s", res->seconds_exact);
+        bench_json_num(&j, "ours_reduced_s", res->seconds_reduced);
+        bench_json_int(&j, "ours_counted_peak_bytes", (long long)cpeak);
+        bench_json_int(&j, "ours_peak_rss_bytes", (long long)rss);
+        bench_json_num(&j, "peak_rss_over_n2", (double)rss / (11402.0 * 11402.0));
+        bench_json_int(&j, "reps", 1);
+        bench_json_int(&j, "threads", omp_get_max_threads());
+        bench_json_end(&j);
+        return 0;
+    }
+    anchor_run a;
+    anchor_measure(path, sw.start_hz, sw.stop_hz, 21, &a);
+    int pts[4] = {21, 41, 201, 1001};
+    for (int c = 0; c < 4; c++) one_case("pixel2port", path, pts[c], reps, &a);
+    return 0;
+}

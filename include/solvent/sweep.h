@@ -1,0 +1,166 @@
+/* Solvent sweep engine: solve an affine frequency-dependent system
+ *
+ *     Z(f)·X(f) = B,     Z(f) = Σ_k c_k(f)·A_k
+ *
+ * at many frequencies f, with real symmetric terms A_k (dense packed in the
+ * dense engine's block-column layout, or sparse CSR), scalar complex
+ * coefficients c_k(f) supplied by a callback, and a real right-hand-side
+ * block B (N × p). It knows nothing of electromagnetics: the planar model
+ * is one user (A = L, Ψ, G with c = jω, −j/ω, Zs(ω)).
+ *
+ * Exact solves form Z(f) in single (or double) packed storage from the
+ * terms, factorise it with the dense engine and refine the solution to
+ * double accuracy with a residual computed in double from the terms; a
+ * frequency whose refinement fails falls back to a double factorisation.
+ *
+ * Adaptive frequency sampling (sv_sweep_run) solves exactly at a few
+ * frequencies, projects the model on the real span V of the solutions and
+ * their frequency derivatives (A_k,r = Vᵀ·A_k·V, B_r = Vᵀ·B), solves the small reduced system at every
+ * frequency, estimates the true relative residual ‖Z·V·y − B‖ / ‖B‖ in
+ * O(q²) per frequency, and solves exactly next where the estimate is
+ * largest, until all estimates are below the tolerance.
+ *
+ * What comes out per frequency is H(f) = Cᵀ·X(f) (m × p complex), with
+ * C = B by default: for the planar model with B the port excitations this
+ * is the port admittance matrix Y. See docs/sweep.md. */
+#ifndef SOLVENT_SWEEP_H
+#define SOLVENT_SWEEP_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "solvent/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the affine model ------------------------------------------------------ */
+typedef enum sv_sweep_term_kind {
+    SV_SWEEP_TERM_PACKED = 0, /* real symmetric, lower triangle in the dense engine's
+                                 packed block-column layout (R64) with block size nb */
+    SV_SWEEP_TERM_CSR = 1     /* real symmetric, CSR with BOTH triangles stored */
+} sv_sweep_term_kind;
+
+/* One term A_k. The arrays are borrowed: they must outlive the model. */
+typedef struct sv_sweep_term {
+    sv_sweep_term_kind kind;
+    const double *packed; /* PACKED: sv_dense_sym_data() of an R64 matrix of order N */
+    int nb;               /* PACKED: its block size (sv_dense_sym_block()); all packed terms share it */
+    const int *rowptr;    /* CSR: N + 1 row pointers */
+    const int *colind;    /* CSR: column indices, 0-based */
+    const double *values; /* CSR: values */
+} sv_sweep_term;
+
+/* c_k(f) for term k at frequency f (f exactly as the caller passes it to
+ * the sweep; the planar model uses hertz and converts to ω itself). Must
+ * be finite for every f swept. */
+typedef double complex (*sv_sweep_coef_fn)(void *user, int term, double freq);
+
+typedef struct sv_sweep_model sv_sweep_model;
+
+/* n ≥ 1 unknowns, nterms ≥ 1 terms, nrhs ≥ 1 columns of B (n × nrhs,
+ * column-major, ldb ≥ n; copied). The terms are validated (finite values,
+ * consistent layout, CSR indices in range); terms are borrowed. */
+sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_term *terms, sv_sweep_coef_fn coef,
+                                void *coef_user, int nrhs, const double *b, int ldb, sv_sweep_model **out);
+void sv_sweep_model_destroy(sv_sweep_model *m);
+
+/* Outputs H = Cᵀ·X instead of Bᵀ·X: C is n × nout real (copied). */
+sv_status sv_sweep_model_set_output(sv_sweep_model *m, int nout, const double *c, int ldc);
+
+int sv_sweep_model_order(const sv_sweep_model *m);
+int sv_sweep_model_nrhs(const sv_sweep_model *m);
+int sv_sweep_model_nout(const sv_sweep_model *m);
+
+/* R = B − Z(f)·X computed in double from the terms (X, R n × nrhs). */
+sv_status sv_sweep_model_residual(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
+                                  double complex *r, int ldr);
+/* Z(f)·X for general complex X (n × ncols). */
+sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, const double complex *x, int ldx,
+                               double complex *y, int ldy);
+/* Y = A_k·X for real X (n × ncols). */
+sv_status sv_sweep_model_apply_term(const sv_sweep_model *m, int k, int ncols, const double *x, int ldx, double *y,
+                                    int ldy);
+/* An upper bound of ‖Z(f)‖∞ (Σ_k |c_k|·‖A_k‖∞). */
+double sv_sweep_model_norm_inf(const sv_sweep_model *m, double freq);
+
+/* ---- exact solves ------------------------------------------------------------ */
+typedef enum sv_sweep_precision {
+    SV_SWEEP_MIXED = 0,  /* single-precision packed LDLᵀ refined to double (default) */
+    SV_SWEEP_DOUBLE = 1, /* double-precision packed LDLᵀ */
+    SV_SWEEP_LAPACK = 2  /* full double copy, LAPACK zgesv: the independent reference (16·N² bytes) */
+} sv_sweep_precision;
+
+typedef struct sv_sweep_exact_info {
+    int fell_back;         /* 1: mixed refinement failed, a double factorisation was used */
+    int iterations;        /* refinement iterations */
+    double backward_error; /* max over columns of ‖B − Z·X‖ / (‖Z‖·‖X‖ + ‖B‖), ∞-norms */
+    double seconds;
+} sv_sweep_exact_info;
+
+/* Solve Z(f)·X = B to double accuracy; X n × nrhs. info may be NULL. */
+sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
+                               double complex *x, int ldx, sv_sweep_exact_info *info);
+
+/* A caller-supplied exact solver (replaces the built-in one). */
+typedef sv_status (*sv_sweep_exact_fn)(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
+                                       double complex *x, int ldx, sv_sweep_exact_info *info);
+
+/* Bytes one exact solve holds at most with this precision (beyond the model). */
+size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision);
+
+/* ---- the adaptive sweep ---------------------------------------------------------- */
+typedef struct sv_sweep_options {
+    double tolerance;      /* relative residual target; 0 = 1e-4 */
+    int max_exact;         /* cap on exact solves; 0 = 30 (at most the number of frequencies) */
+    int initial;           /* exact solves to start with (edges, middle, evenly spaced); 0 = 3 */
+    int exact_all;         /* 1: solve every frequency exactly, no reduced model */
+    sv_sweep_precision precision;
+    double deflation;      /* drop a new basis direction whose norm after orthogonalisation
+                              is below deflation × its norm before; 0 = 1e-10 */
+    double refine_tolerance; /* mixed precision: target normwise backward error of the refinement;
+                                0 = 1e-15 (tighter costs iterations; see docs/sweep.md) */
+    int derivatives;         /* derivative orders added to the basis with each exact solution
+                                (dX/df = −Z⁻¹·Z'·X, d²X/df², solved with the same factors,
+                                so fewer exact solves for the same accuracy): 0 = default 2,
+                                1 or 2, or −1 for the solutions alone */
+    sv_sweep_exact_fn exact; /* NULL: the built-in solver with `precision` (a custom solver
+                                gives solutions only) */
+    void *exact_user;
+} sv_sweep_options;
+
+void sv_sweep_options_default(sv_sweep_options *opts);
+
+typedef struct sv_sweep_result {
+    int nfreq, nout, nrhs;
+    double *freq;            /* nfreq, as requested */
+    double complex *h;       /* H(f_i) = Cᵀ·X(f_i), nout × nrhs column-major at h + i·nout·nrhs */
+    unsigned char *exact;    /* 1 where f_i was solved exactly (its exact solution is used) */
+    unsigned char *fallback; /* 1 where an exact solve fell back to double */
+    double *residual;        /* estimated relative residual (reduced model) or the exact solve's
+                                backward error, max over columns */
+    int n_exact, n_fallback; /* exact solves made, of which fell back */
+    int basis_size;          /* q, columns of V */
+    int converged;           /* 1 if every residual estimate is below the tolerance */
+    double max_residual;     /* largest estimate over the non-exact frequencies */
+    double seconds_exact, seconds_reduced, seconds_total;
+    size_t peak_bytes;       /* peak of the context's counted memory during the sweep */
+} sv_sweep_result;
+
+/* Sweep nfreq ≥ 1 frequencies (finite, any order). opts may be NULL.
+ * On success *out holds the result (free with sv_sweep_result_destroy).
+ * Stops at the cap with converged = 0 (and a log warning), not an error.
+ * Progress is reported on ctx as phase "sweep". */
+sv_status sv_sweep_run(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
+                       const sv_sweep_options *opts, sv_sweep_result **out);
+void sv_sweep_result_destroy(sv_ctx *ctx, sv_sweep_result *r);
+
+/* Bytes sv_sweep_run will hold at most (model terms not included). */
+size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, int nfreq,
+                               const sv_sweep_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

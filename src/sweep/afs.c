@@ -1,0 +1,593 @@
+/* Adaptive frequency sampling.
+ *
+ * V (n × q, real, orthonormal) spans the real and imaginary parts of the
+ * exact solutions found so far. With W_k = A_k·V the reduced model is
+ * A_k,r = Vᵀ·W_k, B_r = Vᵀ·B, C_r = Vᵀ·C; since V is real, Z_r(f) =
+ * Σ c_k(f)·A_k,r is complex symmetric like Z and keeps the sign structure
+ * of every term (a positive semidefinite A_k stays so), which is what keeps
+ * the reduced outputs reciprocal and passive.
+ *
+ * Residual estimate. For column j the true residual of the reduced solution
+ * y_j is r_j = Σ_k c_k·W_k·y_j − b_j = M·z_j with M = [W_1 … W_K B] and
+ * z_j = [c_1·y_j; …; c_K·y_j; −e_j]. With the thin QR factorisation M = Q·R,
+ * ‖r_j‖ = ‖R·z_j‖: O((Kq + p)²) per column and frequency, independent of n.
+ * R is the Cholesky factor of the Gram matrix MᵀM, but forming it by QR
+ * rather than from MᵀM keeps the estimate accurate down to about machine
+ * precision times the size of the individual terms, instead of its square
+ * root (the terms cancel strongly near resonances and at low frequency). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "sweep_internal.h"
+
+void sv_sweep_options_default(sv_sweep_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->tolerance = 1e-4;
+    o->max_exact = 30;
+    o->initial = 3;
+    o->precision = SV_SWEEP_MIXED;
+    o->deflation = 1e-10;
+    o->refine_tolerance = 1e-15;
+    o->derivatives = 2;
+}
+
+static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
+{
+    sv_sweep_options_default(o);
+    if (!in) return;
+    *o = *in;
+    if (o->tolerance == 0) o->tolerance = 1e-4;
+    if (o->max_exact == 0) o->max_exact = 30;
+    if (o->initial == 0) o->initial = 3;
+    if (o->deflation == 0) o->deflation = 1e-10;
+    if (o->refine_tolerance == 0) o->refine_tolerance = 1e-15;
+    if (o->derivatives == 0) o->derivatives = 2;
+}
+
+static sv_status check_options(const sv_sweep_options *o)
+{
+    if (!(o->tolerance > 0) || !isfinite(o->tolerance))
+        return sv_error(SV_ERR_ARG, "tolerance = %g: expected a finite value > 0", o->tolerance);
+    if (o->max_exact < 1) return sv_error(SV_ERR_ARG, "max_exact = %d: expected >= 1", o->max_exact);
+    if (o->initial < 1) return sv_error(SV_ERR_ARG, "initial = %d: expected >= 1", o->initial);
+    if (!(o->deflation > 0 && o->deflation < 1))
+        return sv_error(SV_ERR_ARG, "deflation = %g: expected 0 < deflation < 1", o->deflation);
+    if (o->derivatives < -1 || o->derivatives > 2)
+        return sv_error(SV_ERR_ARG, "derivatives = %d: expected -1 (none), 0 (default), 1 or 2", o->derivatives);
+    if (!(o->refine_tolerance > 0 && o->refine_tolerance < 1e-6))
+        return sv_error(SV_ERR_ARG, "refine_tolerance = %g: expected 0 < refine_tolerance < 1e-6", o->refine_tolerance);
+    if (o->precision != SV_SWEEP_MIXED && o->precision != SV_SWEEP_DOUBLE && o->precision != SV_SWEEP_LAPACK)
+        return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)o->precision);
+    return SV_OK;
+}
+
+static int qmax_for(int n, int nrhs, int cap, int nderiv)
+{
+    long q = 2L * (1 + nderiv) * nrhs * cap;
+    return q > n ? n : (int)q;
+}
+
+size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, int nfreq,
+                               const sv_sweep_options *opts)
+{
+    sv_sweep_options o;
+    fill_defaults(opts, &o);
+    if (n < 1 || nterms < 1 || nrhs < 1 || nout < 1 || nfreq < 1) return 0;
+    int cap = o.max_exact < nfreq ? o.max_exact : nfreq;
+    int nderiv = o.exact_all || o.exact || o.derivatives < 0 ? 0 : o.derivatives;
+    size_t q = o.exact_all ? 0 : (size_t)qmax_for(n, nrhs, cap, nderiv);
+    size_t K = (size_t)nterms, N = (size_t)n, P = (size_t)nrhs;
+    size_t cols = K * q + P;
+    size_t bytes = 0;
+    bytes += N * q * 8;                         /* V */
+    bytes += K * N * q * 8;                     /* W_k */
+    bytes += q ? N * cols * 8 : 0;              /* QR workspace */
+    bytes += cols * cols * 8 + K * q * q * 8;   /* R, reduced terms */
+    bytes += q * (P + (size_t)nout) * 8;        /* B_r, C_r */
+    bytes += (size_t)nfreq * ((size_t)nout * P * 16 + K * 16 + 32); /* per frequency */
+    bytes += (size_t)(1 + nderiv) * N * P * 16; /* the exact solution and its derivatives */
+    /* product workspaces: per-thread accumulators of A_k times at most
+     * 2(1 + nderiv)·p real columns, and the real/imaginary split */
+    size_t wcols = 2 * (size_t)(1 + nderiv) * P;
+    bytes += ((size_t)omp_get_max_threads() + 2) * N * wcols * 8;
+    bytes += N * P * 8 * 2;                     /* the model's B (and C) */
+    bytes += sv_sweep_exact_bytes(n, nrhs, nb, o.precision);
+    return bytes;
+}
+
+/* ---- the sweep's working state ------------------------------------------------ */
+typedef struct afs {
+    sv_ctx *ctx;
+    const sv_sweep_model *m;
+    sv_sweep_options o;
+    int n, K, p, nout, qmax, q, nf;
+    double *V, *W, *M, *R, *Ar, *Br, *Cr;
+    int Rrows, Rcols;
+    double complex *coef; /* nf × K */
+    double complex *x;    /* n × p */
+    double complex *dx;   /* nderiv blocks n × p: derivative directions */
+    int nderiv;
+    sv_sweep_result *res;
+    sv_sweep_hook hook;
+    void *hook_user;
+    double complex *hook_y; /* nf × q × p reduced solutions, only with a hook */
+} afs;
+
+static sv_status alloc_all(afs *s)
+{
+    size_t N = (size_t)s->n, q = (size_t)s->qmax, K = (size_t)s->K, P = (size_t)s->p;
+    sv_ctx *ctx = s->ctx;
+    s->x = sv_alloc(ctx, N * P * sizeof(double complex), "exact solution");
+    s->coef = sv_alloc(ctx, (size_t)s->nf * K * sizeof(double complex), "sweep coefficients");
+    if (!s->x || !s->coef) return sv_last_status();
+    if (s->nderiv) {
+        s->dx = sv_alloc(ctx, (size_t)s->nderiv * N * P * sizeof(double complex), "derivative directions");
+        if (!s->dx) return sv_last_status();
+    }
+    if (s->o.exact_all) return SV_OK;
+    if (s->hook) {
+        s->hook_y = sv_alloc(ctx, (size_t)s->nf * q * P * sizeof(double complex), "reduced solutions for the hook");
+        if (!s->hook_y) return sv_last_status();
+    }
+    s->V = sv_alloc(ctx, N * q * sizeof(double), "reduced basis V");
+    s->W = sv_alloc(ctx, K * N * q * sizeof(double), "products A_k V");
+    s->M = sv_alloc(ctx, N * (K * q + P) * sizeof(double), "residual estimate QR workspace");
+    s->R = sv_alloc(ctx, (K * q + P) * (K * q + P) * sizeof(double), "residual estimate R");
+    s->Ar = sv_calloc(ctx, K * q * q, sizeof(double), "reduced terms");
+    s->Br = sv_alloc(ctx, q * P * sizeof(double), "reduced right-hand sides");
+    s->Cr = sv_alloc(ctx, q * (size_t)s->nout * sizeof(double), "reduced outputs");
+    if (!s->V || !s->W || !s->M || !s->R || !s->Ar || !s->Br || !s->Cr) return sv_last_status();
+    return SV_OK;
+}
+
+static void free_all(afs *s)
+{
+    sv_ctx *ctx = s->ctx;
+    sv_free(ctx, s->x);
+    sv_free(ctx, s->dx);
+    sv_free(ctx, s->coef);
+    sv_free(ctx, s->V);
+    sv_free(ctx, s->W);
+    sv_free(ctx, s->M);
+    sv_free(ctx, s->R);
+    sv_free(ctx, s->Ar);
+    sv_free(ctx, s->Br);
+    sv_free(ctx, s->Cr);
+    sv_free(ctx, s->hook_y);
+}
+
+void sv_sweep_result_destroy(sv_ctx *ctx, sv_sweep_result *r)
+{
+    if (!r) return;
+    sv_free(ctx, r->freq);
+    sv_free(ctx, r->h);
+    sv_free(ctx, r->exact);
+    sv_free(ctx, r->fallback);
+    sv_free(ctx, r->residual);
+    sv_free(ctx, r);
+}
+
+static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const double *freq, sv_sweep_result **out)
+{
+    sv_sweep_result *r = sv_calloc(ctx, 1, sizeof(*r), "sweep result");
+    if (!r) return sv_last_status();
+    r->nfreq = nf;
+    r->nout = nout;
+    r->nrhs = p;
+    r->freq = sv_alloc(ctx, sizeof(double) * (size_t)nf, "sweep result frequencies");
+    r->h = sv_calloc(ctx, (size_t)nf * (size_t)nout * (size_t)p, sizeof(double complex), "sweep result outputs");
+    r->exact = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
+    r->fallback = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
+    r->residual = sv_calloc(ctx, (size_t)nf, sizeof(double), "sweep result residuals");
+    if (!r->freq || !r->h || !r->exact || !r->fallback || !r->residual) {
+        sv_status st = sv_last_status();
+        sv_sweep_result_destroy(ctx, r);
+        return st;
+    }
+    memcpy(r->freq, freq, sizeof(double) * (size_t)nf);
+    *out = r;
+    return SV_OK;
+}
+
+/* ---- exact solves -------------------------------------------------------------- */
+static sv_status solve_exact_at(afs *s, int i)
+{
+    sv_sweep_exact_info info;
+    memset(&info, 0, sizeof(info));
+    double t0 = sv_time_now();
+    sv_status st;
+    if (s->o.exact)
+        st = s->o.exact(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, &info);
+    else if (s->o.precision == SV_SWEEP_LAPACK)
+        st = sv_sweep_exact_lapack(s->ctx, s->m, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n, &info);
+    else
+        st = sv_sweep_exact_dense(s->ctx, s->m, s->res->freq[i], s->o.precision == SV_SWEEP_MIXED,
+                                  s->o.refine_tolerance, s->x, s->n, s->nderiv, s->dx, s->n, &info);
+    s->res->seconds_exact += sv_time_now() - t0;
+    if (st) return st;
+    const sv_sweep_model *m = s->m;
+    for (size_t e = 0; e < (size_t)s->n * (size_t)s->p; e++)
+        if (!isfinite(creal(s->x[e])) || !isfinite(cimag(s->x[e])))
+            return sv_error(SV_ERR_NONFINITE, "the exact solution at f = %g is not finite", s->res->freq[i]);
+    /* H = Cᵀ·X from the exact solution. */
+    double complex *h = s->res->h + (size_t)i * (size_t)s->nout * (size_t)s->p;
+    for (int j = 0; j < s->p; j++)
+        for (int a = 0; a < s->nout; a++) {
+            double complex acc = 0;
+            const double *ca = m->c + (size_t)a * s->n;
+            const double complex *xj = s->x + (size_t)j * s->n;
+            for (int r = 0; r < s->n; r++) acc += ca[r] * xj[r];
+            h[(size_t)j * s->nout + a] = acc;
+        }
+    s->res->exact[i] = 1;
+    s->res->fallback[i] = (unsigned char)(info.fell_back != 0);
+    s->res->residual[i] = info.backward_error;
+    s->res->n_exact++;
+    if (info.fell_back) {
+        s->res->n_fallback++;
+        sv_log(s->ctx, SV_LOG_INFO, "f = %g: mixed-precision refinement failed, solved in double instead",
+               s->res->freq[i]);
+    }
+    return SV_OK;
+}
+
+/* ---- the basis -------------------------------------------------------------------- */
+/* Append the real and imaginary parts of the exact solution s->x to V
+ * (classical Gram–Schmidt applied twice), then extend W_k, A_k,r, B_r, C_r
+ * by the new columns. */
+static sv_status extend_basis_serial(afs *s);
+static sv_status extend_basis(afs *s)
+{
+    sv_sweep_serial ss = sv_sweep_serial_begin();
+    sv_status st = extend_basis_serial(s);
+    sv_sweep_serial_end(ss);
+    return st;
+}
+
+static sv_status extend_basis_serial(afs *s)
+{
+    int n = s->n, q0 = s->q;
+    double *tmp = sv_alloc(s->ctx, sizeof(double) * (size_t)(s->qmax > 1 ? s->qmax : 1), "Gram-Schmidt coefficients");
+    if (!tmp) return sv_last_status();
+    for (int set = 0; set <= s->nderiv; set++)
+        for (int j = 0; j < s->p && s->q < s->qmax; j++) {
+            /* Deflation is relative to the whole complex column: a part that
+             * is only rounding noise of the other (the real part of a
+             * lossless model's solution) must not enter the basis. */
+            const double complex *xj =
+                set ? s->dx + ((size_t)(set - 1) * s->p + (size_t)j) * n : s->x + (size_t)j * n;
+            double nrm0 = 0.0;
+            for (int r = 0; r < n; r++) nrm0 += creal(xj[r]) * creal(xj[r]) + cimag(xj[r]) * cimag(xj[r]);
+            nrm0 = sqrt(nrm0);
+            if (!(nrm0 > 0.0) || !isfinite(nrm0)) continue;
+            for (int part = 0; part < 2 && s->q < s->qmax; part++) {
+                double *v = s->V + (size_t)s->q * n;
+                for (int r = 0; r < n; r++) v[r] = part ? cimag(xj[r]) : creal(xj[r]);
+                for (int pass = 0; pass < 2 && s->q > 0; pass++) {
+                    cblas_dgemv(CblasColMajor, CblasTrans, n, s->q, 1.0, s->V, n, v, 1, 0.0, tmp, 1);
+                    cblas_dgemv(CblasColMajor, CblasNoTrans, n, s->q, -1.0, s->V, n, tmp, 1, 1.0, v, 1);
+                }
+                double nrm = cblas_dnrm2(n, v, 1);
+                if (!(nrm > s->o.deflation * nrm0)) continue; /* already spanned: deflate */
+                cblas_dscal(n, 1.0 / nrm, v, 1);
+                s->q++;
+            }
+        }
+    sv_free(s->ctx, tmp);
+    int dq = s->q - q0;
+    if (dq == 0) return SV_OK;
+    const sv_sweep_model *m = s->m;
+    int q = s->q, qm = s->qmax;
+    for (int k = 0; k < s->K; k++) {
+        double *Wk = s->W + (size_t)k * n * qm;
+        sv_status st = sv_sweep_model_apply_term(m, k, dq, s->V + (size_t)q0 * n, n, Wk + (size_t)q0 * n, n);
+        if (st) return st;
+        /* A_k,r(:, q0:q) = Vᵀ·W_k(:, q0:q), mirrored into the new rows. */
+        double *Ak = s->Ar + (size_t)k * qm * qm;
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, dq, n, 1.0, s->V, n, Wk + (size_t)q0 * n, n, 0.0,
+                    Ak + (size_t)q0 * qm, qm);
+        for (int c = q0; c < q; c++) {
+            for (int r = 0; r < q0; r++) Ak[(size_t)r * qm + c] = Ak[(size_t)c * qm + r];
+            for (int r = c + 1; r < q; r++) { /* symmetrise the new diagonal block */
+                double avg = 0.5 * (Ak[(size_t)c * qm + r] + Ak[(size_t)r * qm + c]);
+                Ak[(size_t)c * qm + r] = Ak[(size_t)r * qm + c] = avg;
+            }
+        }
+    }
+    /* B_r and C_r: rows q0..q (column-major with leading dimension qmax). */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, dq, s->p, n, 1.0, s->V + (size_t)q0 * n, n, m->b, n, 0.0,
+                s->Br + q0, qm);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, dq, s->nout, n, 1.0, s->V + (size_t)q0 * n, n, m->c, n, 0.0,
+                s->Cr + q0, qm);
+    return SV_OK;
+}
+
+/* R of the thin QR factorisation of M = [W_1 … W_K B] (first q columns of each W_k). */
+static sv_status factor_estimator_serial(afs *s);
+static sv_status factor_estimator(afs *s)
+{
+    sv_sweep_serial ss = sv_sweep_serial_begin();
+    sv_status st = factor_estimator_serial(s);
+    sv_sweep_serial_end(ss);
+    return st;
+}
+
+static sv_status factor_estimator_serial(afs *s)
+{
+    int n = s->n, q = s->q, K = s->K, p = s->p;
+    int cols = K * q + p;
+    for (int k = 0; k < K; k++)
+        memcpy(s->M + (size_t)k * q * n, s->W + (size_t)k * n * s->qmax, sizeof(double) * (size_t)n * q);
+    memcpy(s->M + (size_t)K * q * n, s->m->b, sizeof(double) * (size_t)n * p);
+    int rows = n < cols ? n : cols;
+    double *tau = sv_alloc(s->ctx, sizeof(double) * (size_t)rows, "QR scalars");
+    if (!tau) return sv_last_status();
+    lapack_int rc = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, n, cols, s->M, n, tau);
+    sv_free(s->ctx, tau);
+    if (rc) return sv_error(SV_ERR_INTERNAL, "dgeqrf failed (%d) on the %d x %d estimator matrix", (int)rc, n, cols);
+    /* R: rows × cols upper trapezoidal, column-major with leading dimension rows. */
+    for (int c = 0; c < cols; c++)
+        for (int r = 0; r < rows; r++) s->R[(size_t)c * rows + r] = r <= c ? s->M[(size_t)c * n + r] : 0.0;
+    s->Rrows = rows;
+    s->Rcols = cols;
+    return SV_OK;
+}
+
+/* Solve the reduced model at every non-exact frequency: outputs and the
+ * residual estimate. Frequencies where the reduced system is singular get
+ * an infinite estimate so that they are solved exactly next. */
+static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
+{
+    int q = s->q, qm = s->qmax, K = s->K, p = s->p, nout = s->nout, nf = s->nf;
+    int rows = s->Rrows, cols = s->Rcols;
+    /* One thread unless there is real work: a team's start-up and barrier
+     * cost more than small reduced solves. Either way each reduced solve
+     * (LAPACK on a q × q matrix) must run on one BLAS thread: inside a
+     * parallel region OpenBLAS does that by itself, outside it would start
+     * its own team for every tiny call, which on a busy machine made an
+     * evaluation take seconds instead of milliseconds. */
+    int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
+    sv_sweep_serial ss = {0, 0};
+    if (nthr == 1) ss = sv_sweep_serial_begin();
+    size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
+    double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");
+    lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
+    if (!ws || !piv) {
+        sv_status st = sv_last_status();
+        sv_free(s->ctx, ws);
+        sv_free(s->ctx, piv);
+        return st;
+    }
+    sv_sweep_result *res = s->res;
+#pragma omp parallel num_threads(nthr)
+    {
+        int t = omp_get_thread_num();
+        double complex *Z = ws + per * (size_t)t, *Y = Z + (size_t)q * q, *zv = Y + (size_t)q * p;
+        lapack_int *ip = piv + (size_t)q * t;
+#pragma omp for schedule(dynamic, 4)
+        for (int i = 0; i < nf; i++) {
+            if (res->exact[i]) continue;
+            const double complex *c = s->coef + (size_t)i * K;
+            for (size_t e = 0; e < (size_t)q * q; e++) Z[e] = 0;
+            for (int k = 0; k < K; k++) {
+                const double *Ak = s->Ar + (size_t)k * qm * qm;
+                for (int cc = 0; cc < q; cc++)
+                    for (int r = 0; r < q; r++) Z[(size_t)cc * q + r] += c[k] * Ak[(size_t)cc * qm + r];
+            }
+            for (int j = 0; j < p; j++)
+                for (int r = 0; r < q; r++) Y[(size_t)j * q + r] = s->Br[(size_t)j * qm + r];
+            lapack_int rc = LAPACKE_zgesv(LAPACK_COL_MAJOR, q, p, Z, q, ip, Y, q);
+            double worst = 0.0;
+            if (rc != 0) worst = INFINITY;
+            for (int j = 0; j < p && rc == 0; j++) {
+                const double complex *y = Y + (size_t)j * q;
+                for (int k = 0; k < K; k++)
+                    for (int r = 0; r < q; r++) zv[(size_t)k * q + r] = c[k] * y[r];
+                for (int r = 0; r < p; r++) zv[(size_t)K * q + r] = r == j ? -1.0 : 0.0;
+                double ss = 0.0;
+                for (int r = 0; r < rows; r++) {
+                    double complex acc = 0;
+                    const double *Rr = s->R + r;
+                    for (int cc = r; cc < cols; cc++) acc += Rr[(size_t)cc * rows] * zv[cc];
+                    ss += creal(acc) * creal(acc) + cimag(acc) * cimag(acc);
+                }
+                double e = sqrt(ss) / s->m->bnorm[j];
+                if (!(e <= worst)) worst = e;
+            }
+            if (isnan(worst)) worst = INFINITY;
+            res->residual[i] = worst;
+            if (s->hook_y && rc == 0)
+                memcpy(s->hook_y + (size_t)i * q * p, Y, sizeof(double complex) * (size_t)q * p);
+            double complex *h = res->h + (size_t)i * nout * p;
+            for (int j = 0; j < p; j++)
+                for (int a = 0; a < nout; a++) {
+                    double complex acc = 0;
+                    if (rc == 0)
+                        for (int r = 0; r < q; r++) acc += s->Cr[(size_t)a * qm + r] * Y[(size_t)j * q + r];
+                    else
+                        acc = NAN;
+                    h[(size_t)j * nout + a] = acc;
+                }
+        }
+    }
+    if (nthr == 1) sv_sweep_serial_end(ss);
+    sv_free(s->ctx, ws);
+    sv_free(s->ctx, piv);
+    *max_res = 0.0;
+    *argmax = -1;
+    for (int i = 0; i < nf; i++)
+        if (!res->exact[i] && (*argmax < 0 || res->residual[i] > *max_res)) {
+            *max_res = res->residual[i];
+            *argmax = i;
+        }
+    if (s->hook) s->hook(s->hook_user, s->V, s->n, q, s->hook_y, res);
+    return SV_OK;
+}
+
+/* Progress: how far the largest estimate has come down towards the tolerance, on a log scale. */
+static sv_status report(afs *s, double first, double now)
+{
+    double f = 1.0;
+    if (now > s->o.tolerance && first > s->o.tolerance && isfinite(now) && isfinite(first))
+        f = log(first / now) / log(first / s->o.tolerance);
+    else if (!isfinite(now))
+        f = 0.0;
+    if (f < 0) f = 0;
+    if (f > 0.999 && now > s->o.tolerance) f = 0.999;
+    return sv_progress(s->ctx, "sweep", f);
+}
+
+
+typedef struct { double f; int i; } fidx;
+static int cmp_fidx(const void *a, const void *b)
+{
+    const fidx *x = a, *y = b;
+    return x->f < y->f ? -1 : x->f > y->f ? 1 : x->i - y->i;
+}
+
+static sv_status run(afs *s)
+{
+    sv_sweep_result *res = s->res;
+    int nf = s->nf;
+    for (int i = 0; i < nf; i++) {
+        sv_status st = sv_sweep_coefs(s->m, res->freq[i], s->coef + (size_t)i * s->K);
+        if (st) return st;
+    }
+    if (s->o.exact_all) {
+        for (int i = 0; i < nf; i++) {
+            sv_status st = solve_exact_at(s, i);
+            if (!st) st = sv_progress(s->ctx, "sweep", (double)(i + 1) / nf);
+            if (st) return st;
+        }
+        res->converged = 1;
+        return SV_OK;
+    }
+    int cap = s->o.max_exact < nf ? s->o.max_exact : nf;
+    int init = s->o.initial < cap ? s->o.initial : cap;
+    /* Initial samples: evenly spaced in sorted frequency order (edges and middle for 3). */
+    fidx *order = sv_alloc(s->ctx, sizeof(fidx) * (size_t)nf, "frequency order");
+    if (!order) return sv_last_status();
+    for (int i = 0; i < nf; i++) order[i] = (fidx){res->freq[i], i};
+    qsort(order, (size_t)nf, sizeof(fidx), cmp_fidx);
+    sv_status st = SV_OK;
+    for (int a = 0; a < init && !st; a++) {
+        int pos = init == 1 ? (nf - 1) / 2 : (int)lround((double)a * (nf - 1) / (init - 1));
+        int i = order[pos].i;
+        if (res->exact[i]) continue;
+        st = solve_exact_at(s, i);
+        if (!st) {
+            double t0 = sv_time_now();
+            st = extend_basis(s);
+            res->seconds_reduced += sv_time_now() - t0;
+        }
+        if (!st) st = sv_progress(s->ctx, "sweep", 0.0);
+    }
+    sv_free(s->ctx, order);
+    if (st) return st;
+    double first = -1.0;
+    for (;;) {
+        double t0 = sv_time_now();
+        double mx = 0.0;
+        int arg = -1;
+        if (s->q > 0) {
+            st = factor_estimator(s);
+            if (!st) st = evaluate_reduced(s, &mx, &arg);
+        } else {
+            /* Every solution was zero: nothing to project on; solve the rest exactly. */
+            for (int i = 0; i < nf; i++)
+                if (!res->exact[i]) {
+                    res->residual[i] = INFINITY;
+                    if (arg < 0) arg = i, mx = INFINITY;
+                }
+        }
+        res->seconds_reduced += sv_time_now() - t0;
+        if (st) return st;
+        res->max_residual = arg < 0 ? 0.0 : mx;
+        if (first < 0) first = mx;
+        if (arg < 0 || mx < s->o.tolerance) {
+            res->converged = 1;
+            break;
+        }
+        if (res->n_exact >= cap) {
+            if (res->n_exact < nf)
+                sv_log(s->ctx, SV_LOG_WARN,
+                       "adaptive sweep stopped at the cap of %d exact solves with residual estimate %.3g > "
+                       "tolerance %.3g (at f = %g)",
+                       cap, mx, s->o.tolerance, res->freq[arg]);
+            res->converged = 0;
+            break;
+        }
+        st = report(s, first, mx);
+        if (!st) st = solve_exact_at(s, arg);
+        if (!st) {
+            t0 = sv_time_now();
+            st = extend_basis(s);
+            res->seconds_reduced += sv_time_now() - t0;
+        }
+        if (st) return st;
+    }
+    res->max_residual = 0.0;
+    for (int i = 0; i < nf; i++)
+        if (!res->exact[i] && !(res->residual[i] <= res->max_residual)) res->max_residual = res->residual[i];
+    return sv_progress(s->ctx, "sweep", 1.0);
+}
+
+sv_status sv_sweep_run(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
+                       const sv_sweep_options *opts, sv_sweep_result **out)
+{
+    return sv_sweep_run_hooked(ctx, m, nfreq, freq, opts, NULL, NULL, out);
+}
+
+sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
+                              const sv_sweep_options *opts, sv_sweep_hook hook, void *hook_user,
+                              sv_sweep_result **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "out is NULL");
+    *out = NULL;
+    if (!m) return sv_error(SV_ERR_ARG, "model is NULL");
+    if (nfreq < 1) return sv_error(SV_ERR_ARG, "nfreq = %d: expected >= 1", nfreq);
+    if (!freq) return sv_error(SV_ERR_ARG, "freq is NULL");
+    for (int i = 0; i < nfreq; i++)
+        if (!isfinite(freq[i])) return sv_error(SV_ERR_NONFINITE, "freq[%d] = %g: expected a finite value", i, freq[i]);
+    afs s;
+    memset(&s, 0, sizeof(s));
+    fill_defaults(opts, &s.o);
+    sv_status st = check_options(&s.o);
+    if (st) return st;
+    double t0 = sv_time_now();
+    size_t need = sv_sweep_estimate_bytes(m->n, m->nterms, m->nrhs, m->nout, m->nb, nfreq, &s.o);
+    st = sv_mem_check(ctx, need, "adaptive sweep (basis, reduced model, exact solve)");
+    if (st) return st;
+    int prev = sv_threads_apply(ctx);
+    s.ctx = ctx;
+    s.m = m;
+    s.n = m->n;
+    s.K = m->nterms;
+    s.p = m->nrhs;
+    s.nout = m->nout;
+    s.nf = nfreq;
+    s.hook = hook;
+    s.hook_user = hook_user;
+    int cap = s.o.max_exact < nfreq ? s.o.max_exact : nfreq;
+    s.nderiv = s.o.exact_all || s.o.exact || s.o.derivatives < 0 ? 0 : s.o.derivatives;
+    s.qmax = qmax_for(m->n, m->nrhs, cap, s.nderiv);
+    st = result_create(ctx, nfreq, m->nout, m->nrhs, freq, &s.res);
+    if (!st) st = alloc_all(&s);
+    if (!st) st = run(&s);
+    free_all(&s);
+    sv_threads_restore(prev);
+    if (st) {
+        sv_sweep_result_destroy(ctx, s.res);
+        return st;
+    }
+    s.res->basis_size = s.q;
+    s.res->seconds_total = sv_time_now() - t0;
+    s.res->peak_bytes = ctx ? sv_ctx_memory_peak(ctx) : 0;
+    *out = s.res;
+    return SV_OK;
+}

@@ -1,0 +1,112 @@
+/* Exact solves of Z(f)·X = B: the dispatcher and the LAPACK reference
+ * solver (a full double copy of Z and zgesv: independent of the dense
+ * engine, used by tests and as the `lapack` precision). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <lapacke.h>
+
+#include "sweep_internal.h"
+
+sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
+                             const double complex *dx, int lddx, double complex *r, int ldr)
+{
+    int n = m->n, p = m->nrhs;
+    double complex d1[m->nterms], d2[m->nterms];
+    sv_status st = sv_sweep_coef_derivs(m, freq, d1, d2);
+    if (st) return st;
+    if (order == 1) {
+        st = sv_sweep_apply_coefs(m, d1, p, x, ldx, r, ldr);
+    } else {
+        double complex *t = sv_alloc(m->ctx, sizeof(double complex) * (size_t)n * (size_t)p, "derivative workspace");
+        if (!t) return sv_last_status();
+        st = sv_sweep_apply_coefs(m, d2, p, x, ldx, r, ldr);
+        if (!st) st = sv_sweep_apply_coefs(m, d1, p, dx, lddx, t, n);
+        for (int j = 0; !st && j < p; j++)
+            for (int i = 0; i < n; i++) r[(size_t)j * ldr + i] += 2.0 * t[(size_t)j * n + i];
+        sv_free(m->ctx, t);
+    }
+    if (st) return st;
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++) r[(size_t)j * ldr + i] = -r[(size_t)j * ldr + i];
+    return SV_OK;
+}
+
+sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
+                                int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info)
+{
+    double t0 = sv_time_now();
+    int n = m->n, p = m->nrhs;
+    size_t nn;
+    if (sv_size_mul((size_t)n, (size_t)n, &nn) || nn > SIZE_MAX / sizeof(double complex))
+        return sv_error(SV_ERR_ARG, "n = %d: the full matrix would overflow size_t", n);
+    double complex *z = sv_alloc(ctx, nn * sizeof(double complex), "full Z(f) for the LAPACK solve");
+    lapack_int *ipiv = sv_alloc(ctx, sizeof(lapack_int) * (size_t)n, "LAPACK pivots");
+    if (!z || !ipiv) {
+        sv_status st = sv_last_status();
+        sv_free(ctx, z);
+        sv_free(ctx, ipiv);
+        return st;
+    }
+    sv_status st = sv_sweep_form_full(m, freq, z, n);
+    if (!st) {
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < n; i++) x[(size_t)j * ldx + i] = m->b[(size_t)j * n + i];
+        lapack_int rc = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, z, n, ipiv);
+        if (rc == 0) rc = LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, z, n, ipiv, x, ldx);
+        if (rc > 0)
+            st = sv_error(SV_ERR_SINGULAR, "Z(%g) is exactly singular (zero pivot %d of %d)", freq, (int)rc, n);
+        else if (rc < 0)
+            st = sv_error(SV_ERR_INTERNAL, "zgetrf/zgetrs argument %d rejected", (int)-rc);
+    }
+    for (int d = 1; !st && d <= nderiv; d++) {
+        double complex *dd = dx + (size_t)(d - 1) * lddx * p;
+        st = sv_sweep_deriv_rhs(m, freq, d, x, ldx, dx, lddx, dd, lddx);
+        if (!st && LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, z, n, ipiv, dd, lddx))
+            st = sv_error(SV_ERR_INTERNAL, "zgetrs failed on the derivative right-hand sides");
+    }
+    sv_free(ctx, z);
+    sv_free(ctx, ipiv);
+    if (st) return st;
+    double berr = 0.0;
+    st = sv_sweep_backward_error(m, freq, x, ldx, &berr);
+    if (st) return st;
+    if (info) {
+        memset(info, 0, sizeof(*info));
+        info->backward_error = berr;
+        info->seconds = sv_time_now() - t0;
+    }
+    return SV_OK;
+}
+
+sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
+                               double complex *x, int ldx, sv_sweep_exact_info *info)
+{
+    if (!m) return sv_error(SV_ERR_ARG, "model is NULL");
+    if (!x) return sv_error(SV_ERR_ARG, "x is NULL");
+    if (ldx < m->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, m->n);
+    if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
+    switch (precision) {
+    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, x, ldx, 0, NULL, 0, info);
+    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, x, ldx, 0, NULL, 0, info);
+    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, 0, NULL, 0, info);
+    }
+    return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
+}
+
+size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision)
+{
+    if (n < 1 || nrhs < 1) return 0;
+    size_t nn = (size_t)n * (size_t)n;
+    /* Vectors: solution, residual, correction and the real/imaginary split
+     * of the residual products (a few n × nrhs blocks). */
+    size_t vec = 8 * (size_t)n * (size_t)nrhs * sizeof(double complex);
+    if (nb < 1) nb = 64;
+    size_t packed = sv_sweep_packed_size(n, nb);
+    switch (precision) {
+    case SV_SWEEP_MIXED: return packed * sizeof(float complex) + vec;
+    case SV_SWEEP_DOUBLE: return packed * sizeof(double complex) + vec;
+    case SV_SWEEP_LAPACK: return nn * sizeof(double complex) + (size_t)n * sizeof(int) + vec;
+    }
+    return 0;
+}

@@ -1,0 +1,84 @@
+/* Internal declarations of the sweep module. */
+#ifndef SV_SWEEP_INTERNAL_H
+#define SV_SWEEP_INTERNAL_H
+
+#include "solvent/sweep.h"
+
+struct sv_sweep_model {
+    sv_ctx *ctx;
+    int n, nterms, nrhs, nout;
+    int nb;                  /* block size shared by the packed terms (0 if none) */
+    sv_sweep_term *terms;    /* copied descriptors; arrays borrowed */
+    double *term_norm;       /* ‖A_k‖∞ */
+    sv_sweep_coef_fn coef;
+    void *coef_user;
+    double *b;               /* n × nrhs */
+    double *c;               /* n × nout (points at b when C = B) */
+    double *bnorm;           /* ‖b_j‖₂ */
+};
+
+/* Element offset of (i, j), i ≥ j, in the packed block-column layout. */
+size_t sv_sweep_packed_offset(int n, int nb, int i, int j);
+/* Elements stored by the packed layout of order n, block size nb. */
+size_t sv_sweep_packed_size(int n, int nb);
+/* Y (+)= A·X for real symmetric packed A, real X (n × m). accumulate = 0
+ * overwrites Y. Parallel over block columns. */
+sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, int m, const double *x, int ldx,
+                                 double *y, int ldy, int accumulate);
+/* ‖A‖∞ of a packed term. */
+double sv_sweep_packed_norm_inf(int n, int nb, const double *a);
+/* Y += A·X for CSR A (real), real X. */
+void sv_sweep_csr_matmul(int n, const int *rowptr, const int *colind, const double *val, int m, const double *x,
+                         int ldx, double *y, int ldy);
+
+/* Coefficients c_k(f) for all terms; SV_ERR_NONFINITE if one is not finite. */
+sv_status sv_sweep_coefs(const sv_sweep_model *m, double freq, double complex *c);
+
+/* Y = Σ c_k·A_k·X with the given coefficients. */
+sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
+                               int ldx, double complex *y, int ldy);
+/* dc_k/df and d²c_k/df² at freq (central differences of the callback);
+ * either output may be NULL. */
+sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2);
+
+/* Fill a full column-major n × n complex double matrix with Z(f). */
+sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);
+
+/* Normwise backward error of X (max over columns), ∞-norms. */
+sv_status sv_sweep_backward_error(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
+                                  double *berr);
+
+/* The exact solvers. With nderiv > 0 they also return the derivatives
+ * d^kX/df^k, k = 1..nderiv (≤ 2), in dx (block k−1 at dx + (k−1)·lddx·nrhs),
+ * solved with the same factors to about 1e-12 (they only orient basis
+ * directions): Z·X' = −Z'·X, Z·X'' = −(Z''·X + 2·Z'·X'). */
+sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
+                                int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info);
+/* tol: refinement target of the mixed path (normwise backward error);
+ * 0 = the default 1e-15. */
+sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
+                               double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                               sv_sweep_exact_info *info);
+/* The right-hand side of derivative `order` (1 or 2): −Z'·X, or
+ * −(Z''·X + 2·Z'·X') with X' the first block of dx. r: n × nrhs. */
+sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
+                             const double complex *dx, int lddx, double complex *r, int ldr);
+
+
+/* Serial sections (serial.c): one BLAS and one OpenMP thread until _end. */
+typedef struct sv_sweep_serial {
+    int blas, omp;
+} sv_sweep_serial;
+sv_sweep_serial sv_sweep_serial_begin(void);
+void sv_sweep_serial_end(sv_sweep_serial st);
+
+/* Tests only: after every evaluation of the reduced model, hook receives
+ * the basis V (n × q) and the reduced solutions Y (for frequency i at
+ * y + i·q·p, q × p; only valid where the result's exact flag is 0). */
+typedef void (*sv_sweep_hook)(void *user, const double *V, int n, int q, const double complex *y,
+                              const sv_sweep_result *res);
+sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
+                              const sv_sweep_options *opts, sv_sweep_hook hook, void *hook_user,
+                              sv_sweep_result **out);
+
+#endif

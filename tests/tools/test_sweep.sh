@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# End-to-end: `solvent sweep` on a small project: Touchstone written and read
+# back (frequencies, reciprocity, agreement of the adaptive sweep with exact
+# solves at every frequency), SVG and PNG plots produced, and bad arguments,
+# bad projects and impossible memory limits refused with clear messages,
+# non-zero exits and no output files.
+# usage: test_sweep.sh SOLVENT_TOOL SOURCE_DIR
+set -uo pipefail
+tool=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect CODE PATTERN -- command...: exit code and a stderr pattern
+expect() {
+  local code=$1 pat=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [[ $rc -eq $code ]] || { cat "$tmp/err" >&2; fail "'$*' exited $rc, expected $code"; }
+  [[ -z "$pat" ]] || grep -qiE -- "$pat" "$tmp/err" "$tmp/out" || { cat "$tmp/err" >&2; fail "'$*': no '$pat' in its output"; }
+}
+
+# A through line (3 cells wide) with an open stub: 40 × 12 cells of 0.5 mm.
+line=$(printf '#%.0s' $(seq 40))
+empty=$(printf '.%.0s' $(seq 40))
+stub="..................###..................."
+{
+  echo '{ "title": "test line with stub", "units": "mm",'
+  echo '  "substrate": {"thickness": 0.8, "eps_r": 4.4},'
+  echo '  "metal": {"conductivity": 5.8e7, "thickness": 0.035},'
+  echo '  "grid": {"dx": 0.5, "dy": 0.5, "nx": 40, "ny": 12},'
+  echo '  "pixels": ['
+  for r in 1 2 3 4 5 6 7 8 9; do echo "    \"$stub\","; done
+  echo "    \"$line\", \"$line\", \"$line\"],"
+  echo '  "ports": [ {"name": "P1", "side": "left", "x": 0, "y": [0, 1.5]},'
+  echo '             {"name": "P2", "side": "right", "x": 20, "y": [0, 1.5]} ],'
+  echo '  "sweep": {"start": 1, "stop": 12, "points": 45, "unit": "GHz"} }'
+} >"$tmp/p.json"
+
+# --- help and argument errors (exit 2) ---
+expect 0 "exit codes" -- "$tool" sweep --help
+expect 2 "no project" -- "$tool" sweep
+expect 2 "unknown option" -- "$tool" sweep "$tmp/p.json" --bogus
+expect 2 "points" -- "$tool" sweep "$tmp/p.json" --points 0
+expect 2 "points" -- "$tool" sweep "$tmp/p.json" --points abc
+expect 2 "needs a value" -- "$tool" sweep "$tmp/p.json" --tol
+expect 2 "svg or .png" -- "$tool" sweep "$tmp/p.json" --plot "$tmp/x.pdf"
+expect 2 "frequency" -- "$tool" sweep "$tmp/p.json" --start 3furlongs
+expect 2 "below" -- "$tool" sweep "$tmp/p.json" --start 5GHz --stop 1GHz
+expect 2 "single, double" -- "$tool" sweep "$tmp/p.json" --precision quad
+expect 2 "bytes" -- "$tool" sweep "$tmp/p.json" --memory-limit lots
+
+# --- run failures (exit 1), no outputs left behind ---
+expect 1 "none.json" -- "$tool" sweep "$tmp/none.json" -o "$tmp/none.s2p"
+echo '{ "units": "mm", ' >"$tmp/broken.json"
+expect 1 "broken.json" -- "$tool" sweep "$tmp/broken.json" -o "$tmp/broken.s2p"
+sed 's/"eps_r": 4.4/"eps_r": -4/' "$tmp/p.json" >"$tmp/neg.json"
+expect 1 "eps_r" -- "$tool" sweep "$tmp/neg.json" -o "$tmp/neg.s2p"
+expect 1 "limit" -- "$tool" sweep "$tmp/p.json" -o "$tmp/big.s2p" --plot "$tmp/big.svg" --memory-limit 64K
+[[ ! -e "$tmp/none.s2p" && ! -e "$tmp/broken.s2p" && ! -e "$tmp/neg.s2p" && ! -e "$tmp/big.s2p" && ! -e "$tmp/big.svg" ]] \
+  || fail "a failed run left an output file"
+ls "$tmp" | grep -q tmp && fail "a temporary file was left behind"
+
+# --- the sweep itself ---
+expect 0 "exact solves" -- "$tool" sweep "$tmp/p.json" -o "$tmp/afs.s2p" --plot "$tmp/afs.svg" --threads 2
+grep -q "<svg" "$tmp/afs.svg" || fail "the SVG plot has no <svg> element"
+grep -q "exact solve" "$tmp/afs.svg" || fail "the SVG plot has no exact-solve markers in its legend"
+expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/afs2.s2p" --plot "$tmp/afs.png" --quiet
+[[ "$(head -c 8 "$tmp/afs.png" | od -An -tx1 | tr -d ' \n')" == "89504e470d0a1a0a" ]] || fail "the PNG plot is not a PNG"
+[[ ! -s "$tmp/out" ]] || fail "--quiet printed something"
+expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/exact.s2p" --exact --quiet
+
+# Read the Touchstone files back (v1, RI, two ports: f S11 S21 S12 S22).
+data() { grep -v '^[!#]' "$1" | grep -v '^[[:space:]]*$'; }
+grep -q '^# GHz S RI R 50' "$tmp/afs.s2p" || fail "no '# GHz S RI R 50' option line"
+[[ $(data "$tmp/afs.s2p" | wc -l) -eq 45 ]] || fail "expected 45 frequency lines"
+data "$tmp/afs.s2p" | awk 'NR==1 && ($1 < 0.999999 || $1 > 1.000001) {exit 1}
+                          END {if ($1 < 11.99999 || $1 > 12.00001) exit 1}' || fail "band is not 1 to 12 GHz"
+# reciprocity S21 = S12 and passivity |S11|, |S21| <= 1
+data "$tmp/afs.s2p" | awk '{ d = ($4-$6)^2 + ($5-$7)^2; if (d > 1e-20) exit 1;
+                             if ($2^2+$3^2 > 1+1e-9 || $4^2+$5^2 > 1+1e-9) exit 1 }' || fail "S not reciprocal or not passive"
+# the adaptive sweep against exact solves at every frequency
+paste <(data "$tmp/afs.s2p") <(data "$tmp/exact.s2p") | awk '
+  { if ($1 != $10) { print "frequency mismatch"; exit 1 }
+    for (k = 2; k <= 8; k += 2) { d = sqrt(($k-$(k+9))^2 + ($(k+1)-$(k+10))^2); if (d > m) m = d } }
+  END { printf "max |S_afs - S_exact| = %.3g\n", m; if (m > 1e-9) exit 1 }' || fail "adaptive sweep differs from exact solves"
+
+# command-line band overrides the project's
+expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/one.s2p" --start 2GHz --stop 2GHz --points 1 --quiet
+[[ $(data "$tmp/one.s2p" | wc -l) -eq 1 ]] || fail "--points 1 did not give one frequency"
+echo "ok"

@@ -1,0 +1,221 @@
+/* `solvent sweep`: the main job. Reads a planar project, assembles the
+ * model, runs the adaptive frequency sweep, and writes the S-parameters as
+ * a Touchstone file and, on request, a plot made with gnuplot. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "solvent/core.h"
+#include "solvent/sweep.h"
+#include "sweep_tool.h"
+
+const char cmd_sweep_summary[] = "S-parameters of a planar project over a frequency band (adaptive sweep)";
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: solvent sweep PROJECT.json [-o OUT.sNp] [--plot OUT.svg|png] [--points N]\n"
+            "                     [--start F] [--stop F] [--tol T] [--exact] [--precision single|double]\n"
+            "                     [--threads N] [--memory-limit B] [--max-exact N] [--quiet]\n"
+            "\n"
+            "Computes the S-parameters of the project's circuit at N frequencies from\n"
+            "--start to --stop (default: the project's \"sweep\" section) with adaptive\n"
+            "frequency sampling: a few exact solves, a reduced model in between, more exact\n"
+            "solves where the model's residual estimate is largest, until every frequency\n"
+            "is below the tolerance.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output FILE     Touchstone file (.sNp, N = number of ports; default:\n"
+            "                        PROJECT's name with .sNp in the current folder)\n"
+            "  --plot FILE           plot |S_ij| in dB against frequency, with a marker at\n"
+            "                        every exactly solved frequency (.svg or .png; needs gnuplot)\n"
+            "  --points N            number of frequencies, linearly spaced (N >= 1)\n"
+            "  --start F, --stop F   band edges: a number in Hz or with a unit (2.5GHz, 800MHz)\n"
+            "  --tol T               relative residual tolerance of the adaptive sweep (default:\n"
+            "                        the project's, else 1e-4)\n"
+            "  --exact               solve every frequency exactly (no reduced model)\n"
+            "  --precision P         single: single-precision factorisation refined to double\n"
+            "                        accuracy (default); double: double-precision factorisation;\n"
+            "                        reference: a full double copy solved by LAPACK (slow)\n"
+            "  --max-exact N         cap on exact solves (default 30)\n"
+            "  --threads N           threads (default: OMP_NUM_THREADS or all cores)\n"
+            "  --memory-limit B      refuse to start if the estimate exceeds B bytes (suffixes\n"
+            "                        K, M, G, T; default: the machine's available memory)\n"
+            "  --quiet               no progress bar and no summary\n"
+            "  -h, --help            this text\n"
+            "\n"
+            "Output files are written under a temporary name and renamed when complete.\n"
+            "A progress bar is drawn on stderr when it is a terminal; a summary follows\n"
+            "on stdout.\n"
+            "\n"
+            "exit codes:\n"
+            "  0  success\n"
+            "  1  the run failed: unreadable or invalid project, the memory estimate exceeds\n"
+            "     the limit, a solve failed, an output could not be written\n"
+            "  2  bad command-line arguments\n"
+            "  3  finished and wrote its outputs, but the adaptive sweep reached the cap on\n"
+            "     exact solves before every frequency met the tolerance\n");
+}
+
+/* "2.5GHz", "800 MHz", "1e9", "1e9Hz" -> hertz. */
+static int parse_freq(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno) return -1;
+    while (isspace((unsigned char)*end)) end++;
+    double scale = 1.0;
+    if (*end) {
+        if (!strcasecmp(end, "hz")) scale = 1.0;
+        else if (!strcasecmp(end, "khz")) scale = 1e3;
+        else if (!strcasecmp(end, "mhz")) scale = 1e6;
+        else if (!strcasecmp(end, "ghz")) scale = 1e9;
+        else if (!strcasecmp(end, "thz")) scale = 1e12;
+        else return -1;
+    }
+    v *= scale;
+    if (!isfinite(v) || v <= 0) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "1500000000", "1.5G", "800M", "2GiB" -> bytes. */
+static int parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v > 0)) return -1;
+    double scale = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': scale = 1024.0; break;
+        case 'M': scale = 1024.0 * 1024; break;
+        case 'G': scale = 1024.0 * 1024 * 1024; break;
+        case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+        case 'B': scale = 1; break;
+        default: return -1;
+        }
+        end++;
+        if (*end && strcasecmp(end, "B") && strcasecmp(end, "iB")) return -1;
+    }
+    v *= scale;
+    if (v >= 1.8e19) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+int cmd_sweep_main(int argc, char **argv)
+{
+    sweep_args a;
+    memset(&a, 0, sizeof(a));
+    a.precision = SV_SWEEP_MIXED;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                                          \
+    do {                                                                                      \
+        if (!v) {                                                                             \
+            fprintf(stderr, "solvent sweep: %s needs a value (see --help)\n", o);             \
+            return 2;                                                                         \
+        }                                                                                     \
+        i++;                                                                                  \
+    } while (0)
+#define BAD(what)                                                                             \
+    do {                                                                                      \
+        fprintf(stderr, "solvent sweep: %s '%s': expected %s\n", o, v, what);                 \
+        return 2;                                                                             \
+    } while (0)
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
+            NEED_VALUE();
+            a.output = v;
+        } else if (!strcmp(o, "--plot")) {
+            NEED_VALUE();
+            const char *dot = strrchr(v, '.');
+            if (!dot || (strcasecmp(dot, ".svg") && strcasecmp(dot, ".png"))) BAD("a file name ending in .svg or .png");
+            a.plot = v;
+        } else if (!strcmp(o, "--points")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 10000000, &a.points)) BAD("an integer from 1 to 10000000");
+        } else if (!strcmp(o, "--start")) {
+            NEED_VALUE();
+            if (parse_freq(v, &a.start)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+        } else if (!strcmp(o, "--stop")) {
+            NEED_VALUE();
+            if (parse_freq(v, &a.stop)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+        } else if (!strcmp(o, "--tol")) {
+            NEED_VALUE();
+            if (parse_double(v, &a.tol) || !(a.tol > 0 && a.tol < 1)) BAD("a number between 0 and 1");
+        } else if (!strcmp(o, "--exact")) {
+            a.exact = 1;
+        } else if (!strcmp(o, "--precision")) {
+            NEED_VALUE();
+            if (!strcmp(v, "single") || !strcmp(v, "mixed")) a.precision = SV_SWEEP_MIXED;
+            else if (!strcmp(v, "double")) a.precision = SV_SWEEP_DOUBLE;
+            else if (!strcmp(v, "reference")) a.precision = SV_SWEEP_LAPACK;
+            else BAD("single, double or reference");
+        } else if (!strcmp(o, "--max-exact")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 100000, &a.max_exact)) BAD("an integer from 1 to 100000");
+        } else if (!strcmp(o, "--threads")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 4096, &a.threads)) BAD("an integer from 1 to 4096");
+        } else if (!strcmp(o, "--memory-limit")) {
+            NEED_VALUE();
+            if (parse_bytes(v, &a.memory_limit)) BAD("a positive number of bytes, optionally with K, M, G or T");
+        } else if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) {
+            a.quiet = 1;
+        } else if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "solvent sweep: unknown option '%s' (see --help)\n", o);
+            return 2;
+        } else if (!a.project) {
+            a.project = o;
+        } else {
+            fprintf(stderr, "solvent sweep: unexpected argument '%s' (one project file expected)\n", o);
+            return 2;
+        }
+#undef NEED_VALUE
+#undef BAD
+    }
+    if (!a.project) {
+        fprintf(stderr, "solvent sweep: no project file given\n\n");
+        usage(stderr);
+        return 2;
+    }
+    if (a.start > 0 && a.stop > 0 && a.stop < a.start) {
+        fprintf(stderr, "solvent sweep: --stop %g Hz is below --start %g Hz\n", a.stop, a.start);
+        return 2;
+    }
+    if (!a.quiet) a.progress = isatty(STDERR_FILENO);
+    return sweep_tool_run(&a);
+}

@@ -1,0 +1,305 @@
+/* `solvent sweep`: project -> model -> adaptive sweep -> Touchstone + plot. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include <sys/resource.h>
+
+#include "solvent/core.h"
+#include "solvent/sweep.h"
+#include "sweep_tool.h"
+
+#include "solvent/dense.h"
+#include "solvent/em.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* OpenBLAS's own thread control (the OpenMP build also sets OpenMP's count
+ * with it). The network-parameter conversions below make one tiny LAPACK
+ * call per frequency; OpenBLAS starts a thread team for each, which cost
+ * 1–7 ms per call on the shared two-core machine (more than the whole
+ * reduced model at 1001 points), so they run on one thread. */
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+
+typedef struct coef_data {
+    double sigma, t;
+} coef_data;
+
+/* c_0 = jω (L), c_1 = −j/ω (Ψ), c_2 = Zs(f) (G). */
+static double complex em_coef(void *user, int k, double f)
+{
+    const coef_data *c = user;
+    double w = 2 * M_PI * f;
+    if (k == 0) return I * w;
+    if (k == 1) return -I / w;
+    return sv_em_surface_impedance(c->sigma, c->t, f);
+}
+
+typedef struct bar {
+    int on, drawn;
+    double last;
+} bar;
+
+static int draw_progress(void *user, const char *phase, double fraction)
+{
+    bar *b = user;
+    if (!b->on) return 0;
+    double now = sv_time_now();
+    if (fraction < 1.0 && now - b->last < 0.1 && b->drawn) return 0;
+    b->last = now;
+    int width = 40, full = (int)(fraction * width + 0.5);
+    if (full < 0) full = 0;
+    if (full > width) full = width;
+    char cells[64];
+    for (int i = 0; i < width; i++) cells[i] = i < full ? '#' : '.';
+    cells[width] = 0;
+    fprintf(stderr, "\r%-10.10s [%s] %3d%%", phase ? phase : "", cells, (int)(fraction * 100 + 0.5));
+    fflush(stderr);
+    b->drawn = 1;
+    return 0;
+}
+
+static void end_progress(bar *b)
+{
+    if (b->on && b->drawn) {
+        fprintf(stderr, "\r%80s\r", "");
+        fflush(stderr);
+    }
+    b->drawn = 0;
+}
+
+static const char *mb(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (size_t)1 << 30)
+        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
+    else if (bytes >= (size_t)1 << 20)
+        snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
+    else
+        snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
+    return buf;
+}
+
+static size_t peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru)) return 0;
+    return (size_t)ru.ru_maxrss * 1024;
+}
+
+/* Default output: the project's file name with .sNp, in the current folder. */
+static void default_output(const char *project, int p, char *out, size_t len)
+{
+    const char *base = strrchr(project, '/');
+    base = base ? base + 1 : project;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    snprintf(out, len, "%.*s.s%dp", stem, base, p);
+}
+
+int sweep_tool_run(const sweep_args *a)
+{
+    int code = 1;
+    sv_ctx *ctx = NULL;
+    sv_em_project *prj = NULL;
+    sv_em_model *em = NULL;
+    sv_dense_sym *L = NULL, *Psi = NULL;
+    sv_em_csr *G = NULL;
+    sv_sweep_model *model = NULL;
+    sv_sweep_result *res = NULL;
+    double *b = NULL, *freq = NULL;
+    double complex *S = NULL;
+    double *z0 = NULL;
+    bar pb = {a->progress, 0, 0};
+    char buf1[32], buf2[32], buf3[32], buf4[32];
+    double t_start = sv_time_now();
+
+    if (sv_ctx_create(&ctx)) goto fail;
+    if (a->threads && sv_ctx_set_threads(ctx, a->threads)) goto fail;
+    sv_ctx_set_progress(ctx, draw_progress, &pb);
+    if (sv_em_project_read(ctx, a->project, &prj)) goto fail;
+
+    /* The band: command line over the project's sweep section. */
+    sv_em_sweep ps;
+    sv_em_project_sweep(prj, &ps);
+    double start = a->start > 0 ? a->start : ps.present ? ps.start_hz : 0;
+    double stop = a->stop > 0 ? a->stop : ps.present ? ps.stop_hz : 0;
+    int points = a->points > 0 ? a->points : ps.present ? ps.points : 0;
+    double tol = a->tol > 0 ? a->tol : ps.present && ps.tolerance > 0 ? ps.tolerance : 1e-4;
+    if (!(start > 0) || !(stop > 0) || points < 1) {
+        fprintf(stderr,
+                "solvent sweep: %s has no \"sweep\" section: give --start, --stop and --points "
+                "(got start %g Hz, stop %g Hz, points %d)\n",
+                a->project, start, stop, points);
+        code = 1;
+        goto out;
+    }
+    if (stop < start) {
+        fprintf(stderr, "solvent sweep: stop %g Hz is below start %g Hz\n", stop, start);
+        goto out;
+    }
+    if (points == 1) stop = start;
+    freq = malloc(sizeof(double) * (size_t)points);
+    if (!freq) {
+        fprintf(stderr, "solvent sweep: no memory for %d frequencies\n", points);
+        goto out;
+    }
+    for (int i = 0; i < points; i++) freq[i] = points == 1 ? start : start + (stop - start) * i / (points - 1);
+
+    if (sv_em_model_create(ctx, prj, NULL, &em)) goto fail;
+    int n = sv_em_model_unknowns(em), p = sv_em_model_ports(em);
+    sv_em_stackup stk;
+    sv_em_project_stackup(prj, &stk);
+    int lossy = isfinite(stk.sigma);
+
+    /* Memory: estimate before anything large is allocated. */
+    sv_sweep_options so;
+    sv_sweep_options_default(&so);
+    so.tolerance = tol;
+    so.exact_all = a->exact;
+    so.precision = a->precision;
+    if (a->max_exact) so.max_exact = a->max_exact;
+    size_t limit = a->memory_limit ? a->memory_limit : sweep_available_memory();
+    size_t need_asm = sv_em_assemble_bytes(em, 0);
+    size_t need_sweep = sv_sweep_estimate_bytes(n, lossy ? 3 : 2, p, p, 0, points, &so);
+    size_t need_small = (size_t)n * 64 + (size_t)points * p * p * 32 + (size_t)n * p * 8;
+    size_t need = need_asm + need_sweep + need_small;
+    if (limit && need > limit) {
+        fprintf(stderr,
+                "solvent sweep: this sweep needs about %s (L and Psi %s, solves and reduced model %s) "
+                "for %d unknowns, more than the %s limit (%s).\n"
+                "  Give a larger --memory-limit if the machine has the memory%s.\n",
+                mb(need, buf1, sizeof buf1), mb(need_asm, buf2, sizeof buf2), mb(need_sweep, buf3, sizeof buf3), n,
+                mb(limit, buf4, sizeof buf4), a->memory_limit ? "--memory-limit" : "available memory",
+                a->precision != SV_SWEEP_MIXED ? ", or use --precision single (half the solve memory)" : "");
+        code = 1;
+        goto out;
+    }
+    if (limit && sv_ctx_set_memory_limit(ctx, limit)) goto fail;
+
+    /* Assembly. */
+    double t0 = sv_time_now();
+    if (sv_em_assemble(ctx, em, 0, &L, &Psi, NULL)) goto fail;
+    if (lossy && sv_em_gram(ctx, em, &G)) goto fail;
+    b = malloc(sizeof(double) * (size_t)n * p);
+    if (!b) {
+        fprintf(stderr, "solvent sweep: no memory for the port excitations\n");
+        goto out;
+    }
+    if (sv_em_port_rhs(em, b, n)) goto fail;
+    double t_asm = sv_time_now() - t0;
+    size_t peak_asm = sv_ctx_memory_peak(ctx);
+    end_progress(&pb);
+
+    /* The affine model and the sweep. */
+    coef_data cd = {stk.sigma, stk.t};
+    sv_sweep_term terms[3] = {
+        {.kind = SV_SWEEP_TERM_PACKED, .packed = (const double *)sv_dense_sym_cdata(L), .nb = sv_dense_sym_block(L)},
+        {.kind = SV_SWEEP_TERM_PACKED, .packed = (const double *)sv_dense_sym_cdata(Psi), .nb = sv_dense_sym_block(Psi)},
+        {.kind = SV_SWEEP_TERM_CSR}};
+    if (lossy) {
+        terms[2].rowptr = G->rowptr;
+        terms[2].colind = G->col;
+        terms[2].values = G->val;
+    }
+    if (sv_sweep_model_create(ctx, n, lossy ? 3 : 2, terms, em_coef, &cd, p, b, n, &model)) goto fail;
+    sv_ctx_reset_peak(ctx);
+    if (sv_sweep_run(ctx, model, points, freq, &so, &res)) goto fail;
+    end_progress(&pb);
+
+    /* Network parameters. */
+    S = malloc(sizeof(double complex) * (size_t)points * p * p);
+    z0 = malloc(sizeof(double) * (size_t)p);
+    if (!S || !z0) {
+        fprintf(stderr, "solvent sweep: no memory for the S-parameters\n");
+        goto out;
+    }
+    for (int k = 0; k < p; k++) z0[k] = sv_em_project_port_z0(prj, k);
+    double worst_recip = 0, worst_sv = 0;
+    int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
+    openblas_set_num_threads(1);
+    for (int i = 0; i < points; i++) {
+        if (sv_em_y_to_s(p, res->h + (size_t)i * p * p, z0, S + (size_t)i * p * p)) goto fail;
+        double sv = 0;
+        worst_recip = fmax(worst_recip, sv_em_reciprocity_error(p, S + (size_t)i * p * p));
+        if (!sv_em_max_singular_value(p, S + (size_t)i * p * p, &sv)) worst_sv = fmax(worst_sv, sv);
+    }
+    openblas_set_num_threads(blas_threads);
+    omp_set_num_threads(omp_threads);
+
+    /* Outputs. */
+    char outname[4096];
+    if (a->output)
+        snprintf(outname, sizeof outname, "%s", a->output);
+    else
+        default_output(a->project, p, outname, sizeof outname);
+    int equal_z0 = 1;
+    for (int k = 1; k < p; k++) equal_z0 &= z0[k] == z0[0];
+    char comment[512];
+    snprintf(comment, sizeof comment,
+             "solvent %s sweep of %s: %d unknowns, %d frequencies, %d exact solves, tolerance %.1e%s",
+             sv_version_string(), a->project, n, points, res->n_exact, tol, res->converged ? "" : " (NOT met)");
+    sv_em_ts_options ts = {.version = equal_z0 ? 1 : 2, .format = SV_EM_TS_RI, .param = SV_EM_TS_S,
+                           .unit = "GHz", .comment = comment};
+    if (sv_em_touchstone_write(outname, &ts, p, points, freq, S, z0)) goto fail;
+    if (a->plot) {
+        char title[600], msg[1024];
+        const char *base = strrchr(a->project, '/');
+        snprintf(title, sizeof title, "%s: %d unknowns, %d of %d frequencies solved exactly", base ? base + 1 : a->project,
+                 n, res->n_exact, points);
+        if (sweep_plot(a->plot, title, p, points, freq, S, res->exact, msg, sizeof msg)) {
+            fprintf(stderr, "solvent sweep: plot %s: %s\n", a->plot, msg);
+            code = 1;
+            goto out;
+        }
+    }
+
+    if (!a->quiet) {
+        printf("solvent sweep %s\n", a->project);
+        printf("  model        %d unknowns, %d ports, %s\n", n, p, lossy ? "lossy metal" : "lossless metal");
+        printf("  band         %.6g to %.6g GHz, %d frequencies\n", start / 1e9, stop / 1e9, points);
+        printf("  exact solves %d (%s precision%s), reduced basis %d\n", res->n_exact,
+               a->precision == SV_SWEEP_MIXED ? "single/refined" : a->precision == SV_SWEEP_DOUBLE ? "double" : "reference",
+               res->n_fallback ? ", some fell back to double" : "", res->basis_size);
+        if (res->n_fallback) {
+            printf("  fallback     double factorisation at");
+            for (int i = 0; i < points; i++)
+                if (res->fallback[i]) printf(" %.6g", freq[i] / 1e9);
+            printf(" GHz (mixed-precision refinement failed there)\n");
+        }
+        printf("  residual     max estimate %.2e (tolerance %.1e)%s\n", res->max_residual, tol,
+               res->converged ? "" : "  WARNING: cap on exact solves reached");
+        printf("  checks       max |S - S^T| %.1e, max singular value of S %.12f\n", worst_recip, worst_sv);
+        printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, total %.3f s\n", t_asm,
+               res->seconds_exact, res->seconds_reduced, sv_time_now() - t_start);
+        printf("  memory       assembly peak %s, sweep peak %s (counted), process peak %s\n",
+               mb(peak_asm, buf1, sizeof buf1), mb(res->peak_bytes, buf2, sizeof buf2),
+               mb(peak_rss(), buf3, sizeof buf3));
+        printf("  wrote        %s%s%s\n", outname, a->plot ? ", " : "", a->plot ? a->plot : "");
+    }
+    code = res->converged ? 0 : 3;
+    goto out;
+
+fail:
+    end_progress(&pb);
+    fprintf(stderr, "solvent sweep: %s\n", sv_last_error()[0] ? sv_last_error() : "failed");
+    code = 1;
+out:
+    sv_sweep_result_destroy(ctx, res);
+    sv_sweep_model_destroy(model);
+    sv_em_csr_destroy(ctx, G);
+    sv_dense_sym_destroy(L);
+    sv_dense_sym_destroy(Psi);
+    sv_em_model_destroy(em);
+    sv_em_project_destroy(prj);
+    free(b);
+    free(freq);
+    free(S);
+    free(z0);
+    sv_ctx_destroy(ctx);
+    return code;
+}
