@@ -151,31 +151,20 @@ int cmd_codegen_main(int argc, char **argv)
         goto done;
     }
     /* Write to a temporary name, then rename: never a half-written file. */
-    size_t len = strlen(outp) + 32;
-    char *tmp = malloc(len);
-    snprintf(tmp, len, "%s.tmp%ld", outp, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "solvent codegen: cannot write '%s': %s\n", tmp, strerror(errno));
-        free(tmp);
-        rc = 1;
-        goto done;
+    sv_atomic_file *af;
+    sv_status s = sv_atomic_file_open(outp, &af);
+    if (s == SV_OK) {
+        s = sv_sparse_codegen_write(lu, &opt, name, sv_atomic_file_stream(af));
+        sv_status c = sv_atomic_file_close(af, s == SV_OK);
+        if (s == SV_OK) s = c;
     }
-    sv_status s = sv_sparse_codegen_write(lu, &opt, name, f);
-    if (fclose(f) != 0 && !s) s = sv_error(SV_ERR_IO, "writing '%s' failed", tmp);
     if (s) {
         fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
-        remove(tmp);
         rc = s == SV_ERR_ARG ? 2 : 1;
-    } else if (rename(tmp, outp) != 0) {
-        fprintf(stderr, "solvent codegen: cannot rename '%s' to '%s': %s\n", tmp, outp, strerror(errno));
-        remove(tmp);
-        rc = 1;
     } else {
         fprintf(stderr, "solvent codegen: wrote %s (table '%s': n = %d, %d slots, %lld updates)\n", outp, name,
                 sv_sparse_lu_n(lu), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu));
     }
-    free(tmp);
 done:
     sv_sparse_lu_destroy(lu);
     sv_sparse_pattern_destroy(p);

@@ -88,41 +88,27 @@ static double urand(unsigned long long *s)
 static int write_csv(const char *path, int ntraj, int nsave, int n, double t0, const double *ts, const double *out,
                      const sv_ode_traj_status *st)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) return 0;
-    snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "solvent ode: cannot create a temporary file next to '%s': %s\n", path, strerror(errno));
-        free(tmp);
+    sv_atomic_file *af;
+    if (sv_atomic_file_open(path, &af) != SV_OK) {
+        fprintf(stderr, "solvent ode: %s\n", sv_last_error());
         return 0;
     }
-    FILE *f = fdopen(fd, "w");
-    int ok = f != NULL;
-    if (ok) {
-        fprintf(f, "traj,status,t");
-        for (int i = 0; i < n; i++) fprintf(f, ",y%d", i + 1);
-        fputc('\n', f);
-        for (int t = 0; t < ntraj; t++)
-            for (int s = 0; s < nsave; s++) {
-                fprintf(f, "%d,%d,%.17g", t, (int)st[t], s < 0 ? t0 : ts[s]);
-                const double *y = out + ((size_t)t * nsave + s) * n;
-                for (int i = 0; i < n; i++) fprintf(f, ",%.17g", y[i]);
-                fputc('\n', f);
-            }
-        ok = !ferror(f);
-        ok &= fclose(f) == 0;
+    FILE *f = sv_atomic_file_stream(af);
+    fprintf(f, "traj,status,t");
+    for (int i = 0; i < n; i++) fprintf(f, ",y%d", i + 1);
+    fputc('\n', f);
+    for (int t = 0; t < ntraj; t++)
+        for (int s = 0; s < nsave; s++) {
+            fprintf(f, "%d,%d,%.17g", t, (int)st[t], s < 0 ? t0 : ts[s]);
+            const double *y = out + ((size_t)t * nsave + s) * n;
+            for (int i = 0; i < n; i++) fprintf(f, ",%.17g", y[i]);
+            fputc('\n', f);
+        }
+    if (sv_atomic_file_close(af, 1) != SV_OK) {
+        fprintf(stderr, "solvent ode: %s\n", sv_last_error());
+        return 0;
     }
-    if (ok && rename(tmp, path) != 0) {
-        fprintf(stderr, "solvent ode: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
-        ok = 0;
-    } else if (!ok) {
-        fprintf(stderr, "solvent ode: writing '%s' failed: %s\n", path, strerror(errno));
-    }
-    if (!ok) unlink(tmp);
-    free(tmp);
-    return ok;
+    return 1;
 }
 
 int cmd_ode_main(int argc, char **argv)

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,6 +122,17 @@ sv_status sv_size_mul(size_t a, size_t b, size_t *out);
  * thread; returns the previous OpenBLAS thread count so it can be restored. */
 int sv_threads_apply(const sv_ctx *ctx);
 void sv_threads_restore(int previous_blas_threads);
+
+/* ---- atomic file output ------------------------------------------------ */
+/* Write a file so that it is never seen half-written: open writes to a
+ * temporary file beside `path`; close with commit = 1 flushes, syncs and
+ * renames it over `path` (SV_ERR_IO with a message on any failure, the
+ * temporary removed); commit = 0 discards it. */
+typedef struct sv_atomic_file sv_atomic_file;
+sv_status sv_atomic_file_open(const char *path, sv_atomic_file **out);
+/* The stdio stream to write to. */
+FILE *sv_atomic_file_stream(sv_atomic_file *a);
+sv_status sv_atomic_file_close(sv_atomic_file *a, int commit);
 
 /* ---- timing ------------------------------------------------------------- */
 /* Seconds on a monotonic clock, for measuring intervals. */

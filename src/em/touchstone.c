@@ -72,23 +72,10 @@ sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts,
         if (!isfinite(creal(data[q])) || !isfinite(cimag(data[q])))
             return sv_error(SV_ERR_NONFINITE, "sv_em_touchstone_write: data point %zu is not finite", q);
 
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) return sv_error(SV_ERR_NOMEM, "sv_em_touchstone_write: no memory");
-    snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        sv_status s = sv_error(SV_ERR_IO, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-        free(tmp);
-        return s;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return sv_error(SV_ERR_IO, "%s: fdopen failed", path);
-    }
+    sv_atomic_file *out;
+    sv_status st = sv_atomic_file_open(path, &out);
+    if (st != SV_OK) return st;
+    FILE *f = sv_atomic_file_stream(out);
     if (o.comment) {
         const char *c = o.comment;
         while (*c) {
@@ -128,18 +115,7 @@ sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts,
         }
     }
     if (o.version == 2) fprintf(f, "[End]\n");
-    int bad = ferror(f);
-    if (fflush(f) != 0) bad = 1;
-    if (fsync(fileno(f)) != 0) bad = 1;
-    if (fclose(f) != 0) bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        sv_status s = sv_error(SV_ERR_IO, "%s: writing failed: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return s;
-    }
-    free(tmp);
-    return SV_OK;
+    return sv_atomic_file_close(out, 1);
 }
 
 /* ---- reader ---- */

@@ -1,6 +1,10 @@
 /* Core: status messages, per-thread last error, the budgeted allocator,
  * the context's settings and callbacks. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, umask */
 #include <omp.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,13 +162,50 @@ static void test_null_arguments(void **state)
     assert_non_null(strstr(sv_build_info(), "OpenBLAS"));
 }
 
+static void test_atomic_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sv_atomic_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    /* discarded: nothing appears */
+    sv_atomic_file *a;
+    assert_int_equal(sv_atomic_file_open(path, &a), SV_OK);
+    fputs("half", sv_atomic_file_stream(a));
+    assert_int_equal(sv_atomic_file_close(a, 0), SV_OK);
+    assert_int_equal(access(path, F_OK), -1);
+    /* committed: the content and an ordinary file mode (0666 less umask) */
+    assert_int_equal(sv_atomic_file_open(path, &a), SV_OK);
+    fputs("whole\n", sv_atomic_file_stream(a));
+    assert_int_equal(sv_atomic_file_close(a, 1), SV_OK);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char buf[16] = {0};
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "whole\n");
+    mode_t mask = umask(0);
+    umask(mask);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0666 & ~mask);
+    /* a directory that does not exist: a clear error, nothing created */
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/missing/out.txt", dir);
+    assert_int_equal(sv_atomic_file_open(bad, &a), SV_ERR_IO);
+    assert_non_null(strstr(sv_last_error(), "missing/out.txt"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings_distinct), cmocka_unit_test(test_last_error_roundtrip),
         cmocka_unit_test(test_last_error_is_per_thread), cmocka_unit_test(test_budget_refuses_with_message),
         cmocka_unit_test(test_calloc_zeroes_and_overflow), cmocka_unit_test(test_concurrent_counting),
-        cmocka_unit_test(test_callbacks),                 cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_callbacks),                 cmocka_unit_test(test_null_arguments),      cmocka_unit_test(test_atomic_file),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
