@@ -84,6 +84,19 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
 #define SWEEP_REFINE_TOL 1e-15
 #define SWEEP_ACCEPT_TOL 1e-15
 
+/* Pivot threshold of the single-precision LDLᵀ (relative to max|z_ij|).
+ * The dense engine's default, 1e-4, guards callers that trust the factors;
+ * the sweep does not: every solution is refined with residuals from the
+ * terms in double, and growth in the factors that spoils it shows as
+ * refinement that stalls, which falls back to double below. Near the low
+ * end of a band −jΨ/ω makes the smallest pivots about (f/f_max)² of the
+ * largest: 9.9e-5 at 1 GHz on the pixelated example, where the default sent
+ * the factorisation to the pivoted LU (a full N² single copy, and 0.5–2.7 s
+ * instead of 0.06–0.1 s, measured) although the unpivoted factors refine to
+ * 1e-16 in 4 steps. Below single precision's unit roundoff a pivot carries
+ * no digits, so the LU fallback still guards that. */
+#define SWEEP_PIVOT_SINGLE 6e-8
+
 /* A factorised Z(f): the dense engine's LDLᵀ of the packed matrix, in
  * single or double precision. */
 typedef struct fact {
@@ -111,7 +124,8 @@ static sv_status fact_create(sv_ctx *ctx, const sv_sweep_model *m, double freq, 
     /* nb = 0 (no packed term) lets the dense engine choose */
     sv_status st = sv_dense_sym_create(ctx, m->n, single ? SV_DENSE_C32 : SV_DENSE_C64, m->nb, &F->a);
     if (!st) st = form_packed(m, freq, F->a);
-    if (!st) st = sv_dense_factor_create(ctx, F->a, NULL, &F->f, NULL);
+    sv_dense_factor_options fo = {.pivot_threshold = single ? SWEEP_PIVOT_SINGLE : 0, .allow_fallback = 1};
+    if (!st) st = sv_dense_factor_create(ctx, F->a, &fo, &F->f, NULL);
     if (!st && single) {
         F->w = sv_alloc(ctx, sizeof(float complex) * (size_t)m->n * (size_t)m->nrhs, "single-precision vectors");
         if (!F->w) st = sv_last_status();
