@@ -94,7 +94,14 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
  * the factorisation to the pivoted LU (a full N² single copy, and 0.5–2.7 s
  * instead of 0.06–0.1 s, measured) although the unpivoted factors refine to
  * 1e-16 in 4 steps. Below single precision's unit roundoff a pivot carries
- * no digits, so the LU fallback still guards that. */
+ * no digits: the single factorisation then stops (allow_fallback = 0) and
+ * the frequency goes straight to the double factorisation. The dense
+ * engine's pivoted LU fallback is not used in single here: at 0.1 GHz on the
+ * pixelated example it took 0.75 s (LU plus condition estimate, against
+ * 0.11 s for the LDLᵀ), held a full N² single copy (8·N² bytes beside the
+ * 4·N² packed matrix and the 8·N² of the terms: the 20.5·N² peak measured
+ * on the 11402-unknown square) and then reported the matrix singular in
+ * single anyway, so the double factorisation followed. */
 #define SWEEP_PIVOT_SINGLE 6e-8
 
 /* A factorised Z(f): the dense engine's LDLᵀ of the packed matrix, in
@@ -124,7 +131,8 @@ static sv_status fact_create(sv_ctx *ctx, const sv_sweep_model *m, double freq, 
     /* nb = 0 (no packed term) lets the dense engine choose */
     sv_status st = sv_dense_sym_create(ctx, m->n, single ? SV_DENSE_C32 : SV_DENSE_C64, m->nb, &F->a);
     if (!st) st = form_packed(m, freq, F->a);
-    sv_dense_factor_options fo = {.pivot_threshold = single ? SWEEP_PIVOT_SINGLE : 0, .allow_fallback = 1};
+    /* single: no pivoted LU fallback (see SWEEP_PIVOT_SINGLE) */
+    sv_dense_factor_options fo = {.pivot_threshold = single ? SWEEP_PIVOT_SINGLE : 0, .allow_fallback = !single};
     if (!st) st = sv_dense_factor_create(ctx, F->a, &fo, &F->f, NULL);
     if (!st && single) {
         F->w = sv_alloc(ctx, sizeof(float complex) * (size_t)m->n * (size_t)m->nrhs * 3,
