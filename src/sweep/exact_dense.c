@@ -84,6 +84,26 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
 #define SWEEP_REFINE_TOL 1e-15
 #define SWEEP_ACCEPT_TOL 1e-15
 
+/* Pivot threshold of the single-precision LDLᵀ (relative to max|z_ij|).
+ * The dense engine's default, 1e-4, guards callers that trust the factors;
+ * the sweep does not: every solution is refined with residuals from the
+ * terms in double, and growth in the factors that spoils it shows as
+ * refinement that stalls, which falls back to double below. Near the low
+ * end of a band −jΨ/ω makes the smallest pivots about (f/f_max)² of the
+ * largest: 9.9e-5 at 1 GHz on the pixelated example, where the default sent
+ * the factorisation to the pivoted LU (a full N² single copy, and 0.5–2.7 s
+ * instead of 0.06–0.1 s, measured) although the unpivoted factors refine to
+ * 1e-16 in 4 steps. Below single precision's unit roundoff a pivot carries
+ * no digits: the single factorisation then stops (allow_fallback = 0) and
+ * the frequency goes straight to the double factorisation. The dense
+ * engine's pivoted LU fallback is not used in single here: at 0.1 GHz on the
+ * pixelated example it took 0.75 s (LU plus condition estimate, against
+ * 0.11 s for the LDLᵀ), held a full N² single copy (8·N² bytes beside the
+ * 4·N² packed matrix and the 8·N² of the terms: the 20.5·N² peak measured
+ * on the 11402-unknown square) and then reported the matrix singular in
+ * single anyway, so the double factorisation followed. */
+#define SWEEP_PIVOT_SINGLE 6e-8
+
 /* A factorised Z(f): the dense engine's LDLᵀ of the packed matrix, in
  * single or double precision. */
 typedef struct fact {
@@ -111,9 +131,12 @@ static sv_status fact_create(sv_ctx *ctx, const sv_sweep_model *m, double freq, 
     /* nb = 0 (no packed term) lets the dense engine choose */
     sv_status st = sv_dense_sym_create(ctx, m->n, single ? SV_DENSE_C32 : SV_DENSE_C64, m->nb, &F->a);
     if (!st) st = form_packed(m, freq, F->a);
-    if (!st) st = sv_dense_factor_create(ctx, F->a, NULL, &F->f, NULL);
+    /* single: no pivoted LU fallback (see SWEEP_PIVOT_SINGLE) */
+    sv_dense_factor_options fo = {.pivot_threshold = single ? SWEEP_PIVOT_SINGLE : 0, .allow_fallback = !single};
+    if (!st) st = sv_dense_factor_create(ctx, F->a, &fo, &F->f, NULL);
     if (!st && single) {
-        F->w = sv_alloc(ctx, sizeof(float complex) * (size_t)m->n * (size_t)m->nrhs, "single-precision vectors");
+        F->w = sv_alloc(ctx, sizeof(float complex) * (size_t)m->n * (size_t)m->nrhs * 3,
+                        "single-precision vectors"); /* solution and two derivative groups */
         if (!F->w) st = sv_last_status();
     }
     if (st) fact_destroy(F);
@@ -161,49 +184,189 @@ static double berr_of(int n, int p, double znorm, const double complex *r, const
     return worst;
 }
 
-/* Solve Z·X = rhs (n × p, leading dimension n) with the factors and refine
- * with residuals computed in double from the terms: classical iterative
- * refinement, stopping at the tolerance, after maxit steps, or when a step
- * no longer gains a factor 2 (the rounding floor of the residual). X keeps
- * the best iterate. The dense engine's sv_dense_solve_mixed does the same
- * for one set of right-hand sides; the sweep refines here itself because it
- * solves a second set (the derivative directions) with the same factors. */
-static sv_status refine(const fact *F, const sv_sweep_model *m, double freq, int p, const double complex *rhs,
-                        double complex *x, int ldx, double tol, int maxit, double *berr, int *its)
+/* Solve the solution and its frequency derivatives together and refine
+ * them as one block, with residuals computed in double from the terms.
+ *
+ * The columns are W = [X, X', X''] (p each, nd + 1 groups), the solutions of
+ * the block lower-triangular system
+ *     Z·X = B,   Z·X' = −Z'·X,   Z·X'' = −(Z''·X + 2·Z'·X').
+ * Every step computes the products A_k·W once for all columns (one pass
+ * over each term) and takes every residual from them: R0 = B − Z·X,
+ * R1 = −Z'·X − Z·X', R2 = −Z''·X − 2·Z'·X' − Z·X'' (Z' and Z'' by
+ * combining the same products with the coefficients' derivatives), then
+ * corrects all columns with one solve with the factors (block Jacobi: a
+ * derivative column lags the solution by a step, well within the steps the
+ * solution itself needs). Why: refinement is memory-bound, each pass reads
+ * the 8·N² bytes of the packed terms or the 4·N² of the single factors, and
+ * a pass over 6 columns costs about what a pass over 2 does. Refining the
+ * three groups one after the other (as before) took about 24 passes per
+ * exact solve at 2042 unknowns, 5 ms each, against 0.055 s for the
+ * factorisation; together they take about 6.
+ *
+ * The solution column group stops at its tolerance tol, after maxit steps,
+ * or when a step no longer gains a factor 2 (the rounding floor of the
+ * residual); the derivative groups, which only orient basis directions,
+ * stop at SWEEP_DERIV_TOL or SWEEP_DERIV_EXTRA steps after the solution
+ * group, whichever comes first. A solution group that stalls above accept
+ * ends the loop at once (the caller falls back to double). X keeps the solution's best iterate; *berr is its backward
+ * error (normwise, ‖Z‖ bounded by Σ|c_k|·‖A_k‖). */
+/* Derivative directions need a few digits, not double accuracy: refined to
+ * a backward error of 1e-12 (as before), at most 3 steps beyond the
+ * solution's. */
+#define SWEEP_DERIV_TOL 1e-12
+#define SWEEP_DERIV_EXTRA 3
+
+typedef struct block {
+    int n, p, nd, w;            /* order, ports, derivative groups, columns w = p·(nd + 1) */
+    double complex *c, *d1, *d2; /* coefficients and their derivatives */
+    double *xs, *ts;             /* real parts | imaginary parts of W; per-term products */
+} block;
+
+/* ts_k = A_k·[Re W, Im W] for every term. */
+static sv_status block_products(const sv_sweep_model *m, block *B, const double complex *W)
 {
-    int n = m->n;
+    int n = B->n, w = B->w;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < n; i++) {
+            double complex v = W[(size_t)j * n + i];
+            B->xs[(size_t)j * n + i] = creal(v);
+            B->xs[(size_t)(w + j) * n + i] = cimag(v);
+        }
+    for (int k = 0; k < m->nterms; k++) {
+        sv_status st =
+            sv_sweep_model_apply_term(m, k, 2 * w, B->xs, n, B->ts + (size_t)k * n * 2 * (size_t)w, n);
+        if (st) return st;
+    }
+    return SV_OK;
+}
+
+/* y (n) += Σ_k coef_k · (A_k·W)[:, col] */
+static void block_combine(const sv_sweep_model *m, const block *B, const double complex *coef, double scale,
+                          int col, double complex *y)
+{
+    int n = B->n, w = B->w;
+    for (int k = 0; k < m->nterms; k++) {
+        double complex ck = scale * coef[k];
+        if (ck == 0) continue;
+        const double *re = B->ts + (size_t)k * n * 2 * (size_t)w + (size_t)col * n;
+        const double *im = re + (size_t)w * n;
+        for (int i = 0; i < n; i++) y[i] += ck * CMPLX(re[i], im[i]);
+    }
+}
+
+/* Residuals of all groups (R, n × w) and the right-hand sides of the
+ * derivative groups (rhs, n × w; group 0 is B, set by the caller). */
+static void block_residuals(const sv_sweep_model *m, const block *B, double complex *rhs, double complex *R)
+{
+    int n = B->n, p = B->p;
+    for (int g = 0; g <= B->nd; g++)
+        for (int j = 0; j < p; j++) {
+            int col = g * p + j;
+            double complex *h = rhs + (size_t)col * n, *r = R + (size_t)col * n;
+            if (g > 0) {
+                memset(h, 0, sizeof(double complex) * (size_t)n);
+                if (g == 1) block_combine(m, B, B->d1, -1.0, j, h);
+                else {
+                    block_combine(m, B, B->d2, -1.0, j, h);
+                    block_combine(m, B, B->d1, -2.0, p + j, h);
+                }
+            }
+            memcpy(r, h, sizeof(double complex) * (size_t)n);
+            block_combine(m, B, B->c, -1.0, col, r);
+        }
+}
+
+static sv_status refine_block(const fact *F, const sv_sweep_model *m, double freq, int nd, const double complex *b,
+                              double complex *x, int ldx, double complex *dx, int lddx, double tol, double accept,
+                              int maxit, double *berr, int *its)
+{
+    int n = m->n, p = m->nrhs, nt = m->nterms;
+    block B = {.n = n, .p = p, .nd = nd, .w = p * (nd + 1)};
+    double complex c[nt], d1[nt], d2[nt];
+    B.c = c;
+    B.d1 = d1;
+    B.d2 = d2;
+    sv_status st = sv_sweep_coefs(m, freq, c);
+    if (!st && nd > 0) st = sv_sweep_coef_derivs(m, freq, d1, d2);
+    if (st) return st;
     double znorm = sv_sweep_model_norm_inf(m, freq);
-    size_t sz = (size_t)n * (size_t)p;
-    double complex *r = sv_alloc(F->ctx, sizeof(double complex) * sz * 2, "refinement residuals");
-    if (!r) return sv_last_status();
-    double complex *best = r + sz;
-    for (int c = 0; c < p; c++) memcpy(x + (size_t)c * ldx, rhs + (size_t)c * n, sizeof(double complex) * (size_t)n);
-    sv_status st = fact_solve(F, p, x, ldx);
+    size_t nw = (size_t)n * (size_t)B.w, np = (size_t)n * (size_t)p;
+    double complex *W = sv_alloc(F->ctx, sizeof(double complex) * (3 * nw + np), "refinement vectors");
+    double *re = sv_alloc(F->ctx, sizeof(double) * 2 * nw * (size_t)(nt + 1), "refinement products");
+    if (!W || !re) {
+        st = sv_last_status();
+        sv_free(F->ctx, W);
+        sv_free(F->ctx, re);
+        return st;
+    }
+    double complex *R = W + nw, *rhs = R + nw, *best = rhs + nw;
+    B.xs = re;
+    B.ts = re + 2 * nw;
+    memcpy(rhs, b, sizeof(double complex) * np);
+    memcpy(W, b, sizeof(double complex) * np);
+    memset(W + np, 0, sizeof(double complex) * (nw - np)); /* derivatives: first correction next step */
+    st = fact_solve(F, p, W, n);
     double best_e = INFINITY, prev = INFINITY;
+    int main_done = 0, extra = 0;
     *its = 0;
     while (!st) {
-        st = sv_sweep_model_apply(m, freq, p, x, ldx, r, n);
+        st = block_products(m, &B, W);
         if (st) break;
-        for (size_t e = 0; e < sz; e++) r[e] = rhs[e] - r[e];
-        double be = berr_of(n, p, znorm, r, x, ldx, rhs);
+        block_residuals(m, &B, rhs, R);
+        double be = berr_of(n, p, znorm, R, W, n, rhs);
         if (be < best_e) {
             best_e = be;
-            for (int c = 0; c < p; c++)
-                memcpy(best + (size_t)c * n, x + (size_t)c * ldx, sizeof(double complex) * (size_t)n);
+            memcpy(best, W, sizeof(double complex) * np);
         }
-        if (!(be > tol) || *its >= maxit || !(be < 0.5 * prev)) break;
-        prev = be;
-        st = fact_solve(F, p, r, n);
+        /* the solution group: converged, or at its rounding floor */
+        if (!main_done && (!(be > tol) || !(be < 0.5 * prev))) main_done = 1;
+        prev = fmin(prev, be);
+        if (main_done && !(best_e <= accept)) break; /* stalled short: the caller falls back */
+        int deriv_done = 1;
+        for (int g = 1; g <= nd && deriv_done; g++) {
+            size_t o = (size_t)g * np;
+            if (!(berr_of(n, p, znorm, R + o, W + o, n, rhs + o) <= SWEEP_DERIV_TOL)) deriv_done = 0;
+        }
+        if (main_done) extra++;
+        if ((main_done && (deriv_done || extra > SWEEP_DERIV_EXTRA)) || *its >= maxit) break;
+        st = fact_solve(F, B.w, R, n);
         if (st) break;
-        for (int c = 0; c < p; c++)
-            for (int i = 0; i < n; i++) x[(size_t)c * ldx + i] += r[(size_t)c * n + i];
+        for (size_t e = 0; e < nw; e++) W[e] += R[e];
         (*its)++;
     }
-    if (!st && isfinite(best_e))
-        for (int c = 0; c < p; c++) memcpy(x + (size_t)c * ldx, best + (size_t)c * n, sizeof(double complex) * (size_t)n);
+    if (!st) {
+        if (isfinite(best_e)) memcpy(W, best, sizeof(double complex) * np);
+        for (int j = 0; j < p; j++) memcpy(x + (size_t)j * ldx, W + (size_t)j * n, sizeof(double complex) * (size_t)n);
+        for (int g = 1; g <= nd; g++)
+            for (int j = 0; j < p; j++)
+                memcpy(dx + (size_t)(g - 1) * lddx * p + (size_t)j * lddx, W + ((size_t)g * p + j) * n,
+                       sizeof(double complex) * (size_t)n);
+    }
     *berr = best_e;
-    sv_free(F->ctx, r);
+    sv_free(F->ctx, W);
+    sv_free(F->ctx, re);
     return st;
+}
+
+/* Threads for refinement. Below about a million stored elements a pass is
+ * too short for a thread team (one thread, as for the reduced model: see
+ * serial.c). Above, the passes keep the caller's threads: measured at 2042
+ * unknowns on the two-core machine at a quieter moment (load average 2.9,
+ * in alternation, 3 runs each), the 21-point sweep took 1.00 s with two
+ * threads in refinement against 1.14 s with one; under heavier load (load
+ * average 4–5) one thread was ahead in two runs of three, by 10–30 %. The
+ * wall-clock target is for a quiet machine, so the caller's count wins;
+ * --threads 1 (or OMP_NUM_THREADS=1) is the choice on a busy one. */
+static sv_sweep_serial refine_threads_begin(int n)
+{
+    sv_sweep_serial ss = {0, 0};
+    if ((double)n * n < 2e6) ss = sv_sweep_serial_begin();
+    return ss;
+}
+
+static void refine_threads_end(int n, sv_sweep_serial ss)
+{
+    if ((double)n * n < 2e6) sv_sweep_serial_end(ss);
 }
 
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
@@ -226,9 +389,10 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         sv_clear_error(); /* singular in single precision: may be fine in double */
         st = SV_OK;
     } else if (!st) {
-        sv_sweep_serial ss = sv_sweep_serial_begin(); /* memory-bound steps: see serial.c */
-        st = refine(&F, m, freq, p, b, x, ldx, mixed ? tol : 1e-16, mixed ? 30 : 3, &be, &out.iterations);
-        sv_sweep_serial_end(ss);
+        sv_sweep_serial ss = refine_threads_begin(n);
+        st = refine_block(&F, m, freq, nderiv, b, x, ldx, dx, lddx, mixed ? tol : 1e-16, mixed ? accept : 1.0,
+                          mixed ? 30 : 4, &be, &out.iterations);
+        refine_threads_end(n, ss);
     }
     if (!st && mixed && !(be <= accept)) {
         /* Refinement failed (at very low frequency −jΨ/ω swamps jωL beyond
@@ -240,26 +404,10 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         out.fell_back = 1;
         st = fact_create(ctx, m, freq, 0, &F);
         if (!st) {
-            sv_sweep_serial ss = sv_sweep_serial_begin();
-            st = refine(&F, m, freq, p, b, x, ldx, 1e-16, 3, &be, &out.iterations);
-            sv_sweep_serial_end(ss);
+            sv_sweep_serial ss = refine_threads_begin(n);
+            st = refine_block(&F, m, freq, nderiv, b, x, ldx, dx, lddx, 1e-16, 1.0, 4, &be, &out.iterations);
+            refine_threads_end(n, ss);
         }
-    }
-    if (!st && nderiv > 0) {
-        /* the derivative directions, with the same factors: a basis
-         * direction needs no more than a few digits, refined to 1e-12 at most */
-        double complex *r2 = sv_alloc(ctx, sizeof(double complex) * sz, "derivative right-hand sides");
-        if (!r2) st = sv_last_status();
-        sv_sweep_serial ss = sv_sweep_serial_begin();
-        for (int d = 1; !st && d <= nderiv; d++) {
-            double complex *dd = dx + (size_t)(d - 1) * lddx * p;
-            double be2;
-            int its2;
-            st = sv_sweep_deriv_rhs(m, freq, d, x, ldx, dx, lddx, r2, n);
-            if (!st) st = refine(&F, m, freq, p, r2, dd, lddx, 1e-12, 4, &be2, &its2);
-        }
-        sv_sweep_serial_end(ss);
-        sv_free(ctx, r2);
     }
     fact_destroy(&F);
     sv_free(ctx, b);

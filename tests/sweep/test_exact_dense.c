@@ -51,6 +51,55 @@ static void test_exact_solves_against_lapack(void **state)
     synth_destroy(&s);
 }
 
+/* The derivative directions that the mixed path refines together with the
+ * solution, against central differences of LAPACK solutions built by the
+ * test (independent of the module: X' ≈ (X(f+h) − X(f−h))/2h,
+ * X'' ≈ (X(f+h) − 2X(f) + X(f−h))/h², h = 1e-4·f: truncation about 1e-8
+ * relative; rounding about cond·eps/(h/f)² for X'', up to 1e-2 here with a
+ * condition number near 1e6, so the second difference only checks the
+ * leading digits), and tightly against the LAPACK path's own derivatives
+ * (zgetrs on the full double matrix, same right-hand-side formula). */
+static void test_derivatives_against_differences(void **state)
+{
+    (void)state;
+    synth s;
+    int n = 200, p = 2;
+    synth_create(&s, n, 32, p, 3, 0.05, 79);
+    size_t sz = (size_t)n * p;
+    double complex *x = malloc(sizeof(double complex) * sz), *dx = malloc(sizeof(double complex) * sz * 2);
+    double complex *xl = malloc(sizeof(double complex) * sz), *dxl = malloc(sizeof(double complex) * sz * 2);
+    double complex *xp = malloc(sizeof(double complex) * sz), *xm = malloc(sizeof(double complex) * sz);
+    double complex *x0 = malloc(sizeof(double complex) * sz), *fd = malloc(sizeof(double complex) * sz * 2);
+    double fs[2] = {1.5e9, 12e9};
+    for (int k = 0; k < 2; k++) {
+        double f = fs[k], h = 1e-4 * f;
+        sv_sweep_exact_info info;
+        assert_int_equal(sv_sweep_exact_dense(NULL, s.model, f, 1, 0.0, x, n, 2, dx, n, &info), SV_OK);
+        assert_false(info.fell_back);
+        assert_true(info.backward_error <= 1e-15);
+        synth_solve(&s, f + h, xp);
+        synth_solve(&s, f - h, xm);
+        synth_solve(&s, f, x0);
+        for (size_t i = 0; i < sz; i++) {
+            fd[i] = (xp[i] - xm[i]) / (2 * h);
+            fd[sz + i] = (xp[i] - 2.0 * x0[i] + xm[i]) / (h * h);
+        }
+        double e1 = rel_diff((int)sz, dx, fd), e2 = rel_diff((int)sz, dx + sz, fd + sz);
+        print_message("f = %g: X' vs differences %.2e, X'' %.2e\n", f, e1, e2);
+        assert_true(e1 < 1e-6);
+        assert_true(e2 < 1e-2); /* the reference's limit: see above */
+        assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f, xl, n, 2, dxl, n, NULL), SV_OK);
+        double l1 = rel_diff((int)sz, dx, dxl), l2 = rel_diff((int)sz, dx + sz, dxl + sz);
+        print_message("f = %g: X' vs LAPACK path %.2e, X'' %.2e\n", f, l1, l2);
+        /* derivatives are refined to a backward error of 1e-12 (basis
+         * directions need no more): forward agreement cond·1e-12 ≈ 1e-6 */
+        assert_true(l1 < 3e-6);
+        assert_true(l2 < 3e-6);
+    }
+    free(x); free(dx); free(xl); free(dxl); free(xp); free(xm); free(x0); free(fd);
+    synth_destroy(&s);
+}
+
 static void test_mixed_against_double_sweep(void **state)
 {
     (void)state;
@@ -120,6 +169,7 @@ int main(void)
     openblas_set_num_threads(1); /* also sets OpenMP's count in the OpenMP build */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_solves_against_lapack),
+        cmocka_unit_test(test_derivatives_against_differences),
         cmocka_unit_test(test_mixed_against_double_sweep),
         cmocka_unit_test(test_low_frequency_fallback),
     };
