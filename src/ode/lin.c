@@ -7,10 +7,10 @@
  * takes; a zero or non-finite pivot is reported per lane and the stepper
  * retries that lane with a smaller step, which makes the diagonal larger.
  *
- * The one exception: double-precision systems with 2 ≤ n ≤ 8 are held in
- * full storage and factored by the unrolled kernels of dense_small.c,
- * 1.3–3.8× faster there than the engine's table-driven kernels (figures in
- * dense_small.c).
+ * The one exception: double-precision systems with 2 ≤ n ≤ 8 whose factor
+ * fills at least 3/4 of the n × n matrix are held in full storage and
+ * factored by the unrolled kernels of dense_small.c, 1.6–3.1× faster there
+ * than the engine's table-driven kernels (figures in dense_small.c).
  *
  * Ordering: the natural order or AMD, whichever needs fewer factor updates
  * (natural on a tie: small chemical systems are often written in a good
@@ -90,7 +90,18 @@ ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single)
     L->nnz = P->nnz;
     L->single = single;
     L->P = P;
-    if (!single && P->n >= 2 && P->n <= 8) {
+    if (analyse(ctx, L) != SV_OK) goto fail;
+    /* Tiny, (nearly) full factor in double: full storage and the unrolled
+     * kernels (dense_small.c). A sparser tiny pattern stays with the engine,
+     * whose work then shrinks with the pattern (HIRES, n = 8 with 28 slots,
+     * W = 4: 59 ns per factor + solve in bench/results/sparse.jsonl, against
+     * 217 ns for full n = 8 here). */
+    if (!single && P->n >= 2 && P->n <= 8 && 4 * L->nslots >= 3 * P->n * P->n) {
+        sv_sparse_lu_destroy(L->lu);
+        sv_sparse_pattern_destroy(L->pat);
+        L->lu = NULL;
+        L->pat = NULL;
+        sv_free(ctx, L->eslot);
         L->dense = 1;
         L->nslots = P->n * P->n;
         L->eslot = sv_alloc(ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode linear solver");
@@ -98,8 +109,6 @@ ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single)
         for (int e = 0; e < P->nnz; e++) L->eslot[e] = P->erow[e] * P->n + P->colind[e];
         for (int i = 0; i < P->n; i++) L->ddiag[i] = i * P->n + i;
         L->dslot = L->ddiag;
-    } else if (analyse(ctx, L) != SV_OK) {
-        goto fail;
     }
     size_t nsw = (size_t)L->nslots * W, nw = (size_t)L->n * W;
     L->buf = sv_alloc(ctx, sizeof(double) * nsw, "ode LU buffer");
