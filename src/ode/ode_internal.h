@@ -54,6 +54,9 @@ void ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad);
  * Returns refinement sweeps done (max over lanes). */
 int ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x);
 const char *ode_lin_kind(const ode_lin *L);
+/* Full-storage kernels for 2 ≤ n ≤ 8 (dense_small.c), W in {1, 2, 4, 8}. */
+void ode_dense_small_factor(int n, int W, double *buf, unsigned char *bad);
+void ode_dense_small_solve(int n, int W, const double *buf, double *x);
 
 /* ---- Jacobian evaluation over lanes ---------------------------------------
  * jvals (nnz·W) and dfdt (n·W) for lanes with mask set. f0 = f(t, y) for
