@@ -14,9 +14,6 @@
 #include "solvent/dense.h"
 #include "solvent/em.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
 
 /* OpenBLAS's own thread control (the OpenMP build also sets OpenMP's count
  * with it). The network-parameter conversions below make one tiny LAPACK
@@ -25,20 +22,6 @@
  * reduced model at 1001 points), so they run on one thread. */
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
-
-typedef struct coef_data {
-    double sigma, t;
-} coef_data;
-
-/* c_0 = jω (L), c_1 = −j/ω (Ψ), c_2 = Zs(f) (G). */
-static double complex em_coef(void *user, int k, double f)
-{
-    const coef_data *c = user;
-    double w = 2 * M_PI * f;
-    if (k == 0) return I * w;
-    if (k == 1) return -I / w;
-    return sv_em_surface_impedance(c->sigma, c->t, f);
-}
 
 typedef struct bar {
     int on, drawn;
@@ -196,7 +179,6 @@ int sweep_tool_run(const sweep_args *a)
     end_progress(&pb);
 
     /* The affine model and the sweep. */
-    coef_data cd = {stk.sigma, stk.t};
     sv_sweep_term terms[3] = {
         {.kind = SV_SWEEP_TERM_PACKED, .packed = (const double *)sv_dense_sym_cdata(L), .nb = sv_dense_sym_block(L)},
         {.kind = SV_SWEEP_TERM_PACKED, .packed = (const double *)sv_dense_sym_cdata(Psi), .nb = sv_dense_sym_block(Psi)},
@@ -206,7 +188,7 @@ int sweep_tool_run(const sweep_args *a)
         terms[2].colind = G->col;
         terms[2].values = G->val;
     }
-    if (sv_sweep_model_create(ctx, n, lossy ? 3 : 2, terms, em_coef, &cd, p, b, n, &model)) goto fail;
+    if (sv_sweep_model_create(ctx, n, lossy ? 3 : 2, terms, sv_em_coefficient, &stk, p, b, n, &model)) goto fail;
     sv_ctx_reset_peak(ctx);
     if (sv_sweep_run(ctx, model, points, freq, &so, &res)) goto fail;
     end_progress(&pb);

@@ -43,19 +43,6 @@ static void die(const char *what)
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 
-typedef struct coef_data {
-    double sigma, t;
-} coef_data;
-
-static double complex em_coef(void *user, int k, double f)
-{
-    const coef_data *c = user;
-    double w = 2 * M_PI * f;
-    if (k == 0) return I * w;
-    if (k == 1) return -I / w;
-    return sv_em_surface_impedance(c->sigma, c->t, f);
-}
-
 typedef struct setup {
     sv_em_project *prj;
     sv_em_model *em;
@@ -105,7 +92,6 @@ static double run_ours(const char *path, int nf, const double *freq, double comp
     double t0 = sv_time_now();
     setup s;
     setup_build(ctx, path, &s);
-    coef_data cd = {s.stk.sigma, s.stk.t};
     sv_sweep_term terms[3] = {
         {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s.L), .nb = sv_dense_sym_block(s.L)},
         {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s.Psi), .nb = sv_dense_sym_block(s.Psi)},
@@ -116,7 +102,7 @@ static double run_ours(const char *path, int nf, const double *freq, double comp
         terms[2].values = s.G->val;
     }
     sv_sweep_model *m;
-    if (sv_sweep_model_create(ctx, s.n, s.lossy ? 3 : 2, terms, em_coef, &cd, s.p, s.b, s.n, &m)) die("sweep model");
+    if (sv_sweep_model_create(ctx, s.n, s.lossy ? 3 : 2, terms, sv_em_coefficient, &s.stk, s.p, s.b, s.n, &m)) die("sweep model");
     sv_sweep_result *res;
     if (sv_sweep_run(ctx, m, nf, freq, NULL, &res)) die("sweep");
     int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();

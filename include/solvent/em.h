@@ -128,6 +128,10 @@ sv_status sv_em_port_rhs(const sv_em_model *m, double *b, int ldb);
  * thickness t (m) at freq_hz ≥ 0, current on one face: (k/σ)·coth(k·t),
  * k = (1 + j)/δ; 1/(σ·t) at DC; 0 for sigma = INFINITY. */
 double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
+/* The model's coefficients in the form the sweep engine's affine model takes
+ * (Z(f) = Σ c_k(f)·A_k): c_0 = jω for L, c_1 = −j/ω for Ψ, c_2 = Zs(f) for G.
+ * `stackup` points to the project's sv_em_stackup (sv_em_project_stackup). */
+double complex sv_em_coefficient(void *stackup, int k, double freq_hz);
 
 /* ---- network parameters -------------------------------------------------- */
 /* Y (P × P, column-major) = Bᵀ·X from the solutions X (N × P) of Z·X = B:

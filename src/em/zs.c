@@ -22,3 +22,12 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz)
     double complex k = (1 + I) / delta;
     return k / sigma * coth_c(k * t);
 }
+
+double complex sv_em_coefficient(void *stackup, int k, double freq_hz)
+{
+    const sv_em_stackup *st = stackup;
+    double w = 2 * SV_EM_PI * freq_hz;
+    if (k == 0) return I * w;
+    if (k == 1) return -I / w;
+    return sv_em_surface_impedance(st->sigma, st->t, freq_hz);
+}

@@ -13,22 +13,6 @@
 #include "solvent/em.h"
 #include "solvent/sweep.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-typedef struct coef_data {
-    double sigma, t;
-} coef_data;
-
-static double complex em_coef(void *user, int k, double f)
-{
-    const coef_data *c = user;
-    double w = 2 * M_PI * f;
-    if (k == 0) return I * w;
-    if (k == 1) return -I / w;
-    return sv_em_surface_impedance(c->sigma, c->t, f);
-}
 
 static void check_example(const char *name, int nf, int max_exact_expected)
 {
@@ -52,7 +36,6 @@ static void check_example(const char *name, int nf, int max_exact_expected)
     double *b = malloc(sizeof(double) * n * p), *z0 = malloc(sizeof(double) * p);
     assert_int_equal(sv_em_port_rhs(em, b, n), SV_OK);
     for (int k = 0; k < p; k++) z0[k] = sv_em_project_port_z0(prj, k);
-    coef_data cd = {st.sigma, st.t};
     sv_sweep_term terms[3] = {
         {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(L), .nb = sv_dense_sym_block(L)},
         {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(Psi), .nb = sv_dense_sym_block(Psi)},
@@ -63,7 +46,7 @@ static void check_example(const char *name, int nf, int max_exact_expected)
         terms[2].values = G->val;
     }
     sv_sweep_model *m;
-    assert_int_equal(sv_sweep_model_create(NULL, n, lossy ? 3 : 2, terms, em_coef, &cd, p, b, n, &m), SV_OK);
+    assert_int_equal(sv_sweep_model_create(NULL, n, lossy ? 3 : 2, terms, sv_em_coefficient, &st, p, b, n, &m), SV_OK);
     double *f = malloc(sizeof(double) * nf);
     for (int i = 0; i < nf; i++) f[i] = sw.start_hz + (sw.stop_hz - sw.start_hz) * i / (nf - 1);
     sv_sweep_result *r;
