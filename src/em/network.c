@@ -17,27 +17,35 @@ static sv_status check_all(int p, const double complex *a, const char *who)
     return SV_OK;
 }
 
+/* X = A⁻¹·X for a small p × p system (ports), by LAPACK's zgesv; A is
+ * overwritten. `matrix` names A in the message when it is singular, and
+ * `consequence` (may be "") says what follows from that. */
+static sv_status solve_ports(int p, double complex *a, double complex *x, const char *who, const char *matrix,
+                             const char *consequence)
+{
+    lapack_int *ipiv = malloc(sizeof *ipiv * (size_t)p);
+    if (!ipiv) return sv_error(SV_ERR_NOMEM, "%s: no memory for %d ports", who, p);
+    lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, p, p, a, p, ipiv, x, p);
+    free(ipiv);
+    if (info > 0)
+        return sv_error(SV_ERR_SINGULAR, "%s: %s is singular (pivot %d)%s", who, matrix, (int)info, consequence);
+    if (info < 0) return sv_error(SV_ERR_INTERNAL, "%s: zgesv argument %d", who, (int)-info);
+    return SV_OK;
+}
+
 sv_status sv_em_y_to_z(int p, const double complex *y, double complex *z)
 {
     if (p < 1 || !y || !z) return sv_error(SV_ERR_ARG, "sv_em_y_to_z: p = %d or NULL matrix", p);
     sv_status s = check_all(p, y, "sv_em_y_to_z: Y");
     if (s) return s;
     double complex *a = malloc(sizeof *a * (size_t)p * p);
-    lapack_int *ipiv = malloc(sizeof *ipiv * (size_t)p);
-    if (!a || !ipiv) {
-        free(a);
-        free(ipiv);
-        return sv_error(SV_ERR_NOMEM, "sv_em_y_to_z: no memory for %d ports", p);
-    }
+    if (!a) return sv_error(SV_ERR_NOMEM, "sv_em_y_to_z: no memory for %d ports", p);
     memcpy(a, y, sizeof *a * (size_t)p * p);
     for (int c = 0; c < p; c++)
         for (int r = 0; r < p; r++) z[r + (size_t)p * c] = r == c;
-    lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, p, p, a, p, ipiv, z, p);
+    s = solve_ports(p, a, z, "sv_em_y_to_z", "Y", ": Z does not exist");
     free(a);
-    free(ipiv);
-    if (info > 0) return sv_error(SV_ERR_SINGULAR, "sv_em_y_to_z: Y is singular (pivot %d): Z does not exist", (int)info);
-    if (info < 0) return sv_error(SV_ERR_INTERNAL, "sv_em_y_to_z: zgesv argument %d", (int)-info);
-    return check_all(p, z, "sv_em_y_to_z: Z");
+    return s ? s : check_all(p, z, "sv_em_y_to_z: Z");
 }
 
 sv_status sv_em_y_to_s(int p, const double complex *y, const double *z0, double complex *s)
@@ -49,25 +57,16 @@ sv_status sv_em_y_to_s(int p, const double complex *y, const double *z0, double 
     sv_status st = check_all(p, y, "sv_em_y_to_s: Y");
     if (st) return st;
     double complex *a = malloc(sizeof *a * (size_t)p * p);
-    lapack_int *ipiv = malloc(sizeof *ipiv * (size_t)p);
-    if (!a || !ipiv) {
-        free(a);
-        free(ipiv);
-        return sv_error(SV_ERR_NOMEM, "sv_em_y_to_s: no memory for %d ports", p);
-    }
+    if (!a) return sv_error(SV_ERR_NOMEM, "sv_em_y_to_s: no memory for %d ports", p);
     for (int c = 0; c < p; c++)
         for (int r = 0; r < p; r++) {
             double complex v = sqrt(z0[r]) * y[r + (size_t)p * c] * sqrt(z0[c]);
             a[r + (size_t)p * c] = (r == c) + v;
             s[r + (size_t)p * c] = (r == c) - v;
         }
-    lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, p, p, a, p, ipiv, s, p);
+    st = solve_ports(p, a, s, "sv_em_y_to_s", "I + z0·Y", "");
     free(a);
-    free(ipiv);
-    if (info > 0)
-        return sv_error(SV_ERR_SINGULAR, "sv_em_y_to_s: I + z0·Y is singular (pivot %d)", (int)info);
-    if (info < 0) return sv_error(SV_ERR_INTERNAL, "sv_em_y_to_s: zgesv argument %d", (int)-info);
-    return check_all(p, s, "sv_em_y_to_s: S");
+    return st ? st : check_all(p, s, "sv_em_y_to_s: S");
 }
 
 double sv_em_reciprocity_error(int p, const double complex *s)
