@@ -103,9 +103,25 @@ typedef struct sv_sweep_exact_info {
 sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
                                double complex *x, int ldx, sv_sweep_exact_info *info);
 
+/* Solve Z(f)·X = B and the frequency derivatives of X with the same
+ * factors: dx holds nderiv (0..2) blocks n × nrhs, block k−1 at
+ * dx + (k−1)·lddx·nrhs, dX/df solving Z·X' = −Z'·X and d²X/df² solving
+ * Z·X'' = −(Z''·X + 2·Z'·X'), refined to about 1e-12 (they only orient the
+ * adaptive sweep's basis directions). refine_tol: target backward error of
+ * the mixed path, 0 = 1e-15. A caller-supplied solver (an accelerator, say)
+ * uses this as its CPU fallback. */
+sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
+                                     double refine_tol, double complex *x, int ldx, int nderiv, double complex *dx,
+                                     int lddx, sv_sweep_exact_info *info);
+
 /* A caller-supplied exact solver (replaces the built-in one). */
 typedef sv_status (*sv_sweep_exact_fn)(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
                                        double complex *x, int ldx, sv_sweep_exact_info *info);
+/* The same with derivatives, as sv_sweep_solve_exact_deriv: the sweep asks
+ * for nderiv = its `derivatives` option (0 when it is −1). */
+typedef sv_status (*sv_sweep_exact_deriv_fn)(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
+                                             double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                                             sv_sweep_exact_info *info);
 
 /* Bytes one exact solve holds at most with this precision (beyond the model). */
 size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision);
@@ -127,7 +143,9 @@ typedef struct sv_sweep_options {
                                 1 or 2, or −1 for the solutions alone */
     sv_sweep_exact_fn exact; /* NULL: the built-in solver with `precision` (a custom solver
                                 gives solutions only) */
-    void *exact_user;
+    void *exact_user;        /* passed to exact or exact_deriv */
+    sv_sweep_exact_deriv_fn exact_deriv; /* a custom solver that also gives derivatives
+                                            (used when exact is NULL) */
 } sv_sweep_options;
 
 void sv_sweep_options_default(sv_sweep_options *opts);

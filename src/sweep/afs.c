@@ -203,6 +203,9 @@ static sv_status solve_exact_at(afs *s, int i)
     sv_status st;
     if (s->o.exact)
         st = s->o.exact(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, &info);
+    else if (s->o.exact_deriv)
+        st = s->o.exact_deriv(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n,
+                              &info);
     else if (s->o.precision == SV_SWEEP_LAPACK)
         st = sv_sweep_exact_lapack(s->ctx, s->m, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n, &info);
     else

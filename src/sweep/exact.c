@@ -94,6 +94,29 @@ sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq
     return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
 }
 
+sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
+                                     double refine_tol, double complex *x, int ldx, int nderiv, double complex *dx,
+                                     int lddx, sv_sweep_exact_info *info)
+{
+    if (!m) return sv_error(SV_ERR_ARG, "model is NULL");
+    if (!x) return sv_error(SV_ERR_ARG, "x is NULL");
+    if (ldx < m->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, m->n);
+    if (nderiv < 0 || nderiv > 2) return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0, 1 or 2", nderiv);
+    if (nderiv > 0 && !dx) return sv_error(SV_ERR_ARG, "dx is NULL with nderiv = %d", nderiv);
+    if (nderiv > 0 && lddx < m->n) return sv_error(SV_ERR_ARG, "lddx = %d: expected >= n = %d", lddx, m->n);
+    if (!(refine_tol >= 0 && refine_tol < 1e-6))
+        return sv_error(SV_ERR_ARG, "refine_tol = %g: expected 0 (default) or 0 < refine_tol < 1e-6", refine_tol);
+    if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
+    switch (precision) {
+    case SV_SWEEP_MIXED:
+    case SV_SWEEP_DOUBLE:
+        return sv_sweep_exact_dense(ctx, m, freq, precision == SV_SWEEP_MIXED, refine_tol, x, ldx, nderiv, dx, lddx,
+                                    info);
+    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, nderiv, dx, lddx, info);
+    }
+    return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
+}
+
 size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision)
 {
     if (n < 1 || nrhs < 1) return 0;

@@ -249,6 +249,62 @@ static void test_custom_solver_unsorted_and_duplicate_frequencies(void **state)
     synth_destroy(&s);
 }
 
+/* A custom solver with derivatives (through the public entry point, LAPACK
+ * path) is asked for the sweep's derivative order, and its derivatives
+ * enter the basis: the sweep then needs no more exact solves than the
+ * built-in solver does with its derivatives, and fewer than a solver that
+ * gives solutions only. */
+static int deriv_asked;
+static sv_status counting_exact_deriv(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
+                                      double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
+                                      sv_sweep_exact_info *info)
+{
+    (void)user;
+    calls++;
+    deriv_asked = nderiv;
+    return sv_sweep_solve_exact_deriv(ctx, m, freq, SV_SWEEP_LAPACK, 0.0, x, ldx, nderiv, dx, lddx, info);
+}
+
+static void test_custom_solver_with_derivatives(void **state)
+{
+    (void)state;
+    synth s;
+    synth_create(&s, 120, 16, 2, 3, 0.05, 21);
+    double *f = linspace(1e9, 10e9, 41);
+    sv_sweep_options o;
+    sv_sweep_options_default(&o);
+    sv_sweep_result *plain = NULL, *deriv = NULL, *builtin = NULL;
+    o.exact = counting_exact;
+    assert_int_equal(sv_sweep_run(NULL, s.model, 41, f, &o, &plain), SV_OK);
+    o.exact = NULL;
+    o.exact_deriv = counting_exact_deriv;
+    calls = 0;
+    assert_int_equal(sv_sweep_run(NULL, s.model, 41, f, &o, &deriv), SV_OK);
+    assert_int_equal(calls, deriv->n_exact);
+    assert_int_equal(deriv_asked, 2);
+    o.exact_deriv = NULL;
+    assert_int_equal(sv_sweep_run(NULL, s.model, 41, f, &o, &builtin), SV_OK);
+    print_message("exact solves: solutions only %d, custom with derivatives %d, built-in %d\n", plain->n_exact,
+                  deriv->n_exact, builtin->n_exact);
+    assert_true(deriv->converged);
+    assert_true(deriv->n_exact < plain->n_exact);
+    assert_true(abs(deriv->n_exact - builtin->n_exact) <= 1);
+    assert_true(max_s_error(&s, deriv, NULL) < 1e-9);
+    /* the entry point's argument checks */
+    double complex x[240];
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, 1e9, SV_SWEEP_MIXED, 0.0, x, 120, 3, x, 120, NULL),
+                     SV_ERR_ARG);
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, 1e9, SV_SWEEP_MIXED, 0.0, x, 120, 1, NULL, 120, NULL),
+                     SV_ERR_ARG);
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, 1e9, SV_SWEEP_MIXED, 0.5, x, 120, 0, NULL, 0, NULL),
+                     SV_ERR_ARG);
+    sv_sweep_result_destroy(NULL, plain);
+    sv_sweep_result_destroy(NULL, deriv);
+    sv_sweep_result_destroy(NULL, builtin);
+    free(f);
+    synth_destroy(&s);
+}
+
 static void test_outputs_other_than_b(void **state)
 {
     (void)state;
@@ -371,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_derivatives_against_differences),
         cmocka_unit_test(test_cap_and_exact_all),
         cmocka_unit_test(test_custom_solver_unsorted_and_duplicate_frequencies),
+        cmocka_unit_test(test_custom_solver_with_derivatives),
         cmocka_unit_test(test_outputs_other_than_b),
         cmocka_unit_test(test_sweep_errors),
         cmocka_unit_test(test_cancel),
