@@ -106,7 +106,7 @@ sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq
 /* Solve Z(f)·X = B and the frequency derivatives of X with the same
  * factors: dx holds nderiv (0..2) blocks n × nrhs, block k−1 at
  * dx + (k−1)·lddx·nrhs, dX/df solving Z·X' = −Z'·X and d²X/df² solving
- * Z·X'' = −(Z''·X + 2·Z'·X'), refined to about 1e-12 (they only orient the
+ * Z·X'' = −(Z''·X + 2·Z'·X'), refined to about 1e-9 (they only orient the
  * adaptive sweep's basis directions). refine_tol: target backward error of
  * the mixed path, 0 = 1e-15. A caller-supplied solver (an accelerator, say)
  * uses this as its CPU fallback. */

@@ -210,11 +210,15 @@ static double berr_of(int n, int p, double znorm, const double complex *r, const
  * group, whichever comes first. A solution group that stalls above accept
  * ends the loop at once (the caller falls back to double). X keeps the solution's best iterate; *berr is its backward
  * error (normwise, ‖Z‖ bounded by Σ|c_k|·‖A_k‖). */
-/* Derivative directions need a few digits, not double accuracy: refined to
- * a backward error of 1e-12 (as before), at most 3 steps beyond the
- * solution's. */
-#define SWEEP_DERIV_TOL 1e-12
-#define SWEEP_DERIV_EXTRA 3
+/* Derivative directions need a few digits, not double accuracy: they only
+ * widen the basis, and what the sweep reports is checked by its residual
+ * estimate, not by them. Refined to a backward error of 1e-9 (forward about
+ * 1e-7 for X', 1e-5 for X'' on the planar example, against a residual
+ * tolerance of 1e-4), at most 2 steps beyond the solution's. Measured at
+ * 2042 unknowns: 4 refinement steps per exact solve instead of 5 (1e-12),
+ * the same exact-solve counts and S agreement. */
+#define SWEEP_DERIV_TOL 1e-9
+#define SWEEP_DERIV_EXTRA 2
 
 typedef struct block {
     int n, p, nd, w;            /* order, ports, derivative groups, columns w = p·(nd + 1) */

@@ -50,7 +50,7 @@ sv_status sv_sweep_backward_error(const sv_sweep_model *m, double freq, const do
 
 /* The exact solvers. With nderiv > 0 they also return the derivatives
  * d^kX/df^k, k = 1..nderiv (≤ 2), in dx (block k−1 at dx + (k−1)·lddx·nrhs),
- * solved with the same factors to about 1e-12 (they only orient basis
+ * solved with the same factors to about 1e-9 (they only orient basis
  * directions): Z·X' = −Z'·X, Z·X'' = −(Z''·X + 2·Z'·X'). */
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
                                 int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info);

@@ -91,10 +91,11 @@ static void test_derivatives_against_differences(void **state)
         assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f, xl, n, 2, dxl, n, NULL), SV_OK);
         double l1 = rel_diff((int)sz, dx, dxl), l2 = rel_diff((int)sz, dx + sz, dxl + sz);
         print_message("f = %g: X' vs LAPACK path %.2e, X'' %.2e\n", f, l1, l2);
-        /* derivatives are refined to a backward error of 1e-12 (basis
-         * directions need no more): forward agreement cond·1e-12 ≈ 1e-6 */
-        assert_true(l1 < 3e-6);
-        assert_true(l2 < 3e-6);
+        /* derivatives are refined to a backward error of 1e-9 (basis
+         * directions need no more): forward agreement about cond·1e-9; the
+         * second derivative's right-hand side carries the first's error */
+        assert_true(l1 < 1e-5);
+        assert_true(l2 < 3e-4);
     }
     free(x); free(dx); free(xl); free(dxl); free(xp); free(xm); free(x0); free(fd);
     synth_destroy(&s);
