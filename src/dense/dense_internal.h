@@ -60,8 +60,15 @@ void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch);
 void sv_dense_ldlt_recover_c(sv_dense_sym *a, int kfail, void *scratch);
 void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx);
 void sv_dense_ldlt_solve_c(const sv_dense_sym *a, int nrhs, void *x, int ldx);
-/* Right-hand sides up to which a solve runs on one thread. */
+/* The same on a team of nthreads for few right-hand sides; part: workspace
+ * of nthreads · nb · nrhs elements of the factor's type. */
+void sv_dense_ldlt_solve_team_z(const sv_dense_sym *a, int nrhs, void *x, int ldx, int nthreads, void *part);
+void sv_dense_ldlt_solve_team_c(const sv_dense_sym *a, int nrhs, void *x, int ldx, int nthreads, void *part);
+/* Right-hand sides up to which a solve runs on Solvent's own team (or one
+ * thread) rather than multi-threaded OpenBLAS, and the order from which the
+ * team is used. */
 #define SV_DENSE_SOLVE_1T_MAX_RHS 8
+#define SV_DENSE_SOLVE_TEAM_MIN_N 512
 /* max(|Re|, |Im|) over the stored entries, or −1 with the position of a
  * non-finite entry. */
 double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj);

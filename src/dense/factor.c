@@ -198,13 +198,27 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
     if (!b) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: b is NULL");
     int prev = sv_threads_apply(f->ctx);
     /* A solve with a few right-hand sides is memory bound and made of many
-     * small BLAS calls: one thread streams the factors nearly as fast as two,
-     * without a synchronisation per call, which on a busy machine costs far
-     * more than it saves. So OpenBLAS gets one thread here (this sets the
-     * calling thread's OpenMP setting only, restored below). */
+     * small BLAS calls: multi-threaded OpenBLAS pays a synchronisation per
+     * call. Such solves of the LDLᵀ factors run on Solvent's own team instead
+     * (each thread streams a slice of the factors, ldlt_tmpl.h), or on one
+     * thread where there is one, or the order is too small for a team to pay
+     * off; OpenBLAS gets one thread here (this sets the calling thread's
+     * OpenMP setting only, restored below). */
     int small = nrhs <= SV_DENSE_SOLVE_1T_MAX_RHS, saved = omp_get_max_threads();
     if (small) omp_set_num_threads(1);
-    if (f->path == SV_DENSE_PATH_LDLT) {
+    int team = small && f->path == SV_DENSE_PATH_LDLT && saved > 1 && n >= SV_DENSE_SOLVE_TEAM_MIN_N;
+    size_t esz = f->type == SV_DENSE_C64 ? sizeof(double complex) : sizeof(float complex);
+    void *part = team ? sv_alloc(f->ctx, esz * (size_t)saved * (size_t)f->a->nb * (size_t)nrhs, "solve workspace")
+                      : NULL;
+    if (team && !part) {
+        sv_clear_error(); /* no memory for the team's partial sums: one thread then */
+        team = 0;
+    }
+    if (team) {
+        if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_team_z(f->a, nrhs, b, ldb, saved, part);
+        else sv_dense_ldlt_solve_team_c(f->a, nrhs, b, ldb, saved, part);
+        sv_free(f->ctx, part);
+    } else if (f->path == SV_DENSE_PATH_LDLT) {
         if (f->type == SV_DENSE_C64) sv_dense_ldlt_solve_z(f->a, nrhs, b, ldb);
         else sv_dense_ldlt_solve_c(f->a, nrhs, b, ldb);
     } else if (f->type == SV_DENSE_C64) {

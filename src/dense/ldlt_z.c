@@ -22,5 +22,10 @@ void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch) { FN(ldl
 
 void sv_dense_ldlt_solve_z(const sv_dense_sym *a, int nrhs, void *x, int ldx) { FN(ldlt_solve)(a, nrhs, x, ldx); }
 
+void sv_dense_ldlt_solve_team_z(const sv_dense_sym *a, int nrhs, void *x, int ldx, int nthreads, void *part)
+{
+    FN(ldlt_solve_team)(a, nrhs, x, ldx, nthreads, part);
+}
+
 double sv_dense_amax_z(const sv_dense_sym *a, int *bi, int *bj) { return FN(amax)(a, bi, bj); }
 

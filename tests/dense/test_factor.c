@@ -92,6 +92,38 @@ static void test_well_conditioned_single(void **state)
         check_well_conditioned(cases[i][0], cases[i][1], cases[i][2], 1);
 }
 
+/* Solves with few right-hand sides of orders from 512 up run on a thread
+ * team that splits the rows (factor.c): with 1, 2 and 3 threads, orders
+ * that are and are not multiples of the block size, agreement with LAPACK. */
+static void test_team_solves(void **state)
+{
+    (void)state;
+    const int cases[][4] = {{512, 64, 1, 0}, {700, 64, 5, 1}, {613, 48, 8, 0}, {777, 0, 3, 1}, {1030, 96, 2, 1}};
+    for (int threads = 1; threads <= 3; threads++) {
+        sv_ctx *ctx = NULL;
+        assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+        assert_int_equal(sv_ctx_set_threads(ctx, threads), SV_OK);
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            int n = cases[i][0], nb = cases[i][1], p = cases[i][2], single = cases[i][3];
+            sv_test_rng r;
+            sv_test_rng_seed(&r, 77 + (uint64_t)n);
+            double complex *a = td_random_sym(&r, n, n + 1.0);
+            double complex *b = td_random(&r, n, p);
+            double complex *xref = malloc(sizeof *xref * (size_t)n * p);
+            assert_int_equal(td_lapack_lu_solve(n, p, a, b, xref), 0);
+            double complex *x = solve_with(a, n, nb, p, n + 3, b, single, ctx, NULL, NULL);
+            assert_non_null(x);
+            double rel = td_rel_diff(n, p, x, xref);
+            assert_true(rel < (single ? 1e-5 : 1e-13));
+            free(a);
+            free(b);
+            free(x);
+            free(xref);
+        }
+        sv_ctx_destroy(ctx);
+    }
+}
+
 /* The conventional-gemm variant of the trailing update (plain_gemm = 1)
  * agrees with LAPACK as well. */
 static void test_plain_gemm_option(void **state)
@@ -514,6 +546,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_well_conditioned_double),
         cmocka_unit_test(test_well_conditioned_single),
+        cmocka_unit_test(test_team_solves),
         cmocka_unit_test(test_plain_gemm_option),
         cmocka_unit_test(test_matches_zsytrf),
         cmocka_unit_test(test_ill_conditioned),
