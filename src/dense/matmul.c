@@ -56,7 +56,7 @@ SV_MATMUL_BLOCK(block_c, float complex, c)
             int t = omp_get_thread_num();                                                                    \
             T *yt = t == 0 ? y : priv + per * (size_t)(t - 1);                                               \
             int ldt = t == 0 ? ldy : n;                                                                      \
-            _Pragma("omp for schedule(dynamic, 1)") for (int k = 0; k < K; k++)                              \
+            _Pragma("omp for schedule(static, 1)") for (int k = 0; k < K; k++)                               \
                 BLOCK(a, k, p, x, ldx, yt, ldt);                                                             \
             /* implicit barrier: every partial sum is complete */                                            \
             _Pragma("omp for schedule(static)") for (int i = 0; i < n; i++) for (int c = 0; c < p; c++)      \

@@ -55,14 +55,20 @@ sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, in
     if ((double)n * n < 2e6) nthr = 1;
     /* Each block column adds to its own rows (diagonal block and the
      * transposed panel) and to every row below (the panel): threads keep
-     * private copies of Y and the copies are summed at the end. */
+     * private copies of Y and the copies are summed at the end, in thread
+     * order. The block columns are dealt out round-robin (static, 1), not
+     * dynamically: each copy then sums the same blocks in every run, so the
+     * product and everything built on it (refinement, the sweep's choice of
+     * frequencies) are the same from run to run. With dynamic scheduling
+     * rounding differed between runs, and the adaptive sweep's path with it
+     * (6, 7 or 8 exact solves for the same 21-point sweep). */
     size_t ysz = (size_t)n * (size_t)m;
     double *ws = sv_calloc(ctx, (size_t)nthr, ysz * sizeof(double), "packed product workspace");
     if (!ws) return sv_last_status();
 #pragma omp parallel num_threads(nthr)
     {
         double *yt = ws + (size_t)omp_get_thread_num() * ysz;
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(static, 1)
         for (int kb = 0; kb < nblk; kb++) {
             int c0 = kb * nb;
             int w = n - c0 < nb ? n - c0 : nb;
