@@ -248,21 +248,37 @@ static sv_status solve_exact_at(afs *s, int i)
 }
 
 /* ---- the basis -------------------------------------------------------------------- */
-/* Append the real and imaginary parts of the exact solution s->x to V
- * (classical Gram–Schmidt applied twice), then extend W_k, A_k,r, B_r, C_r
- * by the new columns. */
-static sv_status extend_basis_serial(afs *s);
+/* Append the exact solution s->x (and its derivatives) to V, then extend
+ * W_k, A_k,r, B_r, C_r by the new columns. */
+static sv_status orthonormalise_new(afs *s);
+static sv_status project_new(afs *s, int q0);
+/* The products A_k·V_new read every term once (8·N² bytes for two packed
+ * terms) and run on the caller's threads; the Gram–Schmidt steps and the
+ * small products of the projection run on one (see serial.c). */
 static sv_status extend_basis(afs *s)
 {
+    int q0 = s->q;
     sv_sweep_serial ss = sv_sweep_serial_begin();
-    sv_status st = extend_basis_serial(s);
+    sv_status st = orthonormalise_new(s);
+    sv_sweep_serial_end(ss);
+    int n = s->n, dq = s->q - q0;
+    for (int k = 0; k < s->K && !st && dq > 0; k++) {
+        double *Wk = s->W + (size_t)k * n * s->qmax;
+        st = sv_sweep_model_apply_term(s->m, k, dq, s->V + (size_t)q0 * n, n, Wk + (size_t)q0 * n, n);
+    }
+    if (st || dq == 0) return st;
+    ss = sv_sweep_serial_begin();
+    st = project_new(s, q0);
     sv_sweep_serial_end(ss);
     return st;
 }
 
-static sv_status extend_basis_serial(afs *s)
+/* Append the real and imaginary parts of the exact solution and its
+ * derivatives to V, orthonormalised (classical Gram–Schmidt applied twice)
+ * and deflated. */
+static sv_status orthonormalise_new(afs *s)
 {
-    int n = s->n, q0 = s->q;
+    int n = s->n;
     double *tmp = sv_alloc(s->ctx, sizeof(double) * (size_t)(s->qmax > 1 ? s->qmax : 1), "Gram-Schmidt coefficients");
     if (!tmp) return sv_last_status();
     for (int set = 0; set <= s->nderiv; set++)
@@ -290,14 +306,17 @@ static sv_status extend_basis_serial(afs *s)
             }
         }
     sv_free(s->ctx, tmp);
-    int dq = s->q - q0;
-    if (dq == 0) return SV_OK;
+    return SV_OK;
+}
+
+/* Extend A_k,r, B_r and C_r by the basis columns q0..q (W_k holds A_k·V). */
+static sv_status project_new(afs *s, int q0)
+{
+    int n = s->n, dq = s->q - q0;
     const sv_sweep_model *m = s->m;
     int q = s->q, qm = s->qmax;
     for (int k = 0; k < s->K; k++) {
         double *Wk = s->W + (size_t)k * n * qm;
-        sv_status st = sv_sweep_model_apply_term(m, k, dq, s->V + (size_t)q0 * n, n, Wk + (size_t)q0 * n, n);
-        if (st) return st;
         /* A_k,r(:, q0:q) = Vᵀ·W_k(:, q0:q), mirrored into the new rows. */
         double *Ak = s->Ar + (size_t)k * qm * qm;
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, dq, n, 1.0, s->V, n, Wk + (size_t)q0 * n, n, 0.0,
