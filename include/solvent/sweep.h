@@ -97,6 +97,8 @@ typedef struct sv_sweep_exact_info {
     int iterations;        /* refinement iterations */
     double backward_error; /* max over columns of ‖B − Z·X‖ / (‖Z‖·‖X‖ + ‖B‖), ∞-norms */
     double seconds;
+    int gmres_steps;       /* > 0: classical refinement stalled and GMRES-based refinement
+                              (preconditioned by the single factors) took this many steps */
 } sv_sweep_exact_info;
 
 /* Solve Z(f)·X = B to double accuracy; X n × nrhs. info may be NULL. */
@@ -104,12 +106,15 @@ sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq
                                double complex *x, int ldx, sv_sweep_exact_info *info);
 
 /* Solve Z(f)·X = B and the frequency derivatives of X with the same
- * factors: dx holds nderiv (0..2) blocks n × nrhs, block k−1 at
- * dx + (k−1)·lddx·nrhs, dX/df solving Z·X' = −Z'·X and d²X/df² solving
- * Z·X'' = −(Z''·X + 2·Z'·X'), refined to about 1e-9 (they only orient the
- * adaptive sweep's basis directions). refine_tol: target backward error of
- * the mixed path, 0 = 1e-15. A caller-supplied solver (an accelerator, say)
- * uses this as its CPU fallback. */
+ * factors: dx holds nderiv (0..3) blocks n × nrhs, block k−1 at
+ * dx + (k−1)·lddx·nrhs, dX/df solving Z·X' = −Z'·X, d²X/df² solving
+ * Z·X'' = −(Z''·X + 2·Z'·X'), d³X/df³ solving
+ * Z·X''' = −(Z'''·X + 3·Z''·X' + 3·Z'·X''), refined to a backward error of
+ * about 1e-13 (they orient the adaptive sweep's basis directions; a
+ * derivative that cannot be had cheaply at a hard low frequency comes back
+ * as zero columns). refine_tol: target backward error of the mixed path,
+ * 0 = 1e-15. A caller-supplied solver (an accelerator, say) uses this as its
+ * CPU fallback. */
 sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
                                      double refine_tol, double complex *x, int ldx, int nderiv, double complex *dx,
                                      int lddx, sv_sweep_exact_info *info);
@@ -118,7 +123,8 @@ sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, doubl
 typedef sv_status (*sv_sweep_exact_fn)(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
                                        double complex *x, int ldx, sv_sweep_exact_info *info);
 /* The same with derivatives, as sv_sweep_solve_exact_deriv: the sweep asks
- * for nderiv = its `derivatives` option (0 when it is −1). */
+ * for nderiv = its `derivatives` option (0 when it is −1); zero derivative
+ * columns are skipped. */
 typedef sv_status (*sv_sweep_exact_deriv_fn)(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
                                              double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
                                              sv_sweep_exact_info *info);
@@ -138,9 +144,9 @@ typedef struct sv_sweep_options {
     double refine_tolerance; /* mixed precision: target normwise backward error of the refinement;
                                 0 = 1e-15 (tighter costs iterations; see docs/sweep.md) */
     int derivatives;         /* derivative orders added to the basis with each exact solution
-                                (dX/df = −Z⁻¹·Z'·X, d²X/df², solved with the same factors,
-                                so fewer exact solves for the same accuracy): 0 = default 2,
-                                1 or 2, or −1 for the solutions alone */
+                                (dX/df = −Z⁻¹·Z'·X, d²X/df², d³X/df³, solved with the same
+                                factors, so fewer exact solves for the same accuracy):
+                                0 = default 3, 1 to 3, or −1 for the solutions alone */
     sv_sweep_exact_fn exact; /* NULL: the built-in solver with `precision` (a custom solver
                                 gives solutions only) */
     void *exact_user;        /* passed to exact or exact_deriv */

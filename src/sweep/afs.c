@@ -34,7 +34,7 @@ void sv_sweep_options_default(sv_sweep_options *o)
     o->precision = SV_SWEEP_MIXED;
     o->deflation = 1e-10;
     o->refine_tolerance = 1e-15;
-    o->derivatives = 2;
+    o->derivatives = 3;
 }
 
 static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
@@ -47,7 +47,7 @@ static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
     if (o->initial == 0) o->initial = 3;
     if (o->deflation == 0) o->deflation = 1e-10;
     if (o->refine_tolerance == 0) o->refine_tolerance = 1e-15;
-    if (o->derivatives == 0) o->derivatives = 2;
+    if (o->derivatives == 0) o->derivatives = 3;
 }
 
 static sv_status check_options(const sv_sweep_options *o)
@@ -58,8 +58,9 @@ static sv_status check_options(const sv_sweep_options *o)
     if (o->initial < 1) return sv_error(SV_ERR_ARG, "initial = %d: expected >= 1", o->initial);
     if (!(o->deflation > 0 && o->deflation < 1))
         return sv_error(SV_ERR_ARG, "deflation = %g: expected 0 < deflation < 1", o->deflation);
-    if (o->derivatives < -1 || o->derivatives > 2)
-        return sv_error(SV_ERR_ARG, "derivatives = %d: expected -1 (none), 0 (default), 1 or 2", o->derivatives);
+    if (o->derivatives < -1 || o->derivatives > SV_SWEEP_MAX_DERIV)
+        return sv_error(SV_ERR_ARG, "derivatives = %d: expected -1 (none), 0 (default), or 1 to %d", o->derivatives,
+                        SV_SWEEP_MAX_DERIV);
     if (!(o->refine_tolerance > 0 && o->refine_tolerance < 1e-6))
         return sv_error(SV_ERR_ARG, "refine_tolerance = %g: expected 0 < refine_tolerance < 1e-6", o->refine_tolerance);
     if (o->precision != SV_SWEEP_MIXED && o->precision != SV_SWEEP_DOUBLE && o->precision != SV_SWEEP_LAPACK)

@@ -11,25 +11,25 @@
 sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
                              const double complex *dx, int lddx, double complex *r, int ldr)
 {
-    int n = m->n, p = m->nrhs;
-    double complex d1[m->nterms], d2[m->nterms];
-    sv_status st = sv_sweep_coef_derivs(m, freq, d1, d2);
+    int n = m->n, p = m->nrhs, nt = m->nterms;
+    double complex d[3][nt];
+    sv_status st = sv_sweep_coef_derivs(m, freq, d[0], d[1], order >= 3 ? d[2] : NULL);
     if (st) return st;
-    if (order == 1) {
-        st = sv_sweep_apply_coefs(m, d1, p, x, ldx, r, ldr);
-    } else {
-        double complex *t = sv_alloc(m->ctx, sizeof(double complex) * (size_t)n * (size_t)p, "derivative workspace");
-        if (!t) return sv_last_status();
-        st = sv_sweep_apply_coefs(m, d2, p, x, ldx, r, ldr);
-        if (!st) st = sv_sweep_apply_coefs(m, d1, p, dx, lddx, t, n);
+    double complex *t = sv_alloc(m->ctx, sizeof(double complex) * (size_t)n * (size_t)p, "derivative workspace");
+    if (!t) return sv_last_status();
+    for (int j = 0; j < p; j++) memset(r + (size_t)j * ldr, 0, sizeof(double complex) * (size_t)n);
+    /* r = −Σ_{i=1..order} C(order, i)·Z⁽ⁱ⁾·X⁽ᵒʳᵈᵉʳ⁻ⁱ⁾ */
+    double binom = 1;
+    for (int i = 1; i <= order && !st; i++) {
+        binom = binom * (order - i + 1) / i;
+        int g = order - i; /* derivative of X that Z⁽ⁱ⁾ multiplies */
+        const double complex *xg = g ? dx + (size_t)(g - 1) * lddx * p : x;
+        st = sv_sweep_apply_coefs(m, d[i - 1], p, xg, g ? lddx : ldx, t, n);
         for (int j = 0; !st && j < p; j++)
-            for (int i = 0; i < n; i++) r[(size_t)j * ldr + i] += 2.0 * t[(size_t)j * n + i];
-        sv_free(m->ctx, t);
+            for (int e = 0; e < n; e++) r[(size_t)j * ldr + e] -= binom * t[(size_t)j * n + e];
     }
-    if (st) return st;
-    for (int j = 0; j < p; j++)
-        for (int i = 0; i < n; i++) r[(size_t)j * ldr + i] = -r[(size_t)j * ldr + i];
-    return SV_OK;
+    sv_free(m->ctx, t);
+    return st;
 }
 
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
@@ -101,7 +101,8 @@ sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, doubl
     if (!m) return sv_error(SV_ERR_ARG, "model is NULL");
     if (!x) return sv_error(SV_ERR_ARG, "x is NULL");
     if (ldx < m->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, m->n);
-    if (nderiv < 0 || nderiv > 2) return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0, 1 or 2", nderiv);
+    if (nderiv < 0 || nderiv > SV_SWEEP_MAX_DERIV)
+        return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0 to %d", nderiv, SV_SWEEP_MAX_DERIV);
     if (nderiv > 0 && !dx) return sv_error(SV_ERR_ARG, "dx is NULL with nderiv = %d", nderiv);
     if (nderiv > 0 && lddx < m->n) return sv_error(SV_ERR_ARG, "lddx = %d: expected >= n = %d", lddx, m->n);
     if (!(refine_tol >= 0 && refine_tol < 1e-6))

@@ -135,8 +135,8 @@ static sv_status fact_create(sv_ctx *ctx, const sv_sweep_model *m, double freq, 
     sv_dense_factor_options fo = {.pivot_threshold = single ? SWEEP_PIVOT_SINGLE : 0, .allow_fallback = !single};
     if (!st) st = sv_dense_factor_create(ctx, F->a, &fo, &F->f, NULL);
     if (!st && single) {
-        F->w = sv_alloc(ctx, sizeof(float complex) * (size_t)m->n * (size_t)m->nrhs * 3,
-                        "single-precision vectors"); /* solution and two derivative groups */
+        F->w = sv_alloc(ctx, sizeof(float complex) * (size_t)m->n * (size_t)m->nrhs * (1 + SV_SWEEP_MAX_DERIV),
+                        "single-precision vectors"); /* solution and derivative groups */
         if (!F->w) st = sv_last_status();
     }
     if (st) fact_destroy(F);
@@ -187,16 +187,15 @@ static double berr_of(int n, int p, double znorm, const double complex *r, const
 /* Solve the solution and its frequency derivatives together and refine
  * them as one block, with residuals computed in double from the terms.
  *
- * The columns are W = [X, X', X''] (p each, nd + 1 groups), the solutions of
- * the block lower-triangular system
- *     Z·X = B,   Z·X' = −Z'·X,   Z·X'' = −(Z''·X + 2·Z'·X').
+ * The columns are W = [X, X', X'', …] (p each, nd + 1 groups), the solutions
+ * of the block lower-triangular system
+ *     Z·X = B,   Z·X' = −Z'·X,   Z·X'' = −(Z''·X + 2·Z'·X'),   …
  * Every step computes the products A_k·W once for all columns (one pass
  * over each term) and takes every residual from them: R0 = B − Z·X,
  * R1 = −Z'·X − Z·X', R2 = −Z''·X − 2·Z'·X' − Z·X'' (Z' and Z'' by
  * combining the same products with the coefficients' derivatives), then
- * corrects all columns with one solve with the factors (block Jacobi: a
- * derivative column lags the solution by a step, well within the steps the
- * solution itself needs). Why: refinement is memory-bound, each pass reads
+ * corrects all columns with one solve with the factors (block Jacobi:
+ * derivative group g lags the solution by g steps). Why: refinement is memory-bound, each pass reads
  * the 8·N² bytes of the packed terms or the 4·N² of the single factors, and
  * a pass over 6 columns costs about what a pass over 2 does. Refining the
  * three groups one after the other (as before) took about 24 passes per
@@ -210,20 +209,24 @@ static double berr_of(int n, int p, double znorm, const double complex *r, const
  * group, whichever comes first. A solution group that stalls above accept
  * ends the loop at once (the caller falls back to double). X keeps the solution's best iterate; *berr is its backward
  * error (normwise, ‖Z‖ bounded by Σ|c_k|·‖A_k‖). */
-/* Derivative directions need a few digits, not double accuracy: they only
- * widen the basis, and what the sweep reports is checked by its residual
- * estimate, not by them. Refined to a backward error of 1e-9 (forward about
- * 1e-7 for X', 1e-5 for X'' on the planar example, against a residual
- * tolerance of 1e-4), at most 2 steps beyond the solution's. Measured at
- * 2042 unknowns: 4 refinement steps per exact solve instead of 5 (1e-12),
- * the same exact-solve counts and S agreement. */
-#define SWEEP_DERIV_TOL 1e-9
-#define SWEEP_DERIV_EXTRA 2
+/* Derivative directions are refined to a backward error of 1e-13, at most
+ * 3 steps beyond the solution's. They only widen the basis (what the sweep
+ * reports is checked by its residual estimate), but their accuracy decides
+ * how much a basis direction is worth: inaccurate ones do not deflate and
+ * add noise, not information. Exact solves needed at 2042 unknowns for
+ * 21/41/201/1001 points with three derivatives: 6/6/7/7 at 1e-9 and at
+ * 1e-12, 5/6/7/7 at 1e-13 and at 1e-15; with two derivatives 7/7/8 at 1e-9,
+ * 6/6/7/8 at 1e-13. At the low end of a band, where Z is ill-conditioned,
+ * a backward error of 5e-11 let a 41-point sweep of a 30 × 30-cell square
+ * need 4 exact solves instead of 3. */
+#define SWEEP_DERIV_TOL 1e-13
+#define SWEEP_DERIV_EXTRA 3
 
 typedef struct block {
-    int n, p, nd, w;            /* order, ports, derivative groups, columns w = p·(nd + 1) */
-    double complex *c, *d1, *d2; /* coefficients and their derivatives */
-    double *xs, *ts;             /* real parts | imaginary parts of W; per-term products */
+    int n, p, nd, w;     /* order, ports, derivative groups, columns w = p·(nd + 1) */
+    double complex *c;   /* coefficients */
+    double complex *d[SV_SWEEP_MAX_DERIV]; /* their derivatives d[i−1] = c⁽ⁱ⁾ */
+    double *xs, *ts;     /* real parts | imaginary parts of W; per-term products */
 } block;
 
 /* ts_k = A_k·[Re W, Im W] for every term. */
@@ -267,12 +270,12 @@ static void block_residuals(const sv_sweep_model *m, const block *B, double comp
         for (int j = 0; j < p; j++) {
             int col = g * p + j;
             double complex *h = rhs + (size_t)col * n, *r = R + (size_t)col * n;
-            if (g > 0) {
+            if (g > 0) { /* −Σ_{i=1..g} C(g, i)·Z⁽ⁱ⁾·X⁽ᵍ⁻ⁱ⁾ (sweep_internal.h) */
                 memset(h, 0, sizeof(double complex) * (size_t)n);
-                if (g == 1) block_combine(m, B, B->d1, -1.0, j, h);
-                else {
-                    block_combine(m, B, B->d2, -1.0, j, h);
-                    block_combine(m, B, B->d1, -2.0, p + j, h);
+                double binom = 1;
+                for (int i = 1; i <= g; i++) {
+                    binom = binom * (g - i + 1) / i;
+                    block_combine(m, B, B->d[i - 1], -binom, (g - i) * p + j, h);
                 }
             }
             memcpy(r, h, sizeof(double complex) * (size_t)n);
@@ -286,12 +289,11 @@ static sv_status refine_block(const fact *F, const sv_sweep_model *m, double fre
 {
     int n = m->n, p = m->nrhs, nt = m->nterms;
     block B = {.n = n, .p = p, .nd = nd, .w = p * (nd + 1)};
-    double complex c[nt], d1[nt], d2[nt];
+    double complex c[nt], d[SV_SWEEP_MAX_DERIV][nt];
     B.c = c;
-    B.d1 = d1;
-    B.d2 = d2;
+    for (int i = 0; i < SV_SWEEP_MAX_DERIV; i++) B.d[i] = d[i];
     sv_status st = sv_sweep_coefs(m, freq, c);
-    if (!st && nd > 0) st = sv_sweep_coef_derivs(m, freq, d1, d2);
+    if (!st && nd > 0) st = sv_sweep_coef_derivs(m, freq, d[0], d[1], nd >= 3 ? d[2] : NULL);
     if (st) return st;
     double znorm = sv_sweep_model_norm_inf(m, freq);
     size_t nw = (size_t)n * (size_t)B.w, np = (size_t)n * (size_t)p;
@@ -352,6 +354,63 @@ static sv_status refine_block(const fact *F, const sv_sweep_model *m, double fre
     return st;
 }
 
+/* The single factors as GMRES's preconditioner. */
+static sv_status fact_precond(void *user, int ncols, double complex *v, int ldv)
+{
+    return fact_solve(user, ncols, v, ldv);
+}
+
+/* When classical refinement stalls (low frequency: see gmres.c): GMRES-based
+ * refinement of the solution from its best iterate (at most
+ * SWEEP_GMRES_MAX_STEPS steps, each a pass over the terms and a solve with
+ * the factors), then of each derivative group in turn (its right-hand side
+ * needs the lower ones), from the factors' first solution, to
+ * SWEEP_DERIV_TOL. A derivative group that GMRES cannot bring there within
+ * SWEEP_GMRES_DERIV_STEPS is left out with the ones above it (zero columns:
+ * the sweep's basis skips them), which may cost the sweep an exact solve,
+ * never accuracy; so are all of them when the solution took more steps than
+ * that. Measured at 0.1 GHz on 0.5 mm cells: a 30 × 30-cell square took
+ * 24 steps for the solution, 10–11 for each derivative; the 76 × 76-cell
+ * one 60 for the solution and 52–53 for each derivative, at 11402 unknowns
+ * about 0.2 s each: three derivatives would have cost three exact solves. */
+#define SWEEP_GMRES_MAX_STEPS 240
+#define SWEEP_GMRES_DERIV_STEPS 30
+static sv_status refine_gmres(const fact *F, const sv_sweep_model *m, double freq, int nd, const double complex *b,
+                              double complex *x, int ldx, double complex *dx, int lddx, double tol, double accept,
+                              double *berr, int *steps)
+{
+    int n = m->n, p = m->nrhs, s = 0;
+    sv_status st = sv_sweep_gmres_refine(F->ctx, m, freq, fact_precond, (void *)F, b, x, ldx, tol,
+                                         SWEEP_GMRES_MAX_STEPS, berr, &s);
+    *steps = s;
+    if (st || !(*berr <= accept) || nd == 0) return st;
+    /* derivatives only where they come cheap: one cycle each, and only if
+     * the solution took no more (else the frequency is too hard for them
+     * to be worth their steps) */
+    int deriv_steps = s <= SWEEP_GMRES_DERIV_STEPS ? SWEEP_GMRES_DERIV_STEPS : 0;
+    double complex *r = sv_alloc(F->ctx, sizeof(double complex) * (size_t)n * p, "derivative right-hand sides");
+    if (!r) return sv_last_status();
+    int g = 1;
+    for (; g <= nd && !st; g++) {
+        double complex *xg = dx + (size_t)(g - 1) * lddx * p;
+        st = sv_sweep_deriv_rhs(m, freq, g, x, ldx, dx, lddx, r, n);
+        for (int j = 0; !st && j < p; j++) memcpy(xg + (size_t)j * lddx, r + (size_t)j * n, sizeof(double complex) * n);
+        if (!st) st = fact_solve(F, p, xg, lddx);
+        double be = INFINITY;
+        s = 0;
+        if (!st && deriv_steps)
+            st = sv_sweep_gmres_refine(F->ctx, m, freq, fact_precond, (void *)F, r, xg, lddx, SWEEP_DERIV_TOL,
+                                       deriv_steps, &be, &s);
+        *steps += s;
+        if (!st && !(be <= 10 * SWEEP_DERIV_TOL)) break;
+    }
+    for (int h = g; !st && h <= nd; h++) /* left out */
+        for (int j = 0; j < p; j++)
+            memset(dx + ((size_t)(h - 1) * p + j) * lddx, 0, sizeof(double complex) * (size_t)n);
+    sv_free(F->ctx, r);
+    return st;
+}
+
 /* Threads for refinement. Below about a million stored elements a pass is
  * too short for a thread team (one thread, as for the reduced model: see
  * serial.c). Above, the passes keep the caller's threads: measured at 2042
@@ -396,6 +455,11 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         sv_sweep_serial ss = refine_threads_begin(n);
         st = refine_block(&F, m, freq, nderiv, b, x, ldx, dx, lddx, mixed ? tol : 1e-16, mixed ? accept : 1.0,
                           mixed ? 30 : 4, &be, &out.iterations);
+        refine_threads_end(n, ss);
+    }
+    if (!st && mixed && F.f && !(be <= accept)) {
+        sv_sweep_serial ss = refine_threads_begin(n);
+        st = refine_gmres(&F, m, freq, nderiv, b, x, ldx, dx, lddx, tol, accept, &be, &out.gmres_steps);
         refine_threads_end(n, ss);
     }
     if (!st && mixed && !(be <= accept)) {

@@ -263,11 +263,14 @@ sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, 
     return sv_sweep_apply_coefs(m, c, ncols, x, ldx, y, ldy);
 }
 
-sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2)
+sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
+                               double complex *d3)
 {
     /* Central differences: the derivatives only orient basis directions,
-     * so their errors (O(h²) truncation and eps/h² rounding, both about
-     * 1e-8 relative with h = 1e-4·f) are harmless. */
+     * so their errors are harmless as long as they are small: with
+     * h = 1e-4·f the first and second have O(h²) truncation and eps/h²
+     * rounding, both about 1e-8 relative; the third takes H = 1e-3·f
+     * (truncation about 1e-6, rounding eps/H³ about 1e-7). */
     double h = 1e-4 * fabs(freq);
     if (h == 0) h = 1e-4;
     double complex cp[m->nterms], cm[m->nterms], c0[m->nterms];
@@ -279,6 +282,15 @@ sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double comp
         if (d1) d1[k] = (cp[k] - cm[k]) / (2 * h);
         if (d2) d2[k] = (cp[k] - 2.0 * c0[k] + cm[k]) / (h * h);
     }
+    if (!d3) return SV_OK;
+    double H = 10 * h;
+    double complex p1[m->nterms], p2[m->nterms], m1[m->nterms], m2[m->nterms];
+    st = sv_sweep_coefs(m, freq + H, p1);
+    if (!st) st = sv_sweep_coefs(m, freq + 2 * H, p2);
+    if (!st) st = sv_sweep_coefs(m, freq - H, m1);
+    if (!st) st = sv_sweep_coefs(m, freq - 2 * H, m2);
+    if (st) return st;
+    for (int k = 0; k < m->nterms; k++) d3[k] = (p2[k] - 2.0 * p1[k] + 2.0 * m1[k] - m2[k]) / (2 * H * H * H);
     return SV_OK;
 }
 

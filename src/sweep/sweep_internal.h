@@ -37,9 +37,10 @@ sv_status sv_sweep_coefs(const sv_sweep_model *m, double freq, double complex *c
 /* Y = Σ c_k·A_k·X with the given coefficients. */
 sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
                                int ldx, double complex *y, int ldy);
-/* dc_k/df and d²c_k/df² at freq (central differences of the callback);
- * either output may be NULL. */
-sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2);
+/* dc_k/df, d²c_k/df² and d³c_k/df³ at freq (central differences of the
+ * callback); any output may be NULL. */
+sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
+                               double complex *d3);
 
 /* Fill a full column-major n × n complex double matrix with Z(f). */
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);
@@ -49,9 +50,12 @@ sv_status sv_sweep_backward_error(const sv_sweep_model *m, double freq, const do
                                   double *berr);
 
 /* The exact solvers. With nderiv > 0 they also return the derivatives
- * d^kX/df^k, k = 1..nderiv (≤ 2), in dx (block k−1 at dx + (k−1)·lddx·nrhs),
- * solved with the same factors to about 1e-9 (they only orient basis
- * directions): Z·X' = −Z'·X, Z·X'' = −(Z''·X + 2·Z'·X'). */
+ * X⁽ᵍ⁾ = d^gX/df^g, g = 1..nderiv (≤ SV_SWEEP_MAX_DERIV), in dx (block g−1
+ * at dx + (g−1)·lddx·nrhs), solved with the same factors to about 1e-9
+ * (they only orient basis directions). Differentiating Z·X = B g times
+ * (Leibniz): Z·X⁽ᵍ⁾ = −Σ_{i=1..g} C(g, i)·Z⁽ⁱ⁾·X⁽ᵍ⁻ⁱ⁾, so Z·X' = −Z'·X,
+ * Z·X'' = −(Z''·X + 2·Z'·X'), Z·X''' = −(Z'''·X + 3·Z''·X' + 3·Z'·X''). */
+#define SV_SWEEP_MAX_DERIV 3
 sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x, int ldx,
                                 int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info);
 /* tol: refinement target of the mixed path (normwise backward error);
@@ -59,11 +63,22 @@ sv_status sv_sweep_exact_lapack(sv_ctx *ctx, const sv_sweep_model *m, double fre
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
                                double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
                                sv_sweep_exact_info *info);
-/* The right-hand side of derivative `order` (1 or 2): −Z'·X, or
- * −(Z''·X + 2·Z'·X') with X' the first block of dx. r: n × nrhs. */
+/* The right-hand side of derivative `order` (1..SV_SWEEP_MAX_DERIV), from X
+ * and the lower derivatives in dx (see above). r: n × nrhs. */
 sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
                              const double complex *dx, int lddx, double complex *r, int ldr);
 
+/* GMRES-based refinement (gmres.c) of the nrhs columns of X for
+ * Z(freq)·X = rhs (rhs n × nrhs, ld n; X ld ldx, the initial guess on entry),
+ * right-preconditioned by precond (v ← M⁻¹·v for ncols columns, ld ldv: the
+ * single-precision factors), residuals and products in double from the
+ * terms. Stops at a normwise backward error ≤ tol (max over columns), after
+ * max_steps Krylov steps, or when a restart cycle no longer halves the
+ * error; *berr is the final backward error, *steps the steps taken. */
+typedef sv_status (*sv_sweep_precond_fn)(void *user, int ncols, double complex *v, int ldv);
+sv_status sv_sweep_gmres_refine(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precond_fn precond,
+                                void *pre_user, const double complex *rhs, double complex *x, int ldx, double tol,
+                                int max_steps, double *berr, int *steps);
 
 /* Serial sections (serial.c): one BLAS and one OpenMP thread until _end. */
 typedef struct sv_sweep_serial {
