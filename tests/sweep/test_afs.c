@@ -292,7 +292,7 @@ static void test_custom_solver_with_derivatives(void **state)
     assert_true(max_s_error(&s, deriv, NULL) < 1e-9);
     /* the entry point's argument checks */
     double complex x[240];
-    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, 1e9, SV_SWEEP_MIXED, 0.0, x, 120, 3, x, 120, NULL),
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, 1e9, SV_SWEEP_MIXED, 0.0, x, 120, 4, x, 120, NULL),
                      SV_ERR_ARG);
     assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, 1e9, SV_SWEEP_MIXED, 0.0, x, 120, 1, NULL, 120, NULL),
                      SV_ERR_ARG);
