@@ -165,6 +165,7 @@ typedef struct sv_sweep_result {
     double *residual;        /* estimated relative residual (reduced model) or the exact solve's
                                 backward error, max over columns */
     int n_exact, n_fallback; /* exact solves made, of which fell back */
+    int n_gmres;             /* exact solves whose refinement needed GMRES (low frequency) */
     int basis_size;          /* q, columns of V */
     int converged;           /* 1 if every residual estimate is below the tolerance */
     double max_residual;     /* largest estimate over the non-exact frequencies */

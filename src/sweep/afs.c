@@ -240,6 +240,11 @@ static sv_status solve_exact_at(afs *s, int i)
     s->res->fallback[i] = (unsigned char)(info.fell_back != 0);
     s->res->residual[i] = info.backward_error;
     s->res->n_exact++;
+    if (info.gmres_steps > 0 && !info.fell_back) {
+        s->res->n_gmres++;
+        sv_log(s->ctx, SV_LOG_INFO, "f = %g: classical refinement stalled, GMRES refinement took %d steps",
+               s->res->freq[i], info.gmres_steps);
+    }
     if (info.fell_back) {
         s->res->n_fallback++;
         sv_log(s->ctx, SV_LOG_INFO, "f = %g: mixed-precision refinement failed, solved in double instead",
