@@ -203,6 +203,16 @@ static void test_low_frequency_gmres(void **state)
         assert_true(eg < 1e-4);
     }
     print_message("\n");
+    /* and the sweep's result counts it */
+    double fs[2] = {f, 5e9};
+    sv_sweep_options o;
+    sv_sweep_options_default(&o);
+    o.exact_all = 1;
+    sv_sweep_result *r;
+    assert_int_equal(sv_sweep_run(NULL, s.model, 2, fs, &o, &r), SV_OK);
+    assert_int_equal(r->n_gmres, 1);
+    assert_int_equal(r->n_fallback, 0);
+    sv_sweep_result_destroy(NULL, r);
     free(x); free(dx); free(xl); free(dxl);
     synth_destroy(&s);
 }
