@@ -129,7 +129,8 @@ typedef sv_status (*sv_sweep_exact_deriv_fn)(void *user, sv_ctx *ctx, const sv_s
                                              double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
                                              sv_sweep_exact_info *info);
 
-/* Bytes one exact solve holds at most with this precision (beyond the model). */
+/* Bytes one exact solve holds at most with this precision (beyond the model
+ * of three terms or fewer). */
 size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision);
 
 /* ---- the adaptive sweep ---------------------------------------------------------- */

@@ -118,19 +118,35 @@ sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, doubl
     return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
 }
 
-size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision)
+size_t sv_sweep_exact_bytes_k(int n, int nterms, int nrhs, int nb, sv_sweep_precision precision)
 {
-    if (n < 1 || nrhs < 1) return 0;
-    size_t nn = (size_t)n * (size_t)n;
-    /* Vectors: solution, residual, correction and the real/imaginary split
-     * of the residual products (a few n × nrhs blocks). */
-    size_t vec = 8 * (size_t)n * (size_t)nrhs * sizeof(double complex);
+    if (n < 1 || nrhs < 1 || nterms < 1) return 0;
+    size_t N = (size_t)n, P = (size_t)nrhs, K = (size_t)nterms, nn = N * N;
+    size_t z = sizeof(double complex);
+    /* Vectors (exact_dense.c, gmres.c), with all derivative groups: the
+     * right-hand sides and the single-precision solve vectors, then the
+     * larger of the block refinement (iterate, residuals, right-hand sides,
+     * best iterate; the real/imaginary split and one product block per
+     * term) and GMRES (Krylov and preconditioned vectors, residuals, the
+     * real/imaginary split of a product, Hessenberg matrices and
+     * rotations). */
+    size_t w = P * (1 + SV_SWEEP_MAX_DERIV), nw = N * w;
+    size_t vec = N * P * z + nw * sizeof(float complex);
+    size_t refine = (3 * nw + N * P) * z + 2 * nw * (K + 1) * sizeof(double);
+    size_t M = (size_t)SV_SWEEP_GMRES_M;
+    size_t gmres = (2 * M + 4) * N * P * z + 4 * N * P * sizeof(double) + P * (M + 1) * (M + 3) * z;
+    vec += refine > gmres ? refine : gmres;
     if (nb < 1) nb = 64;
     size_t packed = sv_sweep_packed_size(n, nb);
     switch (precision) {
     case SV_SWEEP_MIXED: return packed * sizeof(float complex) + vec;
-    case SV_SWEEP_DOUBLE: return packed * sizeof(double complex) + vec;
-    case SV_SWEEP_LAPACK: return nn * sizeof(double complex) + (size_t)n * sizeof(int) + vec;
+    case SV_SWEEP_DOUBLE: return packed * z + vec;
+    case SV_SWEEP_LAPACK: return nn * z + N * sizeof(int) + vec;
     }
     return 0;
+}
+
+size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision)
+{
+    return sv_sweep_exact_bytes_k(n, 3, nrhs, nb, precision);
 }

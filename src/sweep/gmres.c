@@ -31,7 +31,7 @@
 
 #include "sweep_internal.h"
 
-#define GMRES_M 60          /* Krylov vectors per cycle */
+#define GMRES_M SV_SWEEP_GMRES_M
 #define GMRES_MIN_RTOL 1e-10 /* the most a cycle aims to reduce the residual by */
 
 /* Normwise backward error of column x for Z·x = b with residual r. */

@@ -75,10 +75,14 @@ sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, co
  * terms. Stops at a normwise backward error ≤ tol (max over columns), after
  * max_steps Krylov steps, or when a restart cycle no longer halves the
  * error; *berr is the final backward error, *steps the steps taken. */
+#define SV_SWEEP_GMRES_M 60 /* Krylov vectors per GMRES cycle */
 typedef sv_status (*sv_sweep_precond_fn)(void *user, int ncols, double complex *v, int ldv);
 sv_status sv_sweep_gmres_refine(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precond_fn precond,
                                 void *pre_user, const double complex *rhs, double complex *x, int ldx, double tol,
                                 int max_steps, double *berr, int *steps);
+/* Bytes an exact solve holds at most beyond the model, for nterms terms
+ * (sv_sweep_exact_bytes assumes three). */
+size_t sv_sweep_exact_bytes_k(int n, int nterms, int nrhs, int nb, sv_sweep_precision precision);
 
 /* Serial sections (serial.c): one BLAS and one OpenMP thread until _end. */
 typedef struct sv_sweep_serial {

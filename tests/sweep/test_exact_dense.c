@@ -209,10 +209,15 @@ static void test_low_frequency_gmres(void **state)
     sv_sweep_options_default(&o);
     o.exact_all = 1;
     sv_sweep_result *r;
-    assert_int_equal(sv_sweep_run(NULL, s.model, 2, fs, &o, &r), SV_OK);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    assert_int_equal(sv_sweep_run(ctx, s.model, 2, fs, &o, &r), SV_OK);
     assert_int_equal(r->n_gmres, 1);
     assert_int_equal(r->n_fallback, 0);
-    sv_sweep_result_destroy(NULL, r);
+    /* within the memory estimate, GMRES's vectors included */
+    assert_true(r->peak_bytes <= sv_sweep_estimate_bytes(n, 3, p, p, 32, 2, &o));
+    sv_sweep_result_destroy(ctx, r);
+    sv_ctx_destroy(ctx);
     free(x); free(dx); free(xl); free(dxl);
     synth_destroy(&s);
 }
