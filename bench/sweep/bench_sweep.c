@@ -245,6 +245,7 @@ static void one_case(const char *name, const char *path, int nf, int reps, const
     bench_json_int(&j, "points", nf);
     bench_json_int(&j, "exact_solves", res->n_exact);
     bench_json_int(&j, "fallbacks", res->n_fallback);
+    bench_json_int(&j, "gmres_solves", res->n_gmres);
     bench_json_int(&j, "basis", res->basis_size);
     bench_json_num(&j, "max_residual_est", res->max_residual);
     bench_json_num(&j, "max_abs_dS_vs_anchor", ds);
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
         bench_json_int(&j, "anchor_freqs_run", 2);
         bench_json_num(&j, "anchor_median_per_freq_s", a.per_freq);
         bench_json_int(&j, "ours_fallbacks", res->n_fallback);
+        bench_json_int(&j, "ours_gmres_solves", res->n_gmres);
         bench_json_num(&j, "limit_13n2_plus_200MB", 13.0 * 11402 * 11402 + 200e6);
         bench_json_int(&j, "exact_solves", res->n_exact);
         bench_json_num(&j, "max_abs_dS_vs_anchor", ds);
