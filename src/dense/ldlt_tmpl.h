@@ -362,6 +362,17 @@ static void FN(ldlt_recover)(sv_dense_sym *a, int kfail, T *scratch)
     }
 }
 
+/* X ← D⁻¹·X on the rows of block column k. */
+static void FN(solve_diag)(const sv_dense_sym *a, int k, int p, T *x, int ldx)
+{
+    const int n = a->n, nb = a->nb, c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
+    const T *pk = (const T *)a->data + sv_dense_blk_off(n, nb, k);
+    for (int i = 0; i < w; i++) {
+        T dinv = 1 / pk[(size_t)i * ld + i];
+        for (int c = 0; c < p; c++) x[(size_t)c * ldx + c0 + i] *= dinv;
+    }
+}
+
 /* Solve L·D·Lᵀ·X = B in place with the packed factors. */
 static void FN(ldlt_solve)(const sv_dense_sym *a, int p, T *x, int ldx)
 {
@@ -377,14 +388,7 @@ static void FN(ldlt_solve)(const sv_dense_sym *a, int p, T *x, int ldx)
             BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, ld - w, p, w, &mone, pk + w, ld, x + c0, ldx, &one,
                        x + c0 + w, ldx);
     }
-    for (int k = 0; k < K; k++) { /* Z = D⁻¹·Y */
-        int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-        const T *pk = d + sv_dense_blk_off(n, nb, k);
-        for (int i = 0; i < w; i++) {
-            T dinv = 1 / pk[(size_t)i * ld + i];
-            for (int c = 0; c < p; c++) x[(size_t)c * ldx + c0 + i] *= dinv;
-        }
-    }
+    for (int k = 0; k < K; k++) FN(solve_diag)(a, k, p, x, ldx); /* Z = D⁻¹·Y */
     for (int k = K - 1; k >= 0; k--) { /* Lᵀ·X = Z */
         int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
         const T *pk = d + sv_dense_blk_off(n, nb, k);
@@ -428,14 +432,7 @@ static void FN(ldlt_solve_team)(const sv_dense_sym *a, int p, T *x, int ldx, int
 #pragma omp barrier
         }
 #pragma omp for schedule(static)
-        for (int k = 0; k < K; k++) { /* Z = D⁻¹·Y */
-            int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-            const T *pk = d + sv_dense_blk_off(n, nb, k);
-            for (int i = 0; i < w; i++) {
-                T dinv = 1 / pk[(size_t)i * ld + i];
-                for (int c = 0; c < p; c++) x[(size_t)c * ldx + c0 + i] *= dinv;
-            }
-        }
+        for (int k = 0; k < K; k++) FN(solve_diag)(a, k, p, x, ldx); /* Z = D⁻¹·Y */
         for (int k = K - 1; k >= 0; k--) { /* Lᵀ·X = Z */
             int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0, below = ld - w;
             const T *pk = d + sv_dense_blk_off(n, nb, k);
