@@ -30,7 +30,7 @@ test: build
 
 # Unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this too).
 test-sanitize: setup
-	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON -DSOLVENT_CUDA=OFF
 	cmake --build $(BUILD_SAN) -j $(JOBS)
 	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'slow|tools'
 
