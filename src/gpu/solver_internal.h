@@ -5,7 +5,7 @@
 #include "gpu_internal.h"
 
 #define GPU_TOL_DOUBLE 1e-15
-#define GPU_TOL_DF 1e-13
+#define GPU_TOL_DF 2e-14
 #define GPU_DERIV_TOL 1e-12
 #define GPU_DERIV_EXTRA 3
 #define GPU_MAXIT 30
