@@ -239,12 +239,22 @@ static sv_status emu_products(sv_gpu_backend *b, sv_gpu_residual mode, int ncols
             }
             memset(yc, 0, sizeof(double) * (size_t)n);
             if (t->kind == SV_SWEEP_TERM_PACKED) {
-                for (int j = 0; j < n; j++)
-                    for (int i = j; i < n; i++) {
-                        double a = t->packed[sv_gpu_packed_offset(n, nb, i, j)];
-                        yc[i] += a * xc[j];
-                        if (i != j) yc[j] += a * xc[i];
+                /* column j of block column c0 is contiguous from row j on */
+                for (int c0 = 0; c0 < n; c0 += nb) {
+                    int w = n - c0 < nb ? n - c0 : nb, ld = n - c0;
+                    const double *blk = t->packed + sv_gpu_packed_offset(n, nb, c0, c0);
+                    for (int jj = 0; jj < w; jj++) {
+                        int j = c0 + jj;
+                        const double *col = blk + (size_t)jj * ld - c0;
+                        double xj = xc[j], acc = 0;
+                        yc[j] += col[j] * xj;
+                        for (int i = j + 1; i < n; i++) {
+                            yc[i] += col[i] * xj;
+                            acc += col[i] * xc[i];
+                        }
+                        yc[j] += acc;
                     }
+                }
             } else {
                 for (int i = 0; i < n; i++)
                     for (int e = t->rowptr[i]; e < t->rowptr[i + 1]; e++) yc[i] += t->values[e] * xc[t->colind[e]];
