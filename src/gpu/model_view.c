@@ -40,8 +40,14 @@ sv_status sv_gpu_problem_from_model(const sv_sweep_model *m, sv_gpu_term_view *t
         v->nnz = 0;
         double mx = 0;
         if (t->kind == SV_SWEEP_TERM_PACKED) {
-            for (int j = 0; j < m->n; j++)
-                for (int i = j; i < m->n; i++) mx = fmax(mx, fabs(t->packed[sv_sweep_packed_offset(m->n, m->nb, i, j)]));
+            /* column j of its block column is contiguous from row j on */
+            int n = m->n, nb = m->nb;
+            for (int c0 = 0; c0 < n; c0 += nb) {
+                int w = n - c0 < nb ? n - c0 : nb, ld = n - c0;
+                const double *blk = t->packed + sv_sweep_packed_offset(n, nb, c0, c0);
+                for (int jj = 0; jj < w; jj++)
+                    for (int i = jj; i < ld; i++) mx = fmax(mx, fabs(blk[(size_t)jj * ld + i]));
+            }
         } else {
             v->nnz = (size_t)t->rowptr[m->n];
             for (size_t e = 0; e < v->nnz; e++) mx = fmax(mx, fabs(t->values[e]));

@@ -69,6 +69,9 @@ static sv_status setup(sv_gpu_solver *s, const sv_gpu_device_info *info, sv_gpu_
 {
     sv_gpu_describe(info, s->rep.device, sizeof s->rep.device);
     if (!info->available) return use_cpu(s, SV_ERR_UNSUPPORTED, "no CUDA device: %s", info->reason);
+    /* the terms (a pass over them for max|a_ij|: only when there is a device) */
+    sv_status st = sv_gpu_problem_from_model(s->m, s->views, &s->prob);
+    if (st) return st;
 
     /* the plan */
     sv_gpu_plan_input pin = {.n = s->n, .nb = s->prob.nb, .nrhs = s->p, .nderiv = s->nderiv,
@@ -81,7 +84,7 @@ static sv_status setup(sv_gpu_solver *s, const sv_gpu_device_info *info, sv_gpu_
             pin.csr_nnz += s->views[k].nnz;
         }
     }
-    sv_status st = sv_gpu_plan_make(&pin, &s->rep.plan);
+    st = sv_gpu_plan_make(&pin, &s->rep.plan);
     if (st) return st;
     if (s->rep.plan.decision == SV_GPU_REFUSE)
         return sv_error(SV_ERR_BUDGET, "GPU required but the sweep does not fit: %s", s->rep.plan.message);
@@ -152,8 +155,7 @@ sv_status sv_gpu_solver_create_with(sv_ctx *ctx, const sv_sweep_model *m, int nd
     s->nderiv = nderiv;
     s->rep.selftest_double = s->rep.selftest_df = -1;
     s->views = sv_alloc(ctx, sizeof(sv_gpu_term_view) * (size_t)s->nt, "GPU solver terms");
-    sv_status st = s->views ? sv_gpu_problem_from_model(m, s->views, &s->prob) : sv_last_status();
-    if (!st) st = setup(s, info, factory, factory_user);
+    sv_status st = s->views ? setup(s, info, factory, factory_user) : sv_last_status();
     if (st) {
         sv_gpu_solver_destroy(s);
         return st;
