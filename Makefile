@@ -7,6 +7,8 @@ JOBS       ?= $(shell nproc)
 PREFIX     ?= /usr/local
 BENCH      ?=
 RUN_ARGS   ?=
+# The GPU back end: AUTO (on when the CUDA toolkit is found), ON or OFF (docs/gpu.md).
+CUDA       ?= AUTO
 
 .PHONY: all setup build run test test-sanitize bench install clean
 
@@ -16,7 +18,7 @@ setup:
 	@scripts/setup
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_CUDA=$(CUDA)
 
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -36,7 +38,7 @@ test-sanitize: setup
 
 bench:
 	@scripts/setup --bench
-	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_BUILD_BENCH=ON -DSOLVENT_BUILD_TESTS=OFF
+	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_BUILD_BENCH=ON -DSOLVENT_BUILD_TESTS=OFF -DSOLVENT_CUDA=$(CUDA)
 	cmake --build $(BUILD_BENCH) -j $(JOBS)
 	@scripts/run-bench $(BUILD_BENCH)/bench-bin "$(BENCH)"
 
