@@ -286,6 +286,7 @@ int sweep_tool_run(const sweep_args *a)
             sv_gpu_solver_report(gpu, &gr);
             printf("  device       %s; %d exact solves on the device, %d on the CPU\n", devline, gr.device_solves,
                    gr.solves - gr.device_solves);
+            if (gr.device_errors) printf("  device       WARNING: %s\n", gr.note);
         } else {
             printf("  device       %s\n", devline);
         }

@@ -148,11 +148,15 @@ typedef struct sv_gpu_report {
     int device_solves;        /* of which finished on the device */
     int cpu_fallbacks;        /* solved on the CPU double path: refinement did not converge */
     int singular_fallbacks;   /* of those, the single factorisation met a tiny pivot */
+    int device_errors;        /* the device failed (a CUDA error): that solve fell back (counted
+                                 in cpu_fallbacks) and every later one ran on the CPU's default
+                                 path (solves − device_solves − cpu_fallbacks); note says why */
     int iterations;           /* refinement steps, all solves together */
     double seconds_device;    /* wall time of the device solves (form, factor, refinement) */
     sv_gpu_plan plan;
     char device[200];         /* sv_gpu_describe() of the device, or why none */
-    char note[320];           /* why the solver is on the CPU ("" when on the device) */
+    char note[320];           /* why the solver is on the CPU ("" when on the device and
+                                 no device error occurred) */
 } sv_gpu_report;
 
 void sv_gpu_solver_report(const sv_gpu_solver *s, sv_gpu_report *r);

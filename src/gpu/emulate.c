@@ -36,6 +36,7 @@ typedef struct emu {
     float complex *w;          /* panel copy, n × nb */
     float *xh, *xl;            /* one column as pairs */
     unsigned long long rng;
+    int solves;
 } emu;
 
 static void emu_free(emu *E)
@@ -186,6 +187,8 @@ static sv_status emu_solve(sv_gpu_backend *b, int ncols, float complex *v)
     emu *E = b->st;
     int n = E->p.n, nb = E->p.nb;
     const float complex one = 1.0f, mone = -1.0f;
+    if (E->opt.fail_solve_after > 0 && ++E->solves > E->opt.fail_solve_after)
+        return sv_error(SV_ERR_INTERNAL, "emulated device: solve %d failed (an unspecified launch failure)", E->solves);
     for (int c0 = 0; c0 < n; c0 += nb) { /* L·y = v */
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
         const float complex *a = E->z + sv_gpu_packed_offset(n, nb, c0, c0);

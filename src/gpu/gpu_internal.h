@@ -93,6 +93,8 @@ typedef struct sv_gpu_emu_options {
                               (a device whose factorisation is wrong: refinement then fails) */
     int break_double;      /* 1: the native-double products drop the last term (a wrong kernel) */
     int fail_upload;       /* 1: upload fails with SV_ERR_BUDGET (the device ran out of memory) */
+    int fail_solve_after;  /* > 0: solves after this many fail with SV_ERR_INTERNAL (a device
+                              that stops working mid-sweep) */
 } sv_gpu_emu_options;
 
 /* Factory for sv_gpu_solver_create_with: user = const sv_gpu_emu_options* (may be NULL). */

@@ -4,6 +4,7 @@
  * solver.c for the scheme and src/sweep/exact_dense.c for the CPU original
  * it mirrors. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu_internal.h"
@@ -201,10 +202,23 @@ sv_status sv_gpu_exact_deriv(void *solver, sv_ctx *ctx, const sv_sweep_model *m,
         st = refine(s, &k, sv_sweep_model_norm_inf(m, freq), s->opt.max_iterations ? s->opt.max_iterations : GPU_MAXIT,
                     &berr, &its);
     }
-    if (st) goto out;
+    int failed = 0;
+    if (st) {
+        /* the device failed (a CUDA or cuBLAS error, out of device memory):
+         * this frequency and the rest of the sweep go to the CPU */
+        snprintf(s->rep.note, sizeof s->rep.note, "device error at f = %g: %s: the CPU from there on", freq,
+                 sv_last_error());
+        sv_log(ctx, SV_LOG_WARN, "GPU solver: %s", s->rep.note);
+        sv_clear_error();
+        s->rep.device_errors++;
+        s->b->destroy(s->b);
+        s->b = NULL;
+        failed = 1;
+        st = SV_OK;
+    }
     s->rep.iterations += its;
-    if (singular || !(berr <= s->tol)) {
-        if (!singular)
+    if (singular || failed || !(berr <= s->tol)) {
+        if (!singular && !failed)
             sv_log(ctx, SV_LOG_DEBUG, "f = %g: GPU refinement reached %.3g > %.3g: CPU double fallback", freq, berr,
                    s->tol);
         s->rep.cpu_fallbacks++;

@@ -314,6 +314,36 @@ static void test_fallback_refinement(void **state)
     sweep_case_free(&c);
 }
 
+/* The device stops working mid-sweep (its solves fail from the 12th on):
+ * that frequency and every later one go to the CPU, the sweep completes
+ * with the right answers, and the report says what happened. */
+static void test_device_error_mid_sweep(void **state)
+{
+    (void)state;
+    sweep_case c;
+    sweep_case_init(&c, 100, 16, 9);
+    sv_gpu_device_info d = fake_device((size_t)1 << 34, 2);
+    two_faced tf = {.calls = 0, .bad = {.fail_solve_after = 12}};
+    sv_gpu_solver *g;
+    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, two_faced_factory, &tf, &g), SV_OK);
+    assert_true(sv_gpu_solver_on_device(g));
+    sv_sweep_result *res = run_with(&c, g, 1);
+    sv_gpu_report rep;
+    sv_gpu_solver_report(g, &rep);
+    assert_int_equal(rep.device_errors, 1);
+    assert_false(rep.on_device);
+    assert_non_null(strstr(rep.note, "device error at f = "));
+    assert_non_null(strstr(rep.note, "launch failure"));
+    assert_true(rep.device_solves >= 1 && rep.device_solves < c.nf - 1);
+    assert_int_equal(rep.cpu_fallbacks, 1); /* the solve that met the error */
+    assert_int_equal(rep.solves, c.nf);     /* the rest: the CPU's default path */
+    assert_true(res->n_fallback >= 1);
+    assert_true(h_error(&c, res) < 2e-9);
+    sv_sweep_result_destroy(NULL, res);
+    sv_gpu_solver_destroy(g);
+    sweep_case_free(&c);
+}
+
 /* A pivot below single precision (at 1 MHz −jΨ/ω swamps jωL by 10⁸ and the
  * loop-current null space of Ψ leaves pivots of jωL size): the device
  * refuses the factorisation, the CPU double path solves it. */
@@ -479,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_sweep_on_device),
         cmocka_unit_test(test_derivatives),
         cmocka_unit_test(test_fallback_refinement),
+        cmocka_unit_test(test_device_error_mid_sweep),
         cmocka_unit_test(test_fallback_singular),
         cmocka_unit_test(test_plan_fallback_and_refusal),
         cmocka_unit_test(test_selftest_disables_double),
