@@ -7,6 +7,8 @@ JOBS       ?= $(shell nproc)
 PREFIX     ?= /usr/local
 BENCH      ?=
 RUN_ARGS   ?=
+# The GPU back end: AUTO (on when the CUDA toolkit is found), ON or OFF (docs/gpu.md).
+CUDA       ?= AUTO
 
 .PHONY: all setup build run test test-sanitize bench install clean
 
@@ -16,7 +18,7 @@ setup:
 	@scripts/setup
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_CUDA=$(CUDA)
 
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -30,13 +32,13 @@ test: build
 
 # Unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this too).
 test-sanitize: setup
-	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON -DSOLVENT_CUDA=OFF
 	cmake --build $(BUILD_SAN) -j $(JOBS)
 	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'slow|tools'
 
 bench:
 	@scripts/setup --bench
-	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_BUILD_BENCH=ON -DSOLVENT_BUILD_TESTS=OFF
+	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_BUILD_BENCH=ON -DSOLVENT_BUILD_TESTS=OFF -DSOLVENT_CUDA=$(CUDA)
 	cmake --build $(BUILD_BENCH) -j $(JOBS)
 	@scripts/run-bench $(BUILD_BENCH)/bench-bin "$(BENCH)"
 

@@ -22,7 +22,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: solvent sweep PROJECT.json [-o OUT.sNp] [--plot OUT.svg|png] [--points N]\n"
             "                     [--start F] [--stop F] [--tol T] [--exact] [--precision single|double]\n"
-            "                     [--threads N] [--memory-limit B] [--max-exact N] [--quiet]\n"
+            "                     [--threads N] [--memory-limit B] [--max-exact N] [--device D] [--quiet]\n"
             "\n"
             "Computes the S-parameters of the project's circuit at N frequencies from\n"
             "--start to --stop (default: the project's \"sweep\" section) with adaptive\n"
@@ -44,6 +44,12 @@ static void usage(FILE *out)
             "                        accuracy (default); double: double-precision factorisation;\n"
             "                        reference: a full double copy solved by LAPACK (slow)\n"
             "  --max-exact N         cap on exact solves (default 30)\n"
+            "  --device D            where the exact solves run: cpu; gpu (an NVIDIA GPU: single-\n"
+            "                        precision factorisation on the device refined to double\n"
+            "                        accuracy; an error if Solvent was built without CUDA or no\n"
+            "                        device passes the start-up self-test); auto (default: the\n"
+            "                        GPU when one passes the self-test, else the CPU, with the\n"
+            "                        reason on the summary's device line)\n"
             "  --threads N           threads (default: OMP_NUM_THREADS or all cores)\n"
             "  --memory-limit B      refuse to start if the estimate exceeds B bytes (suffixes\n"
             "                        K, M, G, T; default: the machine's available memory)\n"
@@ -57,7 +63,8 @@ static void usage(FILE *out)
             "exit codes:\n"
             "  0  success\n"
             "  1  the run failed: unreadable or invalid project, the memory estimate exceeds\n"
-            "     the limit, a solve failed, an output could not be written\n"
+            "     the limit, a solve failed, an output could not be written, --device gpu\n"
+            "     without a usable GPU\n"
             "  2  bad command-line arguments\n"
             "  3  finished and wrote its outputs, but the adaptive sweep reached the cap on\n"
             "     exact solves before every frequency met the tolerance\n");
@@ -184,6 +191,12 @@ int cmd_sweep_main(int argc, char **argv)
             else if (!strcmp(v, "double")) a.precision = SV_SWEEP_DOUBLE;
             else if (!strcmp(v, "reference")) a.precision = SV_SWEEP_LAPACK;
             else BAD("single, double or reference");
+        } else if (!strcmp(o, "--device")) {
+            NEED_VALUE();
+            if (!strcmp(v, "auto")) a.device = SWEEP_DEVICE_AUTO;
+            else if (!strcmp(v, "cpu")) a.device = SWEEP_DEVICE_CPU;
+            else if (!strcmp(v, "gpu")) a.device = SWEEP_DEVICE_GPU;
+            else BAD("gpu, cpu or auto");
         } else if (!strcmp(o, "--max-exact")) {
             NEED_VALUE();
             if (parse_int(v, 1, 100000, &a.max_exact)) BAD("an integer from 1 to 100000");
@@ -214,6 +227,12 @@ int cmd_sweep_main(int argc, char **argv)
     }
     if (a.start > 0 && a.stop > 0 && a.stop < a.start) {
         fprintf(stderr, "solvent sweep: --stop %g Hz is below --start %g Hz\n", a.stop, a.start);
+        return 2;
+    }
+    if (a.device == SWEEP_DEVICE_GPU && a.precision != SV_SWEEP_MIXED) {
+        fprintf(stderr, "solvent sweep: --device gpu solves in single precision refined to double: "
+                        "--precision %s runs on the CPU only (use --device cpu)\n",
+                a.precision == SV_SWEEP_DOUBLE ? "double" : "reference");
         return 2;
     }
     if (!a.quiet) a.progress = isatty(STDERR_FILENO);

@@ -13,6 +13,7 @@
 
 #include "solvent/dense.h"
 #include "solvent/em.h"
+#include "solvent/gpu.h"
 
 
 /* OpenBLAS's own thread control (the OpenMP build also sets OpenMP's count
@@ -94,6 +95,8 @@ int sweep_tool_run(const sweep_args *a)
     sv_em_csr *G = NULL;
     sv_sweep_model *model = NULL;
     sv_sweep_result *res = NULL;
+    sv_gpu_solver *gpu = NULL;
+    char devline[600] = "cpu";
     double *b = NULL, *freq = NULL;
     double complex *S = NULL;
     double *z0 = NULL;
@@ -101,6 +104,14 @@ int sweep_tool_run(const sweep_args *a)
     char buf1[32], buf2[32], buf3[32], buf4[32];
     double t_start = sv_time_now();
 
+    /* --device gpu: fail before any work when there is no device at all */
+    if (a->device == SWEEP_DEVICE_GPU) {
+        char why[256];
+        if (!sv_gpu_available(why, sizeof why)) {
+            fprintf(stderr, "solvent sweep: --device gpu: no usable CUDA device: %s\n", why);
+            return 1;
+        }
+    }
     if (sv_ctx_create(&ctx)) goto fail;
     if (a->threads && sv_ctx_set_threads(ctx, a->threads)) goto fail;
     sv_ctx_set_progress(ctx, draw_progress, &pb);
@@ -189,6 +200,29 @@ int sweep_tool_run(const sweep_args *a)
         terms[2].values = G->val;
     }
     if (sv_sweep_model_create(ctx, n, lossy ? 3 : 2, terms, sv_em_coefficient, &stk, p, b, n, &model)) goto fail;
+    /* The device: set up (plan, self-test, terms uploaded) or the reason not to. */
+    if (a->device != SWEEP_DEVICE_CPU && a->precision != SV_SWEEP_MIXED) {
+        snprintf(devline, sizeof devline, "cpu (--precision %s runs on the CPU)",
+                 a->precision == SV_SWEEP_DOUBLE ? "double" : "reference");
+    } else if (a->device != SWEEP_DEVICE_CPU) {
+        sv_gpu_options go;
+        sv_gpu_options_default(&go);
+        go.required = a->device == SWEEP_DEVICE_GPU;
+        if (sv_gpu_solver_create(ctx, model, so.derivatives < 0 ? 0 : so.derivatives ? so.derivatives : 2, &go, &gpu))
+            goto fail;
+        sv_gpu_report gr;
+        sv_gpu_solver_report(gpu, &gr);
+        if (gr.on_device) {
+            so.exact_deriv = sv_gpu_exact_deriv;
+            so.exact_user = gpu;
+            snprintf(devline, sizeof devline, "gpu %s, %s residuals (self-test passed)", gr.device,
+                     gr.residual == SV_GPU_RESIDUAL_DF ? "double-float" : "double");
+        } else {
+            snprintf(devline, sizeof devline, "cpu (%s)", gr.note);
+            sv_gpu_solver_destroy(gpu);
+            gpu = NULL;
+        }
+    }
     sv_ctx_reset_peak(ctx);
     if (sv_sweep_run(ctx, model, points, freq, &so, &res)) goto fail;
     end_progress(&pb);
@@ -247,11 +281,20 @@ int sweep_tool_run(const sweep_args *a)
         printf("  exact solves %d (%s precision%s), reduced basis %d\n", res->n_exact,
                a->precision == SV_SWEEP_MIXED ? "single/refined" : a->precision == SV_SWEEP_DOUBLE ? "double" : "reference",
                res->n_fallback ? ", some fell back to double" : "", res->basis_size);
+        if (gpu) {
+            sv_gpu_report gr;
+            sv_gpu_solver_report(gpu, &gr);
+            printf("  device       %s; %d exact solves on the device, %d on the CPU\n", devline, gr.device_solves,
+                   gr.solves - gr.device_solves);
+            if (gr.device_errors) printf("  device       WARNING: %s\n", gr.note);
+        } else {
+            printf("  device       %s\n", devline);
+        }
         if (res->n_fallback) {
-            printf("  fallback     double factorisation at");
+            printf("  fallback     double factorisation%s at", gpu ? " on the CPU" : "");
             for (int i = 0; i < points; i++)
                 if (res->fallback[i]) printf(" %.6g", freq[i] / 1e9);
-            printf(" GHz (mixed-precision refinement failed there)\n");
+            printf(" GHz (%s refinement failed there)\n", gpu ? "GPU" : "mixed-precision");
         }
         printf("  residual     max estimate %.2e (tolerance %.1e)%s\n", res->max_residual, tol,
                res->converged ? "" : "  WARNING: cap on exact solves reached");
@@ -272,6 +315,7 @@ fail:
     code = 1;
 out:
     sv_sweep_result_destroy(ctx, res);
+    sv_gpu_solver_destroy(gpu);
     sv_sweep_model_destroy(model);
     sv_em_csr_destroy(ctx, G);
     sv_dense_sym_destroy(L);

@@ -7,12 +7,16 @@
 
 #include "solvent/sweep.h"
 
+/* --device: where the exact solves run */
+typedef enum sweep_device { SWEEP_DEVICE_AUTO = 0, SWEEP_DEVICE_CPU = 1, SWEEP_DEVICE_GPU = 2 } sweep_device;
+
 typedef struct sweep_args {
     const char *project, *output, *plot;
     int points, exact, threads, max_exact, quiet, progress;
     double start, stop, tol;
     size_t memory_limit;
     sv_sweep_precision precision;
+    sweep_device device;
 } sweep_args;
 
 /* Everything after argument parsing; returns the exit code. */

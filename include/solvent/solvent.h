@@ -9,5 +9,6 @@
 #include "solvent/em.h"
 #include "solvent/ode.h"
 #include "solvent/sweep.h"
+#include "solvent/gpu.h"
 
 #endif

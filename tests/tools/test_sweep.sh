@@ -49,6 +49,9 @@ expect 2 "frequency" -- "$tool" sweep "$tmp/p.json" --start 3furlongs
 expect 2 "below" -- "$tool" sweep "$tmp/p.json" --start 5GHz --stop 1GHz
 expect 2 "single, double" -- "$tool" sweep "$tmp/p.json" --precision quad
 expect 2 "bytes" -- "$tool" sweep "$tmp/p.json" --memory-limit lots
+expect 2 "gpu, cpu or auto" -- "$tool" sweep "$tmp/p.json" --device tpu
+expect 2 "needs a value" -- "$tool" sweep "$tmp/p.json" --device
+expect 2 "runs on the CPU only" -- "$tool" sweep "$tmp/p.json" --device gpu --precision double
 
 # --- run failures (exit 1), no outputs left behind ---
 expect 1 "none.json" -- "$tool" sweep "$tmp/none.json" -o "$tmp/none.s2p"
@@ -88,4 +91,31 @@ paste <(data "$tmp/afs.s2p") <(data "$tmp/exact.s2p") | awk '
 # command-line band overrides the project's
 expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/one.s2p" --start 2GHz --stop 2GHz --points 1 --quiet
 [[ $(data "$tmp/one.s2p" | wc -l) -eq 1 ]] || fail "--points 1 did not give one frequency"
+# --device: cpu as before, the summary says so; auto picks the GPU only
+# when one passes the self-test, else says why; gpu agrees with auto: it
+# runs where auto found a device and fails cleanly (exit 1, no output)
+# where auto did not.
+expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/cpu.s2p" --exact --device cpu
+grep -qE '^  device +cpu$' "$tmp/out" || fail "--device cpu: no 'device  cpu' summary line"
+# (the default run above used --device auto: the GPU where there is one)
+paste <(data "$tmp/cpu.s2p") <(data "$tmp/exact.s2p") | awk '
+  { for (k = 2; k <= 8; k++) { d = $k - $(k+9); if (d < 0) d = -d; if (d > m) m = d } }
+  END { if (m > 1e-9) exit 1 }' || fail "--device cpu differs from the default run"
+expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/auto.s2p" --exact --device auto
+devline=$(grep -E '^  device ' "$tmp/out") || fail "--device auto: no device summary line"
+if [[ "$devline" =~ device\ +cpu\ \((.*)\)$ ]]; then
+  reason=${BASH_REMATCH[1]}
+  [[ -n "$reason" ]] || fail "--device auto on the CPU without a reason"
+  cmp -s <(data "$tmp/auto.s2p") <(data "$tmp/exact.s2p") || fail "--device auto on the CPU differs from the CPU run"
+  expect 1 "--device gpu: no usable CUDA device" -- "$tool" sweep "$tmp/p.json" -o "$tmp/gpu.s2p" --device gpu
+  [[ ! -e "$tmp/gpu.s2p" ]] || fail "--device gpu without a device left an output file"
+  echo "no GPU here: $reason"
+elif [[ "$devline" =~ device\ +gpu ]]; then
+  expect 0 "device +gpu" -- "$tool" sweep "$tmp/p.json" -o "$tmp/gpu.s2p" --exact --device gpu
+  paste <(data "$tmp/gpu.s2p") <(data "$tmp/exact.s2p") | awk '
+    { for (k = 2; k <= 8; k++) { d = $k - $(k+9); if (d < 0) d = -d; if (d > m) m = d } }
+    END { printf "max |S_gpu - S_cpu| = %.3g\n", m; if (m > 1e-9) exit 1 }' || fail "--device gpu differs from the CPU"
+else
+  fail "unexpected device line: $devline"
+fi
 echo "ok"

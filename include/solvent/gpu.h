@@ -1,0 +1,167 @@
+/* Solvent accelerator back end: exact sweep solves on an NVIDIA GPU.
+ *
+ * Z(f) = Σ_k c_k(f)·A_k is formed on the device from the terms kept there
+ * (uploaded once), factorised in complex single precision by a blocked
+ * LDLᵀ without pivoting built from cuBLAS level-3 calls, and the solution
+ * (and its frequency derivatives, with the same factors) is refined to
+ * double accuracy with residuals computed on the device from the terms:
+ * in native double (FP64) where the device is fast at it, or in
+ * double-float arithmetic (pairs of floats, error-free transforms) where it
+ * is not. A frequency whose refinement does not converge, or whose single
+ * factorisation meets a pivot below single precision, is solved again on
+ * the CPU by the double path (sv_sweep_solve_exact_deriv with
+ * SV_SWEEP_DOUBLE) and counted in the report.
+ *
+ * Before a device path is used it passes a start-up self-test: products of
+ * random terms with random vectors computed on the device and on the CPU
+ * must agree; a path that disagrees (a compiler that simplified the error
+ * terms away, say) is disabled.
+ *
+ * Everything here is always compiled; without CUDA (SOLVENT_CUDA=OFF, or no
+ * toolkit at build time) the queries say "not built with CUDA" and
+ * sv_gpu_solver_create returns SV_ERR_UNSUPPORTED. See docs/gpu.md. */
+#ifndef SOLVENT_GPU_H
+#define SOLVENT_GPU_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "solvent/core.h"
+#include "solvent/sweep.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- device discovery ------------------------------------------------------ */
+typedef struct sv_gpu_device_info {
+    int built;            /* 1: this library was built with the CUDA back end */
+    int available;        /* 1: a device is usable */
+    int device;           /* its index */
+    char name[128];       /* "NVIDIA H200", ... ("" when none) */
+    char reason[256];     /* why none is usable ("" when one is) */
+    int cc_major, cc_minor;
+    size_t total_bytes, free_bytes;
+    int fp32_per_fp64;    /* single- to double-precision throughput ratio (2 on an H200,
+                             64 on consumer parts); 0 unknown */
+} sv_gpu_device_info;
+
+/* 1 if built with the CUDA back end. */
+int sv_gpu_built(void);
+
+/* Query device `device` (≥ 0). Never crashes: SV_OK with info->available = 1,
+ * or SV_ERR_UNSUPPORTED with the reason ("not built with CUDA", or the
+ * runtime's own: no driver, no device, ...) in the message and in
+ * info->reason. */
+sv_status sv_gpu_query(int device, sv_gpu_device_info *info);
+
+/* 1 if device 0 is usable; otherwise 0 and the reason in `reason` (may be NULL). */
+int sv_gpu_available(char *reason, size_t len);
+
+/* One line describing the device: "NVIDIA H200 (sm_90, 139.8 GiB, 139.1 GiB free)"
+ * or "no CUDA device: <reason>". Returns buf. */
+const char *sv_gpu_describe(const sv_gpu_device_info *info, char *buf, size_t len);
+
+/* ---- planning ----------------------------------------------------------------- */
+/* How residuals are computed on the device. */
+typedef enum sv_gpu_residual {
+    SV_GPU_RESIDUAL_AUTO = 0,   /* double where FP64 is fast (ratio ≤ 4), else double-float */
+    SV_GPU_RESIDUAL_DOUBLE = 1, /* native FP64 */
+    SV_GPU_RESIDUAL_DF = 2      /* double-float (pairs of floats) */
+} sv_gpu_residual;
+
+typedef enum sv_gpu_decision {
+    SV_GPU_USE = 0,      /* run on the device */
+    SV_GPU_FALLBACK = 1, /* run on the CPU instead (the device cannot hold it) */
+    SV_GPU_REFUSE = 2    /* stop with an error (the device was required) */
+} sv_gpu_decision;
+
+/* What a sweep's exact solves would hold on the device. */
+typedef struct sv_gpu_plan_input {
+    int n, nb;             /* order and block size of the packed terms (nb 0: 128) */
+    int npacked;           /* packed terms (L, Ψ) */
+    size_t csr_nnz;        /* stored entries of all CSR terms together (G) */
+    int ncsr;              /* CSR terms */
+    int nrhs, nderiv;      /* right-hand sides, derivative orders (0..2) */
+    size_t device_free;    /* bytes free on the device */
+    int fp32_per_fp64;     /* from sv_gpu_device_info (0 unknown: taken as fast) */
+    sv_gpu_residual residual;
+    int required;          /* 1: the device was asked for (refuse rather than fall back) */
+} sv_gpu_plan_input;
+
+typedef struct sv_gpu_plan {
+    sv_gpu_decision decision;
+    sv_gpu_residual residual;  /* resolved: DOUBLE or DF */
+    size_t terms_bytes;        /* packed terms (8 bytes an element, double or hi/lo floats) + CSR */
+    size_t z_bytes;            /* Z(f) in complex single, packed */
+    size_t vector_bytes;       /* solution, derivative and residual blocks, products */
+    size_t workspace_bytes;    /* factorisation panel, pivot flags, library workspaces */
+    size_t total_bytes;        /* the sum, with a 5 % margin */
+    size_t device_free;
+    char message[320];         /* why, in one line */
+} sv_gpu_plan;
+
+/* Estimate and decide. SV_OK with the decision in *plan, or SV_ERR_ARG for
+ * bad sizes. A plan that does not fit is SV_GPU_REFUSE when `required`,
+ * else SV_GPU_FALLBACK; the message names both sizes. */
+sv_status sv_gpu_plan_make(const sv_gpu_plan_input *in, sv_gpu_plan *plan);
+
+/* ---- the exact solver ----------------------------------------------------------- */
+typedef struct sv_gpu_options {
+    int device;                /* device index (default 0) */
+    sv_gpu_residual residual;  /* AUTO (default) */
+    double refine_tol;         /* target backward error; 0 = 1e-15 in double, 4e-14 in double-float */
+    int max_iterations;        /* refinement steps before the CPU fallback; 0 = 30 */
+    int required;              /* 1: fail (SV_ERR_UNSUPPORTED / SV_ERR_BUDGET) instead of
+                                  choosing the CPU when no device path can be used */
+} sv_gpu_options;
+
+void sv_gpu_options_default(sv_gpu_options *opts);
+
+typedef struct sv_gpu_solver sv_gpu_solver;
+
+/* Set up the device for model m (borrowed: it must outlive the solver):
+ * query, plan, upload the terms, run the self-test. nderiv: the derivative
+ * orders the sweep will ask for (its `derivatives` option; 2 by default).
+ * When no device path can be used, the solver is still created and solves
+ * on the CPU (sv_gpu_solver_on_device says 0 and the report says why),
+ * unless opts->required, which makes this an error instead. */
+sv_status sv_gpu_solver_create(sv_ctx *ctx, const sv_sweep_model *m, int nderiv, const sv_gpu_options *opts,
+                               sv_gpu_solver **out);
+void sv_gpu_solver_destroy(sv_gpu_solver *s);
+
+/* 1 if the solver runs on the device. */
+int sv_gpu_solver_on_device(const sv_gpu_solver *s);
+
+/* The exact solve, as an sv_sweep_exact_deriv_fn: pass it as the sweep's
+ * `exact_deriv` option with the solver as `exact_user`. */
+sv_status sv_gpu_exact_deriv(void *solver, sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x,
+                             int ldx, int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info);
+
+typedef struct sv_gpu_report {
+    int on_device;            /* the solver runs on the device */
+    sv_gpu_residual residual; /* the residual path in use (when on_device) */
+    int selftest_double;      /* self-test of each path: 1 passed, 0 failed (disabled), −1 not run */
+    int selftest_df;
+    double selftest_err_double, selftest_err_df; /* their relative errors against the CPU */
+    int solves;               /* exact solves asked for */
+    int device_solves;        /* of which finished on the device */
+    int cpu_fallbacks;        /* solved on the CPU double path: refinement did not converge */
+    int singular_fallbacks;   /* of those, the single factorisation met a tiny pivot */
+    int device_errors;        /* the device failed (a CUDA error): that solve fell back (counted
+                                 in cpu_fallbacks) and every later one ran on the CPU's default
+                                 path (solves − device_solves − cpu_fallbacks); note says why */
+    int iterations;           /* refinement steps, all solves together */
+    double seconds_device;    /* wall time of the device solves (form, factor, refinement) */
+    sv_gpu_plan plan;
+    char device[200];         /* sv_gpu_describe() of the device, or why none */
+    char note[320];           /* why the solver is on the CPU ("" when on the device and
+                                 no device error occurred) */
+} sv_gpu_report;
+
+void sv_gpu_solver_report(const sv_gpu_solver *s, sv_gpu_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

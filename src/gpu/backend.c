@@ -1,0 +1,147 @@
+/* The device backend: the sv_gpu_backend vtable around the CUDA back end
+ * (src/gpu/cuda/, reached through the plain-C interface cuda_iface.h), and
+ * the device query. Without CUDA both refuse clearly. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+
+#ifdef SV_GPU_HAVE_CUDA
+#include "cuda/cuda_iface.h"
+
+static sv_status map(int rc, const char *what, const char *msg)
+{
+    switch (rc) {
+    case SVC_OK: return SV_OK;
+    case SVC_SINGULAR: return sv_error(SV_ERR_SINGULAR, "%s: %s", what, msg);
+    case SVC_NOMEM: return sv_error(SV_ERR_BUDGET, "%s: out of device memory: %s", what, msg);
+    default: return sv_error(SV_ERR_INTERNAL, "%s: %s", what, msg);
+    }
+}
+
+typedef struct dev {
+    sv_ctx *ctx;
+    sv_gpu_cuda *g;
+    int nterms;
+    char msg[256];
+} dev;
+
+static sv_status dev_upload(sv_gpu_backend *b, const sv_gpu_problem *p, int modes, int max_cols)
+{
+    dev *D = b->st;
+    int nt = p->nterms;
+    if (nt > 8) return sv_error(SV_ERR_UNSUPPORTED, "%d terms: the CUDA back end takes at most 8", nt);
+    int kind[8];
+    const double *pk[8], *val[8];
+    const int *rp[8], *ci[8];
+    size_t nnz[8];
+    for (int k = 0; k < nt; k++) {
+        kind[k] = p->terms[k].kind == SV_SWEEP_TERM_PACKED ? 0 : 1;
+        pk[k] = p->terms[k].packed;
+        val[k] = p->terms[k].values;
+        rp[k] = p->terms[k].rowptr;
+        ci[k] = p->terms[k].colind;
+        nnz[k] = p->terms[k].nnz;
+    }
+    D->nterms = nt;
+    return map(sv_gpu_cuda_upload(D->g, p->n, p->nb, nt, kind, pk, rp, ci, val, nnz, modes, max_cols, D->msg,
+                                  sizeof D->msg),
+               "uploading the terms", D->msg);
+}
+
+static sv_status dev_form(sv_gpu_backend *b, const double complex *c)
+{
+    dev *D = b->st;
+    double cc[16];
+    for (int k = 0; k < D->nterms; k++) {
+        cc[2 * k] = creal(c[k]);
+        cc[2 * k + 1] = cimag(c[k]);
+    }
+    return map(sv_gpu_cuda_form(D->g, cc, D->msg, sizeof D->msg), "forming Z(f)", D->msg);
+}
+
+static sv_status dev_factor(sv_gpu_backend *b, double pivot_min)
+{
+    dev *D = b->st;
+    return map(sv_gpu_cuda_factor(D->g, pivot_min, D->msg, sizeof D->msg), "factorising Z(f)", D->msg);
+}
+
+static sv_status dev_solve(sv_gpu_backend *b, int ncols, float complex *v)
+{
+    dev *D = b->st;
+    /* float complex is two floats, real part first (C17 6.2.5), as cuComplex */
+    return map(sv_gpu_cuda_solve(D->g, ncols, (float *)v, D->msg, sizeof D->msg), "solving", D->msg);
+}
+
+static sv_status dev_products(sv_gpu_backend *b, sv_gpu_residual mode, int ncols, const double *x, double *y)
+{
+    dev *D = b->st;
+    return map(sv_gpu_cuda_products(D->g, (int)mode, ncols, x, y, D->msg, sizeof D->msg), "residual products", D->msg);
+}
+
+static void dev_destroy(sv_gpu_backend *b)
+{
+    if (!b) return;
+    dev *D = b->st;
+    sv_ctx *ctx = D->ctx;
+    sv_gpu_cuda_destroy(D->g);
+    sv_free(ctx, D);
+    sv_free(ctx, b);
+}
+
+/* kernels: NULL, or an sv_gpu_cuda_df_fn (the tests' broken build) */
+static sv_status cuda_backend_create(sv_ctx *ctx, int device, void *kernels, sv_gpu_backend **out)
+{
+    sv_gpu_backend *b = sv_calloc(ctx, 1, sizeof(*b), "CUDA backend");
+    dev *D = sv_calloc(ctx, 1, sizeof(*D), "CUDA backend");
+    if (!b || !D) {
+        sv_free(ctx, b);
+        sv_free(ctx, D);
+        return sv_last_status();
+    }
+    D->ctx = ctx;
+    sv_gpu_cuda_df_fn df = NULL;
+    if (kernels) memcpy(&df, kernels, sizeof df);
+    int rc = sv_gpu_cuda_create(device, df, &D->g, D->msg, sizeof D->msg);
+    if (rc) {
+        sv_status st = map(rc, "starting the CUDA back end", D->msg);
+        sv_free(ctx, b);
+        sv_free(ctx, D);
+        return st;
+    }
+    b->name = "cuda";
+    b->st = D;
+    b->upload = dev_upload;
+    b->form = dev_form;
+    b->factor = dev_factor;
+    b->solve = dev_solve;
+    b->products = dev_products;
+    b->destroy = dev_destroy;
+    *out = b;
+    return SV_OK;
+}
+
+sv_status sv_gpu_cuda_query(int device, sv_gpu_device_info *info)
+{
+    int rc = sv_gpu_cuda_query_c(device, info->name, sizeof info->name, &info->cc_major, &info->cc_minor,
+                                 &info->total_bytes, &info->free_bytes, &info->fp32_per_fp64, info->reason,
+                                 sizeof info->reason);
+    info->available = rc == SVC_OK;
+    return rc == SVC_OK ? SV_OK : sv_error(SV_ERR_UNSUPPORTED, "%s", info->reason);
+}
+#endif
+
+/* user: NULL, or a pointer to an sv_gpu_cuda_df_fn (tests only). */
+sv_status sv_gpu_backend_device(void *user, sv_ctx *ctx, int device, sv_gpu_backend **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "out is NULL");
+    *out = NULL;
+#ifdef SV_GPU_HAVE_CUDA
+    return cuda_backend_create(ctx, device, user, out);
+#else
+    (void)user;
+    (void)ctx;
+    (void)device;
+    return sv_error(SV_ERR_UNSUPPORTED, "no GPU back end: Solvent was not built with CUDA (SOLVENT_CUDA)");
+#endif
+}

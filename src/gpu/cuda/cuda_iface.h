@@ -1,0 +1,47 @@
+/* The interface between the host-side C code (backend.c) and the CUDA
+ * back end (*.cu, compiled as C++ by nvcc): plain C types only (complex
+ * numbers as interleaved re, im pairs), status as int with a message. */
+#ifndef SV_GPU_CUDA_IFACE_H
+#define SV_GPU_CUDA_IFACE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { SVC_OK = 0, SVC_SINGULAR = 1, SVC_NOMEM = 2, SVC_ERROR = -1 };
+
+/* Device discovery; returns SVC_OK, or SVC_ERROR with the runtime's reason. */
+int sv_gpu_cuda_query_c(int device, char *name, size_t nlen, int *cc_major, int *cc_minor, size_t *total,
+                        size_t *free_bytes, int *fp32_per_fp64, char *reason, size_t rlen);
+
+/* The double-float product launcher (df_products.cu; a test compiles a second
+ * one with SV_GPU_BREAK_EFT): y[c·n + i] = (A·x_c)_i for ncols columns, A
+ * packed (kind 0) or CSR (kind 1) as hi/lo pairs, x as pairs, on the device. */
+typedef int (*sv_gpu_cuda_df_fn)(int kind, int n, int nb, const float *ahi, const float *alo, const int *rowptr,
+                                 const int *colind, int ncols, const float *xhi, const float *xlo, double *y);
+int sv_gpu_cuda_df_products_default(int kind, int n, int nb, const float *ahi, const float *alo, const int *rowptr,
+                                    const int *colind, int ncols, const float *xhi, const float *xlo, double *y);
+
+typedef struct sv_gpu_cuda sv_gpu_cuda;
+
+int sv_gpu_cuda_create(int device, sv_gpu_cuda_df_fn df, sv_gpu_cuda **out, char *msg, size_t mlen);
+void sv_gpu_cuda_destroy(sv_gpu_cuda *g);
+/* kind[k]: 0 packed (packed[k]), 1 CSR (rowptr[k], colind[k], values[k], nnz[k]). modes: bit 1
+ * double, bit 2 double-float. */
+int sv_gpu_cuda_upload(sv_gpu_cuda *g, int n, int nb, int nterms, const int *kind, const double *const *packed,
+                       const int *const *rowptr, const int *const *colind, const double *const *values,
+                       const size_t *nnz, int modes, int max_cols, char *msg, size_t mlen);
+/* coef: 2·nterms doubles (re, im of c_k). */
+int sv_gpu_cuda_form(sv_gpu_cuda *g, const double *coef, char *msg, size_t mlen);
+int sv_gpu_cuda_factor(sv_gpu_cuda *g, double pivot_min, char *msg, size_t mlen);
+/* v: n × ncols complex single, interleaved, on the host. */
+int sv_gpu_cuda_solve(sv_gpu_cuda *g, int ncols, float *v, char *msg, size_t mlen);
+/* mode 1 double, 2 double-float; x n × ncols, y nterms blocks of n × ncols, host. */
+int sv_gpu_cuda_products(sv_gpu_cuda *g, int mode, int ncols, const double *x, double *y, char *msg, size_t mlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,73 @@
+/* The sweep model as the accelerator back end sees it: its terms, its
+ * coefficients and their derivatives, its right-hand sides. This is the one
+ * file of src/gpu that reads the sweep module's internal header; if the
+ * sweep grows public accessors for these, only this file changes. */
+#include <math.h>
+
+#include "gpu_internal.h"
+#include "sweep/sweep_internal.h"
+
+size_t sv_gpu_packed_size(int n, int nb)
+{
+    size_t total = 0;
+    for (int c0 = 0; c0 < n; c0 += nb) {
+        int w = n - c0 < nb ? n - c0 : nb;
+        total += (size_t)w * (size_t)(n - c0);
+    }
+    return total;
+}
+
+int sv_gpu_model_nterms(const sv_sweep_model *m)
+{
+    return m ? m->nterms : 0;
+}
+
+sv_status sv_gpu_problem_from_model(const sv_sweep_model *m, sv_gpu_term_view *terms, sv_gpu_problem *p)
+{
+    if (!m || !terms || !p) return sv_error(SV_ERR_ARG, "model, terms or problem is NULL");
+    p->n = m->n;
+    p->nb = m->nb > 0 ? m->nb : 128;
+    p->nterms = m->nterms;
+    p->terms = terms;
+    for (int k = 0; k < m->nterms; k++) {
+        const sv_sweep_term *t = &m->terms[k];
+        sv_gpu_term_view *v = &terms[k];
+        v->kind = t->kind;
+        v->packed = t->packed;
+        v->rowptr = t->rowptr;
+        v->colind = t->colind;
+        v->values = t->values;
+        v->nnz = 0;
+        double mx = 0;
+        if (t->kind == SV_SWEEP_TERM_PACKED) {
+            /* column j of its block column is contiguous from row j on */
+            int n = m->n, nb = m->nb;
+            for (int c0 = 0; c0 < n; c0 += nb) {
+                int w = n - c0 < nb ? n - c0 : nb, ld = n - c0;
+                const double *blk = t->packed + sv_sweep_packed_offset(n, nb, c0, c0);
+                for (int jj = 0; jj < w; jj++)
+                    for (int i = jj; i < ld; i++) mx = fmax(mx, fabs(blk[(size_t)jj * ld + i]));
+            }
+        } else {
+            v->nnz = (size_t)t->rowptr[m->n];
+            for (size_t e = 0; e < v->nnz; e++) mx = fmax(mx, fabs(t->values[e]));
+        }
+        v->maxabs = mx;
+    }
+    return SV_OK;
+}
+
+sv_status sv_gpu_model_coefs(const sv_sweep_model *m, double freq, double complex *c)
+{
+    return sv_sweep_coefs(m, freq, c);
+}
+
+sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2)
+{
+    return sv_sweep_coef_derivs(m, freq, d1, d2);
+}
+
+const double *sv_gpu_model_rhs(const sv_sweep_model *m)
+{
+    return m->b;
+}

@@ -1,0 +1,4 @@
+// The device's double-float product kernel compiled a second time with the
+// error terms removed (sv_gpu_cuda_df_products_broken, for test_device.c).
+#define SV_GPU_BREAK_EFT 1
+#include "gpu/cuda/df_products.cu"
