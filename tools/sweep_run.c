@@ -208,7 +208,11 @@ int sweep_tool_run(const sweep_args *a)
         sv_gpu_options go;
         sv_gpu_options_default(&go);
         go.required = a->device == SWEEP_DEVICE_GPU;
-        if (sv_gpu_solver_create(ctx, model, so.derivatives < 0 ? 0 : so.derivatives ? so.derivatives : 2, &go, &gpu))
+        /* the device refines at most SV_GPU_MAX_DERIV derivative orders (the
+         * CPU path three): a sweep on the device adds that many */
+        int cpu_derivatives = so.derivatives;
+        if (so.derivatives == 0 || so.derivatives > SV_GPU_MAX_DERIV) so.derivatives = SV_GPU_MAX_DERIV;
+        if (sv_gpu_solver_create(ctx, model, so.derivatives < 0 ? 0 : so.derivatives, &go, &gpu))
             goto fail;
         sv_gpu_report gr;
         sv_gpu_solver_report(gpu, &gr);
@@ -219,6 +223,7 @@ int sweep_tool_run(const sweep_args *a)
                      gr.residual == SV_GPU_RESIDUAL_DF ? "double-float" : "double");
         } else {
             snprintf(devline, sizeof devline, "cpu (%s)", gr.note);
+            so.derivatives = cpu_derivatives;
             sv_gpu_solver_destroy(gpu);
             gpu = NULL;
         }
@@ -290,6 +295,9 @@ int sweep_tool_run(const sweep_args *a)
         } else {
             printf("  device       %s\n", devline);
         }
+        if (res->n_gmres)
+            printf("  refinement   %d exact solve%s needed GMRES refinement (low frequency; no double factorisation)\n",
+                   res->n_gmres, res->n_gmres == 1 ? "" : "s");
         if (res->n_fallback) {
             printf("  fallback     double factorisation%s at", gpu ? " on the CPU" : "");
             for (int i = 0; i < points; i++)

@@ -135,9 +135,10 @@ static double run_sweep(const char *path, int nf, int gpu, sv_gpu_report *rep, s
         sv_gpu_options go;
         sv_gpu_options_default(&go);
         go.required = 1;
-        if (sv_gpu_solver_create(s.ctx, s.m, 2, &go, &g)) die("GPU solver");
+        if (sv_gpu_solver_create(s.ctx, s.m, SV_GPU_MAX_DERIV, &go, &g)) die("GPU solver");
         o.exact_deriv = sv_gpu_exact_deriv;
         o.exact_user = g;
+        o.derivatives = SV_GPU_MAX_DERIV; /* as the tool does on a device */
     }
     sv_sweep_result *res;
     if (sv_sweep_run(s.ctx, s.m, nf, f, &o, &res)) die("sweep");

@@ -23,6 +23,10 @@
 #ifndef SOLVENT_GPU_H
 #define SOLVENT_GPU_H
 
+/* Derivative orders the device refines with each exact solve (the CPU path
+ * refines three; a sweep on the device adds this many). */
+#define SV_GPU_MAX_DERIV 2
+
 #include <complex.h>
 #include <stddef.h>
 

@@ -64,7 +64,7 @@ sv_status sv_gpu_model_coefs(const sv_sweep_model *m, double freq, double comple
 
 sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2)
 {
-    return sv_sweep_coef_derivs(m, freq, d1, d2);
+    return sv_sweep_coef_derivs(m, freq, d1, d2, NULL);
 }
 
 const double *sv_gpu_model_rhs(const sv_sweep_model *m)

@@ -155,13 +155,15 @@ sv_status sv_gpu_exact_deriv(void *solver, sv_ctx *ctx, const sv_sweep_model *m,
     if (m != s->m) return sv_error(SV_ERR_ARG, "the GPU solver was set up for another model");
     if (!x) return sv_error(SV_ERR_ARG, "x is NULL");
     if (ldx < s->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, s->n);
-    if (nderiv < 0 || nderiv > 2) return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0, 1 or 2", nderiv);
+    if (nderiv < 0 || nderiv > 3) return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0 to 3", nderiv);
     if (nderiv > 0 && (!dx || lddx < s->n))
         return sv_error(SV_ERR_ARG, "dx = %p, lddx = %d: expected derivative blocks with lddx >= n = %d", (void *)dx,
                         lddx, s->n);
     if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
     s->rep.solves++;
-    if (!s->b || nderiv > s->nderiv) /* no device, or more derivatives than planned for */
+    /* no device, or more derivatives than planned for (the device refines at
+     * most SV_GPU_MAX_DERIV, the CPU three) */
+    if (!s->b || nderiv > s->nderiv)
         return on_cpu(ctx, m, freq, SV_SWEEP_MIXED, x, ldx, nderiv, dx, lddx, info);
 
     double t0 = sv_time_now();
