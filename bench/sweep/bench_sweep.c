@@ -331,7 +331,6 @@ int main(int argc, char **argv)
         bench_json_int(&j, "reps", 1);
         bench_json_int(&j, "threads", omp_get_max_threads());
         bench_json_str(&j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
-    bench_json_str(&j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
         bench_json_end(&j);
         return 0;
     }
