@@ -218,7 +218,9 @@ static double berr_of(int n, int p, double znorm, const double complex *r, const
  * 1e-12, 5/6/7/7 at 1e-13 and at 1e-15; with two derivatives 7/7/8 at 1e-9,
  * 6/6/7/8 at 1e-13. At the low end of a band, where Z is ill-conditioned,
  * a backward error of 5e-11 let a 41-point sweep of a 30 × 30-cell square
- * need 4 exact solves instead of 3. */
+ * need 4 exact solves instead of 3. Stopping them 2 steps after the
+ * solution instead of 3 saved 18 ms per exact solve at 2042 unknowns but
+ * cost an exact solve at 41, 201 and 1001 points. */
 #define SWEEP_DERIV_TOL 1e-13
 #define SWEEP_DERIV_EXTRA 3
 
