@@ -2,10 +2,11 @@
  * straight from the terms (single precision for the mixed path, double
  * otherwise), factorised by the dense engine's LDLᵀ, and the mixed path
  * refines the solution with residuals computed in double from the terms,
- * so no double copy of Z is ever held on the fast path. When refinement
- * fails (e.g. at very low frequency, where −jΨ/ω swamps the rest and
- * single precision loses the other terms) Z is formed and factorised in
- * double for that frequency alone. */
+ * so no double copy of Z is ever held on the fast path. When classical
+ * refinement stalls (low frequency, where −jΨ/ω outgrows jωL) GMRES-based
+ * refinement on the same factors takes over (gmres.c); only when that too
+ * fails, or a pivot is below single precision's roundoff, is Z formed and
+ * factorised in double for that frequency alone. */
 #include <math.h>
 #include <string.h>
 
