@@ -108,6 +108,7 @@ typedef struct afs {
     const sv_sweep_model *m;
     sv_sweep_options o;
     int n, K, p, nout, qmax, q, nf;
+    int qcap;          /* basis columns V, W_k and M have room for (grown on demand up to qmax) */
     double *V, *W, *M, *tau, *Ar, *Br, *Cr;
     int *colk, *colr;  /* column c of M is A_{colk[c]}·v_{colr[c]}, or column colr[c] of B when colk[c] < 0 */
     int mcols, mrows;  /* columns of M factorised so far; rows of R (min(n, mcols)) */
@@ -138,19 +139,58 @@ static sv_status alloc_all(afs *s)
         s->hook_y = sv_alloc(ctx, (size_t)s->nf * q * P * sizeof(double complex), "reduced solutions for the hook");
         if (!s->hook_y) return sv_last_status();
     }
-    s->V = sv_alloc(ctx, N * q * sizeof(double), "reduced basis V");
-    s->W = sv_alloc(ctx, K * N * q * sizeof(double), "products A_k V");
-    s->M = sv_alloc(ctx, N * (K * q + P) * sizeof(double), "residual estimate QR factors");
     s->tau = sv_alloc(ctx, (K * q + P) * sizeof(double), "residual estimate QR scalars");
     s->colk = sv_alloc(ctx, (K * q + P) * sizeof(int), "residual estimate column map");
     s->colr = sv_alloc(ctx, (K * q + P) * sizeof(int), "residual estimate column map");
     s->Ar = sv_calloc(ctx, K * q * q, sizeof(double), "reduced terms");
     s->Br = sv_alloc(ctx, q * P * sizeof(double), "reduced right-hand sides");
     s->Cr = sv_alloc(ctx, q * (size_t)s->nout * sizeof(double), "reduced outputs");
-    if (!s->V || !s->W || !s->M || !s->tau || !s->colk || !s->colr || !s->Ar || !s->Br || !s->Cr)
-        return sv_last_status();
+    if (!s->tau || !s->colk || !s->colr || !s->Ar || !s->Br || !s->Cr) return sv_last_status();
     return SV_OK;
 }
+
+/* Room for `need` basis columns in V, the products W_k = A_k·V and the
+ * estimator's M. These are the sweep's large arrays (n × q each, K + 2 of
+ * them); the worst case qmax (the cap on exact solves times the 2·p·(1 +
+ * nderiv) columns each can add) is what the memory estimate reserves, but a
+ * sweep uses a fraction of it (about 100 of 480 columns on the 11402-unknown
+ * square), so they grow by doubling, keeping their contents. */
+static sv_status reserve_basis(afs *s, int need)
+{
+    if (need > s->qmax) need = s->qmax;
+    if (need <= s->qcap) return SV_OK;
+    int cap = s->qcap ? 2 * s->qcap : need;
+    if (cap < need) cap = need;
+    if (cap > s->qmax) cap = s->qmax;
+    size_t N = (size_t)s->n, K = (size_t)s->K, P = (size_t)s->p, C = (size_t)cap, Q = (size_t)s->q;
+    sv_ctx *ctx = s->ctx;
+    double *V = sv_alloc(ctx, N * C * sizeof(double), "reduced basis V");
+    double *W = V ? sv_alloc(ctx, K * N * C * sizeof(double), "products A_k V") : NULL;
+    double *M = W ? sv_alloc(ctx, N * (K * C + P) * sizeof(double), "residual estimate QR factors") : NULL;
+    if (!M) {
+        sv_status st = sv_last_status();
+        sv_free(ctx, V);
+        sv_free(ctx, W);
+        return st;
+    }
+    if (Q) {
+        memcpy(V, s->V, N * Q * sizeof(double));
+        for (size_t k = 0; k < K; k++)
+            memcpy(W + k * N * C, s->W + k * N * (size_t)s->qcap, N * Q * sizeof(double));
+    }
+    if (s->mcols) memcpy(M, s->M, N * (size_t)s->mcols * sizeof(double));
+    sv_free(ctx, s->V);
+    sv_free(ctx, s->W);
+    sv_free(ctx, s->M);
+    s->V = V;
+    s->W = W;
+    s->M = M;
+    s->qcap = cap;
+    return SV_OK;
+}
+
+/* Column r of W_k = A_k·V. */
+static double *Wcol(const afs *s, int k, int r) { return s->W + ((size_t)k * (size_t)s->qcap + (size_t)r) * (size_t)s->n; }
 
 static void free_all(afs *s)
 {
@@ -264,13 +304,14 @@ static sv_status project_new(afs *s, int q0);
 static sv_status extend_basis(afs *s)
 {
     int q0 = s->q;
+    sv_status st = reserve_basis(s, q0 + 2 * s->p * (1 + s->nderiv));
+    if (st) return st;
     sv_sweep_serial ss = sv_sweep_serial_begin();
-    sv_status st = orthonormalise_new(s);
+    st = orthonormalise_new(s);
     sv_sweep_serial_end(ss);
     int n = s->n, dq = s->q - q0;
     for (int k = 0; k < s->K && !st && dq > 0; k++) {
-        double *Wk = s->W + (size_t)k * n * s->qmax;
-        st = sv_sweep_model_apply_term(s->m, k, dq, s->V + (size_t)q0 * n, n, Wk + (size_t)q0 * n, n);
+        st = sv_sweep_model_apply_term(s->m, k, dq, s->V + (size_t)q0 * n, n, Wcol(s, k, q0), n);
     }
     if (st || dq == 0) return st;
     ss = sv_sweep_serial_begin();
@@ -322,7 +363,7 @@ static sv_status project_new(afs *s, int q0)
     const sv_sweep_model *m = s->m;
     int q = s->q, qm = s->qmax;
     for (int k = 0; k < s->K; k++) {
-        double *Wk = s->W + (size_t)k * n * qm;
+        const double *Wk = Wcol(s, k, 0);
         /* A_k,r(:, q0:q) = Vᵀ·W_k(:, q0:q), mirrored into the new rows. */
         double *Ak = s->Ar + (size_t)k * qm * qm;
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, dq, n, 1.0, s->V, n, Wk + (size_t)q0 * n, n, 0.0,
@@ -373,7 +414,7 @@ static sv_status factor_estimator_serial(afs *s)
         }
     for (int k = 0; k < K; k++)
         for (int r = s->mq; r < q; r++, c++) {
-            memcpy(s->M + (size_t)c * n, s->W + (size_t)k * n * s->qmax + (size_t)r * n, sizeof(double) * (size_t)n);
+            memcpy(s->M + (size_t)c * n, Wcol(s, k, r), sizeof(double) * (size_t)n);
             s->colk[c] = k;
             s->colr[c] = r;
         }
