@@ -8,6 +8,8 @@ PREFIX     ?= /usr/local
 BENCH      ?=
 RUN_ARGS   ?=
 # The GPU back end: AUTO (on when the CUDA toolkit is found), ON or OFF (docs/gpu.md).
+# It is a module loaded only when a GPU run asks for it: CPU runs and CPU
+# benchmarks pay nothing for it, so CUDA=OFF is not needed to measure them.
 CUDA       ?= AUTO
 
 .PHONY: all setup build run test test-sanitize bench install clean

@@ -19,7 +19,10 @@
  *
  * Everything here is always compiled; without CUDA (SOLVENT_CUDA=OFF, or no
  * toolkit at build time) the queries say "not built with CUDA" and
- * sv_gpu_solver_create returns SV_ERR_UNSUPPORTED. See docs/gpu.md. */
+ * sv_gpu_solver_create returns SV_ERR_UNSUPPORTED. With CUDA, the device
+ * code is a separate module (libsolvent-cuda.so, installed beside the
+ * library) loaded on first use, and only when a CUDA driver is present: a
+ * program that never asks for a GPU loads no CUDA library. See docs/gpu.md. */
 #ifndef SOLVENT_GPU_H
 #define SOLVENT_GPU_H
 
@@ -50,13 +53,16 @@ typedef struct sv_gpu_device_info {
                              64 on consumer parts); 0 unknown */
 } sv_gpu_device_info;
 
-/* 1 if built with the CUDA back end. */
+/* 1 if built with the CUDA back end (its module may still be missing). */
 int sv_gpu_built(void);
 
 /* Query device `device` (≥ 0). Never crashes: SV_OK with info->available = 1,
- * or SV_ERR_UNSUPPORTED with the reason ("not built with CUDA", or the
- * runtime's own: no driver, no device, ...) in the message and in
- * info->reason. */
+ * or SV_ERR_UNSUPPORTED with the reason in the message and in info->reason:
+ * "not built with CUDA"; "no CUDA driver (libcuda.so.1 not found)"; the
+ * module not found (with the directories searched), not loadable or of
+ * another build (with its path); or the CUDA runtime's own (no device, a
+ * driver too old, ...). The first call loads the CUDA back end module when
+ * there is a driver; the outcome is kept for the life of the process. */
 sv_status sv_gpu_query(int device, sv_gpu_device_info *info);
 
 /* 1 if device 0 is usable; otherwise 0 and the reason in `reason` (may be NULL). */

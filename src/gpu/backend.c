@@ -1,13 +1,13 @@
 /* The device backend: the sv_gpu_backend vtable around the CUDA back end
- * (src/gpu/cuda/, reached through the plain-C interface cuda_iface.h), and
- * the device query. Without CUDA both refuse clearly. */
+ * module (src/gpu/cuda/, loaded by loader.c and reached through its table,
+ * cuda/cuda_iface.h), and the device query through it. Errors from the
+ * module (an int and a message) become Solvent statuses here: the module
+ * itself calls nothing of libsolvent's. Without a module (not built with
+ * CUDA, no driver, module missing) both refuse with the loader's reason. */
 #include <stdio.h>
 #include <string.h>
 
 #include "gpu_internal.h"
-
-#ifdef SV_GPU_HAVE_CUDA
-#include "cuda/cuda_iface.h"
 
 static sv_status map(int rc, const char *what, const char *msg)
 {
@@ -21,6 +21,7 @@ static sv_status map(int rc, const char *what, const char *msg)
 
 typedef struct dev {
     sv_ctx *ctx;
+    const sv_gpu_cuda_module *mod;
     sv_gpu_cuda *g;
     int nterms;
     char msg[256];
@@ -44,8 +45,7 @@ static sv_status dev_upload(sv_gpu_backend *b, const sv_gpu_problem *p, int mode
         nnz[k] = p->terms[k].nnz;
     }
     D->nterms = nt;
-    return map(sv_gpu_cuda_upload(D->g, p->n, p->nb, nt, kind, pk, rp, ci, val, nnz, modes, max_cols, D->msg,
-                                  sizeof D->msg),
+    return map(D->mod->upload(D->g, p->n, p->nb, nt, kind, pk, rp, ci, val, nnz, modes, max_cols, D->msg, sizeof D->msg),
                "uploading the terms", D->msg);
 }
 
@@ -57,26 +57,26 @@ static sv_status dev_form(sv_gpu_backend *b, const double complex *c)
         cc[2 * k] = creal(c[k]);
         cc[2 * k + 1] = cimag(c[k]);
     }
-    return map(sv_gpu_cuda_form(D->g, cc, D->msg, sizeof D->msg), "forming Z(f)", D->msg);
+    return map(D->mod->form(D->g, cc, D->msg, sizeof D->msg), "forming Z(f)", D->msg);
 }
 
 static sv_status dev_factor(sv_gpu_backend *b, double pivot_min)
 {
     dev *D = b->st;
-    return map(sv_gpu_cuda_factor(D->g, pivot_min, D->msg, sizeof D->msg), "factorising Z(f)", D->msg);
+    return map(D->mod->factor(D->g, pivot_min, D->msg, sizeof D->msg), "factorising Z(f)", D->msg);
 }
 
 static sv_status dev_solve(sv_gpu_backend *b, int ncols, float complex *v)
 {
     dev *D = b->st;
     /* float complex is two floats, real part first (C17 6.2.5), as cuComplex */
-    return map(sv_gpu_cuda_solve(D->g, ncols, (float *)v, D->msg, sizeof D->msg), "solving", D->msg);
+    return map(D->mod->solve(D->g, ncols, (float *)v, D->msg, sizeof D->msg), "solving", D->msg);
 }
 
 static sv_status dev_products(sv_gpu_backend *b, sv_gpu_residual mode, int ncols, const double *x, double *y)
 {
     dev *D = b->st;
-    return map(sv_gpu_cuda_products(D->g, (int)mode, ncols, x, y, D->msg, sizeof D->msg), "residual products", D->msg);
+    return map(D->mod->products(D->g, (int)mode, ncols, x, y, D->msg, sizeof D->msg), "residual products", D->msg);
 }
 
 static void dev_destroy(sv_gpu_backend *b)
@@ -84,13 +84,12 @@ static void dev_destroy(sv_gpu_backend *b)
     if (!b) return;
     dev *D = b->st;
     sv_ctx *ctx = D->ctx;
-    sv_gpu_cuda_destroy(D->g);
+    D->mod->destroy(D->g);
     sv_free(ctx, D);
     sv_free(ctx, b);
 }
 
-/* kernels: NULL, or an sv_gpu_cuda_df_fn (the tests' broken build) */
-static sv_status cuda_backend_create(sv_ctx *ctx, int device, void *kernels, sv_gpu_backend **out)
+static sv_status cuda_backend_create(sv_ctx *ctx, const sv_gpu_cuda_module *mod, int device, sv_gpu_backend **out)
 {
     sv_gpu_backend *b = sv_calloc(ctx, 1, sizeof(*b), "CUDA backend");
     dev *D = sv_calloc(ctx, 1, sizeof(*D), "CUDA backend");
@@ -100,16 +99,15 @@ static sv_status cuda_backend_create(sv_ctx *ctx, int device, void *kernels, sv_
         return sv_last_status();
     }
     D->ctx = ctx;
-    sv_gpu_cuda_df_fn df = NULL;
-    if (kernels) memcpy(&df, kernels, sizeof df);
-    int rc = sv_gpu_cuda_create(device, df, &D->g, D->msg, sizeof D->msg);
+    D->mod = mod;
+    int rc = mod->create(device, &D->g, D->msg, sizeof D->msg);
     if (rc) {
         sv_status st = map(rc, "starting the CUDA back end", D->msg);
         sv_free(ctx, b);
         sv_free(ctx, D);
         return st;
     }
-    b->name = "cuda";
+    b->name = mod->variant;
     b->st = D;
     b->upload = dev_upload;
     b->form = dev_form;
@@ -121,27 +119,24 @@ static sv_status cuda_backend_create(sv_ctx *ctx, int device, void *kernels, sv_
     return SV_OK;
 }
 
-sv_status sv_gpu_cuda_query(int device, sv_gpu_device_info *info)
+sv_status sv_gpu_module_query(const sv_gpu_cuda_module *mod, int device, sv_gpu_device_info *info)
 {
-    int rc = sv_gpu_cuda_query_c(device, info->name, sizeof info->name, &info->cc_major, &info->cc_minor,
-                                 &info->total_bytes, &info->free_bytes, &info->fp32_per_fp64, info->reason,
-                                 sizeof info->reason);
+    int rc = mod->query(device, info->name, sizeof info->name, &info->cc_major, &info->cc_minor, &info->total_bytes,
+                        &info->free_bytes, &info->fp32_per_fp64, info->reason, sizeof info->reason);
     info->available = rc == SVC_OK;
     return rc == SVC_OK ? SV_OK : sv_error(SV_ERR_UNSUPPORTED, "%s", info->reason);
 }
-#endif
 
-/* user: NULL, or a pointer to an sv_gpu_cuda_df_fn (tests only). */
 sv_status sv_gpu_backend_device(void *user, sv_ctx *ctx, int device, sv_gpu_backend **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "out is NULL");
     *out = NULL;
-#ifdef SV_GPU_HAVE_CUDA
-    return cuda_backend_create(ctx, device, user, out);
-#else
-    (void)user;
-    (void)ctx;
-    (void)device;
-    return sv_error(SV_ERR_UNSUPPORTED, "no GPU back end: Solvent was not built with CUDA (SOLVENT_CUDA)");
-#endif
+    char reason[256];
+    const sv_gpu_cuda_module *mod = user ? (const sv_gpu_cuda_module *)user : sv_gpu_module_default(reason, sizeof reason);
+    if (!mod) {
+        if (!sv_gpu_built())
+            return sv_error(SV_ERR_UNSUPPORTED, "no GPU back end: Solvent was not built with CUDA (SOLVENT_CUDA)");
+        return sv_error(SV_ERR_UNSUPPORTED, "no GPU back end: %s", reason);
+    }
+    return cuda_backend_create(ctx, mod, device, out);
 }

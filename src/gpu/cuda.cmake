@@ -6,8 +6,9 @@
 #   SOLVENT_CUDA=OFF             never (the host-side layer in src/gpu is still built and tested)
 #
 # Sets SV_HAVE_CUDA (ON/OFF) and, when ON, SV_CUDA_LIBS (full paths of
-# cudart, cublas and cusolver, so the exported package needs no CUDA
-# targets). The sanitizer build cannot use CUDA (ASan and the CUDA runtime
+# cudart, cublas and cusolver: for bench/gpu, whose anchor is cuSOLVER; the
+# library itself links none of them, its CUDA code is the module built by
+# src/gpu/module.cmake). The sanitizer build cannot use CUDA (ASan and the CUDA runtime
 # do not mix): AUTO turns off there, ON is an error.
 set(SOLVENT_CUDA AUTO CACHE STRING "Accelerator back end: AUTO, ON or OFF")
 set_property(CACHE SOLVENT_CUDA PROPERTY STRINGS AUTO ON OFF)

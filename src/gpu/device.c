@@ -1,8 +1,9 @@
 /* Device discovery: which device there is, how much memory it has, how fast
  * it is in double precision, or why there is none. Without CUDA every query
- * says "not built with CUDA"; with it, the CUDA runtime is asked
- * (cuda/query.cu), and a machine without a driver or a device gets the
- * runtime's own reason, not a crash. */
+ * says "not built with CUDA"; with it, the CUDA back end module is loaded
+ * (loader.c: not without a driver) and asks the CUDA runtime
+ * (cuda/query.cu); a machine without a driver, the module or a device gets
+ * the loader's or the runtime's reason, not a crash. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,19 +24,20 @@ sv_status sv_gpu_query(int device, sv_gpu_device_info *info)
     memset(info, 0, sizeof(*info));
     info->device = device;
     if (device < 0) return sv_error(SV_ERR_ARG, "device = %d: expected >= 0", device);
-#ifdef SV_GPU_HAVE_CUDA
-    info->built = 1;
-    sv_status st = sv_gpu_cuda_query(device, info);
+    info->built = sv_gpu_built();
+    const sv_gpu_cuda_module *mod = sv_gpu_module_default(info->reason, sizeof info->reason);
+    if (!mod) {
+        if (!info->built)
+            return sv_error(SV_ERR_UNSUPPORTED, "no GPU back end: Solvent was not built with CUDA (SOLVENT_CUDA)");
+        return sv_error(SV_ERR_UNSUPPORTED, "no usable CUDA device %d: %s", device, info->reason);
+    }
+    sv_status st = sv_gpu_module_query(mod, device, info);
     if (st || !info->available) {
         info->available = 0;
         if (!info->reason[0]) snprintf(info->reason, sizeof info->reason, "%s", sv_last_error());
         return sv_error(SV_ERR_UNSUPPORTED, "no usable CUDA device %d: %s", device, info->reason);
     }
     return SV_OK;
-#else
-    snprintf(info->reason, sizeof info->reason, "not built with CUDA");
-    return sv_error(SV_ERR_UNSUPPORTED, "no GPU back end: Solvent was not built with CUDA (SOLVENT_CUDA)");
-#endif
 }
 
 int sv_gpu_available(char *reason, size_t len)

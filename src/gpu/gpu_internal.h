@@ -1,7 +1,8 @@
 /* Internal declarations of the accelerator back end.
  *
  * The device is reached through a small vtable (sv_gpu_backend) with two
- * implementations: the CUDA one (src/gpu/cuda/, only with SOLVENT_CUDA) and
+ * implementations: the CUDA one (backend.c over the CUDA back end module,
+ * src/gpu/cuda/, built only with SOLVENT_CUDA and loaded by loader.c) and
  * a CPU emulation (emulate.c) that runs the same algorithms — the blocked
  * LDLᵀ without pivoting on the packed layout, the double and double-float
  * products from df_kernel.h — so that planning, the self-test, the
@@ -12,6 +13,8 @@
 #include <complex.h>
 
 #include "solvent/gpu.h"
+
+#include "cuda/cuda_iface.h"
 
 /* ---- the problem as the device sees it ------------------------------------------ */
 typedef struct sv_gpu_term_view {
@@ -68,10 +71,32 @@ struct sv_gpu_backend {
 /* Makes a backend for the device (with CUDA) or the emulation (tests). */
 typedef sv_status (*sv_gpu_backend_factory)(void *user, sv_ctx *ctx, int device, sv_gpu_backend **out);
 
-/* The CUDA backend (SV_ERR_UNSUPPORTED without CUDA). */
+/* The CUDA backend. user: NULL for the process-wide module (loader.c), or
+ * a const sv_gpu_cuda_module * to use instead (the tests' second build).
+ * SV_ERR_UNSUPPORTED with the loader's reason when there is no module. */
 sv_status sv_gpu_backend_device(void *user, sv_ctx *ctx, int device, sv_gpu_backend **out);
-/* Device discovery without CUDA / with it (cuda/query.cu). */
-sv_status sv_gpu_cuda_query(int device, sv_gpu_device_info *info);
+/* Device discovery through module mod (backend.c). */
+sv_status sv_gpu_module_query(const sv_gpu_cuda_module *mod, int device, sv_gpu_device_info *info);
+
+/* ---- the module loader (loader.c) ------------------------------------------------- */
+/* The module's file name ("libsolvent-cuda.so"). */
+const char *sv_gpu_module_file(void);
+/* 1 if the CUDA driver (libcuda.so.1) can be loaded; else 0 and
+ * "no CUDA driver (libcuda.so.1 not found)" in reason. */
+int sv_gpu_driver_present(char *reason, size_t len);
+/* Load the module at `path` and check its entry point and ABI number; NULL
+ * with the reason (not found, cannot be loaded, not a module, another ABI).
+ * A module that loads is never unloaded. */
+const sv_gpu_cuda_module *sv_gpu_module_open(const char *path, char *reason, size_t len);
+/* The first of dirs[0..ndirs) holding a module that loads; NULL with the
+ * first failure's reason, or "... not found in" the directories. */
+const sv_gpu_cuda_module *sv_gpu_module_find(const char *const *dirs, int ndirs, char *reason, size_t len);
+/* The default search directories (at most max): see loader.c. */
+#define SV_GPU_PATH_MAX 4096
+int sv_gpu_module_dirs(char dirs[][SV_GPU_PATH_MAX], int max);
+/* The process-wide module, loaded on the first call (not built with CUDA,
+ * no driver, not found, ...: NULL and the reason, the same on every call). */
+const sv_gpu_cuda_module *sv_gpu_module_default(char *reason, size_t len);
 
 /* ---- the CPU emulation ----------------------------------------------------------- */
 /* Its kernels: the double-float products from df_kernel.h, compiled in

@@ -1,15 +1,19 @@
 # The accelerator back end: the host-side layer (plain C, always built: device
-# discovery, planning, the self-test, the refinement loop and its fallbacks,
-# the CPU emulation of the device) and, with SV_HAVE_CUDA, the CUDA back end
-# (src/gpu/cuda/*.cu). The exact solver reads the sweep model's terms, so it
-# links the sweep module.
-set(sv_module_deps_gpu sv_sweep sv_dense sv_core)
+# discovery, the module loader, planning, the self-test, the refinement loop
+# and its fallbacks, the CPU emulation of the device) and, with SV_HAVE_CUDA,
+# the CUDA back end (src/gpu/cuda/*.cu) as a separate shared module,
+# libsolvent-cuda.so, loaded on first use (src/gpu/loader.c): nothing else
+# links the CUDA libraries. The exact solver reads the sweep model's terms,
+# so it links the sweep module; the loader needs dlopen.
+set(sv_module_deps_gpu sv_sweep sv_dense sv_core ${CMAKE_DL_LIBS})
 if(SV_HAVE_CUDA)
-  file(GLOB _sv_gpu_cu CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/gpu/cuda/*.cu)
-  list(APPEND sv_src ${_sv_gpu_cu})
-  list(APPEND sv_module_deps_gpu ${SV_CUDA_LIBS})
-  set_property(SOURCE ${_sv_gpu_cu} APPEND PROPERTY COMPILE_OPTIONS
-    -Xcompiler=-Wall,-Wextra --fmad=false)
+  include(${PROJECT_SOURCE_DIR}/src/gpu/cuda/module_target.cmake)
+  sv_gpu_add_cuda_module(solvent_cuda)
+  set_target_properties(solvent_cuda PROPERTIES OUTPUT_NAME solvent-cuda)
+  set(SV_GPU_MODULE_FILE ${CMAKE_SHARED_MODULE_PREFIX}solvent-cuda${CMAKE_SHARED_MODULE_SUFFIX})
   set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/gpu/device.c APPEND PROPERTY COMPILE_DEFINITIONS SV_GPU_HAVE_CUDA=1)
-  set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/gpu/backend.c APPEND PROPERTY COMPILE_DEFINITIONS SV_GPU_HAVE_CUDA=1)
+  set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/gpu/loader.c APPEND PROPERTY COMPILE_DEFINITIONS
+    SV_GPU_MODULE_FILE="${SV_GPU_MODULE_FILE}"
+    SV_GPU_REL_LIBDIR="${CMAKE_INSTALL_LIBDIR}"
+    SV_GPU_INSTALL_LIBDIR="${CMAKE_INSTALL_FULL_LIBDIR}")
 endif()

@@ -3,7 +3,8 @@
  * an independent reference:
  *   - the start-up self-test passes both residual paths and the solve;
  *   - the kernel compiled a second time without error terms
- *     (broken_df_products.cu) fails it;
+ *     (broken_df_products.cu, in a second module loaded by its path,
+ *     SV_TEST_BROKEN_MODULE) fails it;
  *   - factor + solve agree with LAPACK on the full double matrix, and the
  *     products with long double sums (via the CPU emulation's double path,
  *     itself checked against long double in test_emulated.c);
@@ -19,12 +20,6 @@
 #include "support_gpu.h"
 #include "gpu/gpu_internal.h"
 
-int sv_gpu_cuda_df_products_broken(int kind, int n, int nb, const float *ahi, const float *alo, const int *rowptr,
-                                   const int *colind, int ncols, const float *xhi, const float *xlo, double *y);
-
-typedef int (*df_fn)(int, int, int, const float *, const float *, const int *, const int *, int, const float *,
-                     const float *, double *);
-
 static void test_selftest_on_device(void **state)
 {
     (void)state;
@@ -38,8 +33,12 @@ static void test_selftest_on_device(void **state)
     assert_int_equal(r.df_ok, 1);
     assert_int_equal(r.solve_ok, 1);
 
-    df_fn broken = sv_gpu_cuda_df_products_broken;
-    assert_int_equal(sv_gpu_backend_device(&broken, NULL, 0, &b), SV_OK);
+    char reason[512];
+    const sv_gpu_cuda_module *broken = sv_gpu_module_open(SV_TEST_BROKEN_MODULE, reason, sizeof reason);
+    if (!broken) print_message("%s\n", reason);
+    assert_non_null(broken);
+    assert_non_null(strstr(broken->variant, "broken"));
+    assert_int_equal(sv_gpu_backend_device((void *)broken, NULL, 0, &b), SV_OK);
     assert_int_equal(sv_gpu_selftest(NULL, b, 3, 1, &r), SV_OK);
     b->destroy(b);
     print_message("self-test (device, error terms removed): %s\n", r.message);

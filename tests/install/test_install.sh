@@ -15,6 +15,18 @@ libdir=$(pkg-config --variable=libdir solvent)
 cc -std=c17 -o "$tmp/consumer_pc" "$src/examples/consumer/consumer.c" $(pkg-config --cflags --libs solvent)
 LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc"
 
+# The CUDA back end module (built with CUDA) is installed beside the library,
+# finds its CUDA libraries there, and the library itself links none of them.
+if [[ -e "$build/libsolvent-cuda.so" ]]; then
+  [[ -e "$libdir/libsolvent-cuda.so" ]] || { echo "FAIL: libsolvent-cuda.so not installed in $libdir" >&2; exit 1; }
+  if ldd "$libdir/libsolvent-cuda.so" | grep 'not found'; then
+    echo "FAIL: the installed CUDA module's libraries are not found" >&2; exit 1
+  fi
+fi
+if ldd "$libdir/libsolvent.so" | grep -E 'lib(cudart|cublas|cusolver)'; then
+  echo "FAIL: the installed libsolvent.so links a CUDA library" >&2; exit 1
+fi
+
 # 2. CMake package, static library (its dependencies come from the package config)
 mkdir -p "$tmp/cm"
 cmake -S "$src/examples/consumer" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null

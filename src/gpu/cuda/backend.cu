@@ -91,6 +91,10 @@ static void free_terms(sv_gpu_cuda *g)
 extern "C" int sv_gpu_cuda_create(int device, sv_gpu_cuda_df_fn df, sv_gpu_cuda **out, char *msg, size_t mlen)
 {
     *out = NULL;
+    if (!df) { // module.cu passes the module's own launcher
+        snprintf(msg, mlen, "no double-float product kernel");
+        return SVC_ERROR;
+    }
     CK(cudaSetDevice(device));
     sv_gpu_cuda *g = (sv_gpu_cuda *)calloc(1, sizeof(sv_gpu_cuda));
     if (!g) {
@@ -98,7 +102,7 @@ extern "C" int sv_gpu_cuda_create(int device, sv_gpu_cuda_df_fn df, sv_gpu_cuda 
         return SVC_NOMEM;
     }
     g->device = device;
-    g->df = df ? df : sv_gpu_cuda_df_products_default;
+    g->df = df;
     cublasStatus_t s = cublasCreate(&g->h);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(msg, mlen, "cublasCreate: %s", cublasGetStatusString(s));

@@ -1,6 +1,15 @@
-/* The interface between the host-side C code (backend.c) and the CUDA
- * back end (*.cu, compiled as C++ by nvcc): plain C types only (complex
- * numbers as interleaved re, im pairs), status as int with a message. */
+/* The interface between the host-side C code (backend.c, device.c,
+ * loader.c) and the CUDA back end (*.cu, compiled as C++ by nvcc): plain C
+ * types only (complex numbers as interleaved re, im pairs), status as int
+ * with a message.
+ *
+ * The CUDA back end is a shared module of its own (libsolvent-cuda.so, the
+ * only thing that links the CUDA libraries), loaded on first use by
+ * loader.c. It exports one symbol, SV_GPU_CUDA_MODULE_ENTRY, a function
+ * returning the table sv_gpu_cuda_module below; the functions declared
+ * after it are the module's own (hidden) and reached only through it. The
+ * module calls nothing of libsolvent's (a program may link libsolvent
+ * statically, and then its symbols are not visible to a loaded module). */
 #ifndef SV_GPU_CUDA_IFACE_H
 #define SV_GPU_CUDA_IFACE_H
 
@@ -11,6 +20,34 @@ extern "C" {
 #endif
 
 enum { SVC_OK = 0, SVC_SINGULAR = 1, SVC_NOMEM = 2, SVC_ERROR = -1 };
+
+typedef struct sv_gpu_cuda sv_gpu_cuda;
+
+/* The module's table. Raise SV_GPU_CUDA_MODULE_ABI whenever this struct or
+ * the meaning of a function in it changes: the loader refuses a module
+ * whose number differs (one left from another Solvent build). */
+#define SV_GPU_CUDA_MODULE_ABI 1
+#define SV_GPU_CUDA_MODULE_ENTRY "sv_gpu_cuda_module_v1"
+typedef struct sv_gpu_cuda_module {
+    int abi;             /* SV_GPU_CUDA_MODULE_ABI of the module's build */
+    size_t size;         /* sizeof(sv_gpu_cuda_module) in the module's build */
+    const char *variant; /* "cuda"; the tests' build without error terms says so */
+    int (*query)(int device, char *name, size_t nlen, int *cc_major, int *cc_minor, size_t *total,
+                 size_t *free_bytes, int *fp32_per_fp64, char *reason, size_t rlen);
+    int (*create)(int device, sv_gpu_cuda **out, char *msg, size_t mlen);
+    void (*destroy)(sv_gpu_cuda *g);
+    int (*upload)(sv_gpu_cuda *g, int n, int nb, int nterms, const int *kind, const double *const *packed,
+                  const int *const *rowptr, const int *const *colind, const double *const *values,
+                  const size_t *nnz, int modes, int max_cols, char *msg, size_t mlen);
+    int (*form)(sv_gpu_cuda *g, const double *coef, char *msg, size_t mlen);
+    int (*factor)(sv_gpu_cuda *g, double pivot_min, char *msg, size_t mlen);
+    int (*solve)(sv_gpu_cuda *g, int ncols, float *v, char *msg, size_t mlen);
+    int (*products)(sv_gpu_cuda *g, int mode, int ncols, const double *x, double *y, char *msg, size_t mlen);
+} sv_gpu_cuda_module;
+/* The type of the exported entry point. */
+typedef const sv_gpu_cuda_module *(*sv_gpu_cuda_module_fn)(void);
+
+/* ---- inside the module ------------------------------------------------------- */
 
 /* Device discovery; returns SVC_OK, or SVC_ERROR with the runtime's reason. */
 int sv_gpu_cuda_query_c(int device, char *name, size_t nlen, int *cc_major, int *cc_minor, size_t *total,
@@ -24,8 +61,7 @@ typedef int (*sv_gpu_cuda_df_fn)(int kind, int n, int nb, const float *ahi, cons
 int sv_gpu_cuda_df_products_default(int kind, int n, int nb, const float *ahi, const float *alo, const int *rowptr,
                                     const int *colind, int ncols, const float *xhi, const float *xlo, double *y);
 
-typedef struct sv_gpu_cuda sv_gpu_cuda;
-
+/* df: the module's double-float launcher (module.cu chooses it). */
 int sv_gpu_cuda_create(int device, sv_gpu_cuda_df_fn df, sv_gpu_cuda **out, char *msg, size_t mlen);
 void sv_gpu_cuda_destroy(sv_gpu_cuda *g);
 /* kind[k]: 0 packed (packed[k]), 1 CSR (rowptr[k], colind[k], values[k], nnz[k]). modes: bit 1

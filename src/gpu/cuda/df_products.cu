@@ -1,8 +1,9 @@
 // The device's double-float products: one thread per row and column, each
 // running the row loop of ../df_kernel.h (the same source the CPU tests run,
-// src/gpu/emu_kernels.c). Compiled into the library as
-// sv_gpu_cuda_df_products_default and, by the device self-test's test, a
-// second time with SV_GPU_BREAK_EFT as ..._broken.
+// src/gpu/emu_kernels.c). Compiled into the CUDA back end module as
+// sv_gpu_cuda_df_products_default and, for the device self-test's test, a
+// second time with SV_GPU_BREAK_EFT as ..._broken (into a second module that
+// only the tests build: tests/gpu/CMakeLists.txt).
 #include <cuda_runtime.h>
 
 #include "../df_kernel.h"
