@@ -208,8 +208,8 @@ int sweep_tool_run(const sweep_args *a)
         sv_gpu_options go;
         sv_gpu_options_default(&go);
         go.required = a->device == SWEEP_DEVICE_GPU;
-        /* the device refines at most SV_GPU_MAX_DERIV derivative orders (the
-         * CPU path three): a sweep on the device adds that many */
+        /* the device refines at most SV_GPU_MAX_DERIV derivative orders (as
+         * many as the CPU path): a sweep on the device asks for no more */
         int cpu_derivatives = so.derivatives;
         if (so.derivatives == 0 || so.derivatives > SV_GPU_MAX_DERIV) so.derivatives = SV_GPU_MAX_DERIV;
         if (sv_gpu_solver_create(ctx, model, so.derivatives < 0 ? 0 : so.derivatives, &go, &gpu))

@@ -26,9 +26,9 @@
 #ifndef SOLVENT_GPU_H
 #define SOLVENT_GPU_H
 
-/* Derivative orders the device refines with each exact solve (the CPU path
- * refines three; a sweep on the device adds this many). */
-#define SV_GPU_MAX_DERIV 2
+/* Derivative orders the device refines with each exact solve at most (as
+ * many as the CPU path). */
+#define SV_GPU_MAX_DERIV 3
 
 #include <complex.h>
 #include <stddef.h>
@@ -92,7 +92,7 @@ typedef struct sv_gpu_plan_input {
     int npacked;           /* packed terms (L, Ψ) */
     size_t csr_nnz;        /* stored entries of all CSR terms together (G) */
     int ncsr;              /* CSR terms */
-    int nrhs, nderiv;      /* right-hand sides, derivative orders (0..2) */
+    int nrhs, nderiv;      /* right-hand sides, derivative orders (0..SV_GPU_MAX_DERIV) */
     size_t device_free;    /* bytes free on the device */
     int fp32_per_fp64;     /* from sv_gpu_device_info (0 unknown: taken as fast) */
     sv_gpu_residual residual;

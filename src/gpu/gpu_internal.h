@@ -38,7 +38,8 @@ sv_status sv_gpu_problem_from_model(const sv_sweep_model *m, sv_gpu_term_view *t
 int sv_gpu_model_nterms(const sv_sweep_model *m);
 /* c_k(f) and (central differences, as the CPU path) dc_k/df, d²c_k/df². */
 sv_status sv_gpu_model_coefs(const sv_sweep_model *m, double freq, double complex *c);
-sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2);
+sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
+                                   double complex *d3);
 /* B (n × nrhs, real, column-major with ld n). */
 const double *sv_gpu_model_rhs(const sv_sweep_model *m);
 

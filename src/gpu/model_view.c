@@ -62,9 +62,10 @@ sv_status sv_gpu_model_coefs(const sv_sweep_model *m, double freq, double comple
     return sv_sweep_coefs(m, freq, c);
 }
 
-sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2)
+sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
+                                   double complex *d3)
 {
-    return sv_sweep_coef_derivs(m, freq, d1, d2, NULL);
+    return sv_sweep_coef_derivs(m, freq, d1, d2, d3);
 }
 
 const double *sv_gpu_model_rhs(const sv_sweep_model *m)

@@ -51,7 +51,8 @@ sv_status sv_gpu_plan_make(const sv_gpu_plan_input *in, sv_gpu_plan *plan)
         return sv_error(SV_ERR_ARG, "plan: %d packed and %d CSR terms: expected at least one term", in->npacked,
                         in->ncsr);
     if (in->nrhs < 1) return sv_error(SV_ERR_ARG, "plan: nrhs = %d: expected >= 1", in->nrhs);
-    if (in->nderiv < 0 || in->nderiv > 2) return sv_error(SV_ERR_ARG, "plan: nderiv = %d: expected 0, 1 or 2", in->nderiv);
+    if (in->nderiv < 0 || in->nderiv > SV_GPU_MAX_DERIV)
+        return sv_error(SV_ERR_ARG, "plan: nderiv = %d: expected 0 to %d", in->nderiv, SV_GPU_MAX_DERIV);
     if (in->residual < SV_GPU_RESIDUAL_AUTO || in->residual > SV_GPU_RESIDUAL_DF)
         return sv_error(SV_ERR_ARG, "plan: residual = %d: expected SV_GPU_RESIDUAL_AUTO, _DOUBLE or _DF",
                         (int)in->residual);

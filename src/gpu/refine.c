@@ -35,7 +35,8 @@ typedef struct work {
     double complex *W, *R, *rhs, *best;
     double *xs, *ts;
     float complex *fv;
-    const double complex *c, *d1, *d2;
+    const double complex *c;
+    const double complex *d[SV_GPU_MAX_DERIV]; /* d[i−1] = c⁽ⁱ⁾ */
 } work;
 
 /* v ← Z⁻¹·v with the device's single-precision factors; each column scaled
@@ -77,13 +78,12 @@ static void residuals(work *k)
         for (int j = 0; j < p; j++) {
             int col = g * p + j;
             double complex *h = k->rhs + (size_t)col * n, *r = k->R + (size_t)col * n;
-            if (g > 0) {
+            if (g > 0) { /* −Σ_{i=1..g} C(g, i)·Z⁽ⁱ⁾·X⁽ᵍ⁻ⁱ⁾, as on the CPU (sweep_internal.h) */
                 memset(h, 0, sizeof(double complex) * (size_t)n);
-                if (g == 1)
-                    combine(k, k->d1, -1.0, j, h);
-                else {
-                    combine(k, k->d2, -1.0, j, h);
-                    combine(k, k->d1, -2.0, p + j, h);
+                double binom = 1;
+                for (int i = 1; i <= g; i++) {
+                    binom = binom * (g - i + 1) / i;
+                    combine(k, k->d[i - 1], -binom, (g - i) * p + j, h);
                 }
             }
             memcpy(r, h, sizeof(double complex) * (size_t)n);
@@ -155,7 +155,8 @@ sv_status sv_gpu_exact_deriv(void *solver, sv_ctx *ctx, const sv_sweep_model *m,
     if (m != s->m) return sv_error(SV_ERR_ARG, "the GPU solver was set up for another model");
     if (!x) return sv_error(SV_ERR_ARG, "x is NULL");
     if (ldx < s->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, s->n);
-    if (nderiv < 0 || nderiv > 3) return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0 to 3", nderiv);
+    if (nderiv < 0 || nderiv > SV_GPU_MAX_DERIV)
+        return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0 to %d", nderiv, SV_GPU_MAX_DERIV);
     if (nderiv > 0 && (!dx || lddx < s->n))
         return sv_error(SV_ERR_ARG, "dx = %p, lddx = %d: expected derivative blocks with lddx >= n = %d", (void *)dx,
                         lddx, s->n);
@@ -169,12 +170,11 @@ sv_status sv_gpu_exact_deriv(void *solver, sv_ctx *ctx, const sv_sweep_model *m,
     double t0 = sv_time_now();
     int n = s->n, p = s->p, nt = s->nt;
     work k = {.n = n, .p = p, .nd = nderiv, .w = p * (nderiv + 1), .nt = nt};
-    double complex c[nt], d1[nt], d2[nt];
+    double complex c[nt], d[SV_GPU_MAX_DERIV][nt];
     k.c = c;
-    k.d1 = d1;
-    k.d2 = d2;
+    for (int i = 0; i < SV_GPU_MAX_DERIV; i++) k.d[i] = d[i];
     sv_status st = sv_gpu_model_coefs(m, freq, c);
-    if (!st && nderiv > 0) st = sv_gpu_model_coef_derivs(m, freq, d1, d2);
+    if (!st && nderiv > 0) st = sv_gpu_model_coef_derivs(m, freq, d[0], d[1], nderiv >= 3 ? d[2] : NULL);
     if (st) return st;
     size_t nw = (size_t)n * k.w;
     k.W = sv_alloc(ctx, sizeof(double complex) * 4 * nw, "GPU refinement vectors");

@@ -134,7 +134,8 @@ sv_status sv_gpu_solver_create_with(sv_ctx *ctx, const sv_sweep_model *m, int nd
     if (!out) return sv_error(SV_ERR_ARG, "out is NULL");
     *out = NULL;
     if (!m || !info || !factory) return sv_error(SV_ERR_ARG, "model, device info or backend factory is NULL");
-    if (nderiv < 0 || nderiv > 2) return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0, 1 or 2", nderiv);
+    if (nderiv < 0 || nderiv > SV_GPU_MAX_DERIV)
+        return sv_error(SV_ERR_ARG, "nderiv = %d: expected 0 to %d", nderiv, SV_GPU_MAX_DERIV);
     sv_gpu_options o;
     sv_gpu_options_default(&o);
     if (opts) o = *opts;

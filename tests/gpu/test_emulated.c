@@ -189,8 +189,9 @@ static void test_sweep_on_device(void **state)
     for (int t = 0; t < 2; t++) {
         sv_gpu_device_info d = fake_device((size_t)1 << 34, ratios[t]);
         sv_gpu_solver *g;
-        assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
-                         SV_OK);
+        assert_int_equal(
+            sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
+            SV_OK);
         assert_true(sv_gpu_solver_on_device(g));
         sv_gpu_report rep;
         sv_gpu_solver_report(g, &rep);
@@ -235,18 +236,24 @@ static void test_derivatives(void **state)
     int n = c.s.n, p = c.s.p;
     sv_gpu_device_info d = fake_device((size_t)1 << 34, 2);
     sv_gpu_solver *g;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, sv_gpu_backend_emulated, NULL, &g), SV_OK);
-    double complex *x = malloc(sizeof(double complex) * n * p), *dx = malloc(sizeof(double complex) * n * p * 2);
-    double complex *xr = malloc(sizeof(double complex) * n * p), *dxr = malloc(sizeof(double complex) * n * p * 2);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
+        SV_OK);
+    double complex *x = malloc(sizeof(double complex) * n * p), *dx = malloc(sizeof(double complex) * n * p * 3);
+    double complex *xr = malloc(sizeof(double complex) * n * p), *dxr = malloc(sizeof(double complex) * n * p * 3);
     sv_sweep_exact_info info;
-    assert_int_equal(sv_gpu_exact_deriv(g, NULL, c.s.model, 4e9, x, n, 2, dx, n, &info), SV_OK);
+    assert_int_equal(sv_gpu_exact_deriv(g, NULL, c.s.model, 4e9, x, n, 3, dx, n, &info), SV_OK);
     assert_int_equal(info.fell_back, 0);
     assert_true(info.backward_error <= 1e-15);
-    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, c.s.model, 4e9, SV_SWEEP_LAPACK, 0, xr, n, 2, dxr, n, NULL),
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, c.s.model, 4e9, SV_SWEEP_LAPACK, 0, xr, n, 3, dxr, n, NULL),
                      SV_OK);
-    assert_true(rel_diff(n * p, x, xr) < 1e-11);
-    assert_true(rel_diff(n * p, dx, dxr) < 1e-8);
-    assert_true(rel_diff(n * p, dx + n * p, dxr + n * p) < 1e-7);
+    double e0 = rel_diff(n * p, x, xr), e1 = rel_diff(n * p, dx, dxr), e2 = rel_diff(n * p, dx + n * p, dxr + n * p),
+           e3 = rel_diff(n * p, dx + 2 * n * p, dxr + 2 * n * p);
+    print_message("device vs LAPACK path: X %.2e, X' %.2e, X'' %.2e, X''' %.2e\n", e0, e1, e2, e3);
+    assert_true(e0 < 1e-11);
+    assert_true(e1 < 1e-8);
+    assert_true(e2 < 1e-7);
+    assert_true(e3 < 1e-6);
     /* argument checks */
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, c.s.model, 4e9, x, n - 1, 0, NULL, 0, NULL), SV_ERR_ARG);
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, c.s.model, 4e9, x, n, 1, NULL, n, NULL), SV_ERR_ARG);
@@ -289,7 +296,8 @@ static void test_fallback_refinement(void **state)
     sv_gpu_device_info d = fake_device((size_t)1 << 34, 2);
     two_faced tf = {.calls = 0, .bad = {.factor_noise = 0.6}};
     sv_gpu_solver *g;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, two_faced_factory, &tf, &g), SV_OK);
+    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, two_faced_factory, &tf, &g),
+                     SV_OK);
     assert_int_equal(tf.calls, 2);
     assert_true(sv_gpu_solver_on_device(g));
     sv_sweep_result *res = run_with(&c, g, 1);
@@ -306,8 +314,9 @@ static void test_fallback_refinement(void **state)
 
     /* the same wrong factors from the start: the self-test's solve check
      * catches them and the solver never uses the device */
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, sv_gpu_backend_emulated, &tf.bad, &g),
-                     SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, &tf.bad, &g),
+        SV_OK);
     sv_gpu_solver_report(g, &rep);
     assert_false(rep.on_device);
     assert_non_null(strstr(rep.note, "factorisation failed its self-test"));
@@ -326,7 +335,8 @@ static void test_device_error_mid_sweep(void **state)
     sv_gpu_device_info d = fake_device((size_t)1 << 34, 2);
     two_faced tf = {.calls = 0, .bad = {.fail_solve_after = 12}};
     sv_gpu_solver *g;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, two_faced_factory, &tf, &g), SV_OK);
+    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, two_faced_factory, &tf, &g),
+                     SV_OK);
     assert_true(sv_gpu_solver_on_device(g));
     sv_sweep_result *res = run_with(&c, g, 1);
     sv_gpu_report rep;
@@ -358,7 +368,9 @@ static void test_fallback_singular(void **state)
     c.f[2] = 3e6;
     sv_gpu_device_info d = fake_device((size_t)1 << 34, 2);
     sv_gpu_solver *g;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, sv_gpu_backend_emulated, NULL, &g), SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
+        SV_OK);
     sv_sweep_result *res = run_with(&c, g, 1);
     sv_gpu_report rep;
     sv_gpu_solver_report(g, &rep);
@@ -370,8 +382,8 @@ static void test_fallback_singular(void **state)
     int n = c.s.n, p = c.s.p;
     double complex *x = malloc(sizeof(double complex) * n * p), *h = malloc(sizeof(double complex) * p * p);
     for (int i = 0; i < c.nf; i++) {
-        assert_int_equal(sv_sweep_solve_exact_deriv(NULL, c.s.model, c.f[i], SV_SWEEP_DOUBLE, 0, x, n, 0, NULL, 0, NULL),
-                         SV_OK);
+        assert_int_equal(
+            sv_sweep_solve_exact_deriv(NULL, c.s.model, c.f[i], SV_SWEEP_DOUBLE, 0, x, n, 0, NULL, 0, NULL), SV_OK);
         for (int j = 0; j < p; j++)
             for (int a = 0; a < p; a++) {
                 double complex acc = 0;
@@ -398,7 +410,9 @@ static void test_plan_fallback_and_refusal(void **state)
     sweep_case_init(&c, 60, 16, 5);
     sv_gpu_device_info d = fake_device((size_t)64 << 20, 2); /* 64 MiB: below the fixed reserve */
     sv_gpu_solver *g;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, sv_gpu_backend_emulated, NULL, &g), SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
+        SV_OK);
     assert_false(sv_gpu_solver_on_device(g));
     sv_gpu_report rep;
     sv_gpu_solver_report(g, &rep);
@@ -414,8 +428,9 @@ static void test_plan_fallback_and_refusal(void **state)
     sv_gpu_options o;
     sv_gpu_options_default(&o);
     o.required = 1;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, &o, &d, sv_gpu_backend_emulated, NULL, &g),
-                     SV_ERR_BUDGET);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, &o, &d, sv_gpu_backend_emulated, NULL, &g),
+        SV_ERR_BUDGET);
     assert_null(g);
     assert_non_null(strstr(sv_last_error(), "does not fit"));
 
@@ -423,25 +438,30 @@ static void test_plan_fallback_and_refusal(void **state)
     sv_gpu_device_info none;
     memset(&none, 0, sizeof(none));
     strcpy(none.reason, "no CUDA-capable device is detected");
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &none, sv_gpu_backend_emulated, NULL, &g),
-                     SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &none, sv_gpu_backend_emulated, NULL, &g),
+        SV_OK);
     sv_gpu_solver_report(g, &rep);
     assert_false(rep.on_device);
     assert_string_equal(rep.note, "no CUDA device: no CUDA-capable device is detected");
     sv_gpu_solver_destroy(g);
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, &o, &none, sv_gpu_backend_emulated, NULL, &g),
-                     SV_ERR_UNSUPPORTED);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, &o, &none, sv_gpu_backend_emulated, NULL, &g),
+        SV_ERR_UNSUPPORTED);
 
     /* the device runs out of memory while the terms go up */
     sv_gpu_emu_options eo = {.fail_upload = 1};
     d = fake_device((size_t)1 << 34, 2);
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, sv_gpu_backend_emulated, &eo, &g), SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, &eo, &g),
+        SV_OK);
     sv_gpu_solver_report(g, &rep);
     assert_false(rep.on_device);
     assert_non_null(strstr(rep.note, "out of device memory"));
     sv_gpu_solver_destroy(g);
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, &o, &d, sv_gpu_backend_emulated, &eo, &g),
-                     SV_ERR_BUDGET);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, &o, &d, sv_gpu_backend_emulated, &eo, &g),
+        SV_ERR_BUDGET);
     sweep_case_free(&c);
 }
 
@@ -455,7 +475,9 @@ static void test_selftest_disables_double(void **state)
     sv_gpu_device_info d = fake_device((size_t)1 << 34, 2);
     sv_gpu_emu_options eo = {.break_double = 1};
     sv_gpu_solver *g;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, NULL, &d, sv_gpu_backend_emulated, &eo, &g), SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, &eo, &g),
+        SV_OK);
     sv_gpu_report rep;
     sv_gpu_solver_report(g, &rep);
     assert_true(rep.on_device);
@@ -471,7 +493,8 @@ static void test_selftest_disables_double(void **state)
     sv_gpu_options o;
     sv_gpu_options_default(&o);
     o.residual = SV_GPU_RESIDUAL_DOUBLE;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, &o, &d, sv_gpu_backend_emulated, &eo, &g), SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, &o, &d, sv_gpu_backend_emulated, &eo, &g), SV_OK);
     sv_gpu_solver_report(g, &rep);
     assert_false(rep.on_device);
     assert_non_null(strstr(rep.note, "failed its self-test"));
@@ -489,15 +512,18 @@ static void test_options(void **state)
     sv_gpu_options o;
     sv_gpu_options_default(&o);
     o.refine_tol = 1e-3;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, &o, &d, sv_gpu_backend_emulated, NULL, &g),
-                     SV_ERR_ARG);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, &o, &d, sv_gpu_backend_emulated, NULL, &g),
+        SV_ERR_ARG);
     assert_non_null(strstr(sv_last_error(), "refine_tol"));
     sv_gpu_options_default(&o);
     o.device = -1;
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 2, &o, &d, sv_gpu_backend_emulated, NULL, &g),
-                     SV_ERR_ARG);
-    assert_int_equal(sv_gpu_solver_create_with(NULL, c.s.model, 3, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
-                     SV_ERR_ARG);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, &o, &d, sv_gpu_backend_emulated, NULL, &g),
+        SV_ERR_ARG);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV + 1, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
+        SV_ERR_ARG);
     assert_int_equal(sv_gpu_solver_create_with(NULL, NULL, 2, NULL, &d, sv_gpu_backend_emulated, NULL, &g), SV_ERR_ARG);
     sweep_case_free(&c);
 }
