@@ -42,6 +42,16 @@ sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double 
                                    double complex *d3);
 /* B (n × nrhs, real, column-major with ld n). */
 const double *sv_gpu_model_rhs(const sv_sweep_model *m);
+/* The sweep's block refinement (src/sweep/refine_block.c) of the solution
+ * of Z(freq)·X = B and nd derivative groups, with the device's products
+ * (ts + k·n·ncols ← A_k·xs for every term) and solves (v ← Z⁻¹·v, ld ldv):
+ * the same scheme and tolerances as the CPU path; tol is both the target
+ * and the level below which a stalled solution is still accepted. */
+sv_status sv_gpu_model_refine_block(sv_ctx *ctx, const sv_sweep_model *m, double freq, int nd,
+                                    sv_status (*products)(void *, int, const double *, double *),
+                                    sv_status (*solve)(void *, int, double complex *, int), void *user, double tol,
+                                    int maxit, double complex *x, int ldx, double complex *dx, int lddx, double *berr,
+                                    int *its);
 
 /* Elements of the packed layout of order n, block size nb. */
 size_t sv_gpu_packed_size(int n, int nb);

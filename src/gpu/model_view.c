@@ -72,3 +72,18 @@ const double *sv_gpu_model_rhs(const sv_sweep_model *m)
 {
     return m->b;
 }
+
+sv_status sv_gpu_model_refine_block(sv_ctx *ctx, const sv_sweep_model *m, double freq, int nd,
+                                    sv_status (*products)(void *, int, const double *, double *),
+                                    sv_status (*solve)(void *, int, double complex *, int), void *user, double tol,
+                                    int maxit, double complex *x, int ldx, double complex *dx, int lddx, double *berr,
+                                    int *its)
+{
+    sv_sweep_refine_ops ops = {.products = products, .solve = solve, .user = user};
+    double complex *b = sv_alloc(ctx, sizeof(double complex) * (size_t)m->n * (size_t)m->nrhs, "right-hand sides");
+    if (!b) return sv_last_status();
+    for (size_t i = 0; i < (size_t)m->n * (size_t)m->nrhs; i++) b[i] = m->b[i];
+    sv_status st = sv_sweep_refine_block(ctx, m, freq, nd, &ops, b, x, ldx, dx, lddx, tol, tol, maxit, berr, its);
+    sv_free(ctx, b);
+    return st;
+}

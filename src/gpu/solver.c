@@ -3,16 +3,16 @@
  *
  * One solve: Z(f) is formed on the device in complex single from the terms
  * kept there, factorised by the blocked LDLᵀ without pivoting, and the
- * solution and its frequency derivatives are refined together, as the CPU
- * path does (src/sweep/exact_dense.c, refine_block: why the three column
- * groups share one pass): the columns W = [X, X', X''] solve
- *     Z·X = B,   Z·X' = −Z'·X,   Z·X'' = −(Z''·X + 2·Z'·X'),
+ * solution and its frequency derivatives are refined together by the CPU
+ * path's own block refinement (src/sweep/refine_block.c: why the column
+ * groups share one pass): the columns W = [X, X', X'', X'''] solve
+ *     Z·X = B,   Z·X' = −Z'·X,   Z·X'' = −(Z''·X + 2·Z'·X'),   …,
  * every step computes the products A_k·W on the device (in double or
- * double-float), the host combines them with c_k, c_k' and c_k'' into the
- * residuals of all groups, and one solve with the single-precision factors
- * corrects every column. The solution group stops at its tolerance or at its
- * rounding floor (a step that no longer halves the backward error); the
- * derivative groups at 1e-12 or 3 steps later. A solution that stalls above
+ * double-float), the host combines them with c_k and its derivatives into
+ * the residuals of all groups, and one solve with the single-precision
+ * factors corrects every column. The solution group stops at its tolerance
+ * or at its rounding floor (a step that no longer halves the backward
+ * error); the derivative groups at 1e-13 or 3 steps later. A solution that stalls above
  * the tolerance, or a single factorisation that meets a pivot below single
  * precision, sends the frequency to the CPU double path
  * (sv_sweep_solve_exact_deriv with SV_SWEEP_DOUBLE), and the report counts it. */

@@ -6,8 +6,6 @@
 
 #define GPU_TOL_DOUBLE 1e-15
 #define GPU_TOL_DF 2e-14
-#define GPU_DERIV_TOL 1e-13 /* as the CPU path (src/sweep/exact_dense.c: why) */
-#define GPU_DERIV_EXTRA 3
 #define GPU_MAXIT 30
 /* pivots below this fraction of max|z_ij| carry no digits in single
  * precision (as SWEEP_PIVOT_SINGLE in src/sweep/exact_dense.c) */
