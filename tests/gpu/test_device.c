@@ -51,8 +51,8 @@ static void test_factor_products_vs_references(void **state)
 {
     (void)state;
     int n = 700, nb = 128, p = 2, nc = 6;
-    gsynth s;
-    gsynth_create(&s, n, nb, p, 4, 0.02, 31);
+    synth s;
+    synth_create(&s, n, nb, p, 4, 0.02, 31);
     sv_gpu_term_view v[3];
     sv_gpu_problem prob;
     assert_int_equal(sv_gpu_problem_from_model(s.model, v, &prob), SV_OK);
@@ -63,7 +63,7 @@ static void test_factor_products_vs_references(void **state)
     assert_int_equal(e->upload(e, &prob, 3, nc), SV_OK);
     double f = 4.5e9;
     double complex c[3];
-    for (int k = 0; k < 3; k++) c[k] = gsynth_coef(&s, k, f);
+    for (int k = 0; k < 3; k++) c[k] = synth_coef(&s, k, f);
     double t0 = sv_time_now();
     assert_int_equal(d->form(d, c), SV_OK);
     assert_int_equal(d->factor(d, 0.0), SV_OK);
@@ -74,7 +74,7 @@ static void test_factor_products_vs_references(void **state)
     assert_int_equal(d->solve(d, p, v32), SV_OK);
     double complex *x = malloc(sizeof(double complex) * n * p), *xr = malloc(sizeof(double complex) * n * p);
     for (int i = 0; i < n * p; i++) x[i] = v32[i];
-    gsynth_solve(&s, f, xr);
+    synth_solve(&s, f, xr);
     double err = rel_diff(n * p, x, xr);
     print_message("device single-precision solve vs LAPACK: %.2e\n", err);
     assert_true(err < 1e-3);
@@ -104,15 +104,15 @@ static void test_factor_products_vs_references(void **state)
     free(xx);
     free(yd);
     free(ye);
-    gsynth_destroy(&s);
+    synth_destroy(&s);
 }
 
 static void test_sweep_on_device(void **state)
 {
     (void)state;
     int n = 600, nf = 21;
-    gsynth s;
-    gsynth_create(&s, n, 128, 2, 4, 0.02, 41);
+    synth s;
+    synth_create(&s, n, 128, 2, 4, 0.02, 41);
     double f[21];
     for (int i = 0; i < nf; i++) f[i] = 1e9 + 9e9 * i / (nf - 1);
     for (int mode = 1; mode <= 2; mode++) {
@@ -138,7 +138,7 @@ static void test_sweep_on_device(void **state)
         double complex *x = malloc(sizeof(double complex) * n * 2);
         double worst = 0;
         for (int i = 0; i < nf; i++) {
-            gsynth_solve(&s, f[i], x);
+            synth_solve(&s, f[i], x);
             double complex h[4];
             for (int j = 0; j < 2; j++)
                 for (int a = 0; a < 2; a++) {
@@ -170,7 +170,7 @@ static void test_sweep_on_device(void **state)
     free(x);
     free(xr);
     sv_gpu_solver_destroy(g);
-    gsynth_destroy(&s);
+    synth_destroy(&s);
 }
 
 int main(void)

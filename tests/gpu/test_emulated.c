@@ -24,7 +24,7 @@ static sv_gpu_device_info fake_device(size_t free_bytes, int ratio)
     return d;
 }
 
-static sv_gpu_problem problem_of(gsynth *s, sv_gpu_term_view *v)
+static sv_gpu_problem problem_of(synth *s, sv_gpu_term_view *v)
 {
     sv_gpu_problem p;
     assert_int_equal(sv_gpu_problem_from_model(s->model, v, &p), SV_OK);
@@ -41,8 +41,8 @@ static void test_factor_solve_vs_lapack(void **state)
     int cases[][2] = {{120, 16}, {131, 32}, {50, 64}};
     for (int t = 0; t < 3; t++) {
         int n = cases[t][0], nb = cases[t][1], p = 2;
-        gsynth s;
-        gsynth_create(&s, n, nb, p, 3, 0.02, 11 + t);
+        synth s;
+        synth_create(&s, n, nb, p, 3, 0.02, 11 + t);
         double f = 5.5e9;
         sv_gpu_term_view v[3];
         sv_gpu_problem prob = problem_of(&s, v);
@@ -50,7 +50,7 @@ static void test_factor_solve_vs_lapack(void **state)
         assert_int_equal(sv_gpu_backend_emulated(NULL, NULL, 0, &b), SV_OK);
         assert_int_equal(b->upload(b, &prob, 1, 2 * p), SV_OK);
         double complex c[3];
-        for (int k = 0; k < 3; k++) c[k] = gsynth_coef(&s, k, f);
+        for (int k = 0; k < 3; k++) c[k] = synth_coef(&s, k, f);
         assert_int_equal(b->form(b, c), SV_OK);
         assert_int_equal(b->factor(b, 0.0), SV_OK);
         float complex *v32 = malloc(sizeof(float complex) * n * p);
@@ -58,7 +58,7 @@ static void test_factor_solve_vs_lapack(void **state)
         assert_int_equal(b->solve(b, p, v32), SV_OK);
         double complex *x = malloc(sizeof(double complex) * n * p), *xr = malloc(sizeof(double complex) * n * p);
         for (int i = 0; i < n * p; i++) x[i] = v32[i];
-        gsynth_solve(&s, f, xr);
+        synth_solve(&s, f, xr);
         double e = rel_diff(n * p, x, xr);
         assert_true(e < 1e-3);
         assert_true(e > 0); /* single precision: not bit-identical to the double solve */
@@ -70,7 +70,7 @@ static void test_factor_solve_vs_lapack(void **state)
         free(v32);
         free(x);
         free(xr);
-        gsynth_destroy(&s);
+        synth_destroy(&s);
     }
 }
 
@@ -79,8 +79,8 @@ static void test_products(void **state)
 {
     (void)state;
     int n = 77, nb = 16, nc = 3;
-    gsynth s;
-    gsynth_create(&s, n, nb, 2, 2, 0.02, 5);
+    synth s;
+    synth_create(&s, n, nb, 2, 2, 0.02, 5);
     sv_gpu_term_view v[3];
     sv_gpu_problem prob = problem_of(&s, v);
     sv_gpu_backend *b;
@@ -119,18 +119,18 @@ static void test_products(void **state)
     b->destroy(b);
     free(x);
     free(y);
-    gsynth_destroy(&s);
+    synth_destroy(&s);
 }
 
 typedef struct sweep_case {
-    gsynth s;
+    synth s;
     int nf;
     double *f;
 } sweep_case;
 
 static void sweep_case_init(sweep_case *c, int n, int nb, int nf)
 {
-    gsynth_create(&c->s, n, nb, 2, 3, 0.02, 21);
+    synth_create(&c->s, n, nb, 2, 3, 0.02, 21);
     c->nf = nf;
     c->f = malloc(sizeof(double) * nf);
     for (int i = 0; i < nf; i++) c->f[i] = 1e9 + 9e9 * i / (nf - 1);
@@ -138,7 +138,7 @@ static void sweep_case_init(sweep_case *c, int n, int nb, int nf)
 
 static void sweep_case_free(sweep_case *c)
 {
-    gsynth_destroy(&c->s);
+    synth_destroy(&c->s);
     free(c->f);
 }
 
@@ -149,7 +149,7 @@ static double h_error(sweep_case *c, const sv_sweep_result *res)
     double complex *x = malloc(sizeof(double complex) * n * p);
     double worst = 0;
     for (int i = 0; i < c->nf; i++) {
-        gsynth_solve(&c->s, c->f[i], x);
+        synth_solve(&c->s, c->f[i], x);
         double complex h[4];
         for (int j = 0; j < p; j++)
             for (int a = 0; a < p; a++) {
@@ -258,11 +258,11 @@ static void test_derivatives(void **state)
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, c.s.model, 4e9, x, n - 1, 0, NULL, 0, NULL), SV_ERR_ARG);
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, c.s.model, 4e9, x, n, 1, NULL, n, NULL), SV_ERR_ARG);
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, c.s.model, NAN, x, n, 0, NULL, 0, NULL), SV_ERR_NONFINITE);
-    gsynth other;
-    gsynth_create(&other, 20, 16, 2, 1, 0.02, 2);
+    synth other;
+    synth_create(&other, 20, 16, 2, 1, 0.02, 2);
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, other.model, 4e9, x, n, 0, NULL, 0, NULL), SV_ERR_ARG);
     assert_non_null(strstr(sv_last_error(), "another model"));
-    gsynth_destroy(&other);
+    synth_destroy(&other);
     sv_gpu_solver_destroy(g);
     free(x);
     free(dx);

@@ -47,8 +47,8 @@ static void test_query(void **state)
 static void test_public_solver(void **state)
 {
     (void)state;
-    gsynth s;
-    gsynth_create(&s, 60, 16, 2, 2, 0.02, 8);
+    synth s;
+    synth_create(&s, 60, 16, 2, 2, 0.02, 8);
     int n = s.n, p = s.p;
     sv_gpu_solver *g = NULL;
     assert_int_equal(sv_gpu_solver_create(NULL, s.model, 2, NULL, &g), SV_OK);
@@ -68,12 +68,12 @@ static void test_public_solver(void **state)
     /* either way the answers are right */
     double complex *x = malloc(sizeof(double complex) * n * p), *xr = malloc(sizeof(double complex) * n * p);
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, s.model, 3e9, x, n, 0, NULL, 0, NULL), SV_OK);
-    gsynth_solve(&s, 3e9, xr);
+    synth_solve(&s, 3e9, xr);
     assert_true(rel_diff(n * p, x, xr) < 1e-11);
     sv_gpu_solver_destroy(g);
     free(x);
     free(xr);
-    gsynth_destroy(&s);
+    synth_destroy(&s);
 }
 
 int main(void)

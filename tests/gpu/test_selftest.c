@@ -54,7 +54,7 @@ static void test_packed_offset(void **state)
     double *full = malloc(sizeof(double) * n * n);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) full[j * n + i] = i >= j ? i * 1000 + j : j * 1000 + i;
-    double *p = gsynth_pack(n, nb, full);
+    double *p = synth_pack(n, nb, full);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) assert_true(p[sv_gpu_packed_offset(n, nb, i, j)] == full[j * n + i]);
     assert_int_equal(sv_gpu_packed_size(n, nb), 8 * (45 + 37 + 29 + 21 + 13) + 5 * 5);
@@ -121,8 +121,8 @@ static sv_gpu_device_info slow_fp64_device(void)
 static void test_solver_falls_back_from_broken_build(void **state)
 {
     (void)state;
-    gsynth s;
-    gsynth_create(&s, 70, 16, 2, 2, 0.02, 4);
+    synth s;
+    synth_create(&s, 70, 16, 2, 2, 0.02, 4);
     int n = s.n, p = s.p;
     sv_gpu_device_info d = slow_fp64_device();
     sv_gpu_emu_options good = {.kernels = &sv_gpu_emu_kernels_default}, bad = {.kernels = &sv_gpu_emu_kernels_broken};
@@ -143,7 +143,7 @@ static void test_solver_falls_back_from_broken_build(void **state)
     double complex *x = malloc(sizeof(double complex) * n * p), *xr = malloc(sizeof(double complex) * n * p);
     sv_sweep_exact_info info;
     assert_int_equal(sv_gpu_exact_deriv(g, NULL, s.model, 6e9, x, n, 0, NULL, 0, &info), SV_OK);
-    gsynth_solve(&s, 6e9, xr);
+    synth_solve(&s, 6e9, xr);
     assert_true(rel_diff(n * p, x, xr) < 1e-9);
     assert_int_equal(info.fell_back, 0);
     sv_gpu_solver_destroy(g);
@@ -164,7 +164,7 @@ static void test_solver_falls_back_from_broken_build(void **state)
     assert_non_null(strstr(sv_last_error(), "GPU required"));
     free(x);
     free(xr);
-    gsynth_destroy(&s);
+    synth_destroy(&s);
 }
 
 /* What the broken build does to one transform: the error term is gone. */

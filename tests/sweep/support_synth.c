@@ -37,7 +37,7 @@ static void spectral(int n, const double *q, const double *d, double *a)
 /* Pack the lower triangle by walking block columns in order, as the dense
  * engine's layout contract describes (written independently of the
  * module's offset formula). */
-static double *pack(int n, int nb, const double *full)
+double *synth_pack(int n, int nb, const double *full)
 {
     size_t total = 0;
     for (int c0 = 0; c0 < n; c0 += nb) total += (size_t)(n - c0 < nb ? n - c0 : nb) * (n - c0);
@@ -95,8 +95,8 @@ void synth_create(synth *s, int n, int nb, int p, int resonances, double r0, uns
     spectral(n, q, d, s->Pf);
     free(q);
     free(d);
-    s->Lp = pack(n, nb, s->Lf);
-    s->Pp = pack(n, nb, s->Pf);
+    s->Lp = synth_pack(n, nb, s->Lf);
+    s->Pp = synth_pack(n, nb, s->Pf);
     /* G: rooftop overlap pattern on a chain, 2/3 on the diagonal, 1/6 beside. */
     s->rowptr = malloc(sizeof(int) * (n + 1));
     s->colind = malloc(sizeof(int) * 3 * n);

@@ -32,6 +32,10 @@ void synth_destroy(synth *s);
 /* c_k(f): jω, −j/ω, Zs(f). user = synth*. */
 double complex synth_coef(void *user, int k, double f);
 
+/* The lower triangle of a full n × n matrix packed by block columns of nb
+ * (the dense engine's layout, written out from its description; the upper
+ * part of each diagonal block, workspace, is NaN). */
+double *synth_pack(int n, int nb, const double *full);
 /* Full Z(f) (n × n) built from the full copies, independently of the module. */
 void synth_full_z(const synth *s, double f, double complex *z);
 /* X = Z(f)⁻¹·B by LAPACK zgesv on the full matrix (n × p). */
