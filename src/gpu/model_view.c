@@ -7,15 +7,7 @@
 #include "gpu_internal.h"
 #include "sweep/sweep_internal.h"
 
-size_t sv_gpu_packed_size(int n, int nb)
-{
-    size_t total = 0;
-    for (int c0 = 0; c0 < n; c0 += nb) {
-        int w = n - c0 < nb ? n - c0 : nb;
-        total += (size_t)w * (size_t)(n - c0);
-    }
-    return total;
-}
+size_t sv_gpu_packed_size(int n, int nb) { return sv_sweep_packed_size(n, nb); }
 
 int sv_gpu_model_nterms(const sv_sweep_model *m)
 {
