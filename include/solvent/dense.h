@@ -108,6 +108,16 @@ sv_dense_path sv_dense_factor_path(const sv_dense_factor *f);
  * factor's precision (double complex for C64, float complex for C32). */
 sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int ldb);
 
+/* Solve with single-precision (C32) factors for double complex right-hand
+ * sides B (n × nrhs, in place, overwritten by X): each column is scaled to
+ * unit size, rounded to single, solved and scaled back, so that a small
+ * residual keeps its digits (one of 1e-30 would otherwise underflow). work:
+ * sv_dense_solve_work_bytes(n, nrhs) bytes. With C64 factors this is
+ * sv_dense_factor_solve (work unused). This is the correction step of
+ * mixed-precision refinement. */
+size_t sv_dense_solve_work_bytes(int n, int nrhs);
+sv_status sv_dense_factor_solve_scaled(const sv_dense_factor *f, int nrhs, double complex *b, int ldb, void *work);
+
 /* ---- mixed precision: single factors, double accuracy -------------------- */
 /* The operator whose system is solved. residual computes R = B − A·X in
  * double (n × nrhs, column-major); a caller can compute it from the matrices

@@ -230,3 +230,35 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
     sv_threads_restore(prev);
     return SV_OK;
 }
+
+size_t sv_dense_solve_work_bytes(int n, int nrhs)
+{
+    if (n < 0 || nrhs < 0) return 0;
+    return sizeof(float complex) * (size_t)n * (size_t)nrhs + sizeof(double) * (size_t)nrhs;
+}
+
+sv_status sv_dense_factor_solve_scaled(const sv_dense_factor *f, int nrhs, double complex *b, int ldb, void *work)
+{
+    if (!f) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: f is NULL");
+    if (f->type == SV_DENSE_C64) return sv_dense_factor_solve(f, nrhs, b, ldb);
+    const int n = f->a->n;
+    if (nrhs < 0 || ldb < (n > 1 ? n : 1))
+        return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: nrhs = %d, ldb = %d: expected nrhs >= 0, ldb >= n = %d",
+                        nrhs, ldb, n);
+    if (n == 0 || nrhs == 0) return SV_OK;
+    if (!b || !work)
+        return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: %s is NULL", b ? "work" : "b");
+    float complex *w = work;
+    double *scale = (double *)(w + (size_t)n * nrhs); /* nrhs doubles after the vectors */
+    for (int c = 0; c < nrhs; c++) {
+        double s = 0;
+        for (int i = 0; i < n; i++) s = fmax(s, cabs(b[(size_t)c * ldb + i]));
+        scale[c] = s > 0 && isfinite(s) ? s : 1;
+        for (int i = 0; i < n; i++) w[(size_t)c * n + i] = (float complex)(b[(size_t)c * ldb + i] / scale[c]);
+    }
+    sv_status st = sv_dense_factor_solve(f, nrhs, w, n);
+    if (st) return st;
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < n; i++) b[(size_t)c * ldb + i] = (double complex)w[(size_t)c * n + i] * scale[c];
+    return SV_OK;
+}

@@ -75,20 +75,11 @@ static double berr_cols(int n, int p, double anorm, const double complex *r, int
     return worst;
 }
 
-/* v ← M⁻¹·v with the single-precision factors, column by column scaled to
- * unit size before rounding to single (a residual of 1e-30 would otherwise
- * lose digits to underflow). w: n·p float complex. */
-static void solve_single(const sv_dense_factor *f, int n, int p, double complex *v, int ldv, float complex *w)
+/* v ← M⁻¹·v with the single-precision factors (sv_dense_factor_solve_scaled:
+ * each column scaled before rounding). w: sv_dense_solve_work_bytes(n, p). */
+static void solve_single(const sv_dense_factor *f, int p, double complex *v, int ldv, float complex *w)
 {
-    double *scale = (double *)(w + (size_t)n * p); /* p doubles after the vectors */
-    for (int c = 0; c < p; c++) {
-        double s = colmax(n, v + (size_t)c * ldv);
-        scale[c] = s > 0 && isfinite(s) ? s : 1;
-        for (int i = 0; i < n; i++) w[(size_t)c * n + i] = (float complex)(v[(size_t)c * ldv + i] / scale[c]);
-    }
-    sv_dense_factor_solve(f, p, w, n);
-    for (int c = 0; c < p; c++)
-        for (int i = 0; i < n; i++) v[(size_t)c * ldv + i] = (double complex)w[(size_t)c * n + i] * scale[c];
+    sv_dense_factor_solve_scaled(f, p, v, ldv, w);
 }
 
 /* A·v through the operator: residual with b = 0 gives −A·v. */
@@ -126,7 +117,7 @@ static sv_status gmres(const sv_dense_operator *op, const sv_dense_factor *f, in
     for (; k < m; k++) {
         double complex *vk = V + (size_t)k * n, *zk = Z + (size_t)k * n, *vn = V + (size_t)(k + 1) * n;
         memcpy(zk, vk, sizeof *zk * (size_t)n);
-        solve_single(f, n, 1, zk, n, w32);
+        solve_single(f, 1, zk, n, w32);
         sv_status st = apply_a(op, n, zk, vn, zero);
         if (st) return st;
         for (int i = 0; i <= k; i++) { /* modified Gram–Schmidt (Hermitian inner product) */
@@ -293,7 +284,7 @@ sv_status sv_dense_solve_mixed(sv_ctx *ctx, sv_dense_sym *a32, const sv_dense_op
 
     /* Workspace: residuals (double), single-precision vectors, GMRES basis. */
     size_t rb = sizeof(double complex) * (size_t)n * p;
-    size_t wb = sizeof(float complex) * (size_t)n * p + sizeof(double) * (size_t)p + 64;
+    size_t wb = sv_dense_solve_work_bytes(n, p);
     size_t gb = allow_gmres ? sizeof(double complex) * (gmres_work_elems(n) + (size_t)n) : 0;
     double complex *r = sv_alloc(ctx, rb, "refinement residuals");
     float complex *w32 = r ? sv_alloc(ctx, wb, "refinement single-precision vectors") : NULL;
@@ -313,7 +304,7 @@ sv_status sv_dense_solve_mixed(sv_ctx *ctx, sv_dense_sym *a32, const sv_dense_op
     info->backward_error = INFINITY;
     if (st == SV_OK) {
         for (int c = 0; c < p; c++) memcpy(x + (size_t)c * ldx, b + (size_t)c * ldb, sizeof *x * (size_t)n);
-        solve_single(f, n, p, x, ldx, w32);
+        solve_single(f, p, x, ldx, w32);
         int gmres_mode = 0, stalls = 0;
         double prev = INFINITY;
         for (;;) {
@@ -340,7 +331,7 @@ sv_status sv_dense_solve_mixed(sv_ctx *ctx, sv_dense_sym *a32, const sv_dense_op
             prev = be < prev ? be : prev;
             info->iterations++;
             if (!gmres_mode) {
-                solve_single(f, n, p, r, n, w32);
+                solve_single(f, p, r, n, w32);
                 for (int c = 0; c < p; c++)
                     for (int i = 0; i < n; i++) x[(size_t)c * ldx + i] += r[(size_t)c * n + i];
             } else {

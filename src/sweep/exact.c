@@ -8,6 +8,8 @@
 
 #include "sweep_internal.h"
 
+#include "solvent/dense.h"
+
 sv_status sv_sweep_deriv_rhs(const sv_sweep_model *m, double freq, int order, const double complex *x, int ldx,
                              const double complex *dx, int lddx, double complex *r, int ldr)
 {
@@ -131,7 +133,7 @@ size_t sv_sweep_exact_bytes_k(int n, int nterms, int nrhs, int nb, sv_sweep_prec
      * real/imaginary split of a product, Hessenberg matrices and
      * rotations). */
     size_t w = P * (1 + SV_SWEEP_MAX_DERIV), nw = N * w;
-    size_t vec = N * P * z + nw * sizeof(float complex);
+    size_t vec = N * P * z + sv_dense_solve_work_bytes(n, (int)w);
     size_t refine = (3 * nw + N * P) * z + 2 * nw * (K + 1) * sizeof(double);
     size_t M = (size_t)SV_SWEEP_GMRES_M;
     size_t gmres = (2 * M + 4) * N * P * z + 4 * N * P * sizeof(double) + P * (M + 1) * (M + 3) * z;

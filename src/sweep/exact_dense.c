@@ -112,8 +112,7 @@ typedef struct fact {
     const sv_sweep_model *m;
     sv_dense_sym *a;
     sv_dense_factor *f;
-    int single, n;
-    float complex *w; /* n × p single-precision vectors */
+    void *w; /* workspace of the scaled single-precision solves */
 } fact;
 
 static void fact_destroy(fact *F)
@@ -129,8 +128,6 @@ static sv_status fact_create(sv_ctx *ctx, const sv_sweep_model *m, double freq, 
     memset(F, 0, sizeof(*F));
     F->ctx = ctx;
     F->m = m;
-    F->single = single;
-    F->n = m->n;
     /* nb = 0 (no packed term) lets the dense engine choose */
     sv_status st = sv_dense_sym_create(ctx, m->n, single ? SV_DENSE_C32 : SV_DENSE_C64, m->nb, &F->a);
     if (!st) st = form_packed(m, freq, F->a);
@@ -138,7 +135,7 @@ static sv_status fact_create(sv_ctx *ctx, const sv_sweep_model *m, double freq, 
     sv_dense_factor_options fo = {.pivot_threshold = single ? SWEEP_PIVOT_SINGLE : 0, .allow_fallback = !single};
     if (!st) st = sv_dense_factor_create(ctx, F->a, &fo, &F->f, NULL);
     if (!st && single) {
-        F->w = sv_alloc(ctx, sizeof(float complex) * (size_t)m->n * (size_t)m->nrhs * (1 + SV_SWEEP_MAX_DERIV),
+        F->w = sv_alloc(ctx, sv_dense_solve_work_bytes(m->n, m->nrhs * (1 + SV_SWEEP_MAX_DERIV)),
                         "single-precision vectors"); /* solution and derivative groups */
         if (!F->w) st = sv_last_status();
     }
@@ -146,25 +143,13 @@ static sv_status fact_create(sv_ctx *ctx, const sv_sweep_model *m, double freq, 
     return st;
 }
 
-/* v ← Z⁻¹·v (p ≤ nrhs columns) with the factors. In single precision each
- * column is scaled to unit size before rounding, so that small residuals
- * keep their digits. */
+/* v ← Z⁻¹·v (p ≤ nrhs·(1 + SV_SWEEP_MAX_DERIV) columns) with the factors;
+ * single-precision ones scale each column before rounding
+ * (sv_dense_factor_solve_scaled), so that small residuals keep their
+ * digits. */
 static sv_status fact_solve(const fact *F, int p, double complex *v, int ldv)
 {
-    int n = F->n;
-    if (!F->single) return sv_dense_factor_solve(F->f, p, v, ldv);
-    double scale[p];
-    for (int c = 0; c < p; c++) {
-        double s = 0;
-        for (int i = 0; i < n; i++) s = fmax(s, cabs(v[(size_t)c * ldv + i]));
-        scale[c] = s > 0 && isfinite(s) ? s : 1;
-        for (int i = 0; i < n; i++) F->w[(size_t)c * n + i] = (float complex)(v[(size_t)c * ldv + i] / scale[c]);
-    }
-    sv_status st = sv_dense_factor_solve(F->f, p, F->w, n);
-    if (st) return st;
-    for (int c = 0; c < p; c++)
-        for (int i = 0; i < n; i++) v[(size_t)c * ldv + i] = (double complex)F->w[(size_t)c * n + i] * scale[c];
-    return SV_OK;
+    return sv_dense_factor_solve_scaled(F->f, p, v, ldv, F->w);
 }
 
 /* The CPU's products and solves for the block refinement (refine_block.c). */

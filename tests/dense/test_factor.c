@@ -124,6 +124,41 @@ static void test_team_solves(void **state)
     }
 }
 
+/* Double right-hand sides with single factors: each column is scaled before
+ * rounding, so right-hand sides of size 1e-40 (below single precision's
+ * normal range, 1.2e-38) still solve to single-precision accuracy, against LAPACK on
+ * the same system; with double factors it is the plain solve. */
+static void test_solve_scaled(void **state)
+{
+    (void)state;
+    int n = 150, p = 3;
+    sv_test_rng r;
+    sv_test_rng_seed(&r, 4242);
+    double complex *a = td_random_sym(&r, n, n + 1.0);
+    double complex *b = td_random(&r, n, p);
+    for (int i = 0; i < n * p; i++) b[i] *= 1e-40;
+    double complex *xref = malloc(sizeof *xref * (size_t)n * p), *x = malloc(sizeof *x * (size_t)n * p);
+    assert_int_equal(td_lapack_lu_solve(n, p, a, b, xref), 0);
+    for (int single = 0; single <= 1; single++) {
+        sv_dense_sym *m = td_packed(a, n, 0, single);
+        sv_dense_factor *f = NULL;
+        assert_int_equal(sv_dense_factor_create(NULL, m, NULL, &f, NULL), SV_OK);
+        void *work = malloc(sv_dense_solve_work_bytes(n, p));
+        memcpy(x, b, sizeof *x * (size_t)n * p);
+        assert_int_equal(sv_dense_factor_solve_scaled(f, p, x, n, work), SV_OK);
+        assert_true(td_rel_diff(n, p, x, xref) < (single ? 1e-5 : 1e-13));
+        assert_int_equal(sv_dense_factor_solve_scaled(f, p, x, n - 1, work), SV_ERR_ARG);
+        if (single) assert_int_equal(sv_dense_factor_solve_scaled(f, p, x, n, NULL), SV_ERR_ARG);
+        free(work);
+        sv_dense_factor_destroy(f);
+        sv_dense_sym_destroy(m);
+    }
+    free(a);
+    free(b);
+    free(x);
+    free(xref);
+}
+
 /* The conventional-gemm variant of the trailing update (plain_gemm = 1)
  * agrees with LAPACK as well. */
 static void test_plain_gemm_option(void **state)
@@ -547,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_well_conditioned_double),
         cmocka_unit_test(test_well_conditioned_single),
         cmocka_unit_test(test_team_solves),
+        cmocka_unit_test(test_solve_scaled),
         cmocka_unit_test(test_plain_gemm_option),
         cmocka_unit_test(test_matches_zsytrf),
         cmocka_unit_test(test_ill_conditioned),
