@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* setenv, execv */
 #include "bench_common.h"
 
 #include <math.h>
@@ -5,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -76,4 +78,12 @@ int bench_reps(int default_reps)
     const char *s = getenv("SV_BENCH_REPS");
     int n = s ? atoi(s) : 0;
     return n > 0 ? n : default_reps;
+}
+
+void bench_prefer_passive_waiting(char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    execv("/proc/self/exe", argv); /* returns only on failure: carry on as we are */
+    unsetenv("OMP_WAIT_POLICY");
 }

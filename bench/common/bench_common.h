@@ -23,6 +23,15 @@ void bench_json_num(bench_json *j, const char *key, double value);
 void bench_json_int(bench_json *j, const char *key, long long value);
 void bench_json_end(bench_json *j);
 
+/* Passive OpenMP waiting, as the `solvent` tool runs (tools/main.c): on a
+ * shared, busy machine the default spin-waiting makes every parallel region
+ * several times slower and the timings meaningless; passive waiting costs
+ * little on a quiet one. The OpenMP runtime reads the setting when it
+ * loads, so this sets OMP_WAIT_POLICY and starts the program again (argv:
+ * main's), unless the caller chose a policy (OMP_WAIT_POLICY or
+ * GOMP_SPINCOUNT). Call it first thing in main. */
+void bench_prefer_passive_waiting(char **argv);
+
 /* Peak resident set size of this process so far, in bytes (getrusage). */
 size_t bench_peak_rss(void);
 

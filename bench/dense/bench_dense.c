@@ -15,7 +15,6 @@
  * all of them alike).
  *
  * Usage: bench_dense [--big] [--n N]... */
-#define _POSIX_C_SOURCE 200809L /* setenv, execv */
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
@@ -24,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench_common.h"
 #include "solvent/dense.h"
@@ -232,15 +230,7 @@ static void run_n(int n, int reps)
 
 int main(int argc, char **argv)
 {
-    /* On a shared, busy machine OpenMP's default spin-waiting makes every
-     * parallel region — ours and OpenBLAS's alike — several times slower
-     * and the timings meaningless; passive waiting costs little on a quiet
-     * one. The OpenMP runtime reads the setting when it loads, so set it and
-     * start again (unless the caller chose a policy). */
-    if (!getenv("OMP_WAIT_POLICY")) {
-        setenv("OMP_WAIT_POLICY", "passive", 1);
-        execv("/proc/self/exe", argv);
-    }
+    bench_prefer_passive_waiting(argv);
     int ns[16], k = 0, big = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--big")) big = 1;

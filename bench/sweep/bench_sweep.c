@@ -15,13 +15,11 @@
  *   --big:   examples/square76.json (11402 unknowns) at 41 points, once,
  *            then the anchor at the 2 band edges, scaled. Peak memory of ours
  *            (process RSS before the anchor runs). */
-#define _POSIX_C_SOURCE 200809L /* setenv, execv */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <lapacke.h>
 #include <omp.h>
 
@@ -266,12 +264,7 @@ static void one_case(const char *name, const char *path, int nf, int reps, const
 
 int main(int argc, char **argv)
 {
-    /* As the `solvent` tool does (tools/main.c): passive waiting unless the
-     * caller chose a policy; the OpenMP runtime reads it when it loads. */
-    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT")) {
-        setenv("OMP_WAIT_POLICY", "passive", 1);
-        execv("/proc/self/exe", argv);
-    }
+    bench_prefer_passive_waiting(argv);
     int big = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--big")) big = 1;
