@@ -214,7 +214,7 @@ done:
     free(Y);
     free(z0);
     free(f);
-    sv_em_csr_destroy(ctx, G);
+    sv_em_csr_destroy(G);
     sv_dense_sym_destroy(L);
     sv_dense_sym_destroy(Psi);
     sv_em_model_destroy(m);

@@ -16,14 +16,6 @@
 #include "solvent/gpu.h"
 
 
-/* OpenBLAS's own thread control (the OpenMP build also sets OpenMP's count
- * with it). The network-parameter conversions below make one tiny LAPACK
- * call per frequency; OpenBLAS starts a thread team for each, which cost
- * 1–7 ms per call on the shared two-core machine (more than the whole
- * reduced model at 1001 points), so they run on one thread. */
-void openblas_set_num_threads(int num_threads);
-int openblas_get_num_threads(void);
-
 typedef struct bar {
     int on, drawn;
     double last;
@@ -241,16 +233,17 @@ int sweep_tool_run(const sweep_args *a)
     }
     for (int k = 0; k < p; k++) z0[k] = sv_em_project_port_z0(prj, k);
     double worst_recip = 0, worst_sv = 0;
-    int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
-    openblas_set_num_threads(1);
+    /* One tiny LAPACK call per frequency: OpenBLAS would start a thread team
+     * for each (1–7 ms per call measured on the shared two-core machine,
+     * more than the whole reduced model at 1001 points). */
+    sv_threads_saved serial = sv_threads_serial_begin();
     for (int i = 0; i < points; i++) {
         if (sv_em_y_to_s(p, res->h + (size_t)i * p * p, z0, S + (size_t)i * p * p)) goto fail;
         double sv = 0;
         worst_recip = fmax(worst_recip, sv_em_reciprocity_error(p, S + (size_t)i * p * p));
         if (!sv_em_max_singular_value(p, S + (size_t)i * p * p, &sv)) worst_sv = fmax(worst_sv, sv);
     }
-    openblas_set_num_threads(blas_threads);
-    omp_set_num_threads(omp_threads);
+    sv_threads_restore(serial);
 
     /* Outputs. */
     char outname[4096];
@@ -322,10 +315,10 @@ fail:
     fprintf(stderr, "solvent sweep: %s\n", sv_last_error()[0] ? sv_last_error() : "failed");
     code = 1;
 out:
-    sv_sweep_result_destroy(ctx, res);
+    sv_sweep_result_destroy(res);
     sv_gpu_solver_destroy(gpu);
     sv_sweep_model_destroy(model);
-    sv_em_csr_destroy(ctx, G);
+    sv_em_csr_destroy(G);
     sv_dense_sym_destroy(L);
     sv_dense_sym_destroy(Psi);
     sv_em_model_destroy(em);

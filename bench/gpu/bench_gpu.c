@@ -104,7 +104,7 @@ static void setup_build(const char *path, setup *s)
 static void setup_free(setup *s)
 {
     sv_sweep_model_destroy(s->m);
-    sv_em_csr_destroy(s->ctx, s->G);
+    sv_em_csr_destroy(s->G);
     sv_dense_sym_destroy(s->L);
     sv_dense_sym_destroy(s->Psi);
     sv_em_model_destroy(s->em);
@@ -154,7 +154,7 @@ static double run_sweep(const char *path, int nf, int gpu, sv_gpu_report *rep, s
         *keep = res;
         *keep_s = s;
     } else {
-        sv_sweep_result_destroy(s.ctx, res);
+        sv_sweep_result_destroy(res);
         setup_free(&s);
     }
     return t;
@@ -223,7 +223,7 @@ static void sweep_case(const char *name, const char *path, int nf, int acc_point
     bench_json_str(&j, "device", rep.device);
     bench_json_int(&j, "reps", reps);
     bench_json_end(&j);
-    sv_sweep_result_destroy(s.ctx, res);
+    sv_sweep_result_destroy(res);
     setup_free(&s);
 }
 

@@ -301,7 +301,7 @@ static void run_case(const char *cname, sv_sparse_pattern *p, const char *cache,
 
 int main(int argc, char **argv)
 {
-    openblas_set_num_threads(1);
+    sv_threads_serial_begin(); /* single-threaded anchors and kernels: never restored */
     const char *cache = SV_BENCH_CACHE;
     int reps = bench_reps(5);
     const char *only[32];

@@ -37,11 +37,6 @@ static void die(const char *what)
     exit(1);
 }
 
-/* One tiny LAPACK call per frequency converts Y to S; OpenBLAS would start
- * a thread team for each (1–7 ms per call measured on the shared machine),
- * so the conversions run on one thread, as `solvent sweep` does. */
-void openblas_set_num_threads(int num_threads);
-int openblas_get_num_threads(void);
 
 typedef struct setup {
     sv_em_project *prj;
@@ -71,9 +66,9 @@ static void setup_build(sv_ctx *ctx, const char *path, setup *s)
     for (int k = 0; k < s->p; k++) s->z0[k] = sv_em_project_port_z0(s->prj, k);
 }
 
-static void setup_free(sv_ctx *ctx, setup *s)
+static void setup_free(setup *s)
 {
-    sv_em_csr_destroy(ctx, s->G);
+    sv_em_csr_destroy(s->G);
     sv_dense_sym_destroy(s->L);
     sv_dense_sym_destroy(s->Psi);
     sv_em_model_destroy(s->em);
@@ -105,20 +100,19 @@ static double run_ours(const char *path, int nf, const double *freq, double comp
     if (sv_sweep_model_create(ctx, s.n, s.lossy ? 3 : 2, terms, sv_em_coefficient, &s.stk, s.p, s.b, s.n, &m)) die("sweep model");
     sv_sweep_result *res;
     if (sv_sweep_run(ctx, m, nf, freq, NULL, &res)) die("sweep");
-    int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
-    openblas_set_num_threads(1);
+    /* one tiny LAPACK call per frequency: on one thread, as `solvent sweep` does */
+    sv_threads_saved serial = sv_threads_serial_begin();
     for (int i = 0; i < nf; i++)
         if (sv_em_y_to_s(s.p, res->h + (size_t)i * s.p * s.p, s.z0, S + (size_t)i * s.p * s.p)) die("y to s");
-    openblas_set_num_threads(blas_threads);
-    omp_set_num_threads(omp_threads);
+    sv_threads_restore(serial);
     double t = sv_time_now() - t0;
     if (ctx_peak) *ctx_peak = sv_ctx_memory_peak(ctx);
     if (keep)
         *keep = res;
     else
-        sv_sweep_result_destroy(ctx, res);
+        sv_sweep_result_destroy(res);
     sv_sweep_model_destroy(m);
-    setup_free(ctx, &s);
+    setup_free(&s);
     if (!keep) sv_ctx_destroy(ctx); /* with keep the context must outlive the result: leaked on purpose */
     return t;
 }
@@ -164,7 +158,7 @@ static double run_naive(const char *path, int nf, const double *freq, double com
     free(z);
     free(x);
     free(ipiv);
-    setup_free(NULL, &s);
+    setup_free(&s);
     return t;
 }
 

@@ -118,10 +118,22 @@ sv_status sv_mem_check(const sv_ctx *ctx, size_t bytes, const char *what);
 /* Multiply sizes with overflow check; returns SV_ERR_ARG on overflow. */
 sv_status sv_size_mul(size_t a, size_t b, size_t *out);
 
-/* Apply the context's thread count to OpenMP and OpenBLAS for the calling
- * thread; returns the previous OpenBLAS thread count so it can be restored. */
-int sv_threads_apply(const sv_ctx *ctx);
-void sv_threads_restore(int previous_blas_threads);
+/* ---- threads ------------------------------------------------------------ */
+/* The one owner of OpenMP's and OpenBLAS's thread counts (docs/threads.md).
+ * Each call returns what sv_threads_restore puts back: the calling thread's
+ * OpenMP count, and OpenBLAS's process-wide count where it was changed. */
+typedef struct sv_threads_saved {
+    int omp;  /* the calling thread's OpenMP count before */
+    int blas; /* OpenBLAS's count before (0: unchanged; −1: a serial section) */
+} sv_threads_saved;
+/* Apply the context's thread count (if set) to OpenMP for the calling
+ * thread and to OpenBLAS (unless a serial section is open somewhere). */
+sv_threads_saved sv_threads_apply(const sv_ctx *ctx);
+/* One OpenMP thread (the caller's) and one OpenBLAS thread until restored:
+ * for short memory-bound steps and tiny LAPACK calls, where a thread team
+ * costs more than it gains. Sections may nest and overlap across threads. */
+sv_threads_saved sv_threads_serial_begin(void);
+void sv_threads_restore(sv_threads_saved saved);
 
 /* ---- atomic file output ------------------------------------------------ */
 /* Write a file so that it is never seen half-written: open writes to a

@@ -6,10 +6,8 @@
  *
  * Packed block-column layout (shared by every precision, so one element
  * offset addresses the same entry in a real, complex-single or
- * complex-double matrix of the same order and block size): columns are
- * grouped in block columns of nb; block column k covers columns
- * k·nb … min((k+1)·nb, n) − 1 and stores rows k·nb … n − 1 of them
- * column-major with leading dimension n − k·nb. Storage is
+ * complex-double matrix of the same order and block size): defined in
+ * solvent/dense_layout.h (sv_dense_packed_offset, sv_dense_packed_size),
  * n²/2 + O(n·nb) elements. Only entries with i ≥ j are meaningful; the
  * strictly-upper part of each diagonal block is workspace. */
 #ifndef SOLVENT_DENSE_H
@@ -19,6 +17,7 @@
 #include <stddef.h>
 
 #include "solvent/core.h"
+#include "solvent/dense_layout.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -116,9 +116,10 @@ typedef struct sv_em_csr {
     int *rowptr;   /* n + 1 */
     int *col;      /* rowptr[n] */
     double *val;   /* rowptr[n] */
+    sv_ctx *ctx;   /* the context it was allocated from (sv_em_csr_destroy) */
 } sv_em_csr;
 sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **G);
-void sv_em_csr_destroy(sv_ctx *ctx, sv_em_csr *G);
+void sv_em_csr_destroy(sv_em_csr *G);
 
 /* B (N × P, column-major, ldb ≥ N): column k has 1 on port k's half rooftops
  * (unit port voltage), 0 elsewhere. */

@@ -172,6 +172,7 @@ typedef struct sv_sweep_result {
     double max_residual;     /* largest estimate over the non-exact frequencies */
     double seconds_exact, seconds_reduced, seconds_total;
     size_t peak_bytes;       /* peak of the context's counted memory during the sweep */
+    sv_ctx *ctx;             /* the context it was allocated from (sv_sweep_result_destroy) */
 } sv_sweep_result;
 
 /* Sweep nfreq ≥ 1 frequencies (finite, any order). opts may be NULL.
@@ -180,7 +181,7 @@ typedef struct sv_sweep_result {
  * Progress is reported on ctx as phase "sweep". */
 sv_status sv_sweep_run(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
                        const sv_sweep_options *opts, sv_sweep_result **out);
-void sv_sweep_result_destroy(sv_ctx *ctx, sv_sweep_result *r);
+void sv_sweep_result_destroy(sv_sweep_result *r);
 
 /* Bytes sv_sweep_run will hold at most (model terms not included). */
 size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, int nfreq,

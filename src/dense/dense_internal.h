@@ -33,18 +33,7 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
 /* Default pivot threshold of the factorisation for a type. */
 double sv_dense_default_threshold(sv_dense_type type);
 
-/* Offset of the first element of block column k (0 ≤ k < number of blocks). */
-static inline size_t sv_dense_blk_off(int n, int nb, int k)
-{
-    /* Block columns before k are all full (width nb); block column j holds
-     * nb·(n − j·nb) elements. */
-    size_t kk = (size_t)k, b = (size_t)nb;
-    size_t tri = kk == 0 ? 0 : kk * (kk - 1) / 2;
-    return b * (kk * (size_t)n - b * tri);
-}
 
-/* Element count of a packed matrix. */
-size_t sv_dense_packed_size(int n, int nb);
 
 
 /* Blocked LDLᵀ kernels (ldlt_tmpl.h), _z double, _c single. scratch holds

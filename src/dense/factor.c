@@ -118,7 +118,7 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     f->type = a->type;
     f->path = SV_DENSE_PATH_LDLT;
 
-    int prev = sv_threads_apply(ctx);
+    sv_threads_saved prev = sv_threads_apply(ctx);
     int nthreads = ctx && sv_ctx_threads(ctx) > 0 ? sv_ctx_threads(ctx) : omp_get_max_threads();
     if (nthreads < 1) nthreads = 1;
     size_t nbb = (size_t)a->nb * a->nb, es = sv_dense_elem_bytes(a->type);
@@ -196,16 +196,16 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
         return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: ldb = %d: expected >= n = %d", ldb, n);
     if (n == 0 || nrhs == 0) return SV_OK;
     if (!b) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve: b is NULL");
-    int prev = sv_threads_apply(f->ctx);
+    sv_threads_saved prev = sv_threads_apply(f->ctx);
     /* A solve with a few right-hand sides is memory bound and made of many
      * small BLAS calls: multi-threaded OpenBLAS pays a synchronisation per
      * call. Such solves of the LDLᵀ factors run on Solvent's own team instead
      * (each thread streams a slice of the factors, ldlt_tmpl.h), or on one
      * thread where there is one, or the order is too small for a team to pay
-     * off; OpenBLAS gets one thread here (this sets the calling thread's
-     * OpenMP setting only, restored below). */
+     * off; OpenBLAS gets one thread here (restored below). */
     int small = nrhs <= SV_DENSE_SOLVE_1T_MAX_RHS, saved = omp_get_max_threads();
-    if (small) omp_set_num_threads(1);
+    sv_threads_saved serial = {0, 0};
+    if (small) serial = sv_threads_serial_begin();
     int team = small && f->path == SV_DENSE_PATH_LDLT && saved > 1 && n >= SV_DENSE_SOLVE_TEAM_MIN_N;
     size_t esz = f->type == SV_DENSE_C64 ? sizeof(double complex) : sizeof(float complex);
     void *part = team ? sv_alloc(f->ctx, esz * (size_t)saved * (size_t)f->a->nb * (size_t)nrhs, "solve workspace")
@@ -226,7 +226,7 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
     } else {
         LAPACKE_cgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, f->lu, n, f->ipiv, b, ldb);
     }
-    if (small) omp_set_num_threads(saved);
+    if (small) sv_threads_restore(serial);
     sv_threads_restore(prev);
     return SV_OK;
 }

@@ -150,8 +150,8 @@ static void FN(update_rows)(const sv_dense_sym *a, int k, int j, int r0, int r1,
     T *d = a->data;
     int c0 = k * nb, w = MINW(nb, n - c0), ldk = n - c0;
     int c0j = j * nb, wj = MINW(nb, n - c0j), ldj = n - c0j;
-    const T *pk = d + sv_dense_blk_off(n, nb, k);
-    T *aj = d + sv_dense_blk_off(n, nb, j);
+    const T *pk = d + sv_dense_packed_block_offset(n, nb, k);
+    T *aj = d + sv_dense_packed_block_offset(n, nb, j);
     const T *xj = pk + (c0j - c0); /* X rows of block j */
     const T one = 1;
     if (r0 == c0j) {
@@ -188,7 +188,7 @@ static void FN(panel_scale)(const sv_dense_sym *a, int k, int r0, int r1, int in
 {
     const int n = a->n, nb = a->nb;
     int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-    T *pk = (T *)a->data + sv_dense_blk_off(n, nb, k);
+    T *pk = (T *)a->data + sv_dense_packed_block_offset(n, nb, k);
     for (int c = 0; c < w; c++) {
         T sq = CSQRT(pk[(size_t)c * ld + c]);
         T f = inverse ? 1 / sq : sq;
@@ -203,7 +203,7 @@ static void FN(panel_unfactor)(const sv_dense_sym *a, int k, const T *backup)
 {
     const int n = a->n, nb = a->nb;
     int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-    T *pk = (T *)a->data + sv_dense_blk_off(n, nb, k);
+    T *pk = (T *)a->data + sv_dense_packed_block_offset(n, nb, k);
     if (ld > w) {
         const T one = 1;
         FN(panel_scale)(a, k, 0, ld - w, 0);
@@ -290,7 +290,7 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
             {
                 FN(update_col)(a, k, k + 1, -1, use3m);
                 int c0n = (k + 1) * nb;
-                next_bad = FN(panel_factor)(d + sv_dense_blk_off(n, nb, k + 1), n - c0n, MINW(nb, n - c0n), backup,
+                next_bad = FN(panel_factor)(d + sv_dense_packed_block_offset(n, nb, k + 1), n - c0n, MINW(nb, n - c0n), backup,
                                             thr, &mp_next, use3m);
             }
 #pragma omp for schedule(dynamic, 1) nowait
@@ -340,7 +340,7 @@ static void FN(ldlt_recover)(sv_dense_sym *a, int kfail, T *scratch)
     const T one = 1, zero = 0;
     for (int k = kfail - 1; k >= 0; k--) {
         int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-        T *pk = d + sv_dense_blk_off(n, nb, k);
+        T *pk = d + sv_dense_packed_block_offset(n, nb, k);
         FN(panel_scale)(a, k, 0, ld - w, 0);                        /* panel = X again */
         for (int j = k + 1; j < K; j++) FN(update_col)(a, k, j, 1, 0); /* add the update back */
         FN(panel_scale)(a, k, 0, ld - w, 0);                        /* panel = W21 */
@@ -366,7 +366,7 @@ static void FN(ldlt_recover)(sv_dense_sym *a, int kfail, T *scratch)
 static void FN(solve_diag)(const sv_dense_sym *a, int k, int p, T *x, int ldx)
 {
     const int n = a->n, nb = a->nb, c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-    const T *pk = (const T *)a->data + sv_dense_blk_off(n, nb, k);
+    const T *pk = (const T *)a->data + sv_dense_packed_block_offset(n, nb, k);
     for (int i = 0; i < w; i++) {
         T dinv = 1 / pk[(size_t)i * ld + i];
         for (int c = 0; c < p; c++) x[(size_t)c * ldx + c0 + i] *= dinv;
@@ -382,7 +382,7 @@ static void FN(ldlt_solve)(const sv_dense_sym *a, int p, T *x, int ldx)
     const T one = 1, mone = -1;
     for (int k = 0; k < K; k++) { /* L·Y = B */
         int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-        const T *pk = d + sv_dense_blk_off(n, nb, k);
+        const T *pk = d + sv_dense_packed_block_offset(n, nb, k);
         BLAS(trsm)(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w, p, &one, pk, ld, x + c0, ldx);
         if (ld > w)
             BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, ld - w, p, w, &mone, pk + w, ld, x + c0, ldx, &one,
@@ -391,7 +391,7 @@ static void FN(ldlt_solve)(const sv_dense_sym *a, int p, T *x, int ldx)
     for (int k = 0; k < K; k++) FN(solve_diag)(a, k, p, x, ldx); /* Z = D⁻¹·Y */
     for (int k = K - 1; k >= 0; k--) { /* Lᵀ·X = Z */
         int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0;
-        const T *pk = d + sv_dense_blk_off(n, nb, k);
+        const T *pk = d + sv_dense_packed_block_offset(n, nb, k);
         if (ld > w)
             BLAS(gemm)(CblasColMajor, CblasTrans, CblasNoTrans, w, p, ld - w, &mone, pk + w, ld, x + c0 + w, ldx, &one,
                        x + c0, ldx);
@@ -421,7 +421,7 @@ static void FN(ldlt_solve_team)(const sv_dense_sym *a, int p, T *x, int ldx, int
         T *mine = part + (size_t)t * nb * p;
         for (int k = 0; k < K; k++) { /* L·Y = B */
             int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0, below = ld - w;
-            const T *pk = d + sv_dense_blk_off(n, nb, k);
+            const T *pk = d + sv_dense_packed_block_offset(n, nb, k);
 #pragma omp single
             BLAS(trsm)(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w, p, &one, pk, ld, x + c0,
                        ldx);
@@ -435,7 +435,7 @@ static void FN(ldlt_solve_team)(const sv_dense_sym *a, int p, T *x, int ldx, int
         for (int k = 0; k < K; k++) FN(solve_diag)(a, k, p, x, ldx); /* Z = D⁻¹·Y */
         for (int k = K - 1; k >= 0; k--) { /* Lᵀ·X = Z */
             int c0 = k * nb, w = MINW(nb, n - c0), ld = n - c0, below = ld - w;
-            const T *pk = d + sv_dense_blk_off(n, nb, k);
+            const T *pk = d + sv_dense_packed_block_offset(n, nb, k);
             int lo = (int)((long)below * t / nt), hi = (int)((long)below * (t + 1) / nt);
             if (hi > lo)
                 BLAS(gemm)(CblasColMajor, CblasTrans, CblasNoTrans, w, p, hi - lo, &mone, pk + w + lo, ld,

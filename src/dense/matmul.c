@@ -17,7 +17,7 @@
         const int n = a->n, nb = a->nb, c0 = k * nb;                                                         \
         const T one = 1;                                                                                     \
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m2 = n - c0 - w;                                       \
-        const T *blk = (const T *)a->data + sv_dense_blk_off(n, nb, k);                                      \
+        const T *blk = (const T *)a->data + sv_dense_packed_block_offset(n, nb, k);                                      \
         cblas_##PFX##symm(CblasColMajor, CblasLeft, CblasLower, w, p, &one, blk, ld, x + c0, ldx, &one, y + c0,  \
                           ldy);                                                                              \
         if (m2 > 0) {                                                                                        \
@@ -92,7 +92,7 @@ static sv_status matmul_d(const sv_dense_sym *a, int p, const double complex *x,
     int q = (int)cols;
     for (int c0 = 0, k = 0; c0 < n; c0 += nb, k++) {
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m2 = n - c0 - w;
-        const double *blk = d + sv_dense_blk_off(n, nb, k);
+        const double *blk = d + sv_dense_packed_block_offset(n, nb, k);
         cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, w, q, 1.0, blk, ld, xr + c0, n, 1.0, yr + c0, n);
         if (m2 > 0) {
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m2, q, w, 1.0, blk + w, ld, xr + c0, n, 1.0,

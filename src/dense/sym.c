@@ -20,15 +20,6 @@ size_t sv_dense_elem_bytes(sv_dense_type t)
     return 0;
 }
 
-static int nblocks(int n, int nb) { return n == 0 ? 0 : (n + nb - 1) / nb; }
-
-size_t sv_dense_packed_size(int n, int nb)
-{
-    int K = nblocks(n, nb);
-    if (K == 0) return 0;
-    int c0 = (K - 1) * nb;
-    return sv_dense_blk_off(n, nb, K - 1) + (size_t)(n - c0) * (size_t)(n - c0);
-}
 
 static int valid_type(sv_dense_type t) { return t == SV_DENSE_C64 || t == SV_DENSE_C32 || t == SV_DENSE_R64; }
 
@@ -91,7 +82,7 @@ size_t sv_dense_sym_offset(const sv_dense_sym *a, int i, int j)
         j = t;
     }
     int k = j / a->nb, c0 = k * a->nb;
-    return sv_dense_blk_off(a->n, a->nb, k) + (size_t)(j - c0) * (size_t)(a->n - c0) + (size_t)(i - c0);
+    return sv_dense_packed_block_offset(a->n, a->nb, k) + (size_t)(j - c0) * (size_t)(a->n - c0) + (size_t)(i - c0);
 }
 
 double complex sv_dense_sym_get(const sv_dense_sym *a, int i, int j)

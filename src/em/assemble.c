@@ -17,30 +17,6 @@
 #include "em_internal.h"
 #include "geom.h"
 
-size_t sv_em_packed_offset(int n, int nb, int i, int j)
-{
-    if (i < j) {
-        int t = i;
-        i = j;
-        j = t;
-    }
-    size_t k = (size_t)(j / nb);
-    /* block columns before k: Σ_{q<k} nb·(n − q·nb) = nb·(k·n − nb·k(k−1)/2) */
-    size_t start = (size_t)nb * (k * (size_t)n - (size_t)nb * (k * (k - (k > 0)) / 2));
-    size_t ld = (size_t)n - k * nb;
-    return start + (size_t)(j - (int)(k * nb)) * ld + (size_t)(i - (int)(k * nb));
-}
-
-size_t sv_em_packed_size(int n, int nb)
-{
-    if (n == 0) return 0;
-    size_t nblk = (size_t)(n + nb - 1) / nb, s = 0;
-    for (size_t k = 0; k < nblk; k++) {
-        size_t w = (size_t)n - k * nb < (size_t)nb ? (size_t)n - k * nb : (size_t)nb;
-        s += w * ((size_t)n - k * nb);
-    }
-    return s;
-}
 
 typedef struct tables {
     int nx, ny;          /* table extents (grid cells) */
@@ -144,7 +120,7 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
 {
     if (!m || !L || !Psi || !colbase) return sv_error(SV_ERR_ARG, "sv_em_assemble: NULL argument");
     double t0 = sv_time_now();
-    int prev = sv_threads_apply(ctx);
+    sv_threads_saved prev = sv_threads_apply(ctx);
     tables t;
     sv_status s = tables_build(ctx, m, &t);
     if (s) {

@@ -83,10 +83,6 @@ double sv_em_default_far_ratio(double accuracy);
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of
  * column j are contiguous from there (dense.h's block-column layout). */
 typedef size_t (*sv_em_colbase_fn)(void *user, int j);
-/* Offset in dense.h's packed block-column layout, own copy for callers
- * without a dense handle (tests). */
-size_t sv_em_packed_offset(int n, int nb, int i, int j);
-size_t sv_em_packed_size(int n, int nb);
 sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
                              void *user, sv_em_assembly_info *info);
 /* The naive reference: every entry straight from the closed forms (per

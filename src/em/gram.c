@@ -56,6 +56,7 @@ sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **out)
         }
     }
     G->n = m->n;
+    G->ctx = ctx;
     G->rowptr = sv_alloc(ctx, sizeof(int) * ((size_t)m->n + 1), "em gram rowptr");
     size_t cap = (size_t)m->n * 7 + 1;
     G->col = sv_alloc(ctx, sizeof(int) * cap, "em gram columns");
@@ -64,7 +65,7 @@ sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **out)
         sv_status s = sv_last_status();
         sv_free(ctx, cnt);
         sv_free(ctx, pl);
-        sv_em_csr_destroy(ctx, G);
+        sv_em_csr_destroy(G);
         return s;
     }
     size_t nnz = 0;
@@ -113,9 +114,10 @@ sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **out)
     return SV_OK;
 }
 
-void sv_em_csr_destroy(sv_ctx *ctx, sv_em_csr *G)
+void sv_em_csr_destroy(sv_em_csr *G)
 {
     if (!G) return;
+    sv_ctx *ctx = G->ctx;
     sv_free(ctx, G->rowptr);
     sv_free(ctx, G->col);
     sv_free(ctx, G->val);

@@ -32,6 +32,12 @@
 #define SV_GPU_HD static inline
 #endif
 
+/* the packed layout, callable on the device too */
+#if defined(__CUDACC__)
+#define SV_LAYOUT_FN SV_GPU_HD
+#endif
+#include "solvent/dense_layout.h"
+
 typedef struct sv_gpu_df {
     float hi, lo;
 } sv_gpu_df;
@@ -119,22 +125,6 @@ SV_GPU_HD sv_gpu_df sv_gpu_df_mul(sv_gpu_df x, sv_gpu_df y)
     return r;
 }
 
-/* Element offset of (i, j), i ≥ j, in the dense engine's packed
- * block-column layout (include/solvent/dense.h): block column k = j / nb
- * starts after Σ_{b<k} nb·(n − b·nb) elements and stores rows k·nb … n−1
- * column-major with leading dimension n − k·nb. */
-SV_GPU_HD size_t sv_gpu_packed_offset(int n, int nb, int i, int j)
-{
-    if (i < j) {
-        int t = i;
-        i = j;
-        j = t;
-    }
-    size_t k = (size_t)(j / nb), c0 = k * (size_t)nb;
-    size_t off = (size_t)nb * (k * (size_t)n - (size_t)nb * k * (k ? k - 1 : 0) / 2);
-    return off + (size_t)(j - (int)c0) * ((size_t)n - c0) + (size_t)(i - (int)c0);
-}
-
 /* Row i of Y = A·X for one column of X, A real symmetric in packed layout
  * stored as double-float pairs (ahi, alo at the same offsets), x as pairs
  * too; the sum in double-float, returned rounded to double. */
@@ -145,7 +135,7 @@ SV_GPU_HD double sv_gpu_df_packed_row(int n, int nb, const float *ahi, const flo
     acc.hi = 0.0f;
     acc.lo = 0.0f;
     for (int j = 0; j < n; j++) {
-        size_t o = sv_gpu_packed_offset(n, nb, i, j);
+        size_t o = sv_dense_packed_offset(n, nb, i, j);
         sv_gpu_df a, x;
         a.hi = ahi[o];
         a.lo = alo[o];

@@ -69,7 +69,7 @@ static sv_status emu_upload(sv_gpu_backend *b, const sv_gpu_problem *p, int mode
     E->p = *p;
     E->modes = modes;
     E->max_cols = max_cols;
-    E->e = sv_gpu_packed_size(p->n, p->nb);
+    E->e = sv_dense_packed_size(p->n, p->nb);
     size_t n = (size_t)p->n;
     E->terms = sv_alloc(E->ctx, sizeof(sv_gpu_term_view) * (size_t)p->nterms, "emulated device: terms");
     E->hi = sv_calloc(E->ctx, (size_t)p->nterms, sizeof(float *), "emulated device: term pairs");
@@ -120,7 +120,7 @@ static sv_status emu_form(sv_gpu_backend *b, const double complex *c)
         if (t->kind != SV_SWEEP_TERM_CSR) continue;
         for (int i = 0; i < n; i++)
             for (int e = t->rowptr[i]; e < t->rowptr[i + 1]; e++)
-                if (t->colind[e] <= i) E->z[sv_gpu_packed_offset(n, nb, i, t->colind[e])] += (float complex)(c[k] * t->values[e]);
+                if (t->colind[e] <= i) E->z[sv_dense_packed_offset(n, nb, i, t->colind[e])] += (float complex)(c[k] * t->values[e]);
     }
     return SV_OK;
 }
@@ -159,7 +159,7 @@ static sv_status emu_factor(sv_gpu_backend *b, double pivot_min)
     const float complex one = 1.0f, mone = -1.0f;
     for (int c0 = 0; c0 < n; c0 += nb) {
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
-        float complex *a = E->z + sv_gpu_packed_offset(n, nb, c0, c0);
+        float complex *a = E->z + sv_dense_packed_offset(n, nb, c0, c0);
         sv_status st = emu_diag_block(E, a, w, ld, c0, pivot_min);
         if (st) return st;
         if (!m) break;
@@ -174,7 +174,7 @@ static sv_status emu_factor(sv_gpu_backend *b, double pivot_min)
         }
         for (int cj = c0 + w; cj < n; cj += nb) {
             int wj = n - cj < nb ? n - cj : nb, r0 = cj - c0 - w;
-            float complex *aj = E->z + sv_gpu_packed_offset(n, nb, cj, cj);
+            float complex *aj = E->z + sv_dense_packed_offset(n, nb, cj, cj);
             cblas_cgemm(CblasColMajor, CblasNoTrans, CblasTrans, n - cj, wj, w, &mone, E->w + r0, m, pn + r0, ld,
                         &one, aj, n - cj);
         }
@@ -191,7 +191,7 @@ static sv_status emu_solve(sv_gpu_backend *b, int ncols, float complex *v)
         return sv_error(SV_ERR_INTERNAL, "emulated device: solve %d failed (an unspecified launch failure)", E->solves);
     for (int c0 = 0; c0 < n; c0 += nb) { /* L·y = v */
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
-        const float complex *a = E->z + sv_gpu_packed_offset(n, nb, c0, c0);
+        const float complex *a = E->z + sv_dense_packed_offset(n, nb, c0, c0);
         cblas_ctrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w, ncols, &one, a, ld, v + c0, n);
         if (m)
             cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, ncols, w, &mone, a + w, ld, v + c0, n, &one,
@@ -199,14 +199,14 @@ static sv_status emu_solve(sv_gpu_backend *b, int ncols, float complex *v)
     }
     for (int c0 = 0; c0 < n; c0 += nb) { /* D·z = y */
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0;
-        const float complex *a = E->z + sv_gpu_packed_offset(n, nb, c0, c0);
+        const float complex *a = E->z + sv_dense_packed_offset(n, nb, c0, c0);
         for (int j = 0; j < w; j++)
             for (int c = 0; c < ncols; c++) v[(size_t)c * n + c0 + j] /= a[(size_t)j * ld + j];
     }
     int nblk = (n + nb - 1) / nb;
     for (int k = nblk - 1; k >= 0; k--) { /* Lᵀ·x = z */
         int c0 = k * nb, w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
-        const float complex *a = E->z + sv_gpu_packed_offset(n, nb, c0, c0);
+        const float complex *a = E->z + sv_dense_packed_offset(n, nb, c0, c0);
         if (m)
             cblas_cgemm(CblasColMajor, CblasTrans, CblasNoTrans, w, ncols, m, &mone, a + w, ld, v + c0 + w, n, &one,
                         v + c0, n);
@@ -245,7 +245,7 @@ static sv_status emu_products(sv_gpu_backend *b, sv_gpu_residual mode, int ncols
                 /* column j of block column c0 is contiguous from row j on */
                 for (int c0 = 0; c0 < n; c0 += nb) {
                     int w = n - c0 < nb ? n - c0 : nb, ld = n - c0;
-                    const double *blk = t->packed + sv_gpu_packed_offset(n, nb, c0, c0);
+                    const double *blk = t->packed + sv_dense_packed_offset(n, nb, c0, c0);
                     for (int jj = 0; jj < w; jj++) {
                         int j = c0 + jj;
                         const double *col = blk + (size_t)jj * ld - c0;

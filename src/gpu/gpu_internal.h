@@ -12,6 +12,7 @@
 
 #include <complex.h>
 
+#include "solvent/dense_layout.h"
 #include "solvent/gpu.h"
 
 #include "cuda/cuda_iface.h"
@@ -53,8 +54,6 @@ sv_status sv_gpu_model_refine_block(sv_ctx *ctx, const sv_sweep_model *m, double
                                     int maxit, double complex *x, int ldx, double complex *dx, int lddx, double *berr,
                                     int *its);
 
-/* Elements of the packed layout of order n, block size nb. */
-size_t sv_gpu_packed_size(int n, int nb);
 
 /* ---- the backend ------------------------------------------------------------------ */
 typedef struct sv_gpu_backend sv_gpu_backend;

@@ -7,8 +7,6 @@
 #include "gpu_internal.h"
 #include "sweep/sweep_internal.h"
 
-size_t sv_gpu_packed_size(int n, int nb) { return sv_sweep_packed_size(n, nb); }
-
 int sv_gpu_model_nterms(const sv_sweep_model *m)
 {
     return m ? m->nterms : 0;
@@ -36,7 +34,7 @@ sv_status sv_gpu_problem_from_model(const sv_sweep_model *m, sv_gpu_term_view *t
             int n = m->n, nb = m->nb;
             for (int c0 = 0; c0 < n; c0 += nb) {
                 int w = n - c0 < nb ? n - c0 : nb, ld = n - c0;
-                const double *blk = t->packed + sv_sweep_packed_offset(n, nb, c0, c0);
+                const double *blk = t->packed + sv_dense_packed_offset(n, nb, c0, c0);
                 for (int jj = 0; jj < w; jj++)
                     for (int i = jj; i < ld; i++) mx = fmax(mx, fabs(blk[(size_t)jj * ld + i]));
             }

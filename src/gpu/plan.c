@@ -57,7 +57,7 @@ sv_status sv_gpu_plan_make(const sv_gpu_plan_input *in, sv_gpu_plan *plan)
         return sv_error(SV_ERR_ARG, "plan: residual = %d: expected SV_GPU_RESIDUAL_AUTO, _DOUBLE or _DF",
                         (int)in->residual);
     int nb = in->nb ? in->nb : 128;
-    size_t n = (size_t)in->n, e = sv_gpu_packed_size(in->n, nb);
+    size_t n = (size_t)in->n, e = sv_dense_packed_size(in->n, nb);
     size_t cols = (size_t)in->nrhs * (size_t)(in->nderiv + 1), nterms = (size_t)(in->npacked + in->ncsr);
     size_t t1, t2, t3, v1, v2, v3;
     if (ovf_mul(e, 8 * (size_t)in->npacked, &t1) || ovf_mul(in->csr_nnz, 12, &t2) ||

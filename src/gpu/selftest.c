@@ -43,7 +43,7 @@ static void reference(const sv_gpu_term_view *t, int n, int nb, const double *x,
     if (t->kind == SV_SWEEP_TERM_PACKED) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {
-                long double a = t->packed[sv_gpu_packed_offset(n, nb, i, j)];
+                long double a = t->packed[sv_dense_packed_offset(n, nb, i, j)];
                 y[i] += a * x[j];
                 s[i] += fabsl(a * x[j]);
             }
@@ -64,7 +64,7 @@ sv_status sv_gpu_selftest(sv_ctx *ctx, sv_gpu_backend *b, int modes, unsigned lo
     memset(res, 0, sizeof(*res));
     res->double_ok = res->df_ok = -1;
     const int n = ST_N, nb = ST_NB, nc = ST_COLS, nt = 3;
-    size_t e = sv_gpu_packed_size(n, nb);
+    size_t e = sv_dense_packed_size(n, nb);
     int nnz = 3 * n - 2;
     double *pk = sv_calloc(ctx, 2 * e, sizeof(double), "self-test terms");
     double *val = sv_alloc(ctx, sizeof(double) * (size_t)nnz, "self-test terms");
@@ -86,7 +86,7 @@ sv_status sv_gpu_selftest(sv_ctx *ctx, sv_gpu_backend *b, int modes, unsigned lo
      * term 2: tridiagonal CSR. Values are not representable in float. */
     for (int j = 0; j < n; j++)
         for (int i = j; i < n; i++) {
-            size_t o = sv_gpu_packed_offset(n, nb, i, j);
+            size_t o = sv_dense_packed_offset(n, nb, i, j);
             pk[o] = uni(&r) + (i == j ? n : 0);
             pk[e + o] = 1e-9 * uni(&r);
         }
@@ -146,7 +146,7 @@ sv_status sv_gpu_selftest(sv_ctx *ctx, sv_gpu_backend *b, int modes, unsigned lo
     double complex c[3] = {1.0 + 0.2 * I, 1e9 * I, 0.1};
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) {
-            size_t o = sv_gpu_packed_offset(n, nb, i, j);
+            size_t o = sv_dense_packed_offset(n, nb, i, j);
             zf[(size_t)j * n + i] = c[0] * pk[o] + c[1] * pk[e + o];
         }
     for (int i = 0; i < n; i++)

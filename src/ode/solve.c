@@ -576,7 +576,7 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     atomic_init(&S.next, 0);
     atomic_init(&S.done, 0);
     atomic_init(&S.stop, 0);
-    int prev = sv_threads_apply(ctx);
+    sv_threads_saved prev = sv_threads_apply(ctx);
 #pragma omp parallel num_threads(nthreads)
     worker(&S, W, omp_get_thread_num());
     sv_threads_restore(prev);

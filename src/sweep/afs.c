@@ -210,9 +210,10 @@ static void free_all(afs *s)
     sv_free(ctx, s->hook_y);
 }
 
-void sv_sweep_result_destroy(sv_ctx *ctx, sv_sweep_result *r)
+void sv_sweep_result_destroy(sv_sweep_result *r)
 {
     if (!r) return;
+    sv_ctx *ctx = r->ctx;
     sv_free(ctx, r->freq);
     sv_free(ctx, r->h);
     sv_free(ctx, r->exact);
@@ -225,6 +226,7 @@ static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const doubl
 {
     sv_sweep_result *r = sv_calloc(ctx, 1, sizeof(*r), "sweep result");
     if (!r) return sv_last_status();
+    r->ctx = ctx;
     r->nfreq = nf;
     r->nout = nout;
     r->nrhs = p;
@@ -235,7 +237,7 @@ static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const doubl
     r->residual = sv_calloc(ctx, (size_t)nf, sizeof(double), "sweep result residuals");
     if (!r->freq || !r->h || !r->exact || !r->fallback || !r->residual) {
         sv_status st = sv_last_status();
-        sv_sweep_result_destroy(ctx, r);
+        sv_sweep_result_destroy(r);
         return st;
     }
     memcpy(r->freq, freq, sizeof(double) * (size_t)nf);
@@ -300,23 +302,23 @@ static sv_status orthonormalise_new(afs *s);
 static sv_status project_new(afs *s, int q0);
 /* The products A_k·V_new read every term once (8·N² bytes for two packed
  * terms) and run on the caller's threads; the Gram–Schmidt steps and the
- * small products of the projection run on one (see serial.c). */
+ * small products of the projection run on one (see sv_threads_serial_begin). */
 static sv_status extend_basis(afs *s)
 {
     int q0 = s->q;
     sv_status st = reserve_basis(s, q0 + 2 * s->p * (1 + s->nderiv));
     if (st) return st;
-    sv_sweep_serial ss = sv_sweep_serial_begin();
+    sv_threads_saved ss = sv_threads_serial_begin();
     st = orthonormalise_new(s);
-    sv_sweep_serial_end(ss);
+    sv_threads_restore(ss);
     int n = s->n, dq = s->q - q0;
     for (int k = 0; k < s->K && !st && dq > 0; k++) {
         st = sv_sweep_model_apply_term(s->m, k, dq, s->V + (size_t)q0 * n, n, Wcol(s, k, q0), n);
     }
     if (st || dq == 0) return st;
-    ss = sv_sweep_serial_begin();
+    ss = sv_threads_serial_begin();
     st = project_new(s, q0);
-    sv_sweep_serial_end(ss);
+    sv_threads_restore(ss);
     return st;
 }
 
@@ -396,9 +398,9 @@ static sv_status project_new(afs *s, int q0)
 static sv_status factor_estimator_serial(afs *s);
 static sv_status factor_estimator(afs *s)
 {
-    sv_sweep_serial ss = sv_sweep_serial_begin();
+    sv_threads_saved ss = sv_threads_serial_begin();
     sv_status st = factor_estimator_serial(s);
-    sv_sweep_serial_end(ss);
+    sv_threads_restore(ss);
     return st;
 }
 
@@ -448,8 +450,8 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
      * its own team for every tiny call, which on a busy machine made an
      * evaluation take seconds instead of milliseconds. */
     int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
-    sv_sweep_serial ss = {0, 0};
-    if (nthr == 1) ss = sv_sweep_serial_begin();
+    sv_threads_saved ss = {0, 0};
+    if (nthr == 1) ss = sv_threads_serial_begin();
     size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");
     lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
@@ -513,7 +515,7 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
                 }
         }
     }
-    if (nthr == 1) sv_sweep_serial_end(ss);
+    if (nthr == 1) sv_threads_restore(ss);
     sv_free(s->ctx, ws);
     sv_free(s->ctx, piv);
     *max_res = 0.0;
@@ -661,7 +663,7 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     size_t need = sv_sweep_estimate_bytes(m->n, m->nterms, m->nrhs, m->nout, m->nb, nfreq, &s.o);
     st = sv_mem_check(ctx, need, "adaptive sweep (basis, reduced model, exact solve)");
     if (st) return st;
-    int prev = sv_threads_apply(ctx);
+    sv_threads_saved prev = sv_threads_apply(ctx);
     s.ctx = ctx;
     s.m = m;
     s.n = m->n;
@@ -680,7 +682,7 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     free_all(&s);
     sv_threads_restore(prev);
     if (st) {
-        sv_sweep_result_destroy(ctx, s.res);
+        sv_sweep_result_destroy(s.res);
         return st;
     }
     s.res->basis_size = s.q;

@@ -139,7 +139,7 @@ size_t sv_sweep_exact_bytes_k(int n, int nterms, int nrhs, int nb, sv_sweep_prec
     size_t gmres = (2 * M + 4) * N * P * z + 4 * N * P * sizeof(double) + P * (M + 1) * (M + 3) * z;
     vec += refine > gmres ? refine : gmres;
     if (nb < 1) nb = 64;
-    size_t packed = sv_sweep_packed_size(n, nb);
+    size_t packed = sv_dense_packed_size(n, nb);
     switch (precision) {
     case SV_SWEEP_MIXED: return packed * sizeof(float complex) + vec;
     case SV_SWEEP_DOUBLE: return packed * z + vec;

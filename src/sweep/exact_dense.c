@@ -39,7 +39,7 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
         }
 #pragma omp parallel for schedule(dynamic, 8) if (n >= 1024)
     for (int j = 0; j < n; j++) {
-        size_t o = sv_sweep_packed_offset(n, nb, j, j);
+        size_t o = sv_dense_packed_offset(n, nb, j, j);
         size_t len = (size_t)(n - j);
         if (single) {
             float complex *z = (float complex *)data + o;
@@ -64,7 +64,7 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
             for (int e = t->rowptr[i]; e < t->rowptr[i + 1]; e++) {
                 int j = t->colind[e];
                 if (j > i) continue;
-                size_t o = sv_sweep_packed_offset(n, nb, i, j);
+                size_t o = sv_dense_packed_offset(n, nb, i, j);
                 if (single)
                     ((float complex *)data)[o] += (float complex)(c[k] * t->values[e]);
                 else
@@ -232,24 +232,21 @@ static sv_status refine_gmres(const fact *F, const sv_sweep_model *m, double fre
 
 /* Threads for refinement. Below about a million stored elements a pass is
  * too short for a thread team (one thread, as for the reduced model: see
- * serial.c). Above, the passes keep the caller's threads: measured at 2042
+ * sv_threads_serial_begin). Above, the passes keep the caller's threads: measured at 2042
  * unknowns on the two-core machine at a quieter moment (load average 2.9,
  * in alternation, 3 runs each), the 21-point sweep took 1.00 s with two
  * threads in refinement against 1.14 s with one; under heavier load (load
  * average 4–5) one thread was ahead in two runs of three, by 10–30 %. The
  * wall-clock target is for a quiet machine, so the caller's count wins;
  * --threads 1 (or OMP_NUM_THREADS=1) is the choice on a busy one. */
-static sv_sweep_serial refine_threads_begin(int n)
+static sv_threads_saved refine_threads_begin(int n)
 {
-    sv_sweep_serial ss = {0, 0};
-    if ((double)n * n < 2e6) ss = sv_sweep_serial_begin();
+    sv_threads_saved ss = {0, 0};
+    if ((double)n * n < 2e6) ss = sv_threads_serial_begin();
     return ss;
 }
 
-static void refine_threads_end(int n, sv_sweep_serial ss)
-{
-    if ((double)n * n < 2e6) sv_sweep_serial_end(ss);
-}
+static void refine_threads_end(sv_threads_saved ss) { sv_threads_restore(ss); }
 
 sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq, int mixed, double tol,
                                double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
@@ -271,15 +268,15 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         sv_clear_error(); /* singular in single precision: may be fine in double */
         st = SV_OK;
     } else if (!st) {
-        sv_sweep_serial ss = refine_threads_begin(n);
+        sv_threads_saved ss = refine_threads_begin(n);
         st = refine_block(&F, m, freq, nderiv, b, x, ldx, dx, lddx, mixed ? tol : 1e-16, mixed ? accept : 1.0,
                           mixed ? 30 : 4, &be, &out.iterations);
-        refine_threads_end(n, ss);
+        refine_threads_end(ss);
     }
     if (!st && mixed && F.f && !(be <= accept)) {
-        sv_sweep_serial ss = refine_threads_begin(n);
+        sv_threads_saved ss = refine_threads_begin(n);
         st = refine_gmres(&F, m, freq, nderiv, b, x, ldx, dx, lddx, tol, accept, &be, &out.gmres_steps);
-        refine_threads_end(n, ss);
+        refine_threads_end(ss);
     }
     if (!st && mixed && !(be <= accept)) {
         /* Refinement failed (at very low frequency −jΨ/ω swamps jωL beyond
@@ -291,9 +288,9 @@ sv_status sv_sweep_exact_dense(sv_ctx *ctx, const sv_sweep_model *m, double freq
         out.fell_back = 1;
         st = fact_create(ctx, m, freq, 0, &F);
         if (!st) {
-            sv_sweep_serial ss = refine_threads_begin(n);
+            sv_threads_saved ss = refine_threads_begin(n);
             st = refine_block(&F, m, freq, nderiv, b, x, ldx, dx, lddx, 1e-16, 1.0, 4, &be, &out.iterations);
-            refine_threads_end(n, ss);
+            refine_threads_end(ss);
         }
     }
     fact_destroy(&F);

@@ -45,7 +45,7 @@ static int packed_ok(int n, const sv_sweep_term *t, int k)
     }
     for (int c0 = 0; c0 < n; c0 += t->nb) {
         int w = n - c0 < t->nb ? n - c0 : t->nb;
-        const double *panel = t->packed + sv_sweep_packed_offset(n, t->nb, c0, c0);
+        const double *panel = t->packed + sv_dense_packed_offset(n, t->nb, c0, c0);
         for (int jj = 0; jj < w; jj++) {
             const double *col = panel + (size_t)jj * (size_t)(n - c0);
             for (int i = c0 + jj; i < n; i++)
@@ -350,7 +350,7 @@ sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double comple
         if (t->kind == SV_SWEEP_TERM_PACKED) {
 #pragma omp parallel for schedule(dynamic, 16) if (n >= 1024)
             for (int j = 0; j < n; j++) {
-                size_t o = sv_sweep_packed_offset(n, t->nb, j, j);
+                size_t o = sv_dense_packed_offset(n, t->nb, j, j);
                 for (int i = j; i < n; i++) z[(size_t)j * ldz + i] += c[k] * t->packed[o + (size_t)(i - j)];
             }
         } else {

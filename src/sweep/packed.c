@@ -12,36 +12,6 @@
 
 #include "sweep_internal.h"
 
-size_t sv_sweep_packed_offset(int n, int nb, int i, int j)
-{
-    if (i < j) {
-        int t = i;
-        i = j;
-        j = t;
-    }
-    int k = j / nb;
-    /* Σ_{b<k} nb·(n − b·nb) = nb·(k·n − nb·k(k−1)/2) */
-    size_t off = (size_t)nb * ((size_t)k * (size_t)n - (size_t)nb * (size_t)k * (size_t)(k - 1) / 2);
-    size_t c0 = (size_t)k * (size_t)nb;
-    return off + (size_t)(j - (int)c0) * ((size_t)n - c0) + (size_t)(i - (int)c0);
-}
-
-size_t sv_sweep_packed_size(int n, int nb)
-{
-    size_t total = 0;
-    for (int c0 = 0; c0 < n; c0 += nb) {
-        int w = n - c0 < nb ? n - c0 : nb;
-        total += (size_t)w * (size_t)(n - c0);
-    }
-    return total;
-}
-
-/* Offset of block column starting at column c0 (c0 a multiple of nb). */
-static size_t block_offset(int n, int nb, int c0)
-{
-    size_t k = (size_t)(c0 / nb);
-    return (size_t)nb * (k * (size_t)n - (size_t)nb * k * (k - 1) / 2);
-}
 
 sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, int m, const double *x, int ldx,
                                  double *y, int ldy, int accumulate)
@@ -74,7 +44,7 @@ sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, in
             int w = n - c0 < nb ? n - c0 : nb;
             int ld = n - c0;
             int below = ld - w;
-            const double *panel = a + block_offset(n, nb, c0);
+            const double *panel = a + sv_dense_packed_block_offset(n, nb, c0 / nb);
             cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, w, m, 1.0, panel, ld, x + c0, ldx, 1.0, yt + c0, n);
             if (below > 0) {
                 cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, below, m, w, 1.0, panel + w, ld, x + c0, ldx,
@@ -106,7 +76,7 @@ double sv_sweep_packed_norm_inf(int n, int nb, const double *a)
     for (int c0 = 0; c0 < n; c0 += nb) {
         int w = n - c0 < nb ? n - c0 : nb;
         int ld = n - c0;
-        const double *panel = a + block_offset(n, nb, c0);
+        const double *panel = a + sv_dense_packed_block_offset(n, nb, c0 / nb);
         for (int jj = 0; jj < w; jj++) {
             int j = c0 + jj;
             const double *col = panel + (size_t)jj * (size_t)ld;

@@ -2,6 +2,7 @@
 #ifndef SV_SWEEP_INTERNAL_H
 #define SV_SWEEP_INTERNAL_H
 
+#include "solvent/dense.h"
 #include "solvent/sweep.h"
 
 struct sv_sweep_model {
@@ -17,10 +18,6 @@ struct sv_sweep_model {
     double *bnorm;           /* ‖b_j‖₂ */
 };
 
-/* Element offset of (i, j), i ≥ j, in the packed block-column layout. */
-size_t sv_sweep_packed_offset(int n, int nb, int i, int j);
-/* Elements stored by the packed layout of order n, block size nb. */
-size_t sv_sweep_packed_size(int n, int nb);
 /* Y (+)= A·X for real symmetric packed A, real X (n × m). accumulate = 0
  * overwrites Y. Parallel over block columns. */
 sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, int m, const double *x, int ldx,
@@ -117,13 +114,6 @@ sv_status sv_sweep_gmres_refine(sv_ctx *ctx, const sv_sweep_model *m, double fre
 /* Bytes an exact solve holds at most beyond the model, for nterms terms
  * (sv_sweep_exact_bytes assumes three). */
 size_t sv_sweep_exact_bytes_k(int n, int nterms, int nrhs, int nb, sv_sweep_precision precision);
-
-/* Serial sections (serial.c): one BLAS and one OpenMP thread until _end. */
-typedef struct sv_sweep_serial {
-    int blas, omp;
-} sv_sweep_serial;
-sv_sweep_serial sv_sweep_serial_begin(void);
-void sv_sweep_serial_end(sv_sweep_serial st);
 
 /* Tests only: after every evaluation of the reduced model, hook receives
  * the basis V (n × q) and the reduced solutions Y (for frequency i at

@@ -144,7 +144,7 @@ static void test_callbacks(void **state)
     assert_int_equal(sv_ctx_set_threads(ctx, -1), SV_ERR_ARG);
     assert_int_equal(sv_ctx_set_threads(ctx, 1), SV_OK);
     assert_int_equal(sv_ctx_threads(ctx), 1);
-    int prev = sv_threads_apply(ctx);
+    sv_threads_saved prev = sv_threads_apply(ctx);
     assert_int_equal(omp_get_max_threads(), 1);
     sv_threads_restore(prev);
     sv_ctx_destroy(ctx);

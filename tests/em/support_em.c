@@ -168,7 +168,7 @@ void em_test_check_solve(const char *json_or_path, int is_path, double f, int co
     assert_true(smax <= 1 + 1e-10);
     if (isinf(st.sigma)) assert_true(unit <= 1e-8);
     else assert_true(smax < 1 - 1e-6); /* a lossy structure absorbs some power */
-    sv_em_csr_destroy(NULL, G);
+    sv_em_csr_destroy(G);
     sv_dense_sym_destroy(L);
     sv_dense_sym_destroy(Psi);
     sv_em_model_destroy(m);

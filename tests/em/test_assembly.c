@@ -188,7 +188,7 @@ static void test_null_space_and_gram(void **state)
     sv_assert_close(full[13][1], -rx / 6, 1e-14, 0);      /* right port points inward (−x) */
     for (int r = 0; r < n; r++)
         for (int c = 0; c < n; c++) assert_true(full[r][c] == full[c][r]);
-    sv_em_csr_destroy(NULL, G);
+    sv_em_csr_destroy(G);
     free(L);
     free(P);
     sv_em_model_destroy(m);
@@ -201,23 +201,23 @@ static void test_packed_offset(void **state)
     /* every (i ≥ j) maps to a distinct offset below the size; columns contiguous */
     for (int n = 1; n <= 23; n += 11)
         for (int nb = 1; nb <= 8; nb += 3) {
-            size_t sz = sv_em_packed_size(n, nb);
+            size_t sz = sv_dense_packed_size(n, nb);
             char *seen = calloc(sz, 1);
             for (int j = 0; j < n; j++)
                 for (int i = j; i < n; i++) {
-                    size_t o = sv_em_packed_offset(n, nb, i, j);
+                    size_t o = sv_dense_packed_offset(n, nb, i, j);
                     assert_true(o < sz);
                     assert_false(seen[o]);
                     seen[o] = 1;
-                    if (i > j) assert_true(o == sv_em_packed_offset(n, nb, i - 1, j) + 1);
-                    assert_true(o == sv_em_packed_offset(n, nb, j, i));
+                    if (i > j) assert_true(o == sv_dense_packed_offset(n, nb, i - 1, j) + 1);
+                    assert_true(o == sv_dense_packed_offset(n, nb, j, i));
                 }
             free(seen);
             /* the same layout as the dense engine's */
             sv_dense_sym *a;
             assert_int_equal(sv_dense_sym_create(NULL, n, SV_DENSE_R64, nb, &a), SV_OK);
             for (int j = 0; j < n; j++)
-                for (int i = j; i < n; i++) assert_true(sv_dense_sym_offset(a, i, j) == sv_em_packed_offset(n, nb, i, j));
+                for (int i = j; i < n; i++) assert_true(sv_dense_sym_offset(a, i, j) == sv_dense_packed_offset(n, nb, i, j));
             sv_dense_sym_destroy(a);
         }
 }

@@ -13,8 +13,8 @@ nvcc=$1 src=$2 arch=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 count() { awk '/\.entry.*df_packed_kernel/,/^}/' "$1" | grep -cE '^\s+sub\.rn\.f32' || true; }
-"$nvcc" -ptx -O3 --fmad=false -arch="sm_$arch" "$src/src/gpu/cuda/df_products.cu" -o "$tmp/good.ptx"
-"$nvcc" -ptx -O3 --fmad=false -arch="sm_$arch" -DSV_GPU_BREAK_EFT "$src/src/gpu/cuda/df_products.cu" -o "$tmp/broken.ptx"
+"$nvcc" -ptx -O3 --fmad=false -I"$src/include" -arch="sm_$arch" "$src/src/gpu/cuda/df_products.cu" -o "$tmp/good.ptx"
+"$nvcc" -ptx -O3 --fmad=false -I"$src/include" -arch="sm_$arch" -DSV_GPU_BREAK_EFT "$src/src/gpu/cuda/df_products.cu" -o "$tmp/broken.ptx"
 good=$(count "$tmp/good.ptx") broken=$(count "$tmp/broken.ptx")
 echo "sub.rn.f32 in the packed-row kernel: $good (error terms kept), $broken (SV_GPU_BREAK_EFT)"
 [[ $good -ge 8 ]] || { echo "FAIL: the device compiler dropped the error terms' subtractions" >&2; exit 1; }

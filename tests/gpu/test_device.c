@@ -154,7 +154,7 @@ static void test_sweep_on_device(void **state)
          * CPU emulation in test_emulated.c */
         assert_true(worst < (mode == 1 ? 2e-9 : 5e-8));
         free(x);
-        sv_sweep_result_destroy(NULL, res);
+        sv_sweep_result_destroy(res);
         sv_gpu_solver_destroy(g);
     }
     /* at 1 MHz the single factorisation breaks down: the CPU answers */

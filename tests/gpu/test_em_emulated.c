@@ -62,7 +62,7 @@ static void em_case_open(em_case *c, const char *name)
 static void em_case_close(em_case *c)
 {
     sv_sweep_model_destroy(c->m);
-    sv_em_csr_destroy(NULL, c->G);
+    sv_em_csr_destroy(c->G);
     sv_dense_sym_destroy(c->L);
     sv_dense_sym_destroy(c->Psi);
     sv_em_model_destroy(c->em);

@@ -208,7 +208,7 @@ static void test_sweep_on_device(void **state)
         assert_true(rep.iterations >= res->n_exact);
         double e = h_error(&c, res);
         assert_true(e < 1e-7); /* the sweep's tolerance is 1e-8 on residuals */
-        sv_sweep_result_destroy(NULL, res);
+        sv_sweep_result_destroy(res);
         /* every frequency exact: H to double accuracy (cond ~1e3–1e5) */
         res = run_with(&c, g, 1);
         e = h_error(&c, res);
@@ -220,7 +220,7 @@ static void test_sweep_on_device(void **state)
         assert_true(e < (t == 0 ? 2e-9 : 5e-8));
         for (int i = 0; i < c.nf; i++) assert_true(res->residual[i] <= (t == 0 ? 1e-15 : 2e-14));
         assert_int_equal(res->n_fallback, 0);
-        sv_sweep_result_destroy(NULL, res);
+        sv_sweep_result_destroy(res);
         sv_gpu_solver_destroy(g);
     }
     sweep_case_free(&c);
@@ -309,7 +309,7 @@ static void test_fallback_refinement(void **state)
     assert_int_equal(rep.device_solves, 0);
     assert_int_equal(res->n_fallback, c.nf);
     assert_true(h_error(&c, res) < 1e-10);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     sv_gpu_solver_destroy(g);
 
     /* the same wrong factors from the start: the self-test's solve check
@@ -350,7 +350,7 @@ static void test_device_error_mid_sweep(void **state)
     assert_int_equal(rep.solves, c.nf);     /* the rest: the CPU's default path */
     assert_true(res->n_fallback >= 1);
     assert_true(h_error(&c, res) < 2e-9);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     sv_gpu_solver_destroy(g);
     sweep_case_free(&c);
 }
@@ -396,7 +396,7 @@ static void test_fallback_singular(void **state)
     free(h);
     /* and LAPACK (cond ~1e11 at 1 MHz: both lose digits) */
     assert_true(h_error(&c, res) < 1e-4);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     sv_gpu_solver_destroy(g);
     sweep_case_free(&c);
 }
@@ -422,7 +422,7 @@ static void test_plan_fallback_and_refusal(void **state)
     assert_true(h_error(&c, res) < 1e-10);
     sv_gpu_solver_report(g, &rep);
     assert_int_equal(rep.device_solves, 0);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     sv_gpu_solver_destroy(g);
 
     sv_gpu_options o;
@@ -487,7 +487,7 @@ static void test_selftest_disables_double(void **state)
     assert_int_equal(rep.residual, SV_GPU_RESIDUAL_DF);
     sv_sweep_result *res = run_with(&c, g, 1);
     assert_true(h_error(&c, res) < 5e-8); /* double-float: see test_sweep_on_device */
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     sv_gpu_solver_destroy(g);
     /* asked for double explicitly: no silent switch, the CPU instead */
     sv_gpu_options o;

@@ -19,7 +19,7 @@ static sv_gpu_plan_input base(void)
 static void test_sizes_by_hand(void **state)
 {
     (void)state;
-    assert_int_equal(sv_gpu_packed_size(1000, 128), 562752);
+    assert_int_equal(sv_dense_packed_size(1000, 128), 562752);
     sv_gpu_plan_input in = base();
     sv_gpu_plan p;
     assert_int_equal(sv_gpu_plan_make(&in, &p), SV_OK);

@@ -56,8 +56,8 @@ static void test_packed_offset(void **state)
         for (int i = 0; i < n; i++) full[j * n + i] = i >= j ? i * 1000 + j : j * 1000 + i;
     double *p = synth_pack(n, nb, full);
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) assert_true(p[sv_gpu_packed_offset(n, nb, i, j)] == full[j * n + i]);
-    assert_int_equal(sv_gpu_packed_size(n, nb), 8 * (45 + 37 + 29 + 21 + 13) + 5 * 5);
+        for (int i = 0; i < n; i++) assert_true(p[sv_dense_packed_offset(n, nb, i, j)] == full[j * n + i]);
+    assert_int_equal(sv_dense_packed_size(n, nb), 8 * (45 + 37 + 29 + 21 + 13) + 5 * 5);
     free(full);
     free(p);
 }

@@ -76,7 +76,7 @@ static void run_against_exact(int n, int p, int resonances, int nf)
     assert_true(ds <= 1e-9);
     assert_true(yexact <= 1e-12);
     check_reciprocal_passive(p, res);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     free(f);
     synth_destroy(&s);
 }
@@ -151,7 +151,7 @@ static void test_residual_estimate_matches_true_residual(void **state)
     assert_true(pr.checked > 20);
     assert_true(pr.worst_rel < 1e-3);
     assert_true(pr.worst_abs < 1e-10);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     free(f);
     synth_destroy(&s);
 }
@@ -205,7 +205,7 @@ static void test_cap_and_exact_all(void **state)
     assert_int_equal(res->n_exact, 4);
     assert_false(res->converged);
     assert_true(res->max_residual > 1e-15);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
 
     sv_sweep_options_default(&o);
     o.precision = SV_SWEEP_LAPACK;
@@ -215,7 +215,7 @@ static void test_cap_and_exact_all(void **state)
     assert_true(res->converged);
     double yex;
     assert_true(max_s_error(&s, res, &yex) < 1e-12);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     free(f);
     synth_destroy(&s);
 }
@@ -244,7 +244,7 @@ static void test_custom_solver_unsorted_and_duplicate_frequencies(void **state)
     assert_int_equal(calls, res->n_exact);
     assert_true(res->exact[1] && res->exact[2]); /* the band edges */
     assert_true(max_s_error(&s, res, NULL) < 1e-9);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     free(NULL);
     synth_destroy(&s);
 }
@@ -298,9 +298,9 @@ static void test_custom_solver_with_derivatives(void **state)
                      SV_ERR_ARG);
     assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, 1e9, SV_SWEEP_MIXED, 0.5, x, 120, 0, NULL, 0, NULL),
                      SV_ERR_ARG);
-    sv_sweep_result_destroy(NULL, plain);
-    sv_sweep_result_destroy(NULL, deriv);
-    sv_sweep_result_destroy(NULL, builtin);
+    sv_sweep_result_destroy(plain);
+    sv_sweep_result_destroy(deriv);
+    sv_sweep_result_destroy(builtin);
     free(f);
     synth_destroy(&s);
 }
@@ -334,7 +334,7 @@ static void test_outputs_other_than_b(void **state)
     }
     free(x);
     free(c);
-    sv_sweep_result_destroy(NULL, res);
+    sv_sweep_result_destroy(res);
     synth_destroy(&s);
 }
 
@@ -376,7 +376,7 @@ static void test_sweep_errors(void **state)
     assert_int_equal(sv_ctx_set_memory_limit(ctx, need), SV_OK);
     assert_int_equal(sv_sweep_run(ctx, s.model, 3, f, &o, &res), SV_OK);
     assert_true(res->peak_bytes <= need);
-    sv_sweep_result_destroy(ctx, res);
+    sv_sweep_result_destroy(res);
     assert_int_equal(sv_ctx_memory_current(ctx), 0);
     sv_ctx_destroy(ctx);
     synth_destroy(&s);
@@ -411,15 +411,13 @@ static void test_cancel(void **state)
     synth_destroy(&s);
 }
 
-void openblas_set_num_threads(int num_threads);
-
 int main(void)
 {
     /* One thread: these models are small (n ≤ 200), and on a busy machine
      * OpenMP teams spin-wait for descheduled threads, which made this
      * program a hundred times slower with two. The threaded products are
      * checked in test_model. */
-    openblas_set_num_threads(1); /* also sets OpenMP's count in the OpenMP build */
+    sv_threads_serial_begin(); /* for the whole program: never restored */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_afs_two_ports),
         cmocka_unit_test(test_afs_three_ports),

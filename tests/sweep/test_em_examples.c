@@ -92,8 +92,8 @@ static void check_example(const char *name, int nf, int max_exact_expected)
     print_message("%s: mixed vs double sweep: max |dS| %.2e (%d and %d exact solves)\n", name, dmd, r->n_exact,
                   rd->n_exact);
     assert_true(dmd <= 1e-10);
-    sv_sweep_result_destroy(NULL, rd);
-    sv_sweep_result_destroy(NULL, r);
+    sv_sweep_result_destroy(rd);
+    sv_sweep_result_destroy(r);
     sv_sweep_model_destroy(m);
     free(f);
     free(y);
@@ -101,7 +101,7 @@ static void check_example(const char *name, int nf, int max_exact_expected)
     free(s2);
     free(b);
     free(z0);
-    sv_em_csr_destroy(NULL, G);
+    sv_em_csr_destroy(G);
     sv_dense_sym_destroy(L);
     sv_dense_sym_destroy(Psi);
     sv_em_model_destroy(em);

@@ -140,8 +140,8 @@ static void test_mixed_against_double_sweep(void **state)
     }
     print_message("mixed vs double: %d / %d exact solves, max |dS| %.2e\n", rm->n_exact, rd->n_exact, worst);
     assert_true(worst <= 1e-10);
-    sv_sweep_result_destroy(NULL, rm);
-    sv_sweep_result_destroy(NULL, rd);
+    sv_sweep_result_destroy(rm);
+    sv_sweep_result_destroy(rd);
     free(f);
     synth_destroy(&s);
 }
@@ -166,7 +166,7 @@ static void test_low_frequency_fallback(void **state)
     assert_false(r->fallback[4]);
     /* the fallen-back solution is backward stable (residual from the terms) */
     assert_true(r->residual[0] < 1e-14);
-    sv_sweep_result_destroy(NULL, r);
+    sv_sweep_result_destroy(r);
     synth_destroy(&s);
 }
 
@@ -216,13 +216,11 @@ static void test_low_frequency_gmres(void **state)
     assert_int_equal(r->n_fallback, 0);
     /* within the memory estimate, GMRES's vectors included */
     assert_true(r->peak_bytes <= sv_sweep_estimate_bytes(n, 3, p, p, 32, 2, &o));
-    sv_sweep_result_destroy(ctx, r);
+    sv_sweep_result_destroy(r);
     sv_ctx_destroy(ctx);
     free(x); free(dx); free(xl); free(dxl);
     synth_destroy(&s);
 }
-
-void openblas_set_num_threads(int num_threads);
 
 int main(void)
 {
@@ -230,7 +228,7 @@ int main(void)
      * OpenMP teams spin-wait for descheduled threads, which made this
      * program a hundred times slower with two. The threaded products are
      * checked in test_model. */
-    openblas_set_num_threads(1); /* also sets OpenMP's count in the OpenMP build */
+    sv_threads_serial_begin(); /* for the whole program: never restored */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_solves_against_lapack),
         cmocka_unit_test(test_derivatives_against_differences),

@@ -72,7 +72,7 @@ static void test_packed_products_threaded(void **state)
     double *a = malloc(sizeof(double) * n * n);
     for (int j = 0; j < n; j++)
         for (int i = j; i < n; i++) a[(size_t)j * n + i] = a[(size_t)i * n + j] = sv_test_uniform(&r);
-    double *pk = malloc(sizeof(double) * sv_sweep_packed_size(n, nb));
+    double *pk = malloc(sizeof(double) * sv_dense_packed_size(n, nb));
     size_t o = 0;
     for (int c0 = 0; c0 < n; c0 += nb) {
         int w = n - c0 < nb ? n - c0 : nb;
@@ -121,13 +121,13 @@ static void test_packed_offset_matches_walk(void **state)
         for (int jj = 0; jj < w; jj++)
             for (int i = c0; i < n; i++) {
                 if (i >= c0 + jj) {
-                    assert_int_equal(sv_sweep_packed_offset(n, nb, i, c0 + jj), o);
-                    assert_int_equal(sv_sweep_packed_offset(n, nb, c0 + jj, i), o);
+                    assert_int_equal(sv_dense_packed_offset(n, nb, i, c0 + jj), o);
+                    assert_int_equal(sv_dense_packed_offset(n, nb, c0 + jj, i), o);
                 }
                 o++;
             }
     }
-    assert_int_equal(sv_sweep_packed_size(n, nb), o);
+    assert_int_equal(sv_dense_packed_size(n, nb), o);
 }
 
 static void test_apply_and_residual_against_full(void **state)

@@ -233,7 +233,7 @@ static __global__ void form_csr_kernel(int n, int nb, const int *rp, const int *
     for (int e = rp[i]; e < rp[i + 1]; e++) {
         int j = ci[e];
         if (j > i) continue;
-        size_t o = sv_gpu_packed_offset(n, nb, i, j);
+        size_t o = sv_dense_packed_offset(n, nb, i, j);
         cuComplex t = z[o];
         z[o] = make_cuComplex((float)((double)cuCrealf(t) + cre * val[e]), (float)((double)cuCimagf(t) + cim * val[e]));
     }
@@ -310,7 +310,7 @@ extern "C" int sv_gpu_cuda_factor(sv_gpu_cuda *g, double pivot_min, char *msg, s
     CK(cudaMemset(g->flag, 0, sizeof(int)));
     for (int c0 = 0; c0 < n; c0 += nb) {
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
-        cuComplex *a = g->z + sv_gpu_packed_offset(n, nb, c0, c0);
+        cuComplex *a = g->z + sv_dense_packed_offset(n, nb, c0, c0);
         diag_ldlt_kernel<<<1, 128>>>(a, w, ld, (float)pivot_min, c0, g->flag);
         CK(cudaGetLastError());
         int flag = 0;
@@ -328,7 +328,7 @@ extern "C" int sv_gpu_cuda_factor(sv_gpu_cuda *g, double pivot_min, char *msg, s
         CK(cudaGetLastError());
         for (int cj = c0 + w; cj < n; cj += nb) {
             int wj = n - cj < nb ? n - cj : nb, r0 = cj - c0 - w;
-            cuComplex *aj = g->z + sv_gpu_packed_offset(n, nb, cj, cj);
+            cuComplex *aj = g->z + sv_dense_packed_offset(n, nb, cj, cj);
             CB(cublasCgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_T, n - cj, wj, w, &mone, g->w + r0, m, p + r0, ld, &one, aj,
                            n - cj));
         }
@@ -341,7 +341,7 @@ static __global__ void diag_solve_kernel(int n, int nb, int ncols, const cuCompl
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
     if (i >= n || c >= ncols) return;
-    v[(size_t)c * n + i] = cuCdivf(v[(size_t)c * n + i], z[sv_gpu_packed_offset(n, nb, i, i)]);
+    v[(size_t)c * n + i] = cuCdivf(v[(size_t)c * n + i], z[sv_dense_packed_offset(n, nb, i, i)]);
 }
 
 extern "C" int sv_gpu_cuda_solve(sv_gpu_cuda *g, int ncols, float *vh, char *msg, size_t mlen)
@@ -357,7 +357,7 @@ extern "C" int sv_gpu_cuda_solve(sv_gpu_cuda *g, int ncols, float *vh, char *msg
     CK(cudaMemcpy(v, vh, sizeof(cuComplex) * (size_t)n * ncols, cudaMemcpyHostToDevice));
     for (int c0 = 0; c0 < n; c0 += nb) { // L·y = v
         int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
-        const cuComplex *a = g->z + sv_gpu_packed_offset(n, nb, c0, c0);
+        const cuComplex *a = g->z + sv_dense_packed_offset(n, nb, c0, c0);
         CB(cublasCtrsm(g->h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, ncols, &one, a,
                        ld, v + c0, n));
         if (m)
@@ -370,7 +370,7 @@ extern "C" int sv_gpu_cuda_solve(sv_gpu_cuda *g, int ncols, float *vh, char *msg
     int nblk = (n + nb - 1) / nb;
     for (int k = nblk - 1; k >= 0; k--) { // Lᵀ·x = z
         int c0 = k * nb, w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
-        const cuComplex *a = g->z + sv_gpu_packed_offset(n, nb, c0, c0);
+        const cuComplex *a = g->z + sv_dense_packed_offset(n, nb, c0, c0);
         if (m)
             CB(cublasCgemm(g->h, CUBLAS_OP_T, CUBLAS_OP_N, w, ncols, m, &mone, a + w, ld, v + c0 + w, n, &one, v + c0,
                            n));
@@ -437,7 +437,7 @@ extern "C" int sv_gpu_cuda_products(sv_gpu_cuda *g, int mode, int ncols, const d
         // below it twice, Y(below) += P·X(k) and Y(k) += Pᵀ·X(below).
         for (int c0 = 0; c0 < n; c0 += nb) {
             int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m = ld - w;
-            const double *a = g->pk[k] + sv_gpu_packed_offset(n, nb, c0, c0);
+            const double *a = g->pk[k] + sv_dense_packed_offset(n, nb, c0, c0);
             CB(cublasDsymm(g->h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, w, ncols, &one, a, ld, g->x + c0, n,
                            c0 == 0 ? &zero : &one, y + c0, n));
             if (!m) continue;
