@@ -27,6 +27,7 @@
 
 #include "solvent/core.h"
 #include "solvent/dense.h"
+#include "solvent/sweep.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,6 +134,23 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
  * (Z(f) = Σ c_k(f)·A_k): c_0 = jω for L, c_1 = −j/ω for Ψ, c_2 = Zs(f) for G.
  * `stackup` points to the project's sv_em_stackup (sv_em_project_stackup). */
 double complex sv_em_coefficient(void *stackup, int k, double freq_hz);
+
+/* ---- the planar model as an affine frequency model --------------------------- */
+/* The one object that turns a mesh into the sweep engine's model
+ * Z(f) = Σ c_k(f)·A_k with the port excitations as right-hand sides: it
+ * assembles and owns the terms (jω·L, −j·Ψ/ω, and Zs(f)·G for lossy metal)
+ * and their coefficient function (f in hertz), and keeps a pointer to `em`,
+ * which must outlive it. H = Bᵀ·X of a sweep of it is the port admittance
+ * matrix Y. */
+typedef struct sv_em_affine sv_em_affine;
+sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine **out);
+void sv_em_affine_destroy(sv_em_affine *a);
+const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a);
+const sv_em_model *sv_em_affine_em(const sv_em_affine *a);
+/* Before creating it: the number of terms, and the bytes its terms and
+ * excitations will hold. */
+int sv_em_affine_nterms(const sv_em_model *em);
+size_t sv_em_affine_bytes(const sv_em_model *em);
 
 /* ---- network parameters -------------------------------------------------- */
 /* Y (P × P, column-major) = Bᵀ·X from the solutions X (N × P) of Z·X = B:
