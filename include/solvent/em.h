@@ -43,11 +43,17 @@ sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
 sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out);
 void sv_em_project_destroy(sv_em_project *p);
 
+/* The stack-up as the model uses it: effects switched off in the project
+ * file ("effects", docs/project-files.md) come back switched off here
+ * (thick_metal 0, tan_delta 0). A zero-filled struct past sigma and t is
+ * the lossless zero-thickness sheet. */
 typedef struct sv_em_stackup {
     double h;          /* substrate thickness, m */
     double eps_r;      /* relative permittivity of the substrate */
     double sigma;      /* metal conductivity, S/m; INFINITY = lossless */
-    double t;          /* metal thickness, m (for Zs only; the mesh is zero-thickness) */
+    double t;          /* metal thickness, m (Zs; and the geometry when thick_metal) */
+    double tan_delta;  /* loss tangent of the substrate: eps_r·(1 − j·tan_delta); 0 = lossless */
+    int thick_metal;   /* 1: the metal is t thick in L and in the charge (docs/em.md); 0: a sheet */
 } sv_em_stackup;
 
 typedef struct sv_em_grid {

@@ -79,6 +79,11 @@ double sv_em_green_phi(double rho, double h, double eps_r, int terms);
 /* Far ratio used for an accuracy (documented in docs/em.md). */
 double sv_em_default_far_ratio(double accuracy);
 
+/* ---- pixel maps from CSV (pixels_csv.c) ---- */
+/* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
+ * `field` names the project field in messages. */
+sv_status sv_em_pixels_csv_read(const char *path, const char *field, int nx, int ny, unsigned char *metal);
+
 /* ---- assembly internals (assemble.c) ---- */
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of
  * column j are contiguous from there (dense.h's block-column layout). */
