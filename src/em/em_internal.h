@@ -79,6 +79,14 @@ double sv_em_green_phi(double rho, double h, double eps_r, int terms);
 /* Far ratio used for an accuracy (documented in docs/em.md). */
 double sv_em_default_far_ratio(double accuracy);
 
+/* ---- thick metal (thick.c) ---- */
+/* The rectangle integral r = {x1, x2, y1, y2, x3, x4, y3, y4} averaged over
+ * the vertical offsets of two bars of height t (the stack-up's): direct
+ * part, and the part of an image whose offsets start at `base` (2h for the
+ * ground image of the vector potential). exact as for sv_em_L_profiles. */
+double sv_em_thick_direct(const sv_em_model *m, const double r[8], int exact);
+double sv_em_thick_image(const sv_em_model *m, const double r[8], double base, int exact);
+
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
  * `field` names the project field in messages. */

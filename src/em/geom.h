@@ -8,6 +8,11 @@
  * and pairs beyond the far distance (smooth integrands). */
 #define SV_EM_GL_NEAR 16
 #define SV_EM_GL_FAR 4
+/* Thick metal (thick.c): below this centre distance (in sides, or t if
+ * larger) the bars' closed form; beyond, a quadrature over the thickness. */
+#define SV_EM_THICK_CLOSED 3.0
+/* ... for metal at least this thick relative to the largest side. */
+#define SV_EM_THICK_THIN 0.05
 
 /* The current profile of one unknown for L. */
 typedef struct sv_em_profile_t {
