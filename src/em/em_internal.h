@@ -98,6 +98,14 @@ sv_status sv_em_pixels_csv_read(const char *path, const char *field, int nx, int
 typedef size_t (*sv_em_colbase_fn)(void *user, int j);
 sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
                              void *user, sv_em_assembly_info *info);
+/* The same with, for a lossy dielectric (tan_delta > 0), Ψ's imaginary part
+ * into PsiI (same layout; NULL: not wanted). */
+sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                                   sv_em_colbase_fn colbase, void *user, sv_em_assembly_info *info);
+/* sv_em_assemble with, when PsiI is not NULL (lossy dielectric), Ψ's
+ * imaginary part as a third packed matrix (dense_glue.c). */
+sv_status sv_em_assemble_terms(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,
+                               sv_dense_sym **PsiI, sv_em_assembly_info *info);
 /* The naive reference: every entry straight from the closed forms (per
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */

@@ -35,5 +35,8 @@ double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv
 double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exact);
 /* P between two cells at offset (di, dj) cells (1/F), all image terms. */
 double sv_em_P_cells(const sv_em_model *m, int di, int dj, int exact);
+/* The same for the lossy dielectric εr·(1 − j·tanδ) (dielectric.c): the
+ * real part returned, the imaginary part (≥ 0 on the diagonal) in *im. */
+double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, double *im);
 
 #endif

@@ -1,0 +1,39 @@
+/* Lossy dielectric: the cell potential coefficients of the image series
+ * with the complex permittivity εr* = εr·(1 − j·tanδ) (frequency
+ * independent). K = (εr* − 1)/(εr* + 1) becomes complex, so P, and with it
+ * Ψ = Dᵀ·P·D, splits into a real part (the lossless one, to O(tan²δ)) and
+ * an imaginary part that enters Z as +Ψ_im/ω: the dielectric's conductance.
+ * The rectangle integrals are the lossless model's; only their weights
+ * change (docs/em.md). */
+#include <complex.h>
+#include <math.h>
+
+#include "em_internal.h"
+#include "geom.h"
+
+double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, double *im)
+{
+    const sv_em_grid *g = &m->prj->grid;
+    double dx = g->dx, dy = g->dy, h = m->prj->st.h, fr = m->opts.far_ratio;
+    double complex er = m->prj->st.eps_r * (1 - I * m->prj->st.tan_delta);
+    double complex K = (er - 1) / (er + 1), w = 1, s = 0;
+    /* |K|ⁿ ≤ accuracy: as sv_em_image_terms with the modulus */
+    double aK = cabs(K);
+    int terms = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 1;
+    if (terms < 1) terms = 1;
+    if (terms > 100000) terms = 100000;
+    double X = di * dx, Y = dj * dy, prev = 0;
+    for (int n = 0; n <= terms; n++) {
+        double z = 2.0 * n * h;
+        double Iz = exact ? sv_em_rect_exact(0, dx, 0, dy, X, X + dx, Y, Y + dy, z)
+                          : sv_em_rect(0, dx, 0, dy, X, X + dx, Y, Y + dy, z, fr);
+        if (n > 0) {
+            s += w * (prev - Iz);
+            w *= -K;
+        }
+        prev = Iz;
+    }
+    double complex P = (1 - K) * s / (4 * SV_EM_PI * SV_EM_EPS0 * dx * dy * dx * dy);
+    *im = cimag(P); /* P* = P_re + j·P_im; Z gets −j·Ψ_re/ω + Ψ_im/ω */
+    return creal(P);
+}
