@@ -198,6 +198,12 @@ sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L,
         }
         for (; r < n; r++) entry_port(m, &t, r, c, &lc[r], &pc[r], ic ? &ic[r] : NULL);
     }
+    s = sv_em_walls_add(ctx, m, L, Psi, PsiI, colbase, user);
+    if (s) {
+        tables_free(ctx, &t);
+        sv_threads_restore(prev);
+        return s;
+    }
     int nonfinite = 0;
     for (int c = 0; c < n && !nonfinite; c++) {
         size_t base = colbase(user, c);
@@ -237,4 +243,5 @@ void sv_em_naive_column(const sv_em_model *m, int c, double *lcol, double *pcol)
             for (int v = 0; v < nb; v++) s += as[u] * bs[v] * sv_em_P_cells(m, ai[u] - bi[v], aj[u] - bj[v], 1);
         pcol[r - c] = s;
     }
+    sv_em_walls_column(m, c, lcol, pcol);
 }

@@ -56,6 +56,7 @@ struct sv_em_model {
     int n, nx_edges, ny_edges, nport_edges, ncells;
     sv_em_basis *basis;       /* n */
     sv_em_gl_rule gl_near, gl_far;
+    sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */
@@ -79,14 +80,6 @@ double sv_em_green_phi(double rho, double h, double eps_r, int terms);
 /* Far ratio used for an accuracy (documented in docs/em.md). */
 double sv_em_default_far_ratio(double accuracy);
 
-/* ---- thick metal (thick.c) ---- */
-/* The rectangle integral r = {x1, x2, y1, y2, x3, x4, y3, y4} averaged over
- * the vertical offsets of two bars of height t (the stack-up's): direct
- * part, and the part of an image whose offsets start at `base` (2h for the
- * ground image of the vector potential). exact as for sv_em_L_profiles. */
-double sv_em_thick_direct(const sv_em_model *m, const double r[8], int exact);
-double sv_em_thick_image(const sv_em_model *m, const double r[8], double base, int exact);
-
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
  * `field` names the project field in messages. */
@@ -102,6 +95,12 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
  * into PsiI (same layout; NULL: not wanted). */
 sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
                                    sv_em_colbase_fn colbase, void *user, sv_em_assembly_info *info);
+/* Thick metal's side walls (walls.c): add δL and δΨ to the assembled L and
+ * Ψ (and Ψ's imaginary part when PsiI is not NULL); and to column c of the
+ * naive reference (rows c..n−1 in lcol, pcol). Nothing for a sheet. */
+sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                          sv_em_colbase_fn colbase, void *user);
+void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol);
 /* sv_em_assemble with, when PsiI is not NULL (lossy dielectric), Ψ's
  * imaginary part as a third packed matrix (dense_glue.c). */
 sv_status sv_em_assemble_terms(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,

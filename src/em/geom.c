@@ -62,11 +62,7 @@ static double L_pulses(const sv_em_model *m, int axis, double a1, double a2, dou
     /* rectangle corners in (x, y): along is x for axis 0, y for axis 1 */
     double ax1 = axis ? ta1 : a1, ax2 = axis ? ta2 : a2, ay1 = axis ? a1 : ta1, ay2 = axis ? a2 : ta2;
     double bx1 = axis ? tb1 : b1, bx2 = axis ? tb2 : b2, by1 = axis ? b1 : tb1, by2 = axis ? b2 : tb2;
-    if (m->prj->st.thick_metal) { /* bars of height t: averages over the thickness */
-        const double r[8] = {ax1, ax2, ay1, ay2, bx1, bx2, by1, by2};
-        i0 = sv_em_thick_direct(m, r, exact);
-        i1 = sv_em_thick_image(m, r, 2 * h, exact);
-    } else if (exact) {
+    if (exact) {
         i0 = sv_em_rect_exact(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 0);
         i1 = sv_em_rect_exact(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 2 * h);
     } else {

@@ -8,11 +8,12 @@
  * and pairs beyond the far distance (smooth integrands). */
 #define SV_EM_GL_NEAR 16
 #define SV_EM_GL_FAR 4
-/* Thick metal (thick.c): below this centre distance (in sides, or t if
- * larger) the bars' closed form; beyond, a quadrature over the thickness. */
-#define SV_EM_THICK_CLOSED 3.0
-/* ... for metal at least this thick relative to the largest side. */
-#define SV_EM_THICK_THIN 0.05
+/* Cell (and rooftop) pairs, by Chebyshev distance in cells, whose
+ * coefficients thick metal's side walls change (walls.c). */
+#define SV_EM_WALL_RANGE 6
+/* Gauss–Legendre points (end-flattened) of the walls' integrals over their
+ * height and along rooftops: they are corrections of a few per cent. */
+#define SV_EM_GL_WALL 8
 
 /* The current profile of one unknown for L. */
 typedef struct sv_em_profile_t {

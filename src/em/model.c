@@ -59,6 +59,7 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     m->ncells = (int)nc;
     sv_em_gl_make(SV_EM_GL_NEAR, 1, &m->gl_near);
     sv_em_gl_make(SV_EM_GL_FAR, 0, &m->gl_far);
+    sv_em_gl_make(SV_EM_GL_WALL, 1, &m->gl_wall);
     long q = 0;
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
