@@ -191,11 +191,7 @@ static void sweep_case(const char *name, const char *path, int nf, int acc_point
     bench_json j;
     char cname[96];
     snprintf(cname, sizeof cname, "%s_%dpts", name, nf);
-    bench_json_begin(&j, "gpu", cname);
-    bench_json_num(&j, "ours_s", ours);
-    bench_json_str(&j, "anchor", "the same sweep with Solvent's CPU exact solver");
-    bench_json_num(&j, "anchor_s", anchor);
-    bench_json_num(&j, "ratio", anchor > 0 ? ours / anchor : 0);
+    bench_json_head(&j, "gpu", cname, ours, "the same sweep with Solvent's CPU exact solver", anchor);
     bench_json_int(&j, "unknowns", s.n);
     bench_json_int(&j, "points", nf);
     bench_json_num(&j, "assembly_s", s.t_asm);
@@ -325,11 +321,8 @@ static void exact_case(const char *name, const char *path, int reps)
         bench_json j;
         char cname[96];
         snprintf(cname, sizeof cname, "exact_%s%s", name, mode == 2 ? "_df" : "");
-        bench_json_begin(&j, "gpu", cname);
-        bench_json_num(&j, "ours_s", ours[mode - 1]);
-        bench_json_str(&j, "anchor", "cusolverDnZCgesv (mixed-precision LU, IRS) on the full complex double Z");
-        bench_json_num(&j, "anchor_s", zc);
-        bench_json_num(&j, "ratio", ours[mode - 1] / zc);
+        bench_json_head(&j, "gpu", cname, ours[mode - 1],
+                        "cusolverDnZCgesv (mixed-precision LU, IRS) on the full complex double Z", zc);
         bench_json_num(&j, "zgetrf_getrs_s", lu);
         bench_json_num(&j, "ratio_vs_zgetrf", ours[mode - 1] / lu);
         bench_json_int(&j, "unknowns", n);

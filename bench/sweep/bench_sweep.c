@@ -28,6 +28,8 @@
 #include "solvent/solvent.h"
 #include "solvent/em.h"
 
+#define ANCHOR "assemble once + OpenBLAS zgesv at every frequency"
+
 static void die(const char *what)
 {
     fprintf(stderr, "bench_sweep: %s: %s\n", what, sv_last_error());
@@ -181,11 +183,7 @@ static void one_case(const char *name, const char *path, int nf, int reps, const
     bench_json j;
     char cname[64];
     snprintf(cname, sizeof cname, "%s_%dpts", name, nf);
-    bench_json_begin(&j, "sweep", cname);
-    bench_json_num(&j, "ours_s", ours);
-    bench_json_str(&j, "anchor", "assemble once + OpenBLAS zgesv at every frequency");
-    bench_json_num(&j, "anchor_s", anchor);
-    bench_json_num(&j, "ratio", ours / anchor);
+    bench_json_head(&j, "sweep", cname, ours, ANCHOR, anchor);
     bench_json_num(&j, "speedup", anchor / ours);
     bench_json_str(&j, "anchor_mode", full ? "all_frequencies" : "scaled_from_median_per_frequency");
     bench_json_int(&j, "anchor_freqs_run", a->na);
@@ -253,11 +251,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 2; i++)
             for (int e = 0; e < 4; e++) ds = fmax(ds, cabs(S[(size_t)i * 40 * 4 + e] - a.S[(size_t)i * 4 + e]));
         bench_json j;
-        bench_json_begin(&j, "sweep", "square76_41pts");
-        bench_json_num(&j, "ours_s", ours);
-        bench_json_str(&j, "anchor", "assemble once + OpenBLAS zgesv at every frequency");
-        bench_json_num(&j, "anchor_s", anchor);
-        bench_json_num(&j, "ratio", ours / anchor);
+        bench_json_head(&j, "sweep", "square76_41pts", ours, ANCHOR, anchor);
         bench_json_str(&j, "anchor_mode", "scaled_from_median_per_frequency");
         bench_json_int(&j, "anchor_freqs_run", 2);
         bench_json_num(&j, "anchor_median_per_freq_s", a.per_freq);

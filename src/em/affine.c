@@ -164,5 +164,5 @@ sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)
 double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double freq_hz)
 {
     if (!a || k < 0 || k >= a->nterms) return NAN;
-    return coefficient((void *)a, k, freq_hz);
+    return term_coefficient(&a->stackup, a->kind[k], freq_hz);
 }
