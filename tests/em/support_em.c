@@ -145,17 +145,17 @@ char *em_test_slurp(const char *relpath)
  * lossless (strict passivity when lossy). */
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare)
 {
-    em_test_case c;
+    em_test_case tc;
     char *text = is_path ? em_test_slurp(json_or_path) : NULL;
-    em_test_case_open(&c, text ? text : json_or_path);
+    em_test_case_open(&tc, text ? text : json_or_path);
     free(text);
-    const sv_em_project *p = c.p;
-    const sv_em_model *m = c.m;
+    const sv_em_project *p = tc.p;
+    const sv_em_model *m = tc.m;
     int np = sv_em_model_ports(m);
     sv_em_csr *G;
     assert_int_equal(sv_em_gram(NULL, m, &G), SV_OK);
     double complex Y[16], S[16], Yr[16];
-    sv_status s = sv_em_solve(NULL, c.a, f, Y);
+    sv_status s = sv_em_solve(NULL, tc.a, f, Y);
     if (s) printf("%s\n", sv_last_error());
     assert_int_equal(s, SV_OK);
     em_test_s(m, Y, S);
@@ -188,6 +188,6 @@ void em_test_check_solve(const char *json_or_path, int is_path, double f, int co
     if (isinf(st.sigma)) assert_true(unit <= 1e-8);
     else assert_true(smax < 1 - 1e-6); /* a lossy structure absorbs some power */
     sv_em_csr_destroy(G);
-    em_test_case_close(&c);
+    em_test_case_close(&tc);
 }
 
