@@ -47,13 +47,12 @@ static void run_circuit(int sim, const config *c, stats *out)
 {
     char path[2048], json[4096];
     snprintf(path, sizeof path, "%s/tests/em/data/momentum/momentum/sim%d.s2p", SV_SOURCE_DIR, sim);
-    int p, nf;
-    double *fr;
-    double complex *ref;
-    sv_em_ts_param par;
-    double z0r[2];
-    assert_int_equal(sv_em_touchstone_read(path, &p, &nf, &fr, &ref, &par, z0r, 2), SV_OK);
-    assert_int_equal(p, 2);
+    sv_em_touchstone *ts;
+    assert_int_equal(sv_em_touchstone_read(NULL, path, &ts), SV_OK);
+    assert_int_equal(ts->p, 2);
+    int nf = ts->nf;
+    const double *fr = ts->freq_hz;
+    const double complex *ref = ts->data;
     snprintf(json, sizeof json,
              "{\"units\": \"mil\", \"substrate\": {\"thickness\": 30, \"eps_r\": 4.5, \"tan_delta\": %.17g},"
              " \"metal\": {\"conductivity\": 5.88e7, \"thickness\": 2.8},"
@@ -101,8 +100,7 @@ static void run_circuit(int sim, const config *c, stats *out)
     sv_em_affine_destroy(a);
     sv_em_model_destroy(em);
     sv_em_project_destroy(prj);
-    free(fr);
-    free(ref);
+    sv_em_touchstone_destroy(ts);
 }
 
 /* Runs the eight circuits under c, prints the table and returns the
