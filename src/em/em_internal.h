@@ -104,6 +104,9 @@ sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L,
 sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
                           sv_em_colbase_fn colbase, void *user);
 void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol);
+/* G's factor for unknowns q and o of one axis on a shared cell: 1 for a
+ * sheet; the overlap of their face and wall currents for thick metal. */
+double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o);
 /* sv_em_assemble with, when PsiI is not NULL (lossy dielectric), Ψ's
  * imaginary part as a third packed matrix (dense_glue.c). */
 sv_status sv_em_assemble_terms(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,

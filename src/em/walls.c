@@ -625,3 +625,22 @@ static void walls_column_currents(const sv_em_model *m, int c, double *lcol)
     }
     free(s.cn);
 }
+
+/* G's factor for two unknowns of one axis sharing a cell: their currents'
+ * overlap on the face and on the walls they share, relative to the sheet's
+ * (current density share/width on the face, share/t on a wall). */
+double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
+{
+    if (!m->prj->st.thick_metal) return 1;
+    current a = {.share = {1}}, b = {.share = {1}};
+    if (q < m->nx_edges + m->ny_edges) rooftop_current(m, q, &a);
+    if (o < m->nx_edges + m->ny_edges) rooftop_current(m, o, &b);
+    double width = (m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM))
+                       ? m->prj->grid.dx
+                       : m->prj->grid.dy;
+    double f = a.share[0] * b.share[0];
+    for (int u = 0; u < a.nw; u++)
+        for (int v = 0; v < b.nw; v++)
+            if (fabs(a.wall[u] - b.wall[v]) < 1e-9 * width) f += a.share[u + 1] * b.share[v + 1] * width / m->prj->st.t;
+    return f;
+}
