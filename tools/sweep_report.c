@@ -77,8 +77,8 @@ static void print_fallbacks(const sweep_job *j)
     const sv_sweep_result *res = j->res;
     if (!res->n_fallback) return;
     printf("  fallback     double factorisation%s at", j->gpu ? " on the CPU" : "");
-    for (int i = 0; i < j->band.points; i++)
-        if (res->fallback[i]) printf(" %.6g", j->freq[i] / 1e9);
+    for (int i = 0; i < j->band.points - j->dc; i++)
+        if (res->fallback[i]) printf(" %.6g", j->freq[i + j->dc] / 1e9);
     printf(" GHz (%s refinement failed there)\n", j->gpu ? "GPU" : "mixed-precision");
 }
 

@@ -182,6 +182,16 @@ double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double fre
  * SV_SWEEP_DOUBLE); y gets Y = Bᵀ·X (P × P, column-major). */
 sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y);
 
+/* ---- DC ---------------------------------------------------------------------- */
+/* The DC limit of the model (docs/em.md): the resistive network of the
+ * metal. Y (P × P real, column-major): ports on one piece of metal joined
+ * by its resistance, ports on separate pieces open (0). Lossy metal only
+ * (SV_ERR_ARG for σ = ∞, where connected ports are shorted). */
+sv_status sv_em_dc_admittance(sv_ctx *ctx, const sv_em_model *m, double *y);
+/* S at DC (P × P, column-major) for references z0 (P values > 0), lossy or
+ * lossless metal (connected ports then form an ideal junction). */
+sv_status sv_em_dc_s(sv_ctx *ctx, const sv_em_model *m, const double *z0, double complex *s);
+
 /* ---- network parameters -------------------------------------------------- */
 /* Y (P × P, column-major) = Bᵀ·X from the solutions X (N × P) of Z·X = B:
  * the port currents for unit port voltages. */

@@ -466,7 +466,7 @@ static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
                 if (!strcmp(u->valuestring, t[q].n)) scale = t[q].s;
         if (scale == 0) return bad(r, "sweep.unit", u, "expected \"Hz\", \"kHz\", \"MHz\" or \"GHz\"");
     }
-    if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 1, 1e15, &sw->start_hz))) return s;
+    if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 0, 1e15, &sw->start_hz))) return s; /* 0: from DC */
     if ((s = get_num(r, s0, "stop", "sweep.stop", 1, 0, 1, 1e15, &sw->stop_hz))) return s;
     if ((s = get_int(r, s0, "points", "sweep.points", 1, 10000000, &sw->points))) return s;
     if ((s = get_num(r, s0, "tolerance", "sweep.tolerance", 0, 0, 1, 0.5, &sw->tolerance))) return s;
