@@ -228,6 +228,33 @@ typedef struct sv_sparse_coloring sv_sparse_coloring;
 /* Colour the column intersection graph (columns sharing a row get different
  * colours), trying several orderings and keeping the fewest colours. */
 sv_status sv_sparse_color(sv_ctx *ctx, const sv_sparse_pattern *pattern, sv_sparse_coloring **out);
+
+/* Which greedy ordering colours the columns. */
+typedef enum sv_sparse_color_order {
+    SV_SPARSE_COLOR_BEST = 0,        /* natural, largest-first, smallest-last, incidence-degree and
+                                        DSATUR (the last three up to n = 6000); the fewest colours
+                                        win, the earlier ordering on a tie */
+    SV_SPARSE_COLOR_NATURAL = 1,     /* one greedy pass in column order */
+    SV_SPARSE_COLOR_COLUMN_COUNT = 2 /* one greedy pass by decreasing entries per column, ties in
+                                        column order */
+} sv_sparse_color_order;
+
+/* A zero-filled struct means the defaults. */
+typedef struct sv_sparse_color_options {
+    sv_sparse_color_order order; /* default SV_SPARSE_COLOR_BEST */
+    int add_diagonal;            /* 1: colour as if every (i, i) were an entry (what recovery into
+                                    the LU buffer of M = shift·I − J needs); default 0 */
+} sv_sparse_color_options;
+void sv_sparse_color_options_default(sv_sparse_color_options *opt);
+
+/* Colour an n × n CSR structure as given (no diagonal added unless asked,
+ * columns in any order, duplicates allowed): for a Jacobian whose own
+ * pattern is not an sv_sparse_pattern, e.g. one lacking diagonal entries.
+ * The colouring's entry groups then refer to this structure's entries
+ * (e = 0 .. rowptr[n]-1), which sv_sparse_recover_color_values fills.
+ * opt may be NULL (defaults). */
+sv_status sv_sparse_color_csr(sv_ctx *ctx, int n, const int *rowptr, const int *colind,
+                              const sv_sparse_color_options *opt, sv_sparse_coloring **out);
 void sv_sparse_coloring_destroy(sv_sparse_coloring *c);
 int sv_sparse_coloring_count(const sv_sparse_coloring *c);
 const int *sv_sparse_coloring_colors(const sv_sparse_coloring *c);   /* colour of each column */
@@ -240,12 +267,16 @@ sv_status sv_sparse_coloring_from_colors(sv_ctx *ctx, const sv_sparse_pattern *p
 sv_status sv_sparse_coloring_check(const sv_sparse_coloring *c, const sv_sparse_pattern *pattern);
 /* Recovery: jv = J·d_c, d_c the 0/1 seed of colour c (original numbering).
  * For every pattern entry (i, j) with colour(j) = c: buf[slot(i, j)] += alpha·jv[i].
- * (alpha = −1 builds −J; add the shift on the diagonal slots afterwards.) */
+ * (alpha = −1 builds −J; add the shift on the diagonal slots afterwards.)
+ * The colouring must be of the pattern `lu` analysed. */
 void sv_sparse_recover_color(const sv_sparse_coloring *c, const sv_sparse_lu *lu, int color, const double *jv,
                              double alpha, double *buf);
-/* Same into pattern-ordered values: values[e] = jv[i] for entries e = (i, j) of colour c. */
-void sv_sparse_recover_color_values(const sv_sparse_coloring *c, const sv_sparse_pattern *pattern, int color,
-                                    const double *jv, double *values);
+/* The same into values in the coloured structure's entry order: for every
+ * entry e = (i, j) of colour c, values[e] = jv[i], or jv[i] / scale[j] when
+ * scale is not NULL (the per-column increments of finite differences or a
+ * complex step with a non-unit seed). */
+void sv_sparse_recover_color_values(const sv_sparse_coloring *c, int color, const double *jv, const double *scale,
+                                    double *values);
 
 #ifdef __cplusplus
 }

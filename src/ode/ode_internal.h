@@ -4,6 +4,7 @@
 #define SV_ODE_INTERNAL_H
 
 #include "solvent/ode.h"
+#include "solvent/sparse.h"
 
 /* max/min without fmax's NaN rules (and its library call in hot loops) */
 static inline double ode_max(double a, double b) { return a > b ? a : b; }
@@ -19,9 +20,9 @@ struct sv_ode_problem {
     int nnz;                /* entries of the Jacobian pattern (n² when dense) */
     int *rowptr, *colind;   /* owned copy of the pattern (CSR, sorted) */
     int *erow;              /* row of each entry */
+    sv_sparse_coloring *coloring; /* of the pattern above, entries grouped by colour */
     int ncolors;
-    int *color;             /* colour of each column */
-    int *color_ptr, *color_cols; /* columns of each colour (CSR-like) */
+    const int *color;       /* colour of each column (owned by coloring) */
     sv_ctx *ctx;
 };
 
