@@ -74,7 +74,7 @@ int cmd_codegen_main(int argc, char **argv)
     const char *in = NULL, *outp = NULL, *name = NULL;
     sv_sparse_ordering ord = SV_SPARSE_ORDER_AMD;
     sv_sparse_codegen_options opt;
-    sv_sparse_codegen_defaults(&opt);
+    sv_sparse_codegen_options_default(&opt);
     int stats = 0;
     for (int a = 1; a < argc; a++) {
         const char *s = argv[a];

@@ -121,10 +121,12 @@ sv_status sv_sparse_lu_load_shifted_batch_f32(const sv_sparse_lu *lu, int W, con
                                               const double *shift, float *buf);
 
 /* ---- numeric kernels (no pivoting) -------------------------------------- */
-/* Factor in place. Returns 0, or 1 + the (permuted) row of the first zero or
- * non-finite pivot; the factorisation then still completes and the result
- * carries inf/NaN, never a crash. */
-int sv_sparse_lu_factor(const sv_sparse_lu *lu, double *buf);
+/* Factor in place. SV_OK, or SV_ERR_SINGULAR for a zero or non-finite
+ * pivot (the message names its row); the factorisation then still completes
+ * and the result carries inf/NaN, never a crash. info (may be NULL)
+ * receives 0, or 1 + the permuted row of the first bad pivot, as LAPACK's
+ * INFO does (and as the batch kernels' flags do per lane). */
+sv_status sv_sparse_lu_factor(const sv_sparse_lu *lu, double *buf, int *info);
 /* x = A⁻¹ b with b and x in original numbering; x may alias b. work: n doubles. */
 void sv_sparse_lu_solve(const sv_sparse_lu *lu, const double *buf, const double *b, double *x, double *work);
 
@@ -135,12 +137,15 @@ void sv_sparse_lu_load_shifted_f32(const sv_sparse_lu *lu, const double *values,
 sv_status sv_sparse_lu_load_lane_f32(const sv_sparse_lu *lu, int W, int w, const double *values, float *buf);
 sv_status sv_sparse_lu_load_shifted_lane_f32(const sv_sparse_lu *lu, int W, int w, const double *values,
                                              double shift, float *buf);
-int sv_sparse_lu_factor_f32(const sv_sparse_lu *lu, float *buf);
+sv_status sv_sparse_lu_factor_f32(const sv_sparse_lu *lu, float *buf, int *info);
 void sv_sparse_lu_solve_f32(const sv_sparse_lu *lu, const float *buf, const float *b, float *x, float *work);
 
 /* Batches of W matrices sharing the pattern, slot-major (see above). W is 1,
- * 2, 4 or 8. flags[w] receives lane w's factor result (as for the scalar
- * kernel); flags may be NULL. b, x, work: n·W values, slot-major. */
+ * 2, 4 or 8. The lanes are independent matrices, so a bad pivot is a
+ * lane's result, not the call's: the factor returns SV_OK for valid
+ * arguments and flags[w] receives lane w's info (0, or 1 + the permuted row
+ * of its first bad pivot); flags may be NULL. b, x, work: n·W values,
+ * slot-major. */
 sv_status sv_sparse_lu_factor_batch(const sv_sparse_lu *lu, int W, double *buf, int *flags);
 sv_status sv_sparse_lu_solve_batch(const sv_sparse_lu *lu, int W, const double *buf, const double *b, double *x,
                                    double *work);
@@ -161,7 +166,7 @@ typedef struct sv_sparse_kernels {
     int abi;        /* SV_SPARSE_KERNELS_ABI of the generator */
     uint64_t hash;  /* sv_sparse_lu_hash of the analysis it was generated for */
     int n, nnz;
-    int (*factor)(double *buf);
+    int (*factor)(double *buf); /* returns the info value (0, or 1 + the row of a bad pivot) */
     void (*solve)(const double *buf, const double *b, double *x, double *work);
     int (*factor_f32)(float *buf);
     void (*solve_f32)(const float *buf, const float *b, float *x, float *work);
@@ -191,14 +196,18 @@ enum {
     SV_SPARSE_EMIT_BATCH8_F32 = 16, /* W = 8 lanes, float          */
     SV_SPARSE_EMIT_BATCH2_F64 = 32, /* W = 2 lanes, double         */
     SV_SPARSE_EMIT_BATCH4_F32 = 64, /* W = 4 lanes, float          */
-    SV_SPARSE_EMIT_ALL = 127
+    SV_SPARSE_EMIT_ALL = 127,
+    SV_SPARSE_EMIT_DEFAULT = 31     /* F64 | F32 | BATCH4_F64 | BATCH8_F64 | BATCH8_F32 */
 };
+/* A zero-filled struct emits the default kernels but with limits of 0, which
+ * refuse any pattern with an update: the limits are values, not "unset"
+ * (start from sv_sparse_codegen_options_default). */
 typedef struct sv_sparse_codegen_options {
-    unsigned emit;          /* SV_SPARSE_EMIT_* mask; default F64|F32|BATCH4_F64|BATCH8_F64|BATCH8_F32 */
+    unsigned emit;          /* SV_SPARSE_EMIT_* mask; 0 = SV_SPARSE_EMIT_DEFAULT (the default) */
     long long max_updates;  /* default 50000 */
     long long max_subst;    /* default 50000 */
 } sv_sparse_codegen_options;
-void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt);
+void sv_sparse_codegen_options_default(sv_sparse_codegen_options *opt);
 
 /* Write straight-line C for `lu` to `out`: a translation unit that defines
  * `const sv_sparse_kernels NAME;` (NAME a C identifier), to be compiled with

@@ -10,22 +10,27 @@
 
 #include "sparse_internal.h"
 
-void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt)
+void sv_sparse_codegen_options_default(sv_sparse_codegen_options *opt)
 {
     if (!opt) return;
-    opt->emit = SV_SPARSE_EMIT_F64 | SV_SPARSE_EMIT_F32 | SV_SPARSE_EMIT_BATCH4_F64 | SV_SPARSE_EMIT_BATCH8_F64 |
-                SV_SPARSE_EMIT_BATCH8_F32;
+    opt->emit = SV_SPARSE_EMIT_DEFAULT;
     opt->max_updates = 50000;
     opt->max_subst = 50000;
 }
 
+sv_sparse_codegen_options sv_sparse_codegen_resolve(const sv_sparse_codegen_options *opt)
+{
+    sv_sparse_codegen_options r;
+    if (opt)
+        r = *opt;
+    else
+        sv_sparse_codegen_options_default(&r);
+    if (!r.emit) r.emit = SV_SPARSE_EMIT_DEFAULT;
+    return r;
+}
+
 sv_status sv_sparse_codegen_check(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt)
 {
-    sv_sparse_codegen_options d;
-    if (!opt) {
-        sv_sparse_codegen_defaults(&d);
-        opt = &d;
-    }
     long long subst = lu->nnz; /* n pivots + nnz - n off-diagonal terms */
     if (lu->nupd > opt->max_updates)
         return sv_error(SV_ERR_UNSUPPORTED,
@@ -271,14 +276,10 @@ sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codege
     if (!valid_ident(name))
         return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: name = '%s': expected a C identifier",
                         name ? name : "(null)");
-    sv_sparse_codegen_options d;
-    if (!opt) {
-        sv_sparse_codegen_defaults(&d);
-        opt = &d;
-    }
-    sv_status s = sv_sparse_codegen_check(lu, opt);
+    sv_sparse_codegen_options o = sv_sparse_codegen_resolve(opt);
+    sv_status s = sv_sparse_codegen_check(lu, &o);
     if (s) return s;
-    unsigned m = opt->emit;
+    unsigned m = o.emit;
     emitter e = {out, 0, 0};
     put(&e,
         "/* Straight-line sparse LU kernels for one pattern, written by Solvent's code\n"

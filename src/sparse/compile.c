@@ -50,11 +50,8 @@ sv_status sv_sparse_lu_compile(sv_sparse_lu *lu, const sv_sparse_codegen_options
                                const char *cc)
 {
     if (!lu || !cache_dir) return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: lu or cache_dir is NULL");
-    sv_sparse_codegen_options d;
-    if (!opt) {
-        sv_sparse_codegen_defaults(&d);
-        opt = &d;
-    }
+    sv_sparse_codegen_options o = sv_sparse_codegen_resolve(opt);
+    opt = &o;
     if (!cc) cc = "/usr/bin/cc";
     sv_status s = sv_sparse_codegen_check(lu, opt);
     if (s) return s;

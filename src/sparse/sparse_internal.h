@@ -56,9 +56,10 @@ uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
 #define SV_SPARSE_CODEGEN_VERSION 3
 #define SV_SPARSE_HASH_SEED 0xcbf29ce484222325ULL
 
-
-
-/* Would straight-line code for `lu` stay within `opt`'s limits (NULL:
- * defaults)? SV_OK or SV_ERR_UNSUPPORTED with a message. */
+/* The options in force: a copy of *opt (NULL: the defaults) with emit = 0
+ * replaced by SV_SPARSE_EMIT_DEFAULT. */
+sv_sparse_codegen_options sv_sparse_codegen_resolve(const sv_sparse_codegen_options *opt);
+/* Would straight-line code for `lu` stay within `opt`'s limits (resolved
+ * options)? SV_OK or SV_ERR_UNSUPPORTED with a message. */
 sv_status sv_sparse_codegen_check(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt);
 #endif
