@@ -43,22 +43,25 @@ void ode_eval_f(const sv_ode_problem *P, int W, const unsigned char *mask, const
 }
 
 struct ode_jac_work {
+    sv_ctx *ctx;
     double *y, *p, *v, *jv, *f0, *f1, *vals, *dfdt;
     double complex *yc, *fc;
 };
 
-ode_jac_work *ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, int W)
+sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, ode_jac_work **out)
 {
-    (void)W;
     int n = P->n;
+    *out = NULL;
     ode_jac_work *jw = sv_calloc(ctx, 1, sizeof *jw, "ode Jacobian work");
-    if (!jw) return NULL;
+    if (!jw) return sv_last_status();
+    jw->ctx = ctx;
     size_t nd = (size_t)6 * n + (size_t)P->np + (size_t)P->nnz + 8;
     jw->y = sv_alloc(ctx, sizeof(double) * nd, "ode Jacobian work");
     jw->yc = sv_alloc(ctx, sizeof(double complex) * (size_t)(2 * n + 2), "ode Jacobian work");
     if (!jw->y || !jw->yc) {
-        ode_jac_work_destroy(ctx, jw);
-        return NULL;
+        sv_status st = sv_last_status();
+        ode_jac_work_destroy(jw);
+        return st;
     }
     jw->p = jw->y + n;
     jw->v = jw->p + P->np;
@@ -68,12 +71,14 @@ ode_jac_work *ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, int W)
     jw->dfdt = jw->f1 + n;
     jw->vals = jw->dfdt + n;
     jw->fc = jw->yc + n;
-    return jw;
+    *out = jw;
+    return SV_OK;
 }
 
-void ode_jac_work_destroy(sv_ctx *ctx, ode_jac_work *jw)
+void ode_jac_work_destroy(ode_jac_work *jw)
 {
     if (!jw) return;
+    sv_ctx *ctx = jw->ctx;
     sv_free(ctx, jw->y);
     sv_free(ctx, jw->yc);
     sv_free(ctx, jw);

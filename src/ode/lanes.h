@@ -7,6 +7,7 @@
 #include "ode_internal.h"
 
 typedef struct ode_lanes {
+    sv_ctx *ctx;
     const sv_ode_problem *P;
     const sv_ode_options *o;
     const sv_ode_ensemble *E;
@@ -34,9 +35,10 @@ typedef struct ode_lanes {
 } ode_lanes;
 
 /* One step attempt for every active lane: fills ynew and eest (INFINITY
- * for a non-finite error or a bad pivot) and fail (callback failures). */
-void ode_rodas5p_attempt(ode_lanes *L);
-void ode_tsit5_attempt(ode_lanes *L);
+ * for a non-finite error or a bad pivot) and fail (callback failures).
+ * The status is the linear solver's (Tsit5 has none: always SV_OK). */
+sv_status ode_rodas5p_attempt(ode_lanes *L);
+sv_status ode_tsit5_attempt(ode_lanes *L);
 /* Dense output of lane w's last attempt at t + θh into out (n values). */
 void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
 void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);

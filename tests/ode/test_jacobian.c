@@ -44,10 +44,11 @@ static void jac_at(const char *name, double arg, sv_ode_jac_source src, double *
     unsigned char mask[W] = {1, 1, 1, 1}, fail[W] = {0};
     long nf[W] = {0};
     ode_eval_f(P, W, mask, t, y, p, f0, fail, scr);
-    ode_jac_work *jw = ode_jac_work_create(NULL, P, W);
+    ode_jac_work *jw = NULL;
+    assert_int_equal(ode_jac_work_create(NULL, P, &jw), SV_OK);
     ode_jacobian(P, jw, W, mask, t, y, p, f0, jv, dfdt, fail, nf);
     for (int w = 0; w < W; w++) assert_int_equal(fail[w], 0);
-    ode_jac_work_destroy(NULL, jw);
+    ode_jac_work_destroy(jw);
     free(p);
     free(f0);
     free(scr);
