@@ -16,7 +16,7 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "usage: solvent ode PROBLEM [options]\n\n"
-            "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz\n\n"
+            "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu\n\n"
             "options:\n"
             "  --ensemble N       N trajectories (default 1). Parameters are perturbed by up to\n"
             "                     +-10 %% (seeded); problems without parameters perturb y0;\n"

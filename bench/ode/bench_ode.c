@@ -1,7 +1,7 @@
 /* bench_ode: Solvent's ensembles against SUNDIALS CVODE 6.4.1 in one run.
  *
  * Cases (issue 6): Robertson ensemble of 10 000 (the perturbed-rate ensemble
- * of ode-testset.md), EB-50 N128 (128 log-spaced k in [1e-4, 0.5] Mpc⁻¹,
+ * of docs/ode.md), EB-50 N128 (128 log-spaced k in [1e-4, 0.5] Mpc⁻¹,
  * rtol = atol = 1e-4), POLLU ensemble of 1000 (rate constants ±10 %), the
  * 2D Brusselator 32 × 32 (one trajectory) and Tsit5 on a Lorenz ensemble of
  * 100 000 (CVODE Adams as the anchor there).

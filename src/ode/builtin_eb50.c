@@ -1,6 +1,6 @@
 /* The 50-variable Einstein–Boltzmann system (after DISCO-EB; equations,
- * background stand-ins and initial conditions exactly as in
- * /work/shared/reference/eb50.md): one trajectory per wavenumber k (the
+ * background stand-ins and initial conditions in docs/ode.md): one
+ * trajectory per wavenumber k (the
  * single parameter), conformal time τ from 0.1 to 14000 Mpc, linear in y
  * with τ-dependent coefficients (non-autonomous).
  *
@@ -22,7 +22,7 @@ enum { NV = 50, LMAX = 15, IT = 4, IE = 20, IN = 34 };
 #define EI(l) (IE + (l) - 2)
 #define NI(l) (IN + (l))
 
-/* Planck 2018 flat ΛCDM (eb50.md §2) */
+/* Planck 2018 flat ΛCDM */
 static const double Tcmb = 2.7255, omb = 0.02238280, omc = 0.1201075, hh = 0.6732117, Yhe = 0.2454006,
                     Neff = 3.046;
 
@@ -50,7 +50,7 @@ typedef struct eb50 {
     const int *color;             /* colour per column (owned by coloring) */
 } eb50;
 
-/* Background at τ (§2 of eb50.md), then the linear right-hand side given the
+/* Background at τ, then the linear right-hand side given the
  * background: split so that the Jacobian's seed evaluations reuse one
  * background. One body for double and double complex (complex τ gives ∂f/∂τ
  * by complex step). */
@@ -167,7 +167,7 @@ static int eb_jb(int W, const double *t, const double *y, const double *p, doubl
 }
 SV_ODE_SCALAR_WRAPPERS(eb)
 
-void sv_ode_builtin_eb50_free(void *data)
+static void eb50_free(void *data)
 {
     eb50 *E = data;
     if (!E) return;
@@ -219,19 +219,18 @@ static sv_status eb_pattern(sv_ctx *ctx, eb50 *E, double k)
     return SV_OK;
 }
 
-sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+sv_status ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
 {
     if (strcmp(name, "eb50")) return SV_ERR_UNSUPPORTED;
     double k = arg > 0 ? arg : 0.01;
     if (!(k >= 1e-6 && k <= 10)) return sv_error(SV_ERR_ARG, "eb50: k = %g Mpc^-1: expected 1e-6..10", arg);
     eb50 *E = calloc(1, sizeof *E);
     if (!E) return sv_error(SV_ERR_NOMEM, "eb50: out of memory");
+    ode_builtin_own(b, E, eb50_free);
     eb_background(&E->g);
+    /* the structure is the same for every k > 0: probe it at a generic one */
     sv_status st = eb_pattern(ctx, E, 0.0123);
-    if (st != SV_OK) {
-        sv_ode_builtin_eb50_free(E);
-        return st;
-    }
+    if (st != SV_OK) return st;
     SV_ODE_FILL(d, eb, NV, 1);
     d->f_complex = eb_fc;
     d->rowptr = E->rowptr;
@@ -241,13 +240,7 @@ sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, 
     double y0[NV];
     sv_ode_eb50_initial(k, y0);
     double p[1] = {k};
-    st = sv_ode_builtin_set(b, d, 0.1, 14000.0, y0, p, 1e-4, 1e-4);
-    if (st != SV_OK) {
-        sv_ode_builtin_eb50_free(E);
-        return st;
-    }
-    b->data = E;
-    return SV_OK;
+    return ode_builtin_set(b, d, 0.1, 14000.0, y0, p, 1e-4, 1e-4);
 }
 
 /* Initial state for another k (the N128 ensemble varies k per trajectory). */

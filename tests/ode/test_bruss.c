@@ -1,7 +1,7 @@
 /* 2D Brusselator (SciMLBenchmarks definition, discontinuous forcing at
  * t = 1.1 handled as a tstop) against scipy Radau references at
- * rtol = atol = 1e-14: N = 8 from ode-testset.md, N = 32 (test_bruss32, label
- * "slow") from bruss2d-n32-reference.txt. At rtol = atol = 1e-8 every
+ * rtol = atol = 1e-14: N = 8 in bruss8_ref.h, N = 32 (test_bruss32, label
+ * "slow") in data/bruss2d-n32-reference.txt (definition in docs/ode.md). At rtol = atol = 1e-8 every
  * component must agree to 1e-6 relative (the tolerance's digits less ~1.5:
  * the solution oscillates, so phase error accumulates over 11.5 time units). */
 #include <math.h>

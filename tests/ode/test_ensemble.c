@@ -1,9 +1,9 @@
 /* Ensembles: a trajectory's result must not depend on the lane, the batch,
  * the lane count or the thread that ran it (bit for bit against running it
- * alone); the Robertson perturbed-parameter ensemble of ode-testset.md runs
- * to completion with every trajectory conserving y1 + y2 + y3 = 1; EB-50
- * at k = 0.01 and 0.1 matches the reference file's dc(14000) and step counts
- * (eb50.md: Rodas5P, same controller). */
+ * alone); a Robertson perturbed-parameter ensemble runs to completion with
+ * every trajectory conserving y1 + y2 + y3 = 1; EB-50 at k = 0.01 and 0.1
+ * matches the reference dc(14000) and step counts (docs/ode.md: Rodas5P,
+ * same controller). */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 enum { NTRAJ = 37, NSAVE = 5 };
 
-/* The modax Robertson ensemble (ode-testset.md): rates perturbed by up to
+/* The modax Robertson ensemble: rates perturbed by up to
  * ±10 %, y0 = ((1−ε)α, ε, (1−ε)(1−α)), α = 0.99, ε = 0.1. */
 static void rober_ensemble(double *p, double *y0, int ntraj)
 {
@@ -219,7 +219,7 @@ static void test_rober_ensemble_invariants(void **s)
     sv_ode_builtin_destroy(b);
 }
 
-/* EB-50: reference dc(14000) and step counts from eb50.md. */
+/* EB-50: reference dc(14000) and step counts from docs/ode.md. */
 static void test_eb50_reference(void **s)
 {
     (void)s;

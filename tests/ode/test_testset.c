@@ -1,9 +1,9 @@
 /* End values of the Bari test set problems (Mazzia & Magherini, release
- * 2.4: RADAU reference solutions in extended precision, copied in
- * /work/shared/reference/ode-testset.md) with Rodas5P at rtol 1e-6 and 1e-9.
+ * 2.4: RADAU reference solutions in extended precision; definitions in
+ * docs/ode.md) with Rodas5P at rtol 1e-6 and 1e-9.
  *
  * Accuracy: significant correct digits (scd) against the reference. The
- * reference file also lists what Rodas5P itself (OrdinaryDiffEq, same
+ * reference also lists what Rodas5P itself (OrdinaryDiffEq, same
  * controller) reaches and its step counts; we require scd within one digit
  * of the tolerance's OR no more than 0.5 below the published Rodas5P figure
  * (HIRES at 1e-6 reaches only 3.9 digits with any correct Rodas5P: the
@@ -21,7 +21,7 @@ typedef struct tcase {
     double rtol, atol;
     int n;
     double ref[8];
-    double scd_pub;   /* Rodas5P's scd as published in ode-testset.md */
+    double scd_pub;   /* Rodas5P's scd as published in docs/ode.md */
     long steps_pub;   /* accepted steps as published */
 } tcase;
 

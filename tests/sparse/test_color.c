@@ -1,4 +1,4 @@
-/* Colouring: validity, the counts eb50.md gives, the dense end, recovery
+/* Colouring: validity, the counts docs/ode.md gives, the dense end, recovery
  * of J from one product per colour straight into the LU slots. */
 #include <math.h>
 #include <stdlib.h>
@@ -38,7 +38,7 @@ static void test_valid_and_bounded(void **state)
 
 /* Known optima: a row with m entries forces m colours, and these patterns
  * are coloured with exactly that many: tridiagonal 3, 5 × 5 block
- * tridiagonal 15, EB-50 declared 12 and true 11 (eb50.md). */
+ * tridiagonal 15, EB-50 declared 12 and true 11 (docs/ode.md). */
 static void test_known_counts(void **state)
 {
     (void)state;

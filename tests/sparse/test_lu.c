@@ -88,7 +88,7 @@ static void test_factors_match_lapack(void **state)
     }
 }
 
-/* eb50.md: declared pattern 238 entries -> 238 slots with AMD (zero fill),
+/* docs/ode.md, EB-50: declared pattern 238 entries -> 238 slots with AMD (zero fill),
  * 420 in natural order; true pattern 175 slots -> 196 with AMD, 325 natural. */
 static void test_eb50_fill(void **state)
 {
