@@ -77,6 +77,16 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, long *v)
     return 1;
 }
 
+/* v as one of names (NULL-terminated): its index, which is the enum value
+ * of the option; -1 with a message naming what was expected. */
+static int parse_choice(const char *opt, const char *v, const char *const *names, const char *expected)
+{
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(v, names[k])) return k;
+    fprintf(stderr, "solvent ode: %s '%s': expected %s\n", opt, v, expected);
+    return -1;
+}
+
 static double urand(unsigned long long *s)
 {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -157,28 +167,21 @@ int cmd_ode_main(int argc, char **argv)
         else if (!strcmp(a, "--seed")) ok = parse_int(a, v, 0, 2147483647L, &seed);
         else if (!strcmp(a, "--out")) outpath = v;
         else if (!strcmp(a, "--method")) {
-            if (!strcmp(v, "rodas5p")) method = SV_ODE_RODAS5P;
-            else if (!strcmp(v, "tsit5")) method = SV_ODE_TSIT5;
-            else {
-                fprintf(stderr, "solvent ode: --method '%s': expected rodas5p or tsit5\n", v);
-                return 2;
-            }
+            static const char *const m[] = {"rodas5p", "tsit5", NULL}; /* SV_ODE_RODAS5P, SV_ODE_TSIT5 */
+            int k = parse_choice(a, v, m, "rodas5p or tsit5");
+            ok = k >= 0;
+            method = ok ? (sv_ode_method)k : method;
         } else if (!strcmp(a, "--lu")) {
-            if (!strcmp(v, "double")) lu = SV_ODE_LU_DOUBLE;
-            else if (!strcmp(v, "single")) lu = SV_ODE_LU_SINGLE;
-            else {
-                fprintf(stderr, "solvent ode: --lu '%s': expected single or double\n", v);
-                return 2;
-            }
+            static const char *const m[] = {"double", "single", NULL}; /* SV_ODE_LU_DOUBLE, _SINGLE */
+            int k = parse_choice(a, v, m, "single or double");
+            ok = k >= 0;
+            lu = ok ? (sv_ode_lu_precision)k : lu;
         } else if (!strcmp(a, "--jac")) {
-            if (!strcmp(v, "analytic")) jac = SV_ODE_JAC_ANALYTIC;
-            else if (!strcmp(v, "complex")) jac = SV_ODE_JAC_COMPLEX_STEP;
-            else if (!strcmp(v, "jvp")) jac = SV_ODE_JAC_JVP;
-            else if (!strcmp(v, "fd")) jac = SV_ODE_JAC_FD;
-            else {
-                fprintf(stderr, "solvent ode: --jac '%s': expected analytic, complex, jvp or fd\n", v);
-                return 2;
-            }
+            /* in the order of sv_ode_jac_source */
+            static const char *const m[] = {"analytic", "complex", "jvp", "fd", NULL};
+            int k = parse_choice(a, v, m, "analytic, complex, jvp or fd");
+            ok = k >= 0;
+            jac = ok ? (sv_ode_jac_source)k : jac;
         } else {
             fprintf(stderr, "solvent ode: unknown option '%s' (see solvent ode --help)\n", a);
             return 2;

@@ -78,12 +78,11 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
     sv_status st = describe(ctx, b, name, &d, arg);
     if (st == SV_OK) st = set_jac_source(&d, name, jac);
     if (st == SV_OK) st = sv_ode_problem_create(ctx, &d, &b->prob);
-    if (st != SV_OK) {
+    if (st == SV_OK)
+        *out = b;
+    else
         sv_ode_builtin_destroy(b);
-        return st;
-    }
-    *out = b;
-    return SV_OK;
+    return st;
 }
 
 void sv_ode_builtin_destroy(sv_ode_builtin *b)
@@ -92,9 +91,5 @@ void sv_ode_builtin_destroy(sv_ode_builtin *b)
     builtin_rec *rec = (builtin_rec *)b;
     sv_ode_problem_destroy(b->prob);
     if (b->data && rec->free_data) rec->free_data(b->data);
-    free(b->y0);
-    free(b->params);
-    free(b->tstops);
-    free(b->atol_vec);
-    free(rec);
+    ode_builtin_free_all((void *[]){b->y0, b->params, b->tstops, b->atol_vec, rec}, 5);
 }

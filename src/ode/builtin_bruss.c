@@ -39,15 +39,15 @@ static int wrap(int i, int N) { return i < 0 ? i + N : i >= N ? i - N : i; }
             }                                                                                                  \
     } while (0)
 
-static int bruss_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+static int bruss_fb(int W, const double *t, const double *y, const double *p, double *dy, void *user)
 {
-    const bruss *B = u;
+    const bruss *B = user;
     for (int w = 0; w < W; w++) BRUSS_BODY(double, t[w], y, p, dy, W, w);
     return 0;
 }
-static int bruss_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+static int bruss_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *user)
 {
-    const bruss *B = u;
+    const bruss *B = user;
     BRUSS_BODY(double complex, t, y, p, dy, 1, 0);
     return 0;
 }
@@ -78,12 +78,7 @@ SV_ODE_SCALAR_WRAPPERS(bruss)
 static void bruss_free(void *data)
 {
     bruss *B = data;
-    if (!B) return;
-    free(B->patch);
-    free(B->rowptr);
-    free(B->colind);
-    free(B->pos);
-    free(B);
+    ode_builtin_free_all((void *[]){B->patch, B->rowptr, B->colind, B->pos, B}, 5);
 }
 
 /* Per row the 6 columns with their roles, sorted by column: pos[6r + role]

@@ -170,11 +170,8 @@ SV_ODE_SCALAR_WRAPPERS(eb)
 static void eb50_free(void *data)
 {
     eb50 *E = data;
-    if (!E) return;
     sv_sparse_coloring_destroy(E->coloring);
-    free(E->rowptr);
-    free(E->colind);
-    free(E);
+    ode_builtin_free_all((void *[]){E->rowptr, E->colind, E}, 3);
 }
 
 /* Structural pattern by probing: J(τ) at two generic times (unit seeds on

@@ -2,6 +2,8 @@
 #ifndef SV_ODE_BUILTIN_INTERNAL_H
 #define SV_ODE_BUILTIN_INTERNAL_H
 
+#include <stdlib.h>
+
 #include "ode_internal.h"
 
 /* Scalar callbacks from the batched ones: slot-major with W = 1 is a plain
@@ -25,6 +27,13 @@
         (d)->jac = name##_j;          \
         (d)->jac_batch = name##_jb;   \
     } while (0)
+
+/* free() every one of count pointers (built-in data is small and lives as
+ * long as the problem, so it is not budgeted). */
+static inline void ode_builtin_free_all(void *const *parts, int count)
+{
+    for (int k = 0; k < count; k++) free(parts[k]);
+}
 
 /* Copy the standard interval, state, parameters and tolerances into b. */
 sv_status ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1, const double *y0,

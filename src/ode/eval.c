@@ -77,11 +77,7 @@ sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, ode_jac_work
 
 void ode_jac_work_destroy(ode_jac_work *jw)
 {
-    if (!jw) return;
-    sv_ctx *ctx = jw->ctx;
-    sv_free(ctx, jw->y);
-    sv_free(ctx, jw->yc);
-    sv_free(ctx, jw);
+    if (jw) ode_free_all(jw->ctx, (void *[]){jw->y, jw->yc, jw}, 3);
 }
 
 /* One colour's directional derivative d (n values, = J·seed) into the

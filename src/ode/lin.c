@@ -154,26 +154,19 @@ sv_status ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single
     if (st == SV_OK) st = map_entries(L);
     if (st == SV_OK && wants_dense_small(L)) st = use_dense_small(L);
     if (st == SV_OK) st = alloc_buffers(L);
-    if (st != SV_OK) {
+    if (st == SV_OK)
+        *out = L;
+    else
         ode_lin_destroy(L);
-        return st;
-    }
-    *out = L;
-    return SV_OK;
+    return st;
 }
 
 void ode_lin_destroy(ode_lin *L)
 {
     if (!L) return;
-    sv_ctx *ctx = L->ctx;
     sv_sparse_lu_destroy(L->lu);
     sv_sparse_pattern_destroy(L->pat);
-    sv_free(ctx, L->eslot);
-    sv_free(ctx, L->buf);
-    sv_free(ctx, L->r);
-    sv_free(ctx, L->fbuf);
-    sv_free(ctx, L->fx);
-    sv_free(ctx, L);
+    ode_free_all(L->ctx, (void *[]){L->eslot, L->buf, L->r, L->fbuf, L->fx, L}, 6);
 }
 
 /* M = shift·I − J written straight into the LU slots (fill slots zeroed):

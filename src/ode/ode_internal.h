@@ -10,6 +10,12 @@
 static inline double ode_max(double a, double b) { return a > b ? a : b; }
 static inline double ode_min(double a, double b) { return a < b ? a : b; }
 
+/* sv_free every one of count pointers (a destroy's arrays, then the record). */
+static inline void ode_free_all(sv_ctx *ctx, void *const *parts, int count)
+{
+    for (int k = 0; k < count; k++) sv_free(ctx, parts[k]);
+}
+
 /* Largest lane count (AVX-512 would take 8 doubles). */
 #define ODE_WMAX 8
 

@@ -138,23 +138,18 @@ sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_od
     P->nnz = P->dense ? d->n * d->n : d->rowptr[d->n];
     st = copy_pattern(P, d);
     if (st == SV_OK) st = color_columns(P);
-    if (st != SV_OK) {
+    if (st == SV_OK)
+        *out = P;
+    else
         sv_ode_problem_destroy(P);
-        return st;
-    }
-    *out = P;
-    return SV_OK;
+    return st;
 }
 
 void sv_ode_problem_destroy(sv_ode_problem *P)
 {
     if (!P) return;
-    sv_ctx *ctx = P->ctx;
-    sv_free(ctx, P->rowptr);
-    sv_free(ctx, P->colind);
-    sv_free(ctx, P->erow);
     sv_sparse_coloring_destroy(P->coloring);
-    sv_free(ctx, P);
+    ode_free_all(P->ctx, (void *[]){P->rowptr, P->colind, P->erow, P}, 4);
 }
 
 int sv_ode_problem_n(const sv_ode_problem *P) { return P ? P->n : 0; }

@@ -86,16 +86,12 @@ static sv_status lanes_arrays(ode_lanes *L)
 {
     const sv_ode_problem *P = L->P;
     size_t nw = (size_t)P->n * L->W;
-    L->y = sv_calloc(L->ctx, lanes_doubles(P, L->W), sizeof(double), "ode lane state");
-    if (!L->y) return sv_last_status();
-    L->ynew = L->y + nw;
-    L->f0 = L->ynew + nw;
-    L->U = L->f0 + nw;
-    L->fv = L->U + nw;
-    L->rhs = L->fv + nw;
-    L->dT = L->rhs + nw;
-    L->err = L->dT + nw;
-    L->k = L->err + nw;
+    double *base = sv_calloc(L->ctx, lanes_doubles(P, L->W), sizeof(double), "ode lane state");
+    if (!base) return sv_last_status();
+    /* eight n·W arrays side by side, then the eight stages k */
+    double **vec[8] = {&L->y, &L->ynew, &L->f0, &L->U, &L->fv, &L->rhs, &L->dT, &L->err};
+    for (int a = 0; a < 8; a++) *vec[a] = base + a * nw;
+    L->k = base + 8 * nw;
     L->p = L->k + 8 * nw;
     L->jv = L->p + (size_t)(P->np ? P->np : 1) * L->W;
     L->scratch = L->jv + (size_t)(P->nnz ? P->nnz : 1) * L->W;
@@ -226,13 +222,19 @@ static int refill(shared *S, ode_lanes *L, int w)
 }
 
 /* ---- prepare: f at the start and first steps ---------------------------------- */
-/* Count lane w's f evaluation; end the lane if its callback failed. */
-static int evaluated(shared *S, ode_lanes *L, int w)
+/* f for the masked lanes into out, each evaluation counted; a lane whose
+ * callback failed ends, and m keeps the lanes still going. */
+static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out)
 {
-    L->st[w].nf++;
-    if (!L->fail[w]) return 1;
-    finish(S, L, w, SV_ODE_F_FAILED);
-    return 0;
+    ode_eval_f(S->P, L->W, m, t, y, L->p, out, L->fail, L->scratch);
+    for (int w = 0; w < L->W; w++) {
+        if (!m[w]) continue;
+        L->st[w].nf++;
+        if (L->fail[w]) {
+            finish(S, L, w, SV_ODE_F_FAILED);
+            m[w] = 0;
+        }
+    }
 }
 
 /* f0 = f(t, y) for the lanes that lack it (new lanes, after a tstop). */
@@ -247,11 +249,10 @@ static void start_f(shared *S, ode_lanes *L)
         L->fail[w] = 0;
     }
     if (!any) return;
-    ode_eval_f(S->P, W, m, L->t, L->y, L->p, L->f0, L->fail, L->scratch);
+    eval_masked(S, L, m, L->t, L->y, L->f0);
     for (int w = 0; w < W; w++) {
         if (!m[w]) continue;
         L->have_f0[w] = 1;
-        if (!evaluated(S, L, w)) continue;
         for (int i = 0; i < n; i++)
             if (!isfinite(L->f0[(size_t)i * W + w])) {
                 finish(S, L, w, SV_ODE_NONFINITE);
@@ -331,13 +332,12 @@ static void first_steps(shared *S, ode_lanes *L)
         first_step_guess(S, L, w, &h0[w], &d1[w], &dtmax[w]);
     }
     if (!any) return;
-    ode_eval_f(S->P, W, hm, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
-    for (int w = 0; w < W; w++) {
-        if (!hm[w]) continue;
-        L->need_h0[w] = 0;
-        if (!evaluated(S, L, w)) continue;
-        L->hprop[w] = first_step(L, w, h0[w], d1[w], dtmax[w]);
-    }
+    eval_masked(S, L, hm, L->tstage, L->U, L->fv);
+    for (int w = 0; w < W; w++)
+        if (hm[w]) {
+            L->need_h0[w] = 0;
+            L->hprop[w] = first_step(L, w, h0[w], d1[w], dtmax[w]);
+        }
 }
 
 /* Clip each lane's step to the end and to the next tstop. */

@@ -96,20 +96,10 @@ static void sort_ints(int *a, int len)
 void sv_sparse_lu_destroy(sv_sparse_lu *lu)
 {
     if (!lu) return;
-    sv_ctx *ctx = lu->ctx;
     sv_sparse_lu_unload_kernels(lu);
-    sv_free(ctx, lu->perm);
-    sv_free(ctx, lu->iperm);
-    sv_free(ctx, lu->rowptr);
-    sv_free(ctx, lu->colind);
-    sv_free(ctx, lu->diag);
-    sv_free(ctx, lu->entry_slot);
-    sv_free(ctx, lu->diag_slot);
-    sv_free(ctx, lu->diag_entry);
-    sv_free(ctx, lu->run_off);
-    sv_free(ctx, lu->run_t);
-    sv_free(ctx, lu->run_len);
-    sv_free(ctx, lu);
+    void *parts[] = {lu->perm,       lu->iperm,     lu->rowptr,     lu->colind,  lu->diag,    lu->entry_slot,
+                     lu->diag_slot,  lu->diag_entry, lu->run_off,   lu->run_t,   lu->run_len, lu};
+    sv_sparse_free_all(lu->ctx, parts, (int)(sizeof parts / sizeof parts[0]));
 }
 
 /* ---- the steps of the analysis ---------------------------------------------- */
@@ -288,21 +278,6 @@ static sv_status schedule(sv_sparse_lu *lu)
     return st;
 }
 
-/* Slot of permuted column j in permuted row k, or -1. */
-static int slot_of(const sv_sparse_lu *lu, int k, int j)
-{
-    int lo = lu->rowptr[k], hi = lu->rowptr[k + 1] - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (lu->colind[mid] == j) return mid;
-        if (lu->colind[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
 /* entry_slot, diag_slot and diag_entry: where the pattern's entries live. */
 static sv_status slot_maps(sv_sparse_lu *lu, const sv_sparse_pattern *p)
 {
@@ -310,7 +285,7 @@ static sv_status slot_maps(sv_sparse_lu *lu, const sv_sparse_pattern *p)
         int k = lu->iperm[i];
         lu->diag_slot[i] = lu->diag[k];
         for (int e = p->rowptr[i]; e < p->rowptr[i + 1]; e++) {
-            int slot = slot_of(lu, k, lu->iperm[p->colind[e]]);
+            int slot = sv_sparse_find_sorted(lu->colind, lu->rowptr[k], lu->rowptr[k + 1], lu->iperm[p->colind[e]]);
             if (slot < 0)
                 return sv_error(SV_ERR_INTERNAL, "sparse analysis: entry (%d, %d) has no slot", i, p->colind[e]);
             lu->entry_slot[e] = slot;
@@ -345,13 +320,13 @@ sv_status sv_sparse_lu_analyse(sv_ctx *ctx, const sv_sparse_pattern *p, sv_spars
     if (st == SV_OK) st = symbolic(lu, p);
     if (st == SV_OK) st = schedule(lu);
     if (st == SV_OK) st = slot_maps(lu, p);
-    if (st != SV_OK) {
+    if (st == SV_OK) {
+        lu->hash = layout_hash(lu);
+        *out = lu;
+    } else {
         sv_sparse_lu_destroy(lu);
-        return st;
     }
-    lu->hash = layout_hash(lu);
-    *out = lu;
-    return SV_OK;
+    return st;
 }
 
 int sv_sparse_lu_n(const sv_sparse_lu *lu) { return lu ? lu->n : 0; }

@@ -158,11 +158,7 @@ static sv_status build_graph(sv_ctx *ctx, const structure *s, graph *g)
     return st;
 }
 
-static void graph_free(sv_ctx *ctx, graph *g)
-{
-    sv_free(ctx, g->ptr);
-    sv_free(ctx, g->adj);
-}
+static void graph_free(sv_ctx *ctx, graph *g) { sv_sparse_free_all(ctx, (void *[]){g->ptr, g->adj}, 2); }
 
 /* ---- orderings and greedy passes ------------------------------------------ */
 /* Greedy colouring in a given order; returns the number of colours. */
@@ -420,12 +416,11 @@ static sv_status coloring_build(sv_ctx *ctx, int n, const int *rowptr, const int
     if (!c) return sv_last_status();
     sv_status st = color_structure(ctx, s, ord, c->color, &c->ncolors);
     if (st == SV_OK) st = group(c, n, rowptr, colind);
-    if (st != SV_OK) {
+    if (st == SV_OK)
+        *out = c;
+    else
         sv_sparse_coloring_destroy(c);
-        return st;
-    }
-    *out = c;
-    return SV_OK;
+    return st;
 }
 
 void sv_sparse_color_options_default(sv_sparse_color_options *opt)
@@ -490,24 +485,16 @@ sv_status sv_sparse_coloring_from_colors(sv_ctx *ctx, const sv_sparse_pattern *p
     memcpy(c->color, colors, (size_t)p->n * sizeof(int));
     c->ncolors = nc;
     sv_status st = group(c, p->n, p->rowptr, p->colind);
-    if (st != SV_OK) {
+    if (st == SV_OK)
+        *out = c;
+    else
         sv_sparse_coloring_destroy(c);
-        return st;
-    }
-    *out = c;
-    return SV_OK;
+    return st;
 }
 
 void sv_sparse_coloring_destroy(sv_sparse_coloring *c)
 {
-    if (!c) return;
-    sv_ctx *ctx = c->ctx;
-    sv_free(ctx, c->color);
-    sv_free(ctx, c->cptr);
-    sv_free(ctx, c->cent);
-    sv_free(ctx, c->crow);
-    sv_free(ctx, c->ccol);
-    sv_free(ctx, c);
+    if (c) sv_sparse_free_all(c->ctx, (void *[]){c->color, c->cptr, c->cent, c->crow, c->ccol, c}, 6);
 }
 
 int sv_sparse_coloring_count(const sv_sparse_coloring *c) { return c ? c->ncolors : 0; }

@@ -193,11 +193,7 @@ sv_status sv_sparse_pattern_dense(sv_ctx *ctx, int n, sv_sparse_pattern **out)
 
 void sv_sparse_pattern_destroy(sv_sparse_pattern *p)
 {
-    if (!p) return;
-    sv_ctx *ctx = p->ctx;
-    sv_free(ctx, p->rowptr);
-    sv_free(ctx, p->colind);
-    sv_free(ctx, p);
+    if (p) sv_sparse_free_all(p->ctx, (void *[]){p->rowptr, p->colind, p}, 3);
 }
 
 int sv_sparse_pattern_n(const sv_sparse_pattern *p) { return p ? p->n : 0; }
@@ -208,11 +204,16 @@ const int *sv_sparse_pattern_colind(const sv_sparse_pattern *p) { return p ? p->
 int sv_sparse_pattern_find(const sv_sparse_pattern *p, int i, int j)
 {
     if (!p || i < 0 || j < 0 || i >= p->n || j >= p->n) return -1;
-    int lo = p->rowptr[i], hi = p->rowptr[i + 1] - 1;
+    return sv_sparse_find_sorted(p->colind, p->rowptr[i], p->rowptr[i + 1], j);
+}
+
+int sv_sparse_find_sorted(const int *a, int lo, int end, int key)
+{
+    int hi = end - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
-        if (p->colind[mid] == j) return mid;
-        if (p->colind[mid] < j)
+        if (a[mid] == key) return mid;
+        if (a[mid] < key)
             lo = mid + 1;
         else
             hi = mid - 1;

@@ -49,6 +49,15 @@ struct sv_sparse_lu {
     void *dl_handle;     /* shared object loaded by the runtime path, or NULL */
 };
 
+/* sv_free every one of count pointers (a destroy's arrays, then the record). */
+static inline void sv_sparse_free_all(sv_ctx *ctx, void *const *parts, int count)
+{
+    for (int k = 0; k < count; k++) sv_free(ctx, parts[k]);
+}
+
+/* Index of key in the sorted a[lo .. end-1], or -1 (a row of a CSR). */
+int sv_sparse_find_sorted(const int *a, int lo, int end, int key);
+
 /* FNV-1a over 32-bit words. */
 uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
 /* Version of the code generator: part of cached object names, so that a
