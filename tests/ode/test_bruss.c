@@ -23,10 +23,7 @@ static void test_bruss8(void **s)
     sv_ode_options_default(&o);
     o.rtol = o.atol = 1e-8;
     double y[128];
-    sv_ode_traj_status st;
-    sv_ode_stats stats;
-    assert_int_equal(ode_run_builtin(b, &o, y, &st, &stats), SV_OK);
-    assert_int_equal(st, SV_ODE_SUCCESS);
+    sv_ode_stats stats = ode_run_success(b, &o, y);
     double scd = ode_scd(128, y, bruss8_ref);
     printf("bruss2d N=8 rtol 1e-8: scd %.2f, steps %ld/%ld\n", scd, stats.accepted, stats.rejected);
     assert_true(scd >= 6.0);

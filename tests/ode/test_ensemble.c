@@ -232,10 +232,7 @@ static void test_eb50_reference(void **s)
         sv_ode_options_default(&o);
         o.rtol = o.atol = 1e-4;
         double y[50];
-        sv_ode_traj_status st;
-        sv_ode_stats stats;
-        assert_int_equal(ode_run_builtin(b, &o, y, &st, &stats), SV_OK);
-        assert_int_equal(st, SV_ODE_SUCCESS);
+        sv_ode_stats stats = ode_run_success(b, &o, y);
         printf("eb50 k = %g: dc(14000) = %.6g (reference %.5g), steps %ld/%ld (reference %ld)\n", ks[q], y[1],
                dc_ref[q], stats.accepted, stats.rejected, acc_ref[q]);
         sv_assert_close(y[1], dc_ref[q], 1e-4, 0);

@@ -132,10 +132,12 @@ static void test_recovery(void **state)
     }
 }
 
-/* A random n × n CSR structure with about per_row entries a row, sorted,
- * without any diagonal entry unless the draw gives one (malloc'd). */
-static void random_csr(sv_test_rng *rng, int n, int per_row, int **rp_out, int **ci_out)
+/* A random n × n CSR structure, 2 <= n < 2 + maxn, with about per_row
+ * entries a row, sorted, without any diagonal entry unless the draw gives
+ * one (malloc'd). Returns n. */
+static int random_csr(sv_test_rng *rng, int maxn, int per_row, int **rp_out, int **ci_out)
 {
+    int n = 2 + (int)(sv_test_rng_next(rng) % (uint64_t)maxn);
     int *rp = malloc(((size_t)n + 1) * sizeof *rp), *ci = malloc((size_t)n * n * sizeof *ci);
     unsigned char *m = calloc((size_t)n, 1);
     int e = 0;
@@ -150,6 +152,7 @@ static void random_csr(sv_test_rng *rng, int n, int per_row, int **rp_out, int *
     free(m);
     *rp_out = rp;
     *ci_out = ci;
+    return n;
 }
 
 /* Reference greedy pass, written independently of color.c: columns in the
@@ -179,6 +182,21 @@ static int reference_greedy(int n, const int *rp, const int *ci, const int *orde
     return nc;
 }
 
+/* One pass of `order` equals the reference greedy pass in column order ord. */
+static void check_one_pass(int n, const int *rp, const int *ci, sv_sparse_color_order order, const int *ord)
+{
+    sv_sparse_color_options o;
+    sv_sparse_color_options_default(&o);
+    o.order = order;
+    sv_sparse_coloring *c = NULL;
+    int *ref = malloc((size_t)n * sizeof *ref);
+    assert_int_equal(sv_sparse_color_csr(NULL, n, rp, ci, &o, &c), SV_OK);
+    assert_int_equal(sv_sparse_coloring_count(c), reference_greedy(n, rp, ci, ord, ref));
+    assert_memory_equal(sv_sparse_coloring_colors(c), ref, (size_t)n * sizeof *ref);
+    sv_sparse_coloring_destroy(c);
+    free(ref);
+}
+
 /* The single orderings are exactly one greedy pass: in column order, and by
  * decreasing entries per column with ties in column order (a stable sort). */
 static void test_single_orderings(void **state)
@@ -187,19 +205,10 @@ static void test_single_orderings(void **state)
     sv_test_rng rng;
     sv_test_rng_seed(&rng, 17);
     for (int t = 0; t < 40; t++) {
-        int n = 2 + (int)(sv_test_rng_next(&rng) % 40), *rp, *ci;
-        random_csr(&rng, n, 1 + t % 5, &rp, &ci);
-        int *order = malloc((size_t)n * sizeof *order), *ref = malloc((size_t)n * sizeof *ref);
-        int *cnt = calloc((size_t)n, sizeof *cnt);
-        sv_sparse_color_options o;
-        sv_sparse_color_options_default(&o);
-        sv_sparse_coloring *c = NULL;
+        int *rp, *ci, n = random_csr(&rng, 40, 1 + t % 5, &rp, &ci);
+        int *order = malloc((size_t)n * sizeof *order), *cnt = calloc((size_t)n, sizeof *cnt);
         for (int j = 0; j < n; j++) order[j] = j;
-        o.order = SV_SPARSE_COLOR_NATURAL;
-        assert_int_equal(sv_sparse_color_csr(NULL, n, rp, ci, &o, &c), SV_OK);
-        assert_int_equal(sv_sparse_coloring_count(c), reference_greedy(n, rp, ci, order, ref));
-        assert_memory_equal(sv_sparse_coloring_colors(c), ref, (size_t)n * sizeof *ref);
-        sv_sparse_coloring_destroy(c);
+        check_one_pass(n, rp, ci, SV_SPARSE_COLOR_NATURAL, order);
         for (int e = 0; e < rp[n]; e++) cnt[ci[e]]++;
         for (int a = 1; a < n; a++) /* stable insertion sort, decreasing count */
             for (int b = a; b > 0 && cnt[order[b - 1]] < cnt[order[b]]; b--) {
@@ -207,12 +216,8 @@ static void test_single_orderings(void **state)
                 order[b] = order[b - 1];
                 order[b - 1] = s;
             }
-        o.order = SV_SPARSE_COLOR_COLUMN_COUNT;
-        assert_int_equal(sv_sparse_color_csr(NULL, n, rp, ci, &o, &c), SV_OK);
-        assert_int_equal(sv_sparse_coloring_count(c), reference_greedy(n, rp, ci, order, ref));
-        assert_memory_equal(sv_sparse_coloring_colors(c), ref, (size_t)n * sizeof *ref);
-        sv_sparse_coloring_destroy(c);
-        free(rp), free(ci), free(order), free(ref), free(cnt);
+        check_one_pass(n, rp, ci, SV_SPARSE_COLOR_COLUMN_COUNT, order);
+        free(rp), free(ci), free(order), free(cnt);
     }
 }
 
@@ -226,8 +231,7 @@ static void test_csr_structures(void **state)
     sv_test_rng rng;
     sv_test_rng_seed(&rng, 23);
     for (int t = 0; t < 30; t++) {
-        int n = 2 + (int)(sv_test_rng_next(&rng) % 60), *rp, *ci;
-        random_csr(&rng, n, 1 + t % 4, &rp, &ci);
+        int *rp, *ci, n = random_csr(&rng, 60, 1 + t % 4, &rp, &ci);
         sv_sparse_pattern *p = NULL;
         assert_int_equal(sv_sparse_pattern_from_csr(NULL, n, rp, ci, &p), SV_OK);
         sv_sparse_coloring *cp = NULL, *cd = NULL, *cz = NULL, *cg = NULL;
