@@ -143,7 +143,12 @@ int cmd_codegen_main(int argc, char **argv)
     int rc = 0;
     if (stats) {
         sv_sparse_coloring *c = NULL;
-        int colors = sv_sparse_color(NULL, p, &c) == SV_OK ? sv_sparse_coloring_count(c) : -1;
+        if (sv_sparse_color(NULL, p, &c) != SV_OK) {
+            fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
+            rc = 1;
+            goto done;
+        }
+        int colors = sv_sparse_coloring_count(c);
         sv_sparse_coloring_destroy(c);
         printf("n %d\nnnz %d\nslots %d\nupdates %lld\nflops %lld\ncolors %d\nhash %016llx\n", sv_sparse_lu_n(lu),
                sv_sparse_pattern_nnz(p), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu), sv_sparse_lu_flops(lu),

@@ -43,9 +43,8 @@ sv_status ode_tsit5_attempt(ode_lanes *L);
 void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
 void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);
 
-/* Weighted RMS error norm of lane w: sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */
-double ode_error_norm(const ode_lanes *L, int w, const double *e);
-/* The same for every lane at once (out: W values). */
+/* Weighted RMS error norm of every lane (out: W values):
+ * sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */
 void ode_error_norms(const ode_lanes *L, const double *e, double *out);
 
 #endif

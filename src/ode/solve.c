@@ -31,13 +31,6 @@ typedef struct shared {
 } shared;
 
 /* ---- error norms ----------------------------------------------------------- */
-double ode_error_norm(const ode_lanes *L, int w, const double *e)
-{
-    double r[ODE_WMAX];
-    ode_error_norms(L, e, r);
-    return r[w];
-}
-
 static inline __attribute__((always_inline)) void error_norms_w(const ode_lanes *L, const double *e, double *out,
                                                                 const int W)
 {

@@ -105,10 +105,10 @@ void sv_sparse_lu_destroy(sv_sparse_lu *lu)
 /* ---- the steps of the analysis ---------------------------------------------- */
 /* The record and its arrays of known size (the L+U structure and the
  * schedule are sized by the steps that compute them). */
-static sv_sparse_lu *lu_new(sv_ctx *ctx, const sv_sparse_pattern *p)
+static sv_status lu_new(sv_ctx *ctx, const sv_sparse_pattern *p, sv_sparse_lu **out)
 {
     sv_sparse_lu *lu = sv_calloc(ctx, 1, sizeof *lu, "sparse LU analysis");
-    if (!lu) return NULL;
+    if (!lu) return sv_last_status();
     int n = p->n;
     size_t nb = (size_t)n * sizeof(int);
     lu->ctx = ctx;
@@ -123,10 +123,12 @@ static sv_sparse_lu *lu_new(sv_ctx *ctx, const sv_sparse_pattern *p)
     lu->entry_slot = sv_alloc(ctx, (size_t)p->nnz * sizeof(int), "sparse LU entry slots");
     if (!lu->perm || !lu->iperm || !lu->rowptr || !lu->diag || !lu->diag_slot || !lu->diag_entry ||
         !lu->entry_slot) {
+        sv_status st = sv_last_status();
         sv_sparse_lu_destroy(lu);
-        return NULL;
+        return st;
     }
-    return lu;
+    *out = lu;
+    return SV_OK;
 }
 
 /* perm and iperm: AMD on S + Sᵀ, or the given order. */
@@ -314,9 +316,10 @@ sv_status sv_sparse_lu_analyse(sv_ctx *ctx, const sv_sparse_pattern *p, sv_spars
     if (ordering != SV_SPARSE_ORDER_AMD && ordering != SV_SPARSE_ORDER_NATURAL)
         return sv_error(SV_ERR_ARG, "sv_sparse_lu_analyse: ordering = %d: expected SV_SPARSE_ORDER_AMD (0) or "
                                     "SV_SPARSE_ORDER_NATURAL (1)", (int)ordering);
-    sv_sparse_lu *lu = lu_new(ctx, p);
-    if (!lu) return sv_last_status();
-    sv_status st = order(lu, p, ordering);
+    sv_sparse_lu *lu = NULL;
+    sv_status st = lu_new(ctx, p, &lu);
+    if (st != SV_OK) return st;
+    st = order(lu, p, ordering);
     if (st == SV_OK) st = symbolic(lu, p);
     if (st == SV_OK) st = schedule(lu);
     if (st == SV_OK) st = slot_maps(lu, p);

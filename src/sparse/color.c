@@ -393,28 +393,31 @@ static sv_status group(sv_sparse_coloring *c, int n, const int *rowptr, const in
     return SV_OK;
 }
 
-static sv_sparse_coloring *coloring_new(sv_ctx *ctx, int n, int nnz)
+static sv_status coloring_new(sv_ctx *ctx, int n, int nnz, sv_sparse_coloring **out)
 {
     sv_sparse_coloring *c = sv_calloc(ctx, 1, sizeof *c, "colouring");
-    if (!c) return NULL;
+    if (!c) return sv_last_status();
     c->ctx = ctx;
     c->n = n;
     c->nnz = nnz;
     c->color = sv_alloc(ctx, (size_t)n * sizeof(int), "colouring colours");
     if (!c->color) {
+        sv_status st = sv_last_status();
         sv_sparse_coloring_destroy(c);
-        return NULL;
+        return st;
     }
-    return c;
+    *out = c;
+    return SV_OK;
 }
 
 /* Colour, then group the entries of the structure as given (rowptr, colind). */
 static sv_status coloring_build(sv_ctx *ctx, int n, const int *rowptr, const int *colind, const structure *s,
                                 sv_sparse_color_order ord, sv_sparse_coloring **out)
 {
-    sv_sparse_coloring *c = coloring_new(ctx, n, rowptr[n]);
-    if (!c) return sv_last_status();
-    sv_status st = color_structure(ctx, s, ord, c->color, &c->ncolors);
+    sv_sparse_coloring *c = NULL;
+    sv_status st = coloring_new(ctx, n, rowptr[n], &c);
+    if (st != SV_OK) return st;
+    st = color_structure(ctx, s, ord, c->color, &c->ncolors);
     if (st == SV_OK) st = group(c, n, rowptr, colind);
     if (st == SV_OK)
         *out = c;
@@ -480,11 +483,12 @@ sv_status sv_sparse_coloring_from_colors(sv_ctx *ctx, const sv_sparse_pattern *p
                             colors[j], p->n);
         if (colors[j] + 1 > nc) nc = colors[j] + 1;
     }
-    sv_sparse_coloring *c = coloring_new(ctx, p->n, p->nnz);
-    if (!c) return sv_last_status();
+    sv_sparse_coloring *c = NULL;
+    sv_status st = coloring_new(ctx, p->n, p->nnz, &c);
+    if (st != SV_OK) return st;
     memcpy(c->color, colors, (size_t)p->n * sizeof(int));
     c->ncolors = nc;
-    sv_status st = group(c, p->n, p->rowptr, p->colind);
+    st = group(c, p->n, p->rowptr, p->colind);
     if (st == SV_OK)
         *out = c;
     else
