@@ -9,7 +9,7 @@
 typedef struct ode_lanes {
     sv_ctx *ctx;
     const sv_ode_problem *P;
-    const sv_ode_options *o;
+    const sv_ode_options *o;  /* resolved (solve.c): no zero meaning "default" left */
     const sv_ode_ensemble *E;
     int W, n, np, nnz;
     int rodas;              /* method: Rodas5P (1) or Tsit5 (0) */
