@@ -209,8 +209,7 @@ int sweep_tool_run(const sweep_args *a)
         sv_gpu_report gr;
         sv_gpu_solver_report(gpu, &gr);
         if (gr.on_device) {
-            so.exact_deriv = sv_gpu_exact_deriv;
-            so.exact_user = gpu;
+            so.solver = sv_gpu_solver_sweep(gpu);
             snprintf(devline, sizeof devline, "gpu %s, %s residuals (self-test passed)", gr.device,
                      gr.residual == SV_GPU_RESIDUAL_DF ? "double-float" : "double");
         } else {

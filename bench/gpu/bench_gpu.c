@@ -136,8 +136,7 @@ static double run_sweep(const char *path, int nf, int gpu, sv_gpu_report *rep, s
         sv_gpu_options_default(&go);
         go.required = 1;
         if (sv_gpu_solver_create(s.ctx, s.m, SV_GPU_MAX_DERIV, &go, &g)) die("GPU solver");
-        o.exact_deriv = sv_gpu_exact_deriv;
-        o.exact_user = g;
+        o.solver = sv_gpu_solver_sweep(g);
         o.derivatives = SV_GPU_MAX_DERIV; /* as the tool does on a device */
     }
     sv_sweep_result *res;

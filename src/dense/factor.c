@@ -24,6 +24,11 @@ struct sv_dense_factor {
 
 double sv_dense_default_threshold(sv_dense_type type) { return type == SV_DENSE_C32 ? 1e-4 : 1e-8; }
 
+void sv_dense_factor_options_default(sv_dense_factor_options *opts)
+{
+    if (opts) memset(opts, 0, sizeof *opts);
+}
+
 /* Expand the packed lower triangle into a full column-major n × n matrix. */
 static void expand_full(const sv_dense_sym *a, void *full)
 {
@@ -101,7 +106,7 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     if (opts && !(opts->pivot_threshold >= 0 && opts->pivot_threshold < 1))
         return sv_error(SV_ERR_ARG, "sv_dense_factor_create: pivot_threshold = %g: expected in [0, 1)",
                         opts->pivot_threshold);
-    int allow_fallback = opts ? opts->allow_fallback : 1;
+    int allow_fallback = !(opts && opts->disallow_fallback);
     int use3m = opts ? !opts->plain_gemm : 1;
     const int n = a->n, z = a->type == SV_DENSE_C64;
 
@@ -152,7 +157,7 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
             if (!allow_fallback) {
                 st = sv_error(SV_ERR_SINGULAR,
                               "dense LDLT: pivot %d is below the threshold %.3g x max|a_ij| and the pivoted "
-                              "fallback is disabled (allow_fallback = 0)",
+                              "fallback is disabled (disallow_fallback = 1)",
                               bad, tau);
                 goto done;
             }
@@ -237,17 +242,29 @@ size_t sv_dense_solve_work_bytes(int n, int nrhs)
     return sizeof(float complex) * (size_t)n * (size_t)nrhs + sizeof(double) * (size_t)nrhs;
 }
 
+/* The C32 factors as a single-precision solve (sv_dense_solve32_fn). */
+static sv_status factor_solve32(void *user, int nrhs, float complex *w)
+{
+    const sv_dense_factor *f = user;
+    return sv_dense_factor_solve(f, nrhs, w, f->a->n);
+}
+
 sv_status sv_dense_factor_solve_scaled(const sv_dense_factor *f, int nrhs, double complex *b, int ldb, void *work)
 {
     if (!f) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: f is NULL");
     if (f->type == SV_DENSE_C64) return sv_dense_factor_solve(f, nrhs, b, ldb);
-    const int n = f->a->n;
-    if (nrhs < 0 || ldb < (n > 1 ? n : 1))
-        return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: nrhs = %d, ldb = %d: expected nrhs >= 0, ldb >= n = %d",
-                        nrhs, ldb, n);
+    return sv_dense_solve_scaled(f->a->n, nrhs, b, ldb, work, factor_solve32, (void *)f);
+}
+
+sv_status sv_dense_solve_scaled(int n, int nrhs, double complex *b, int ldb, void *work, sv_dense_solve32_fn solve32,
+                                void *user)
+{
+    if (n < 0 || nrhs < 0 || ldb < (n > 1 ? n : 1))
+        return sv_error(SV_ERR_ARG, "sv_dense_solve_scaled: n = %d, nrhs = %d, ldb = %d: expected n, nrhs >= 0, ldb >= n",
+                        n, nrhs, ldb);
     if (n == 0 || nrhs == 0) return SV_OK;
-    if (!b || !work)
-        return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: %s is NULL", b ? "work" : "b");
+    if (!b || !work || !solve32)
+        return sv_error(SV_ERR_ARG, "sv_dense_solve_scaled: %s is NULL", !b ? "b" : !work ? "work" : "solve32");
     float complex *w = work;
     double *scale = (double *)(w + (size_t)n * nrhs); /* nrhs doubles after the vectors */
     for (int c = 0; c < nrhs; c++) {
@@ -256,7 +273,7 @@ sv_status sv_dense_factor_solve_scaled(const sv_dense_factor *f, int nrhs, doubl
         scale[c] = s > 0 && isfinite(s) ? s : 1;
         for (int i = 0; i < n; i++) w[(size_t)c * n + i] = (float complex)(b[(size_t)c * ldb + i] / scale[c]);
     }
-    sv_status st = sv_dense_factor_solve(f, nrhs, w, n);
+    sv_status st = solve32(user, nrhs, w);
     if (st) return st;
     for (int c = 0; c < nrhs; c++)
         for (int i = 0; i < n; i++) b[(size_t)c * ldb + i] = (double complex)w[(size_t)c * n + i] * scale[c];

@@ -167,8 +167,7 @@ static sv_sweep_result *run_with(sweep_case *c, sv_gpu_solver *g, int exact_all)
 {
     sv_sweep_options o;
     sv_sweep_options_default(&o);
-    o.exact_deriv = sv_gpu_exact_deriv;
-    o.exact_user = g;
+    o.solver = sv_gpu_solver_sweep(g);
     o.derivatives = SV_GPU_MAX_DERIV; /* as the tool does on a device */
     o.exact_all = exact_all;
     o.tolerance = 1e-8;
