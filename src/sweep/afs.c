@@ -599,89 +599,125 @@ static int cmp_fidx(const void *a, const void *b)
     return x->f < y->f ? -1 : x->f > y->f ? 1 : x->i - y->i;
 }
 
-static sv_status run(afs *s)
+/* ---- the sweep's loop ----------------------------------------------------------- */
+/* c_k(f_i) for every frequency, once. */
+static sv_status sweep_coefs(afs *s)
 {
-    sv_sweep_result *res = s->res;
-    int nf = s->nf;
-    for (int i = 0; i < nf; i++) {
-        sv_status st = sv_sweep_model_coefs(s->m, res->freq[i], s->coef + (size_t)i * s->K);
+    for (int i = 0; i < s->nf; i++) {
+        sv_status st = sv_sweep_model_coefs(s->m, s->res->freq[i], s->coef + (size_t)i * s->K);
         if (st) return st;
     }
-    if (s->o.exact_all) {
-        for (int i = 0; i < nf; i++) {
-            sv_status st = solve_exact_at(s, i);
-            if (!st) st = sv_progress(s->ctx, "sweep", (double)(i + 1) / nf);
-            if (st) return st;
-        }
-        res->converged = 1;
-        return SV_OK;
+    return SV_OK;
+}
+
+/* An exact solve at f_i whose solution (and derivatives) then widen the basis. */
+static sv_status solve_and_extend(afs *s, int i)
+{
+    sv_status st = solve_exact_at(s, i);
+    if (st) return st;
+    double t0 = sv_time_now();
+    st = extend_basis(s);
+    s->res->seconds_reduced += sv_time_now() - t0;
+    return st;
+}
+
+static sv_status run_exact_all(afs *s)
+{
+    for (int i = 0; i < s->nf; i++) {
+        sv_status st = solve_exact_at(s, i);
+        if (!st) st = sv_progress(s->ctx, "sweep", (double)(i + 1) / s->nf);
+        if (st) return st;
     }
-    int cap = s->o.max_exact < nf ? s->o.max_exact : nf;
-    int init = s->o.initial < cap ? s->o.initial : cap;
-    /* Initial samples: evenly spaced in sorted frequency order (edges and middle for 3). */
+    s->res->converged = 1;
+    return SV_OK;
+}
+
+/* Initial samples: evenly spaced in sorted frequency order (edges and middle for 3). */
+static sv_status run_initial(afs *s, int cap)
+{
+    int nf = s->nf, init = s->o.initial < cap ? s->o.initial : cap;
     fidx *order = sv_alloc(s->ctx, sizeof(fidx) * (size_t)nf, "frequency order");
     if (!order) return sv_last_status();
-    for (int i = 0; i < nf; i++) order[i] = (fidx){res->freq[i], i};
+    for (int i = 0; i < nf; i++) order[i] = (fidx){s->res->freq[i], i};
     qsort(order, (size_t)nf, sizeof(fidx), cmp_fidx);
     sv_status st = SV_OK;
     for (int a = 0; a < init && !st; a++) {
         int pos = init == 1 ? (nf - 1) / 2 : (int)lround((double)a * (nf - 1) / (init - 1));
         int i = order[pos].i;
-        if (res->exact[i]) continue;
-        st = solve_exact_at(s, i);
-        if (!st) {
-            double t0 = sv_time_now();
-            st = extend_basis(s);
-            res->seconds_reduced += sv_time_now() - t0;
-        }
+        if (s->res->exact[i]) continue;
+        st = solve_and_extend(s, i);
         if (!st) st = sv_progress(s->ctx, "sweep", 0.0);
     }
     sv_free(s->ctx, order);
-    if (st) return st;
+    return st;
+}
+
+/* The residual estimate at every frequency not solved exactly: its largest
+ * value and where (−1: none left). */
+static sv_status estimate(afs *s, double *mx, int *arg)
+{
+    double t0 = sv_time_now();
+    sv_status st = SV_OK;
+    *mx = 0.0;
+    *arg = -1;
+    if (s->q > 0) {
+        st = factor_estimator(s);
+        if (!st) st = evaluate_reduced(s, mx, arg);
+    } else {
+        /* Every solution was zero: nothing to project on; solve the rest exactly. */
+        for (int i = 0; i < s->nf; i++)
+            if (!s->res->exact[i]) {
+                s->res->residual[i] = INFINITY;
+                if (*arg < 0) *arg = i, *mx = INFINITY;
+            }
+    }
+    s->res->seconds_reduced += sv_time_now() - t0;
+    return st;
+}
+
+/* Solve exactly where the estimate is largest until every estimate is below
+ * the tolerance or the cap is reached. */
+static sv_status run_adaptive(afs *s, int cap)
+{
+    sv_sweep_result *res = s->res;
     double first = -1.0;
     for (;;) {
-        double t0 = sv_time_now();
-        double mx = 0.0;
-        int arg = -1;
-        if (s->q > 0) {
-            st = factor_estimator(s);
-            if (!st) st = evaluate_reduced(s, &mx, &arg);
-        } else {
-            /* Every solution was zero: nothing to project on; solve the rest exactly. */
-            for (int i = 0; i < nf; i++)
-                if (!res->exact[i]) {
-                    res->residual[i] = INFINITY;
-                    if (arg < 0) arg = i, mx = INFINITY;
-                }
-        }
-        res->seconds_reduced += sv_time_now() - t0;
+        double mx;
+        int arg;
+        sv_status st = estimate(s, &mx, &arg);
         if (st) return st;
         res->max_residual = arg < 0 ? 0.0 : mx;
         if (first < 0) first = mx;
         if (arg < 0 || mx < s->o.tolerance) {
             res->converged = 1;
-            break;
+            return SV_OK;
         }
         if (res->n_exact >= cap) {
-            if (res->n_exact < nf)
+            if (res->n_exact < s->nf)
                 sv_log(s->ctx, SV_LOG_WARN,
                        "adaptive sweep stopped at the cap of %d exact solves with residual estimate %.3g > "
                        "tolerance %.3g (at f = %g)",
                        cap, mx, s->o.tolerance, res->freq[arg]);
             res->converged = 0;
-            break;
+            return SV_OK;
         }
         st = report(s, first, mx);
-        if (!st) st = solve_exact_at(s, arg);
-        if (!st) {
-            t0 = sv_time_now();
-            st = extend_basis(s);
-            res->seconds_reduced += sv_time_now() - t0;
-        }
+        if (!st) st = solve_and_extend(s, arg);
         if (st) return st;
     }
+}
+
+static sv_status run(afs *s)
+{
+    sv_status st = sweep_coefs(s);
+    if (st || s->o.exact_all) return st ? st : run_exact_all(s);
+    int cap = s->o.max_exact < s->nf ? s->o.max_exact : s->nf;
+    st = run_initial(s, cap);
+    if (!st) st = run_adaptive(s, cap);
+    if (st) return st;
+    sv_sweep_result *res = s->res;
     res->max_residual = 0.0;
-    for (int i = 0; i < nf; i++)
+    for (int i = 0; i < s->nf; i++)
         if (!res->exact[i] && !(res->residual[i] <= res->max_residual)) res->max_residual = res->residual[i];
     return sv_progress(s->ctx, "sweep", 1.0);
 }
@@ -692,9 +728,7 @@ sv_status sv_sweep_run(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const do
     return sv_sweep_run_hooked(ctx, m, nfreq, freq, opts, NULL, NULL, out);
 }
 
-sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
-                              const sv_sweep_options *opts, sv_sweep_hook hook, void *hook_user,
-                              sv_sweep_result **out)
+static sv_status check_run(const sv_sweep_model *m, int nfreq, const double *freq, sv_sweep_result **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "out is NULL");
     *out = NULL;
@@ -703,28 +737,43 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     if (!freq) return sv_error(SV_ERR_ARG, "freq is NULL");
     for (int i = 0; i < nfreq; i++)
         if (!isfinite(freq[i])) return sv_error(SV_ERR_NONFINITE, "freq[%d] = %g: expected a finite value", i, freq[i]);
+    return SV_OK;
+}
+
+/* The working state's sizes (its arrays come in alloc_all). */
+static void afs_init(afs *s, sv_ctx *ctx, const sv_sweep_model *m, int nfreq, sv_sweep_hook hook, void *hook_user)
+{
+    s->ctx = ctx;
+    s->m = m;
+    s->n = m->n;
+    s->K = m->nterms;
+    s->p = m->nrhs;
+    s->nout = m->nout;
+    s->nf = nfreq;
+    s->hook = hook;
+    s->hook_user = hook_user;
+    int cap = s->o.max_exact < nfreq ? s->o.max_exact : nfreq;
+    s->nderiv = s->o.exact_all || s->o.derivatives < 0 ? 0 : s->o.derivatives;
+    s->qmax = qmax_for(m->n, m->nrhs, cap, s->nderiv);
+}
+
+sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
+                              const sv_sweep_options *opts, sv_sweep_hook hook, void *hook_user,
+                              sv_sweep_result **out)
+{
+    sv_status st = check_run(m, nfreq, freq, out);
+    if (st) return st;
     afs s;
     memset(&s, 0, sizeof(s));
     fill_defaults(opts, &s.o);
-    sv_status st = check_options(&s.o);
+    st = check_options(&s.o);
     if (st) return st;
     double t0 = sv_time_now();
     size_t need = sv_sweep_estimate_bytes(m->n, m->nterms, m->nrhs, m->nout, m->nb, nfreq, &s.o);
     st = sv_mem_check(ctx, need, "adaptive sweep (basis, reduced model, exact solve)");
     if (st) return st;
     sv_threads_saved prev = sv_threads_apply(ctx);
-    s.ctx = ctx;
-    s.m = m;
-    s.n = m->n;
-    s.K = m->nterms;
-    s.p = m->nrhs;
-    s.nout = m->nout;
-    s.nf = nfreq;
-    s.hook = hook;
-    s.hook_user = hook_user;
-    int cap = s.o.max_exact < nfreq ? s.o.max_exact : nfreq;
-    s.nderiv = s.o.exact_all || s.o.derivatives < 0 ? 0 : s.o.derivatives;
-    s.qmax = qmax_for(m->n, m->nrhs, cap, s.nderiv);
+    afs_init(&s, ctx, m, nfreq, hook, hook_user);
     st = result_create(ctx, nfreq, m->nout, m->nrhs, freq, &s.res);
     if (!st) st = exact_solver(&s);
     if (!st) st = alloc_all(&s);

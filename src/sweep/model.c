@@ -58,6 +58,68 @@ static int packed_ok(int n, const sv_sweep_term *t, int k)
     return 1;
 }
 
+/* Every term valid; *nb: the packed terms' shared block size (0: none). */
+static sv_status check_terms(int n, int nterms, const sv_sweep_term *terms, int *nb)
+{
+    *nb = 0;
+    for (int k = 0; k < nterms; k++) {
+        const sv_sweep_term *t = &terms[k];
+        if (t->kind == SV_SWEEP_TERM_PACKED) {
+            if (t->nb < 1) return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected >= 1", k, t->nb);
+            if (*nb && t->nb != *nb)
+                return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected the block size %d of the other packed terms",
+                                k, t->nb, *nb);
+            *nb = t->nb;
+            if (!packed_ok(n, t, k)) return sv_last_status();
+        } else if (t->kind == SV_SWEEP_TERM_CSR) {
+            if (!csr_ok(n, t, k)) return sv_last_status();
+        } else {
+            return sv_error(SV_ERR_ARG, "terms[%d].kind = %d: expected SV_SWEEP_TERM_PACKED or _CSR", k, (int)t->kind);
+        }
+    }
+    return SV_OK;
+}
+
+/* B copied (ld n) with its column norms; a zero column is refused. */
+static sv_status copy_rhs(sv_sweep_model *m, const double *b, int ldb)
+{
+    int n = m->n;
+    for (int j = 0; j < m->nrhs; j++) {
+        double s = 0.0;
+        for (int i = 0; i < n; i++) {
+            double v = b[(size_t)j * ldb + i];
+            m->b[(size_t)j * n + i] = v;
+            s += v * v;
+        }
+        if (s == 0.0) return sv_error(SV_ERR_ARG, "b column %d is zero: expected a non-zero excitation", j);
+        m->bnorm[j] = sqrt(s);
+    }
+    m->c = m->b;
+    return SV_OK;
+}
+
+/* ‖A_k‖∞ of every term. */
+static sv_status term_norms(sv_sweep_model *m)
+{
+    int n = m->n;
+    for (int k = 0; k < m->nterms; k++) {
+        const sv_sweep_term *t = &m->terms[k];
+        if (t->kind == SV_SWEEP_TERM_PACKED) {
+            m->term_norm[k] = sv_sweep_packed_norm_inf(n, t->nb, t->packed);
+        } else {
+            double mx = 0.0;
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int e = t->rowptr[i]; e < t->rowptr[i + 1]; e++) s += fabs(t->values[e]);
+                if (s > mx) mx = s;
+            }
+            m->term_norm[k] = mx;
+        }
+        if (m->term_norm[k] < 0) return sv_error(SV_ERR_NOMEM, "no memory for the norm of terms[%d]", k);
+    }
+    return SV_OK;
+}
+
 sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_term *terms, sv_sweep_coef_fn coef,
                                 void *coef_user, int nrhs, const double *b, int ldb, sv_sweep_model **out)
 {
@@ -70,22 +132,9 @@ sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_t
     if (nrhs < 1) return sv_error(SV_ERR_ARG, "nrhs = %d: expected >= 1", nrhs);
     if (!b) return sv_error(SV_ERR_ARG, "b is NULL");
     if (ldb < n) return sv_error(SV_ERR_ARG, "ldb = %d: expected >= n = %d", ldb, n);
-    int nb = 0;
-    for (int k = 0; k < nterms; k++) {
-        const sv_sweep_term *t = &terms[k];
-        if (t->kind == SV_SWEEP_TERM_PACKED) {
-            if (t->nb < 1) return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected >= 1", k, t->nb);
-            if (nb && t->nb != nb)
-                return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected the block size %d of the other packed terms",
-                                k, t->nb, nb);
-            nb = t->nb;
-            if (!packed_ok(n, t, k)) return sv_last_status();
-        } else if (t->kind == SV_SWEEP_TERM_CSR) {
-            if (!csr_ok(n, t, k)) return sv_last_status();
-        } else {
-            return sv_error(SV_ERR_ARG, "terms[%d].kind = %d: expected SV_SWEEP_TERM_PACKED or _CSR", k, (int)t->kind);
-        }
-    }
+    int nb;
+    sv_status st = check_terms(n, nterms, terms, &nb);
+    if (st) return st;
     for (int j = 0; j < nrhs; j++)
         for (int i = 0; i < n; i++)
             if (!isfinite(b[(size_t)j * ldb + i]))
@@ -105,43 +154,15 @@ sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_t
     m->term_norm = sv_alloc(ctx, sizeof(double) * (size_t)nterms, "sweep model term norms");
     m->b = sv_alloc(ctx, sizeof(double) * (size_t)n * (size_t)nrhs, "sweep right-hand sides");
     m->bnorm = sv_alloc(ctx, sizeof(double) * (size_t)nrhs, "sweep right-hand side norms");
-    if (!m->terms || !m->term_norm || !m->b || !m->bnorm) {
-        sv_status st = sv_last_status();
+    st = m->terms && m->term_norm && m->b && m->bnorm ? SV_OK : sv_last_status();
+    if (!st) {
+        memcpy(m->terms, terms, sizeof(sv_sweep_term) * (size_t)nterms);
+        st = copy_rhs(m, b, ldb);
+    }
+    if (!st) st = term_norms(m);
+    if (st) {
         sv_sweep_model_destroy(m);
         return st;
-    }
-    memcpy(m->terms, terms, sizeof(sv_sweep_term) * (size_t)nterms);
-    for (int j = 0; j < nrhs; j++) {
-        double s = 0.0;
-        for (int i = 0; i < n; i++) {
-            double v = b[(size_t)j * ldb + i];
-            m->b[(size_t)j * n + i] = v;
-            s += v * v;
-        }
-        if (s == 0.0) {
-            sv_sweep_model_destroy(m);
-            return sv_error(SV_ERR_ARG, "b column %d is zero: expected a non-zero excitation", j);
-        }
-        m->bnorm[j] = sqrt(s);
-    }
-    m->c = m->b;
-    for (int k = 0; k < nterms; k++) {
-        const sv_sweep_term *t = &terms[k];
-        if (t->kind == SV_SWEEP_TERM_PACKED) {
-            m->term_norm[k] = sv_sweep_packed_norm_inf(n, t->nb, t->packed);
-        } else {
-            double mx = 0.0;
-            for (int i = 0; i < n; i++) {
-                double s = 0.0;
-                for (int e = t->rowptr[i]; e < t->rowptr[i + 1]; e++) s += fabs(t->values[e]);
-                if (s > mx) mx = s;
-            }
-            m->term_norm[k] = mx;
-        }
-        if (m->term_norm[k] < 0) {
-            sv_sweep_model_destroy(m);
-            return sv_error(SV_ERR_NOMEM, "no memory for the norm of terms[%d]", k);
-        }
     }
     *out = m;
     return SV_OK;
