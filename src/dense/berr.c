@@ -5,13 +5,14 @@
 
 #include "dense_internal.h"
 
-/* max |v_i|; NaN propagates (a NaN entry must not pass for a small one) */
+/* max |v_i|, NaN if an entry is NaN (it must not pass for a small one) */
 static double colmax(int n, const double complex *v)
 {
     double m = 0;
     for (int i = 0; i < n; i++) {
         double a = cabs(v[i]);
-        if (!(a <= m)) m = a;
+        if (isnan(a)) return a;
+        if (a > m) m = a;
     }
     return m;
 }
@@ -28,7 +29,7 @@ double sv_dense_backward_error_residual(int n, int ncols, double norm_inf, const
         double e = den > 0 ? rn / den : (rn > 0 ? INFINITY : 0);
         if (isnan(rn) || isnan(xn) || isnan(bn)) e = NAN;
         if (per_col) per_col[c] = e;
-        if (!(e <= worst)) worst = e;
+        if (!(e <= worst) && !isnan(worst)) worst = e; /* NaN stays */
     }
     return worst;
 }
