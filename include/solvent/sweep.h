@@ -12,6 +12,8 @@
  * terms, factorise it with the dense engine and refine the solution to
  * double accuracy with a residual computed in double from the terms; a
  * frequency whose refinement fails falls back to a double factorisation.
+ * The exact solver is an object with a table of operations
+ * (solvent/sweep_solver.h): the built-in ones, a GPU's, or a caller's.
  *
  * Adaptive frequency sampling (sv_sweep_run) solves exactly at a few
  * frequencies, projects the model on the real span V of the solutions and

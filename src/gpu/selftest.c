@@ -36,10 +36,12 @@ static double uni(rng *r) /* [−1, 1) */
     return (double)(r->s >> 11) / 4503599627370496.0 - 1.0;
 }
 
-/* The test problem: two packed terms and a CSR one, random vectors. */
+/* The test problem: two packed terms and a CSR one, random vectors, all in
+ * one zeroed allocation (the packed terms' upper workspace stays zero). */
 typedef struct st_data {
     int n, nb, nc, nt, nnz;
     size_t e;
+    void *mem;
     double *pk, *val, *x, *y;
     int *rp, *ci;
     long double *yr;
@@ -48,18 +50,12 @@ typedef struct st_data {
     sv_gpu_term_view tv[3];
 } st_data;
 
-static void st_free(sv_ctx *ctx, st_data *d)
+/* The next piece of *at, `bytes` long, 16-byte aligned. */
+static void *carve(char **at, size_t bytes)
 {
-    sv_free(ctx, d->pk);
-    sv_free(ctx, d->val);
-    sv_free(ctx, d->rp);
-    sv_free(ctx, d->ci);
-    sv_free(ctx, d->x);
-    sv_free(ctx, d->y);
-    sv_free(ctx, d->yr);
-    sv_free(ctx, d->v);
-    sv_free(ctx, d->zf);
-    sv_free(ctx, d->w);
+    void *p = *at;
+    *at += (bytes + 15) / 16 * 16;
+    return p;
 }
 
 static sv_status st_alloc(sv_ctx *ctx, st_data *d)
@@ -71,19 +67,26 @@ static sv_status st_alloc(sv_ctx *ctx, st_data *d)
     d->nt = 3;
     d->e = sv_dense_packed_size(d->n, d->nb);
     d->nnz = 3 * d->n - 2;
-    size_t n = (size_t)d->n, nc = (size_t)d->nc;
-    d->pk = sv_calloc(ctx, 2 * d->e, sizeof(double), "self-test terms");
-    d->val = sv_alloc(ctx, sizeof(double) * (size_t)d->nnz, "self-test terms");
-    d->rp = sv_alloc(ctx, sizeof(int) * (n + 1), "self-test terms");
-    d->ci = sv_alloc(ctx, sizeof(int) * (size_t)d->nnz, "self-test terms");
-    d->x = sv_alloc(ctx, sizeof(double) * n * nc, "self-test vectors");
-    d->y = sv_alloc(ctx, sizeof(double) * n * nc * (size_t)d->nt, "self-test vectors");
-    d->yr = sv_alloc(ctx, sizeof(long double) * 2 * n, "self-test vectors");
-    d->v = sv_alloc(ctx, sizeof(float complex) * n * nc, "self-test vectors");
-    d->zf = sv_alloc(ctx, sizeof(double complex) * n * n, "self-test matrix");
-    d->w = sv_alloc(ctx, sizeof(double complex) * n * nc * 3, "self-test vectors");
-    if (!d->pk || !d->val || !d->rp || !d->ci || !d->x || !d->y || !d->yr || !d->v || !d->zf || !d->w)
-        return sv_last_status();
+    size_t n = (size_t)d->n, nc = (size_t)d->nc, nnz = (size_t)d->nnz;
+    size_t sizes[10] = {2 * d->e * sizeof(double), nnz * sizeof(double), (n + 1) * sizeof(int), nnz * sizeof(int),
+                        n * nc * sizeof(double), n * nc * (size_t)d->nt * sizeof(double), 2 * n * sizeof(long double),
+                        n * nc * sizeof(float complex), n * n * sizeof(double complex),
+                        3 * n * nc * sizeof(double complex)};
+    size_t total = 0;
+    for (int i = 0; i < 10; i++) total += (sizes[i] + 15) / 16 * 16;
+    d->mem = sv_calloc(ctx, total, 1, "self-test problem");
+    if (!d->mem) return sv_last_status();
+    char *at = d->mem;
+    d->pk = carve(&at, sizes[0]);
+    d->val = carve(&at, sizes[1]);
+    d->rp = carve(&at, sizes[2]);
+    d->ci = carve(&at, sizes[3]);
+    d->x = carve(&at, sizes[4]);
+    d->y = carve(&at, sizes[5]);
+    d->yr = carve(&at, sizes[6]);
+    d->v = carve(&at, sizes[7]);
+    d->zf = carve(&at, sizes[8]);
+    d->w = carve(&at, sizes[9]);
     return SV_OK;
 }
 
@@ -224,7 +227,7 @@ sv_status sv_gpu_selftest(sv_ctx *ctx, sv_gpu_backend *b, int modes, unsigned lo
     sv_gpu_problem prob = {.n = d.n, .nb = d.nb, .nterms = d.nt, .terms = d.tv};
     if (!st) st = b->upload(b, &prob, modes, d.nc);
     if (st) {
-        st_free(ctx, &d);
+        sv_free(ctx, d.mem);
         return st;
     }
     if (modes & 1) {
@@ -242,6 +245,6 @@ sv_status sv_gpu_selftest(sv_ctx *ctx, sv_gpu_backend *b, int modes, unsigned lo
                  res->double_ok < 0 ? "not run" : res->double_ok ? "passed" : "FAILED", res->double_err,
                  res->df_ok < 0 ? "not run" : res->df_ok ? "passed" : "FAILED", res->df_err,
                  res->solve_ok ? "passed" : "FAILED", res->solve_err);
-    st_free(ctx, &d);
+    sv_free(ctx, d.mem);
     return SV_OK;
 }

@@ -142,24 +142,16 @@ static void dense_destroy(void *content)
     sv_free(D->home, D);
 }
 
-static const sv_sweep_solver_ops dense_single_ops = {.name = "single-precision LDLT", .setup = dense_setup,
-                                                     .precond = dense_precond, .release = dense_release,
-                                                     .destroy = dense_destroy};
-static const sv_sweep_solver_ops dense_double_ops = {.name = "double-precision LDLT", .setup = dense_setup,
-                                                     .precond = dense_precond, .release = dense_release,
-                                                     .destroy = dense_destroy};
+static const sv_sweep_solver_ops dense_ops = {.name = "dense LDLT", .setup = dense_setup, .precond = dense_precond,
+                                              .release = dense_release, .destroy = dense_destroy};
 
 sv_status sv_sweep_dense_solver_create(sv_ctx *ctx, const sv_sweep_model *m, int single, double tol,
                                        sv_sweep_solver **out)
 {
     dense_solver *D = sv_calloc(ctx, 1, sizeof *D, "dense exact solver");
     if (!D) return sv_last_status();
-    D->m = m;
-    D->home = ctx;
-    D->single = single;
-    D->tol = tol;
-    D->ctx = ctx;
-    sv_status st = sv_sweep_solver_create(ctx, m, single ? &dense_single_ops : &dense_double_ops, D, out);
+    *D = (dense_solver){.m = m, .single = single, .tol = tol, .home = ctx, .ctx = ctx};
+    sv_status st = sv_sweep_solver_create(ctx, m, &dense_ops, D, out);
     if (st) dense_destroy(D);
     return st;
 }

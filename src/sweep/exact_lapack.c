@@ -76,8 +76,7 @@ sv_status sv_sweep_lapack_solver_create(sv_ctx *ctx, const sv_sweep_model *m, sv
 {
     lapack_solver *L = sv_calloc(ctx, 1, sizeof *L, "LAPACK exact solver");
     if (!L) return sv_last_status();
-    L->m = m;
-    L->home = L->ctx = ctx;
+    *L = (lapack_solver){.m = m, .home = ctx, .ctx = ctx};
     sv_status st = sv_sweep_solver_create(ctx, m, &lapack_ops, L, out);
     if (st) lapack_destroy(L);
     return st;

@@ -142,14 +142,8 @@ sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_t
 
     sv_sweep_model *m = sv_calloc(ctx, 1, sizeof(*m), "sweep model");
     if (!m) return sv_last_status();
-    m->ctx = ctx;
-    m->n = n;
-    m->nterms = nterms;
-    m->nrhs = nrhs;
-    m->nout = nrhs;
-    m->nb = nb;
-    m->coef = coef;
-    m->coef_user = coef_user;
+    *m = (sv_sweep_model){.ctx = ctx, .n = n, .nterms = nterms, .nrhs = nrhs, .nout = nrhs, .nb = nb,
+                          .coef = coef, .coef_user = coef_user};
     m->terms = sv_alloc(ctx, sizeof(sv_sweep_term) * (size_t)nterms, "sweep model terms");
     m->term_norm = sv_alloc(ctx, sizeof(double) * (size_t)nterms, "sweep model term norms");
     m->b = sv_alloc(ctx, sizeof(double) * (size_t)n * (size_t)nrhs, "sweep right-hand sides");
@@ -254,8 +248,9 @@ sv_status sv_sweep_model_apply_terms(const sv_sweep_model *m, int ncols, const d
     return SV_OK;
 }
 
-sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
-                               int ldx, double complex *y, int ldy)
+/* Y = Σ c_k·A_k·X with the given coefficients. */
+static sv_status apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
+                             int ldx, double complex *y, int ldy)
 {
     int n = m->n;
     sv_status st = SV_OK;
@@ -300,7 +295,7 @@ sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, 
     double complex c[m->nterms];
     sv_status st = sv_sweep_model_coefs(m, freq, c);
     if (st) return st;
-    return sv_sweep_apply_coefs(m, c, ncols, x, ldx, y, ldy);
+    return apply_coefs(m, c, ncols, x, ldx, y, ldy);
 }
 
 sv_status sv_sweep_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,

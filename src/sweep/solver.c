@@ -48,10 +48,7 @@ sv_status sv_sweep_solver_create(sv_ctx *ctx, const sv_sweep_model *m, const sv_
                         !m ? "the model" : !ops ? "ops" : !ops->setup ? "ops->setup" : "ops->precond");
     sv_sweep_solver *s = sv_calloc(ctx, 1, sizeof *s, "exact solver");
     if (!s) return sv_last_status();
-    s->ctx = ctx;
-    s->m = m;
-    s->ops = ops;
-    s->content = content;
+    *s = (sv_sweep_solver){.ctx = ctx, .m = m, .ops = ops, .content = content};
     *out = s;
     return SV_OK;
 }

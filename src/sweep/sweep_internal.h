@@ -29,10 +29,6 @@ double sv_sweep_packed_norm_inf(int n, int nb, const double *a);
 void sv_sweep_csr_matmul(int n, const int *rowptr, const int *colind, const double *val, int m, const double *x,
                          int ldx, double *y, int ldy);
 
-/* Y = Σ c_k·A_k·X with the given coefficients. */
-sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
-                               int ldx, double complex *y, int ldy);
-
 /* Fill a full column-major n × n complex double matrix with Z(f). */
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);
 

@@ -133,53 +133,85 @@ static void reference(int n, int p, int ngroups, const double complex *z, const 
     free(ipiv);
 }
 
+/* One problem: Z (condition cond, or diagonally dominant with cond = 0),
+ * E, B, the engine's result X and the reference XR, groups of p columns. */
+typedef struct kase {
+    int n, p, G;
+    size_t np;
+    double complex *z, *e, *b, *x, *xr;
+    toy T;
+    sv_dense_refine_ops ops;
+} kase;
+
+static void kase_init(kase *k, uint64_t seed, int n, int p, int G, double cond)
+{
+    sv_test_rng r;
+    sv_test_rng_seed(&r, seed);
+    k->n = n;
+    k->p = p;
+    k->G = G;
+    k->np = (size_t)n * p;
+    k->z = cond > 0 ? td_sym_with_cond(&r, n, cond) : td_random_sym(&r, n, n + 1.0);
+    k->e = td_random_sym(&r, n, 0);
+    k->b = td_random(&r, n, p);
+    k->x = malloc(sizeof *k->x * k->np * G);
+    k->xr = malloc(sizeof *k->xr * k->np * G);
+    reference(n, p, G, k->z, k->e, k->b, k->xr);
+    k->ops = toy_ops(&k->T, k->z, k->e, n, p);
+}
+
+static void kase_free(kase *k)
+{
+    toy_free(&k->T);
+    free(k->z);
+    free(k->e);
+    free(k->b);
+    free(k->x);
+    free(k->xr);
+}
+
+static sv_status kase_refine(kase *k, const sv_dense_refine_params *pr, double complex *x, sv_dense_refine_result *res)
+{
+    return sv_dense_refine(NULL, &k->ops, k->G, pr, k->b, x, k->n, k->G > 1 ? x + k->np : NULL, k->n, res);
+}
+
 /* ---- the engine ---------------------------------------------------------------- */
 static void test_groups_against_zgesv(void **state)
 {
     (void)state;
-    sv_test_rng r;
-    sv_test_rng_seed(&r, 301);
-    int n = 90, p = 2, G = 3;
-    size_t np = (size_t)n * p;
-    double complex *z = td_random_sym(&r, n, n + 1.0), *e = td_random_sym(&r, n, 0), *b = td_random(&r, n, p);
-    double complex *x = malloc(sizeof *x * np * G), *xr = malloc(sizeof *xr * np * G);
-    reference(n, p, G, z, e, b, xr);
-    toy T;
-    sv_dense_refine_ops ops = toy_ops(&T, z, e, n, p);
+    kase k;
+    kase_init(&k, 301, 90, 2, 3, 0);
+    int n = k.n, p = k.p;
+    size_t np = k.np;
     sv_dense_refine_result res;
-    assert_int_equal(sv_dense_refine(NULL, &ops, G, NULL, b, x, n, x + np, n, &res), SV_OK);
+    assert_int_equal(kase_refine(&k, NULL, k.x, &res), SV_OK);
     print_message("groups: %d steps, backward error %.2e; X, X1, X2 vs zgesv %.2e %.2e %.2e\n", res.iterations,
-                  res.backward_error, td_rel_diff(n, p, x, xr), td_rel_diff(n, p, x + np, xr + np),
-                  td_rel_diff(n, p, x + 2 * np, xr + 2 * np));
+                  res.backward_error, td_rel_diff(n, p, k.x, k.xr), td_rel_diff(n, p, k.x + np, k.xr + np),
+                  td_rel_diff(n, p, k.x + 2 * np, k.xr + 2 * np));
     assert_true(res.accepted);
     assert_false(res.fell_back);
     assert_int_equal(res.gmres_steps, 0);
     assert_true(res.iterations >= 1);
     assert_true(res.backward_error <= 1e-15);
-    assert_true(td_backward_error(n, p, z, x, b) <= 1e-15);
-    assert_true(td_rel_diff(n, p, x, xr) < 1e-13);
+    assert_true(td_backward_error(n, p, k.z, k.x, k.b) <= 1e-15);
+    assert_true(td_rel_diff(n, p, k.x, k.xr) < 1e-13);
     /* groups ≥ 1 to their tolerance (1e-13, backward) */
-    assert_true(td_rel_diff(n, p, x + np, xr + np) < 1e-11);
-    assert_true(td_rel_diff(n, p, x + 2 * np, xr + 2 * np) < 1e-11);
-    assert_int_equal(T.fallbacks, 0);
+    assert_true(td_rel_diff(n, p, k.x + np, k.xr + np) < 1e-11);
+    assert_true(td_rel_diff(n, p, k.x + 2 * np, k.xr + 2 * np) < 1e-11);
+    assert_int_equal(k.T.fallbacks, 0);
 
     /* zero-filled parameters, NULL and the defaults are one thing */
-    double complex *x0 = malloc(sizeof *x0 * np * G), *x1 = malloc(sizeof *x1 * np * G);
+    double complex *x0 = malloc(sizeof *x0 * np * k.G), *x1 = malloc(sizeof *x1 * np * k.G);
     sv_dense_refine_params zero, def;
     memset(&zero, 0, sizeof zero);
     sv_dense_refine_params_default(&def);
-    assert_int_equal(sv_dense_refine(NULL, &ops, G, &zero, b, x0, n, x0 + np, n, NULL), SV_OK);
-    assert_int_equal(sv_dense_refine(NULL, &ops, G, &def, b, x1, n, x1 + np, n, NULL), SV_OK);
-    assert_memory_equal(x0, x, sizeof *x * np * G);
-    assert_memory_equal(x1, x, sizeof *x * np * G);
-    toy_free(&T);
-    free(z);
-    free(e);
-    free(b);
-    free(x);
-    free(xr);
+    assert_int_equal(kase_refine(&k, &zero, x0, NULL), SV_OK);
+    assert_int_equal(kase_refine(&k, &def, x1, NULL), SV_OK);
+    assert_memory_equal(x0, k.x, sizeof *x0 * np * k.G);
+    assert_memory_equal(x1, k.x, sizeof *x1 * np * k.G);
     free(x0);
     free(x1);
+    kase_free(&k);
 }
 
 /* Condition 1e8: block refinement with single factors stalls, GMRES on group
@@ -187,48 +219,38 @@ static void test_groups_against_zgesv(void **state)
 static void test_gmres_stage(void **state)
 {
     (void)state;
-    sv_test_rng r;
-    sv_test_rng_seed(&r, 302);
-    int n = 120, p = 2, G = 2;
-    size_t np = (size_t)n * p;
-    double complex *z = td_sym_with_cond(&r, n, 1e8), *e = td_random_sym(&r, n, 0), *b = td_random(&r, n, p);
-    double complex *x = malloc(sizeof *x * np * G), *xr = malloc(sizeof *xr * np * G);
-    reference(n, p, G, z, e, b, xr);
-    toy T;
-    sv_dense_refine_ops ops = toy_ops(&T, z, e, n, p);
+    kase k;
+    kase_init(&k, 302, 120, 2, 2, 1e8);
+    int n = k.n, p = k.p;
+    size_t np = k.np;
     sv_dense_refine_params pr;
     sv_dense_refine_params_default(&pr);
     pr.gmres_steps = SV_DENSE_GMRES_STEPS;
     pr.group_gmres_steps = SV_DENSE_GMRES_STEPS;
     sv_dense_refine_result res;
-    assert_int_equal(sv_dense_refine(NULL, &ops, G, &pr, b, x, n, x + np, n, &res), SV_OK);
+    assert_int_equal(kase_refine(&k, &pr, k.x, &res), SV_OK);
     print_message("cond 1e8: %d block steps, %d GMRES steps, backward error %.2e, fell back %d\n", res.iterations,
                   res.gmres_steps, res.backward_error, res.fell_back);
     assert_true(res.gmres_steps > 0);
     assert_false(res.fell_back);
-    assert_true(td_backward_error(n, p, z, x, b) <= 1e-15);
-    assert_true(td_rel_diff(n, p, x, xr) < 1e8 * 1e-14);
+    assert_true(td_backward_error(n, p, k.z, k.x, k.b) <= 1e-15);
+    assert_true(td_rel_diff(n, p, k.x, k.xr) < 1e8 * 1e-14);
     int zero = 1;
-    for (size_t i = 0; i < np; i++) zero &= x[np + i] == 0;
+    for (size_t i = 0; i < np; i++) zero &= k.x[np + i] == 0;
     if (!zero) {
         double complex *f1 = malloc(sizeof *f1 * np);
-        td_matmul_full(n, p, e, x, f1);
+        td_matmul_full(n, p, k.e, k.x, f1);
         for (size_t i = 0; i < np; i++) f1[i] = -f1[i];
-        assert_true(td_backward_error(n, p, z, x + np, f1) <= 1e-12);
+        assert_true(td_backward_error(n, p, k.z, k.x + np, f1) <= 1e-12);
         free(f1);
     }
     /* without stage 2 the fallback finishes the job */
     pr.gmres_steps = 0;
-    assert_int_equal(sv_dense_refine(NULL, &ops, G, &pr, b, x, n, x + np, n, &res), SV_OK);
+    assert_int_equal(kase_refine(&k, &pr, k.x, &res), SV_OK);
     assert_true(res.fell_back);
-    assert_int_equal(T.fallbacks, 1);
-    assert_true(td_backward_error(n, p, z, x, b) <= 1e-15);
-    toy_free(&T);
-    free(z);
-    free(e);
-    free(b);
-    free(x);
-    free(xr);
+    assert_int_equal(k.T.fallbacks, 1);
+    assert_true(td_backward_error(n, p, k.z, k.x, k.b) <= 1e-15);
+    kase_free(&k);
 }
 
 /* direct = 1: the factors solve exactly (LU in double), no refinement: the
@@ -237,85 +259,67 @@ static void test_gmres_stage(void **state)
 static void test_direct(void **state)
 {
     (void)state;
-    sv_test_rng r;
-    sv_test_rng_seed(&r, 303);
-    int n = 60, p = 3, G = 3;
-    size_t np = (size_t)n * p;
-    double complex *z = td_random_sym(&r, n, 2.0), *e = td_random_sym(&r, n, 0), *b = td_random(&r, n, p);
-    double complex *x = malloc(sizeof *x * np * G), *xr = malloc(sizeof *xr * np * G);
-    toy T;
-    sv_dense_refine_ops ops = toy_ops(&T, z, e, n, p);
-    T.lu = malloc(sizeof *T.lu * (size_t)n * n);
-    T.ipiv = malloc(sizeof *T.ipiv * (size_t)n);
-    memcpy(T.lu, z, sizeof *T.lu * (size_t)n * n);
-    assert_int_equal(LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, T.lu, n, T.ipiv), 0);
+    kase k;
+    kase_init(&k, 303, 60, 3, 3, 0);
+    int n = k.n, p = k.p, G = k.G;
+    size_t np = k.np;
+    k.T.lu = malloc(sizeof *k.T.lu * (size_t)n * n);
+    k.T.ipiv = malloc(sizeof *k.T.ipiv * (size_t)n);
+    memcpy(k.T.lu, k.z, sizeof *k.T.lu * (size_t)n * n);
+    assert_int_equal(LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, k.T.lu, n, k.T.ipiv), 0);
     sv_dense_refine_params pr = {.direct = 1};
     sv_dense_refine_result res;
-    assert_int_equal(sv_dense_refine(NULL, &ops, G, &pr, b, x, n, x + np, n, &res), SV_OK);
+    assert_int_equal(kase_refine(&k, &pr, k.x, &res), SV_OK);
     assert_true(res.accepted);
     assert_int_equal(res.iterations, 0);
-    assert_int_equal(T.precond_calls, G);
+    assert_int_equal(k.T.precond_calls, G);
     double complex *xs = malloc(sizeof *xs * np * G); /* the same LU's solves, by hand */
     for (int g = 0; g < G; g++) {
         double complex *xg = xs + g * np;
-        if (g == 0) memcpy(xg, b, sizeof *xg * np);
+        if (g == 0) memcpy(xg, k.b, sizeof *xg * np);
         else {
-            td_matmul_full(n, p, e, xs + (g - 1) * np, xg);
+            td_matmul_full(n, p, k.e, xs + (g - 1) * np, xg);
             for (size_t i = 0; i < np; i++) xg[i] = -xg[i];
         }
-        assert_int_equal(LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, T.lu, n, T.ipiv, xg, n), 0);
+        assert_int_equal(LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, p, k.T.lu, n, k.T.ipiv, xg, n), 0);
     }
-    assert_memory_equal(x, xs, sizeof *x * np * G);
+    assert_memory_equal(k.x, xs, sizeof *xs * np * G);
     free(xs);
-    reference(n, p, G, z, e, b, xr);
-    for (int g = 0; g < G; g++) assert_true(td_rel_diff(n, p, x + g * np, xr + g * np) < 1e-13);
-    sv_assert_close(res.backward_error, td_backward_error(n, p, z, x, b), 0.5, 1e-17);
-    toy_free(&T);
-    free(z);
-    free(e);
-    free(b);
-    free(x);
-    free(xr);
+    for (int g = 0; g < G; g++) assert_true(td_rel_diff(n, p, k.x + g * np, k.xr + g * np) < 1e-13);
+    sv_assert_close(res.backward_error, td_backward_error(n, p, k.z, k.x, k.b), 0.5, 1e-17);
+    kase_free(&k);
 }
 
 /* No usable factors: straight to the fallback, or an error without one. */
 static void test_singular_and_errors(void **state)
 {
     (void)state;
-    sv_test_rng r;
-    sv_test_rng_seed(&r, 304);
-    int n = 40, p = 1;
-    double complex *z = td_random_sym(&r, n, n), *e = td_random_sym(&r, n, 0), *b = td_random(&r, n, p);
-    double complex *x = malloc(sizeof *x * n * 2);
-    toy T;
-    sv_dense_refine_ops ops = toy_ops(&T, z, e, n, p);
+    kase k;
+    kase_init(&k, 304, 40, 1, 1, 0);
+    int n = k.n;
     sv_dense_refine_params pr = {.singular = 1};
     sv_dense_refine_result res;
-    assert_int_equal(sv_dense_refine(NULL, &ops, 1, &pr, b, x, n, NULL, 0, &res), SV_OK);
+    assert_int_equal(kase_refine(&k, &pr, k.x, &res), SV_OK);
     assert_true(res.fell_back);
-    assert_int_equal(T.fallbacks, 1);
-    assert_true(td_backward_error(n, p, z, x, b) <= 1e-15);
-    sv_dense_refine_ops nofb = ops;
-    nofb.fallback = NULL;
-    assert_int_equal(sv_dense_refine(NULL, &nofb, 1, &pr, b, x, n, NULL, 0, &res), SV_ERR_SINGULAR);
+    assert_int_equal(k.T.fallbacks, 1);
+    assert_true(td_backward_error(n, 1, k.z, k.x, k.b) <= 1e-15);
+    k.ops.fallback = NULL;
+    assert_int_equal(kase_refine(&k, &pr, k.x, &res), SV_ERR_SINGULAR);
     /* arguments */
+    double complex *b = k.b, *x = k.x, dx[40];
     assert_int_equal(sv_dense_refine(NULL, NULL, 1, NULL, b, x, n, NULL, 0, NULL), SV_ERR_ARG);
-    assert_int_equal(sv_dense_refine(NULL, &ops, 0, NULL, b, x, n, NULL, 0, NULL), SV_ERR_ARG);
-    assert_int_equal(sv_dense_refine(NULL, &ops, 2, NULL, b, x, n, NULL, n, NULL), SV_ERR_ARG);
-    assert_int_equal(sv_dense_refine(NULL, &ops, 1, NULL, b, x, n - 1, NULL, 0, NULL), SV_ERR_ARG);
-    sv_dense_refine_ops bad = ops;
+    assert_int_equal(sv_dense_refine(NULL, &k.ops, 0, NULL, b, x, n, NULL, 0, NULL), SV_ERR_ARG);
+    assert_int_equal(sv_dense_refine(NULL, &k.ops, 2, NULL, b, x, n, NULL, n, NULL), SV_ERR_ARG);
+    assert_int_equal(sv_dense_refine(NULL, &k.ops, 1, NULL, b, x, n - 1, NULL, 0, NULL), SV_ERR_ARG);
+    sv_dense_refine_ops bad = k.ops;
     bad.residuals = NULL;
     assert_int_equal(sv_dense_refine(NULL, &bad, 1, NULL, b, x, n, NULL, 0, NULL), SV_ERR_ARG);
-    bad = ops;
+    bad = k.ops;
     bad.group_rhs = NULL;
     sv_dense_refine_params direct = {.direct = 1};
-    assert_int_equal(sv_dense_refine(NULL, &bad, 2, &direct, b, x, n, x + n, n, NULL), SV_ERR_ARG);
+    assert_int_equal(sv_dense_refine(NULL, &bad, 2, &direct, b, x, n, dx, n, NULL), SV_ERR_ARG);
     assert_non_null(strstr(sv_last_error(), "group_rhs"));
-    toy_free(&T);
-    free(z);
-    free(e);
-    free(b);
-    free(x);
+    kase_free(&k);
 }
 
 /* ---- the one backward error ------------------------------------------------------- */
