@@ -69,17 +69,20 @@ const char *sv_sweep_solver_name(const sv_sweep_solver *s)
 
 sv_status sv_sweep_solver_setup(sv_sweep_solver *s, sv_ctx *ctx, double freq, int nderiv, sv_sweep_solver_plan *plan)
 {
+    if (!s || !plan) return sv_error(SV_ERR_ARG, "sv_sweep_solver_setup: %s is NULL", s ? "plan" : "the solver");
     memset(plan, 0, sizeof *plan);
     return s->ops->setup(s->content, ctx, freq, nderiv, plan);
 }
 
 sv_status sv_sweep_solver_precond(sv_sweep_solver *s, int ncols, double complex *v, int ldv)
 {
+    if (!s) return sv_error(SV_ERR_ARG, "sv_sweep_solver_precond: the solver is NULL");
     return s->ops->precond(s->content, ncols, v, ldv);
 }
 
 sv_status sv_sweep_solver_products(sv_sweep_solver *s, int ncols, const double *xs, double *ts)
 {
+    if (!s) return sv_error(SV_ERR_ARG, "sv_sweep_solver_products: the solver is NULL");
     if (s->ops->products) return s->ops->products(s->content, ncols, xs, ts);
     return sv_sweep_model_apply_terms(s->m, ncols, xs, ts);
 }
