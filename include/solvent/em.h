@@ -56,6 +56,8 @@ typedef struct sv_em_stackup {
     double t;          /* metal thickness, m (Zs; and the geometry when thick_metal) */
     double tan_delta;  /* loss tangent of the substrate: eps_r·(1 − j·tan_delta); 0 = lossless */
     int thick_metal;   /* 1: the metal is t thick in L and in the charge (docs/em.md); 0: a sheet */
+    int exact_dielectric_loss; /* with tan_delta > 0: 1 = Ψ's imaginary part as its own term
+                                  (4·N² bytes more); 0 = as a multiple of Ψ (docs/em.md) */
 } sv_em_stackup;
 
 typedef struct sv_em_grid {

@@ -22,7 +22,8 @@ struct sv_em_affine {
     int kind[TERM_MAX];          /* the physical term (TERM_*) of each model term */
     sv_dense_sym *L, *Psi;
     sv_em_csr *G;                /* NULL for lossless metal */
-    sv_dense_sym *PsiI;          /* Ψ's imaginary part; NULL for a lossless dielectric */
+    sv_dense_sym *PsiI;          /* Ψ's imaginary part (exact dielectric loss), else NULL */
+    double loss_ratio;           /* otherwise Ψ_im ≈ loss_ratio·Ψ (0 for a lossless dielectric) */
     sv_sweep_term term[TERM_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
     sv_sweep_model *model;
 };
@@ -33,7 +34,7 @@ struct sv_em_affine {
 static int has_term(const sv_em_stackup *st, int t)
 {
     if (t == TERM_G) return isfinite(st->sigma);
-    if (t == TERM_PSI_IM) return st->tan_delta > 0;
+    if (t == TERM_PSI_IM) return st->tan_delta > 0 && st->exact_dielectric_loss;
     return 1;
 }
 
@@ -48,13 +49,14 @@ static size_t term_bytes(const sv_em_model *em, int t)
     }
 }
 
-/* c(f) of physical term t at f (Hz). */
-static double complex term_coefficient(const sv_em_stackup *st, int t, double freq_hz)
+/* c(f) of physical term t at f (Hz); Ψ's carries the dielectric's loss as
+ * its ratio r when Ψ_im is not a term of its own: (r − j)/ω. */
+static double complex term_coefficient(const sv_em_stackup *st, double ratio, int t, double freq_hz)
 {
     double w = 2 * SV_EM_PI * freq_hz;
     switch (t) {
     case TERM_L: return I * w;
-    case TERM_PSI: return -I / w;
+    case TERM_PSI: return (ratio - I) / w;
     case TERM_PSI_IM: return 1 / w;
     default: return sv_em_surface_impedance(st->sigma, st->t, freq_hz);
     }
@@ -86,7 +88,7 @@ static sv_sweep_term describe_term(const sv_em_affine *a, int t)
 static double complex coefficient(void *user, int k, double freq_hz)
 {
     const sv_em_affine *a = user;
-    return term_coefficient(&a->stackup, a->kind[k], freq_hz);
+    return term_coefficient(&a->stackup, a->loss_ratio, a->kind[k], freq_hz);
 }
 
 int sv_em_affine_nterms(const sv_em_model *em)
@@ -140,6 +142,7 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     a->ctx = ctx;
     a->em = em;
     sv_em_project_stackup(em->prj, &a->stackup);
+    if (a->stackup.tan_delta > 0 && !has_term(&a->stackup, TERM_PSI_IM)) a->loss_ratio = sv_em_dielectric_ratio(em);
     sv_status st = assemble_terms(a);
     if (!st) st = make_model(a);
     if (st)
@@ -175,5 +178,5 @@ sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)
 double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double freq_hz)
 {
     if (!a || k < 0 || k >= a->nterms) return NAN;
-    return term_coefficient(&a->stackup, a->kind[k], freq_hz);
+    return term_coefficient(&a->stackup, a->loss_ratio, a->kind[k], freq_hz);
 }

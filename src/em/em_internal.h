@@ -83,6 +83,11 @@ double sv_em_green_phi(double rho, double h, double eps_r, int terms);
 /* Far ratio used for an accuracy (documented in docs/em.md). */
 double sv_em_default_far_ratio(double accuracy);
 
+/* ---- lossy dielectric (dielectric.c) ---- */
+/* Σ P_im / Σ P_re over all pairs of metal cells: the loss ratio of the
+ * metal's uniform static charge, Ψ_im ≈ ratio·Ψ_re. */
+double sv_em_dielectric_ratio(const sv_em_model *m);
+
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
  * `field` names the project field in messages. */

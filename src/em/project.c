@@ -495,7 +495,7 @@ static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, co
  * (thick metal needs metal.thickness, dielectric loss substrate.tan_delta). */
 static sv_status read_effects(const reader *r, const cJSON *root, sv_em_stackup *st)
 {
-    int thick = 1, dloss = 1;
+    int thick = 1, dloss = 1, exact = 0;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "effects");
     if (e) {
         sv_status s;
@@ -503,10 +503,17 @@ static sv_status read_effects(const reader *r, const cJSON *root, sv_em_stackup 
         static const char *const k[] = {"thick_metal", "dielectric_loss", NULL};
         if ((s = check_keys(r, e, "effects", k))) return s;
         if ((s = get_bool(r, e, "thick_metal", "effects.thick_metal", &thick))) return s;
-        if ((s = get_bool(r, e, "dielectric_loss", "effects.dielectric_loss", &dloss))) return s;
+        const cJSON *dl = cJSON_GetObjectItemCaseSensitive(e, "dielectric_loss");
+        if (cJSON_IsString(dl) && !strcmp(dl->valuestring, "exact"))
+            exact = 1;
+        else if (dl && !cJSON_IsBool(dl))
+            return bad(r, "effects.dielectric_loss", dl, "expected true, false or \"exact\"");
+        else if ((s = get_bool(r, e, "dielectric_loss", "effects.dielectric_loss", &dloss)))
+            return s;
     }
     st->thick_metal = thick && st->t > 0;
     if (!dloss) st->tan_delta = 0;
+    st->exact_dielectric_loss = exact;
     return SV_OK;
 }
 
