@@ -1,11 +1,14 @@
-/* Solvent planar EM model: one zero-thickness metal layer on a grounded
- * dielectric slab, meshed on a uniform grid of dx × dy cells, rooftop
- * current unknowns, quasi-static Green's functions. At angular frequency ω
- * the moment matrix is
+/* Solvent planar EM model: one metal layer (a sheet, or t thick: charge and
+ * current on each cell's face and exposed side walls) on a grounded
+ * dielectric slab (loss tangent tan δ), meshed on a uniform grid of dx × dy
+ * cells, rooftop current unknowns, quasi-static Green's functions. At
+ * angular frequency ω the moment matrix is
  *
- *     Z(ω) = jω·L − j·Ψ/ω + Zs(ω)·G          (N × N, complex symmetric)
+ *     Z(ω) = jω·L − j·Ψ/ω + Zs(ω)·G + Ψ_im/ω    (N × N, complex symmetric)
  *
- * with L, Ψ (= Dᵀ·P·D) and G real symmetric and frequency independent.
+ * with L, Ψ (= Dᵀ·P·D), G and the dielectric's Ψ_im (a ratio of Ψ, or its
+ * own term) real symmetric and frequency independent (docs/em.md). The DC
+ * limit is the metal's resistor network (sv_em_dc_s).
  *
  * Workflow (see docs/em.md):
  *   sv_em_project_read     project file (JSON) -> project handle
@@ -160,7 +163,9 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
 /* ---- the planar model as an affine frequency model --------------------------- */
 /* The one object that turns a mesh into the sweep engine's model
  * Z(f) = Σ c_k(f)·A_k with the port excitations B as right-hand sides: it
- * assembles and owns the terms (jω·L, −j·Ψ/ω, and Zs(f)·G for lossy metal)
+ * assembles and owns the terms (jω·L, −j·Ψ/ω — (r − j)/ω with the
+ * dielectric's loss ratio r —, Zs(f)·G for lossy metal, Ψ_im/ω for
+ * "dielectric_loss": "exact")
  * and their coefficient function (f in hertz), and keeps a pointer to `em`,
  * which must outlive it. H = Bᵀ·X of a sweep of it is the port admittance
  * matrix Y. On failure nothing is left allocated. */
