@@ -22,18 +22,16 @@ double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, doub
     int terms = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 1;
     if (terms < 1) terms = 1;
     if (terms > 100000) terms = 100000;
-    double X = di * dx, Y = dj * dy, prev = 0;
+    /* the series as direct + images: (1 − K)·I(0) − (1 − K²)·Σ_{n≥1} (−K)^{n−1}·I(2nh) */
+    double X = di * dx, Y = dj * dy;
     for (int n = 0; n <= terms; n++) {
         double z = 2.0 * n * h;
         double Iz = exact ? sv_em_rect_exact(0, dx, 0, dy, X, X + dx, Y, Y + dy, z)
                           : sv_em_rect(0, dx, 0, dy, X, X + dx, Y, Y + dy, z, fr);
-        if (n > 0) {
-            s += w * (prev - Iz);
-            w *= -K;
-        }
-        prev = Iz;
+        s += (n == 0 ? 1 - K : -(1 - K * K) * w) * Iz;
+        if (n > 0) w *= -K;
     }
-    double complex P = (1 - K) * s / (4 * SV_EM_PI * SV_EM_EPS0 * dx * dy * dx * dy);
+    double complex P = s / (4 * SV_EM_PI * SV_EM_EPS0 * dx * dy * dx * dy);
     *im = cimag(P); /* P* = P_re + j·P_im; Z gets −j·Ψ_re/ω + Ψ_im/ω */
     return creal(P);
 }
