@@ -142,8 +142,10 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     a->ctx = ctx;
     a->em = em;
     sv_em_project_stackup(em->prj, &a->stackup);
-    if (a->stackup.tan_delta > 0 && !has_term(&a->stackup, TERM_PSI_IM)) a->loss_ratio = sv_em_dielectric_ratio(em);
-    sv_status st = assemble_terms(a);
+    sv_status st = SV_OK;
+    if (a->stackup.tan_delta > 0 && !has_term(&a->stackup, TERM_PSI_IM))
+        st = sv_em_dielectric_ratio(ctx, em, &a->loss_ratio);
+    if (!st) st = assemble_terms(a);
     if (!st) st = make_model(a);
     if (st)
         sv_em_affine_destroy(a); /* what was made so far */

@@ -7,6 +7,7 @@
  * change (docs/em.md). */
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "em_internal.h"
 #include "geom.h"
@@ -41,30 +42,35 @@ double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, doub
  * gives that charge distribution's loss exactly, and every other one to the
  * spread of the filling factor (docs/em.md). The pair sums run over offsets
  * with the metal mask's autocorrelation as weights. */
-double sv_em_dielectric_ratio(const sv_em_model *m)
+sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *ratio)
 {
     const sv_em_project *p = m->prj;
-    int nx = p->grid.nx, ny = p->grid.ny;
+    int nx = p->grid.nx, ny = p->grid.ny, nc = 0;
+    int *cell = sv_alloc(ctx, sizeof(int) * (size_t)nx * ny, "em dielectric loss ratio");
+    double *pairs = sv_calloc(ctx, (size_t)nx * ny, sizeof(double), "em dielectric loss ratio");
+    if (!cell || !pairs) {
+        sv_status st = sv_last_status();
+        sv_free(ctx, cell);
+        sv_free(ctx, pairs);
+        return st;
+    }
+    for (int c = 0; c < nx * ny; c++)
+        if (p->metal[c]) cell[nc++] = c;
+    for (int a = 0; a < nc; a++) /* ordered pairs by |offset| */
+        for (int b = a; b < nc; b++) {
+            int di = abs(cell[a] % nx - cell[b] % nx), dj = abs(cell[a] / nx - cell[b] / nx);
+            pairs[di + (size_t)nx * dj] += a == b ? 1 : 2;
+        }
     double num = 0, den = 0;
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : num, den)
     for (int q = 0; q < nx * ny; q++) {
-        int di = q % nx, dj = q / nx;
-        /* metal pairs at offset (±di, ±dj) */
-        double pairs = 0;
-        for (int j = 0; j < ny; j++)
-            for (int i = 0; i < nx; i++) {
-                if (!p->metal[i + (size_t)nx * j]) continue;
-                for (int sj = -1; sj <= 1; sj += 2)
-                    for (int si = -1; si <= 1; si += 2) {
-                        if ((si < 0 && di == 0) || (sj < 0 && dj == 0)) continue;
-                        int a = i + si * di, b = j + sj * dj;
-                        if (a >= 0 && b >= 0 && a < nx && b < ny && p->metal[a + (size_t)nx * b]) pairs += 1;
-                    }
-            }
-        if (pairs == 0) continue;
-        double im, re = sv_em_P_cells_lossy(m, di, dj, 0, &im);
-        num += pairs * im;
-        den += pairs * re;
+        if (pairs[q] == 0) continue;
+        double im, re = sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);
+        num += pairs[q] * im;
+        den += pairs[q] * re;
     }
-    return den > 0 ? num / den : 0;
+    sv_free(ctx, cell);
+    sv_free(ctx, pairs);
+    *ratio = den > 0 ? num / den : 0;
+    return SV_OK;
 }

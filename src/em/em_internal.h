@@ -86,7 +86,7 @@ double sv_em_default_far_ratio(double accuracy);
 /* ---- lossy dielectric (dielectric.c) ---- */
 /* Σ P_im / Σ P_re over all pairs of metal cells: the loss ratio of the
  * metal's uniform static charge, Ψ_im ≈ ratio·Ψ_re. */
-double sv_em_dielectric_ratio(const sv_em_model *m);
+sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *ratio);
 
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
