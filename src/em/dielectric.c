@@ -12,17 +12,27 @@
 #include "em_internal.h"
 #include "geom.h"
 
+void sv_em_lossy_series(const sv_em_model *m, double complex *K, int *terms)
+{
+    double complex er = m->prj->st.eps_r * (1 - I * m->prj->st.tan_delta);
+    *K = (er - 1) / (er + 1);
+    /* |K|ⁿ ≤ accuracy: as sv_em_image_terms with the modulus */
+    double aK = cabs(*K);
+    int n = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 1;
+    if (n < 1) n = 1;
+    if (n > 100000) n = 100000;
+    *terms = n;
+}
+
 double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, double *im)
 {
     const sv_em_grid *g = &m->prj->grid;
     double dx = g->dx, dy = g->dy, h = m->prj->st.h, fr = m->opts.far_ratio;
-    double complex er = m->prj->st.eps_r * (1 - I * m->prj->st.tan_delta);
-    double complex K = (er - 1) / (er + 1), w = 1, s = 0;
-    /* |K|ⁿ ≤ accuracy: as sv_em_image_terms with the modulus */
-    double aK = cabs(K);
-    int terms = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 1;
-    if (terms < 1) terms = 1;
-    if (terms > 100000) terms = 100000;
+    double complex K, w = 1, s = 0;
+    int terms;
+    sv_em_lossy_series(m, &K, &terms);
+    if (!exact && sv_em_P_cells_is_far(m, di, dj))
+        return sv_em_P_far_lossy(dx, dy, h, creal(K), cimag(K), terms, di, dj, im);
     /* the series as direct + images: (1 − K)·I(0) − (1 − K²)·Σ_{n≥1} (−K)^{n−1}·I(2nh) */
     double X = di * dx, Y = dj * dy;
     for (int n = 0; n <= terms; n++) {
