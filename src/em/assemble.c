@@ -90,6 +90,30 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     return sv_em_assemble_raw_lossy(ctx, m, L, Psi, NULL, colbase, user, info);
 }
 
+sv_status sv_em_assemble_entries(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                                 sv_em_colbase_fn colbase, void *user)
+{
+    sv_em_tables t;
+    sv_status s = tables_build(ctx, m, PsiI != NULL, &t);
+    if (s) return s;
+    /* The fill is one parallel loop: on a shared machine every extra barrier
+     * costs more than it buys, so progress (and cancellation) is offered
+     * between the tables and the fill, and at the end. */
+    s = sv_progress(ctx, "em assembly", 0.05);
+    if (!s) fill_columns(m, &t, L, Psi, PsiI, colbase, user);
+    if (!s) s = sv_em_walls_add(ctx, m, L, Psi, PsiI, colbase, user);
+    sv_em_tables_free(ctx, &t);
+    return s;
+}
+
+void sv_em_assembly_info_fill(const sv_em_model *m, int psi_im, double t0, sv_em_assembly_info *info)
+{
+    if (!info) return;
+    info->image_terms = sv_em_image_terms(m->prj->st.eps_r, m->opts.accuracy);
+    info->distinct_coeffs = (psi_im ? 4 : 3) * m->prj->grid.nx * m->prj->grid.ny;
+    info->seconds = sv_time_now() - t0;
+}
+
 sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
                                    sv_em_colbase_fn colbase, void *user, sv_em_assembly_info *info)
 {
@@ -98,25 +122,9 @@ sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L,
         return sv_error(SV_ERR_ARG, "sv_em_assemble: the imaginary part of Psi asked for a lossless dielectric");
     double t0 = sv_time_now();
     sv_threads_saved prev = sv_threads_apply(ctx);
-    sv_em_tables t;
-    sv_status s = tables_build(ctx, m, PsiI != NULL, &t);
-    if (s) {
-        sv_threads_restore(prev);
-        return s;
-    }
-    /* The fill is one parallel loop: on a shared machine every extra barrier
-     * costs more than it buys, so progress (and cancellation) is offered
-     * between the tables and the fill, and at the end. */
-    s = sv_progress(ctx, "em assembly", 0.05);
-    if (!s) fill_columns(m, &t, L, Psi, PsiI, colbase, user);
-    if (!s) s = sv_em_walls_add(ctx, m, L, Psi, PsiI, colbase, user);
-    if (!s && info) {
-        info->image_terms = sv_em_image_terms(m->prj->st.eps_r, m->opts.accuracy);
-        info->distinct_coeffs = (PsiI ? 4 : 3) * t.nx * t.ny;
-        info->seconds = sv_time_now() - t0;
-    }
-    sv_em_tables_free(ctx, &t);
+    sv_status s = sv_em_assemble_entries(ctx, m, L, Psi, PsiI, colbase, user);
     sv_threads_restore(prev);
+    if (!s) sv_em_assembly_info_fill(m, PsiI != NULL, t0, info);
     if (!s) s = sv_em_check_diagonal(m, L, Psi, PsiI, colbase, user);
     if (!s) s = sv_progress(ctx, "em assembly", 1.0);
     return s;

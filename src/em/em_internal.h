@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "solvent/em.h"
+#include "solvent/em_assembly.h"
 #include "solvent/em_tables.h" /* the physical constants, the point approximation, the tables */
 
 /* The adaptive sweep's tolerance when neither the caller nor the project gives one. */
@@ -114,6 +115,12 @@ double sv_em_port_inductance(const sv_em_model *m, int r, int c);
 typedef size_t (*sv_em_colbase_fn)(void *user, int j);
 sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
                              void *user, sv_em_assembly_info *info);
+/* The CPU's entries (tables, fill, side walls) without the checks; ctx's
+ * threads already applied. */
+sv_status sv_em_assemble_entries(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                                 sv_em_colbase_fn colbase, void *user);
+/* info (may be NULL) of an assembly that started at t0. */
+void sv_em_assembly_info_fill(const sv_em_model *m, int psi_im, double t0, sv_em_assembly_info *info);
 /* The same with, for a lossy dielectric (tan_delta > 0), Ψ's imaginary part
  * into PsiI (same layout; NULL: not wanted). */
 sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
@@ -146,10 +153,6 @@ void sv_em_walls_updates_free(sv_ctx *ctx, sv_em_walls_updates *u);
 /* G's factor for unknowns q and o of one axis on a shared cell: 1 for a
  * sheet; the overlap of their face and wall currents for thick metal. */
 double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o);
-/* sv_em_assemble with, when PsiI is not NULL (lossy dielectric), Ψ's
- * imaginary part as a third packed matrix (dense_glue.c). */
-sv_status sv_em_assemble_terms(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,
-                               sv_dense_sym **PsiI, sv_em_assembly_info *info);
 /* The naive reference: every entry straight from the closed forms (per
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */

@@ -108,6 +108,8 @@ static void entry_near(const sv_em_model *m, sv_em_tables *t, int q)
     t->far_P[q] = (unsigned char)sv_em_P_cells_is_far(m, di, dj);
     t->far_Lx[q] = (unsigned char)sv_em_L_rooftops_is_far(m, 0, di, dj);
     t->far_Ly[q] = (unsigned char)sv_em_L_rooftops_is_far(m, 1, di, dj);
+    t->P[q] = t->Lx[q] = t->Ly[q] = 0;
+    if (t->lossy) t->P_im[q] = 0;
     if (!t->far_P[q]) {
         if (t->lossy)
             t->P[q] = sv_em_P_cells_lossy(m, di, dj, 0, &t->P_im[q]);

@@ -79,6 +79,25 @@ static sv_status dev_products(sv_gpu_backend *b, sv_gpu_residual mode, int ncols
     return map(D->mod->products(D->g, (int)mode, ncols, x, y, D->msg, sizeof D->msg), "residual products", D->msg);
 }
 
+static sv_status dev_asm_tables(sv_gpu_backend *b, const sv_em_tables *t, int nb)
+{
+    dev *D = b->st;
+    return map(D->mod->asm_tables(D->g, t, nb, D->msg, sizeof D->msg), "assembling the tables", D->msg);
+}
+
+static sv_status dev_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
+                                double *PsiI)
+{
+    dev *D = b->st;
+    return map(D->mod->asm_finish(D->g, w, L, Psi, PsiI, D->msg, sizeof D->msg), "assembling the rows", D->msg);
+}
+
+static void dev_asm_release(sv_gpu_backend *b)
+{
+    dev *D = b->st;
+    D->mod->asm_release(D->g);
+}
+
 static void dev_destroy(sv_gpu_backend *b)
 {
     if (!b) return;
@@ -114,7 +133,11 @@ static sv_status cuda_backend_create(sv_ctx *ctx, const sv_gpu_cuda_module *mod,
     b->factor = dev_factor;
     b->solve = dev_solve;
     b->products = dev_products;
+    b->asm_tables = dev_asm_tables;
+    b->asm_finish = dev_asm_finish;
+    b->asm_release = dev_asm_release;
     b->destroy = dev_destroy;
+    b->ctx = ctx;
     *out = b;
     return SV_OK;
 }
