@@ -31,11 +31,12 @@ static sv_status dev_upload(sv_gpu_backend *b, const sv_gpu_problem *p, int mode
 {
     dev *D = b->st;
     int nt = p->nterms;
-    if (nt > 8) return sv_error(SV_ERR_UNSUPPORTED, "%d terms: the CUDA back end takes at most 8", nt);
-    int kind[8];
-    const double *pk[8], *val[8];
-    const int *rp[8], *ci[8];
-    size_t nnz[8];
+    if (nt > SV_GPU_CUDA_MAX_TERMS)
+        return sv_error(SV_ERR_UNSUPPORTED, "%d terms: the CUDA back end takes at most %d", nt, SV_GPU_CUDA_MAX_TERMS);
+    int kind[SV_GPU_CUDA_MAX_TERMS];
+    const double *pk[SV_GPU_CUDA_MAX_TERMS], *val[SV_GPU_CUDA_MAX_TERMS];
+    const int *rp[SV_GPU_CUDA_MAX_TERMS], *ci[SV_GPU_CUDA_MAX_TERMS];
+    size_t nnz[SV_GPU_CUDA_MAX_TERMS];
     for (int k = 0; k < nt; k++) {
         kind[k] = p->terms[k].kind == SV_SWEEP_TERM_PACKED ? 0 : 1;
         pk[k] = p->terms[k].packed;

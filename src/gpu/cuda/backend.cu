@@ -26,7 +26,7 @@
 #include "cuda_check.h"
 #include "cuda_iface.h"
 
-#define SVC_MAX_TERMS 8
+#define SVC_MAX_TERMS SV_GPU_CUDA_MAX_TERMS
 
 struct sv_gpu_cuda {
     int device;

@@ -23,6 +23,9 @@ extern "C" {
 
 enum { SVC_OK = 0, SVC_SINGULAR = 1, SVC_NOMEM = 2, SVC_ERROR = -1 };
 
+/* Terms the device forms Z(f) from at most. */
+#define SV_GPU_CUDA_MAX_TERMS 8
+
 typedef struct sv_gpu_cuda sv_gpu_cuda;
 
 /* The module's table. Raise SV_GPU_CUDA_MODULE_ABI whenever this struct or
