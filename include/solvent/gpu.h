@@ -215,9 +215,9 @@ typedef struct sv_gpu_assembly_report {
     int cpu_assemblies;       /* made by the CPU's assembler (no device, too large, a device error) */
     int device_errors;        /* device errors (the device is then dropped; note says why) */
     /* the last assembly on the device, seconds: the plan's tables (CPU), the rows and
-     * walls (CPU, while the device works on the tables), waiting for the device and
-     * copying the result back */
-    double seconds_tables, seconds_rows, seconds_device;
+     * walls (CPU, while the device works on the tables), then the device's port rows
+     * and walls and waiting for all its work, and copying the result back */
+    double seconds_tables, seconds_rows, seconds_device, seconds_copy;
     size_t device_bytes;      /* the device memory it needed */
     char device[200];         /* sv_gpu_describe() of the device, or why none */
     char note[320];           /* why an assembly ran on the CPU ("" when none did) */

@@ -60,15 +60,16 @@ static sv_status on_device(sv_gpu_assembler *a, sv_em_assembly_plan *plan, int n
     const sv_em_assembly_rows *rows;
     *dev = 0;
     st = sv_em_assembly_plan_rows(plan, &rows);
-    double t1 = sv_time_now();
-    a->rep.seconds_rows = t1 - t0;
+    a->rep.seconds_rows = sv_time_now() - t0;
     if (st) {
         b->asm_release(b);
         return st;
     }
     *dev = 1;
-    st = b->asm_finish(b, rows, L, Psi, PsiI);
-    a->rep.seconds_device = sv_time_now() - t1;
+    double sec[2] = {0, 0};
+    st = b->asm_finish(b, rows, L, Psi, PsiI, sec);
+    a->rep.seconds_device = sec[0];
+    a->rep.seconds_copy = sec[1];
     return st;
 }
 

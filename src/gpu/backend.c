@@ -87,10 +87,11 @@ static sv_status dev_asm_tables(sv_gpu_backend *b, const sv_em_tables *t, int nb
 }
 
 static sv_status dev_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
-                                double *PsiI)
+                                double *PsiI, double seconds[2])
 {
     dev *D = b->st;
-    return map(D->mod->asm_finish(D->g, w, L, Psi, PsiI, D->msg, sizeof D->msg), "assembling the rows", D->msg);
+    return map(D->mod->asm_finish(D->g, w, L, Psi, PsiI, seconds, D->msg, sizeof D->msg), "assembling the rows",
+               D->msg);
 }
 
 static void dev_asm_release(sv_gpu_backend *b)

@@ -118,7 +118,7 @@ sv_status sv_gpu_emu_asm_tables(sv_gpu_backend *b, const sv_em_tables *src, int 
 }
 
 sv_status sv_gpu_emu_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
-                                double *PsiI, int fail)
+                                double *PsiI, double seconds[2], int fail)
 {
     emu_asm *A = b->asm_st;
     if (!A) return sv_error(SV_ERR_INTERNAL, "emulated device: no assembly in progress");
@@ -128,6 +128,7 @@ sv_status sv_gpu_emu_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w,
     }
     const sv_em_tables *t = &A->t;
     int n = t->n, nb = A->nb;
+    double t0 = sv_time_now();
     for (int c = 0; c < n; c++) { /* 4 */
         size_t base = sv_dense_packed_offset(n, nb, c, c);
         for (int r = c > t->nrt ? c : t->nrt; r < n; r++)
@@ -136,9 +137,12 @@ sv_status sv_gpu_emu_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w,
     for (size_t k = 0; k < w->nl; k++) A->L[sv_dense_packed_offset(n, nb, w->l_r[k], w->l_c[k])] += w->l_val[k]; /* 5 */
     for (size_t e = 0; e < w->nps; e++)
         sv_gpu_asm_wall_psi(w, e, sv_dense_packed_offset(n, nb, w->ps_r[e], w->ps_c[e]), A->Psi, A->PsiI);
+    double t1 = sv_time_now();
     memcpy(L, A->L, sizeof(double) * A->e); /* "download" */
     memcpy(Psi, A->Psi, sizeof(double) * A->e);
     if (PsiI && A->PsiI) memcpy(PsiI, A->PsiI, sizeof(double) * A->e);
+    seconds[0] = t1 - t0;
+    seconds[1] = sv_time_now() - t1;
     sv_gpu_emu_asm_release(b);
     return SV_OK;
 }

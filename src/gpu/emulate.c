@@ -276,10 +276,10 @@ static sv_status emu_asm_tables(sv_gpu_backend *b, const sv_em_tables *t, int nb
 }
 
 static sv_status emu_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
-                                double *PsiI)
+                                double *PsiI, double seconds[2])
 {
     emu *E = b->st;
-    return sv_gpu_emu_asm_finish(b, w, L, Psi, PsiI, E->opt.fail_assembly);
+    return sv_gpu_emu_asm_finish(b, w, L, Psi, PsiI, seconds, E->opt.fail_assembly);
 }
 
 static void emu_destroy(sv_gpu_backend *b)

@@ -65,8 +65,10 @@ struct sv_gpu_backend {
      * before the device has finished. */
     sv_status (*asm_tables)(sv_gpu_backend *b, const sv_em_tables *t, int nb);
     /* Steps 4–5 with rows w, then the packed arrays copied into L, Psi, PsiI
-     * (host; PsiI NULL when not lossy); the device's assembly memory freed. */
-    sv_status (*asm_finish)(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI);
+     * (host; PsiI NULL when not lossy); the device's assembly memory freed.
+     * seconds[0]: waiting for the device's work, seconds[1]: the copy. */
+    sv_status (*asm_finish)(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI,
+                            double seconds[2]);
     /* Drop an assembly in progress (after an error; a no-op when none). */
     void (*asm_release)(sv_gpu_backend *b);
     void (*destroy)(sv_gpu_backend *b);
@@ -135,7 +137,7 @@ sv_status sv_gpu_backend_emulated(void *user, sv_ctx *ctx, int device, sv_gpu_ba
  * fail = sv_gpu_emu_options.fail_assembly. */
 sv_status sv_gpu_emu_asm_tables(sv_gpu_backend *b, const sv_em_tables *t, int nb, int fail);
 sv_status sv_gpu_emu_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
-                                double *PsiI, int fail);
+                                double *PsiI, double seconds[2], int fail);
 void sv_gpu_emu_asm_release(sv_gpu_backend *b);
 
 /* ---- the self-test ------------------------------------------------------------------ */

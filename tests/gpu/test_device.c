@@ -200,10 +200,10 @@ static void test_assembly_on_device(void **state)
         sv_gpu_assembly_report rep;
         sv_gpu_assembler_report(a, &rep);
         print_message("device assembly of pixel2port%s, N = %d: max rel diff %.1e (entrywise %.1e), %zu of %zu "
-                      "entries differ%s; tables %.4f s, rows %.4f s, device + copy %.4f s\n",
+                      "entries differ%s; tables %.4f s, rows %.4f s, device %.4f s, copy %.4f s\n",
                       psi_im ? " with Psi_im" : "", d.n, d.rel, d.rel_entry, d.differing, d.entries,
                       d.identical ? ", bit for bit equal" : "", rep.seconds_tables, rep.seconds_rows,
-                      rep.seconds_device);
+                      rep.seconds_device, rep.seconds_copy);
         assert_int_equal(rep.device_errors, 0);
         assert_int_equal(rep.device_assemblies, psi_im + 1);
         assert_true(d.rel <= 1e-12);

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <cuda_runtime.h>
 
 #include "../asm_kernel.h"
@@ -198,9 +199,17 @@ static int upload_rows(asm_state *A, const sv_em_assembly_rows *h, sv_em_assembl
     return SVC_OK;
 }
 
-static int finish(asm_state *A, const sv_em_assembly_rows *h, double *L, double *Psi, double *PsiI, char *msg,
-                  size_t mlen)
+static double now()
 {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int finish(asm_state *A, const sv_em_assembly_rows *h, double *L, double *Psi, double *PsiI, double *seconds,
+                  char *msg, size_t mlen)
+{
+    double t0 = now();
     sv_em_assembly_rows w;
     int rc = upload_rows(A, h, &w, msg, mlen);
     if (rc) return rc;
@@ -218,14 +227,18 @@ static int finish(asm_state *A, const sv_em_assembly_rows *h, double *L, double 
         wall_psi_kernel<<<grid_of(w.nps, 256), 256>>>(t.n, A->nb, w, A->Psi, A->PsiI);
         CK(cudaGetLastError());
     }
+    CK(cudaDeviceSynchronize());
+    double t1 = now();
     CK(cudaMemcpy(L, A->L, sizeof(double) * A->e, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(Psi, A->Psi, sizeof(double) * A->e, cudaMemcpyDeviceToHost));
     if (PsiI && A->PsiI) CK(cudaMemcpy(PsiI, A->PsiI, sizeof(double) * A->e, cudaMemcpyDeviceToHost));
+    seconds[0] = t1 - t0;
+    seconds[1] = now() - t1;
     return SVC_OK;
 }
 
 extern "C" int sv_gpu_cuda_asm_finish(sv_gpu_cuda *g, const sv_em_assembly_rows *h, double *L, double *Psi,
-                                      double *PsiI, char *msg, size_t mlen)
+                                      double *PsiI, double *seconds, char *msg, size_t mlen)
 {
     asm_state *A = *(asm_state **)sv_gpu_cuda_asm_slot(g);
     if (!A) {
@@ -233,7 +246,7 @@ extern "C" int sv_gpu_cuda_asm_finish(sv_gpu_cuda *g, const sv_em_assembly_rows 
         return SVC_ERROR;
     }
     CK(cudaSetDevice(sv_gpu_cuda_device_of(g)));
-    int rc = finish(A, h, L, Psi, PsiI, msg, mlen);
+    int rc = finish(A, h, L, Psi, PsiI, seconds, msg, mlen);
     sv_gpu_cuda_asm_release(g);
     return rc;
 }

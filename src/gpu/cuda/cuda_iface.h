@@ -49,8 +49,8 @@ typedef struct sv_gpu_cuda_module {
     int (*solve)(sv_gpu_cuda *g, int ncols, float *v, char *msg, size_t mlen);
     int (*products)(sv_gpu_cuda *g, int mode, int ncols, const double *x, double *y, char *msg, size_t mlen);
     int (*asm_tables)(sv_gpu_cuda *g, const sv_em_tables *t, int nb, char *msg, size_t mlen);
-    int (*asm_finish)(sv_gpu_cuda *g, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI, char *msg,
-                      size_t mlen);
+    int (*asm_finish)(sv_gpu_cuda *g, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI,
+                      double *seconds, char *msg, size_t mlen);
     void (*asm_release)(sv_gpu_cuda *g);
 } sv_gpu_cuda_module;
 /* The type of the exported entry point. */
@@ -88,10 +88,11 @@ int sv_gpu_cuda_products(sv_gpu_cuda *g, int mode, int ncols, const double *x, d
 
 /* The assembly (assemble.cu; the steps of ../asm_kernel.h): t and w hold host
  * arrays; L, Psi, PsiI are the host's packed arrays (PsiI NULL unless
- * t->lossy). asm_tables returns once its kernels are queued. */
+ * t->lossy). asm_tables returns once its kernels are queued; asm_finish puts
+ * the seconds spent waiting for the kernels and copying back in seconds[0, 1]. */
 int sv_gpu_cuda_asm_tables(sv_gpu_cuda *g, const sv_em_tables *t, int nb, char *msg, size_t mlen);
 int sv_gpu_cuda_asm_finish(sv_gpu_cuda *g, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI,
-                           char *msg, size_t mlen);
+                           double *seconds, char *msg, size_t mlen);
 void sv_gpu_cuda_asm_release(sv_gpu_cuda *g);
 /* For assemble.cu: the device of g, and the slot of its assembly in progress. */
 int sv_gpu_cuda_device_of(const sv_gpu_cuda *g);
