@@ -75,7 +75,8 @@ static sv_status port_rows(sv_em_assembly_plan *p)
     if (!p->port_L) return sv_last_status();
 #pragma omp parallel for schedule(dynamic, 16)
     for (int c = 0; c < n; c++)
-        for (int r = c > nrt ? c : nrt; r < n; r++) p->port_L[(size_t)(r - nrt) + (size_t)np * c] = sv_em_port_inductance(m, r, c);
+        for (int r = c > nrt ? c : nrt; r < n; r++)
+            p->port_L[(size_t)(r - nrt) + (size_t)np * c] = sv_em_port_inductance(m, r, c);
     return SV_OK;
 }
 

@@ -58,10 +58,12 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
     int nx = p->grid.nx, ny = p->grid.ny, nc = 0;
     int *cell = sv_alloc(ctx, sizeof(int) * (size_t)nx * ny, "em dielectric loss ratio");
     double *pairs = sv_calloc(ctx, (size_t)nx * ny, sizeof(double), "em dielectric loss ratio");
-    if (!cell || !pairs) {
+    double *part = sv_alloc(ctx, 2 * sizeof(double) * (size_t)nx * ny, "em dielectric loss ratio");
+    if (!cell || !pairs || !part) {
         sv_status st = sv_last_status();
         sv_free(ctx, cell);
         sv_free(ctx, pairs);
+        sv_free(ctx, part);
         return st;
     }
     for (int c = 0; c < nx * ny; c++)
@@ -71,16 +73,22 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
             int di = abs(cell[a] % nx - cell[b] % nx), dj = abs(cell[a] / nx - cell[b] / nx);
             pairs[di + (size_t)nx * dj] += a == b ? 1 : 2;
         }
-    double num = 0, den = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : num, den)
+    /* the offsets' terms in parallel, their sums in one order (a reduction's
+     * order would follow the threads, and the ratio with it) */
+#pragma omp parallel for schedule(dynamic, 4)
     for (int q = 0; q < nx * ny; q++) {
-        if (pairs[q] == 0) continue;
-        double im, re = sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);
-        num += pairs[q] * im;
-        den += pairs[q] * re;
+        double im = 0, re = pairs[q] == 0 ? 0 : sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);
+        part[2 * q] = pairs[q] * im;
+        part[2 * q + 1] = pairs[q] * re;
+    }
+    double num = 0, den = 0;
+    for (int q = 0; q < nx * ny; q++) {
+        num += part[2 * q];
+        den += part[2 * q + 1];
     }
     sv_free(ctx, cell);
     sv_free(ctx, pairs);
+    sv_free(ctx, part);
     *ratio = den > 0 ? num / den : 0;
     return SV_OK;
 }

@@ -343,7 +343,7 @@ typedef struct sink {
     void *user;
     sv_ctx *ctx;                  /* record here */
     sv_em_walls_updates *u;
-    size_t lcap, pcap;
+    size_t pcap;                  /* room in u's δΨ list */
 } sink;
 
 /* Room for one more entry in the δΨ list (doubling it when full). */
@@ -352,7 +352,8 @@ static sv_status psi_room(sink *k)
     sv_em_walls_updates *u = k->u;
     if (u->np < k->pcap) return SV_OK;
     size_t cap = k->pcap ? 2 * k->pcap : 4096;
-    int *r = sv_alloc(k->ctx, sizeof(int) * cap, "em wall updates"), *c = sv_alloc(k->ctx, sizeof(int) * cap, "em wall updates");
+    int *r = sv_alloc(k->ctx, sizeof(int) * cap, "em wall updates");
+    int *c = sv_alloc(k->ctx, sizeof(int) * cap, "em wall updates");
     double *v = sv_alloc(k->ctx, sizeof(double) * cap, "em wall updates");
     double *vi = u->lossy ? sv_alloc(k->ctx, sizeof(double) * cap, "em wall updates") : NULL;
     if (!r || !c || !v || (u->lossy && !vi)) {

@@ -95,7 +95,8 @@ static __global__ void pair_kernel(sv_em_tables t, int nb, double *L, double *Ps
     int c = blockIdx.x;
     if (c >= t.nrt) return;
     size_t base = sv_dense_packed_offset(t.n, nb, c, c);
-    for (int r = c + threadIdx.x; r < t.nrt; r += blockDim.x) sv_gpu_asm_pair(&t, r, c, base + (size_t)(r - c), L, Psi, PsiI);
+    for (int r = c + threadIdx.x; r < t.nrt; r += blockDim.x)
+        sv_gpu_asm_pair(&t, r, c, base + (size_t)(r - c), L, Psi, PsiI);
 }
 
 // 4: the rows of the port half rooftops, one thread an (r, c), r ≥ c.
