@@ -6,7 +6,10 @@
 
 #include "ode_internal.h"
 
-typedef struct ode_lanes {
+typedef struct ode_lanes ode_lanes;
+typedef void (*ode_attempt_fn)(ode_lanes *L);
+
+struct ode_lanes {
     const sv_ode_problem *P;
     const sv_ode_options *o;
     const sv_ode_ensemble *E;
@@ -31,12 +34,16 @@ typedef struct ode_lanes {
     double *y, *ynew, *f0, *U, *fv, *rhs, *dT, *k, *p, *jv, *err, *scratch;
     ode_lin *lin;
     ode_jac_work *jw;
-} ode_lanes;
+    ode_attempt_fn fused;   /* Rodas5P attempt specialised for this (n, W), or NULL */
+};
 
 /* One step attempt for every active lane: fills ynew and eest (INFINITY
  * for a non-finite error or a bad pivot) and fail (callback failures). */
 void ode_rodas5p_attempt(ode_lanes *L);
 void ode_tsit5_attempt(ode_lanes *L);
+/* The fused Rodas5P attempt for L's problem and lane count (fused_rodas5p.c),
+ * NULL when the general one serves it; same numbers either way. */
+ode_attempt_fn ode_fused_rodas5p_select(const ode_lanes *L);
 /* Dense output of lane w's last attempt at t + θh into out (n values). */
 void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
 void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);

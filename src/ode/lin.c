@@ -191,6 +191,8 @@ void ode_lin_load(ode_lin *L, const double *jv, const double *shift, const unsig
     }
 }
 
+int ode_lin_is_dense(const ode_lin *L) { return L->dense; }
+
 static void flags_to_bad(const ode_lin *L, unsigned char *bad)
 {
     for (int w = 0; w < L->W; w++) bad[w] = L->flags[w] != 0;

@@ -54,6 +54,8 @@ void ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad);
  * Returns refinement sweeps done (max over lanes). */
 int ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x);
 const char *ode_lin_kind(const ode_lin *L);
+/* 1 when L holds M in full storage (2 ≤ n ≤ 8, double: dense_small.h). */
+int ode_lin_is_dense(const ode_lin *L);
 /* Full-storage kernels for 2 ≤ n ≤ 8 (dense_small.c), W in {1, 2, 4, 8}. */
 void ode_dense_small_factor(int n, int W, double *buf, unsigned char *bad);
 void ode_dense_small_solve(int n, int W, const double *buf, double *x);
@@ -69,9 +71,21 @@ void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const uns
                   const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
                   unsigned char *fail, long *nf);
 
-/* f over W lanes (batched callback, or the scalar one lane by lane).
- * Masked-off lanes are not evaluated. fail[w] set for a failing lane. */
-void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t, const double *y,
-                const double *p, double *dy, unsigned char *fail, double *scratch);
+/* f over W lanes: the batched callback (every lane: inactive lanes carry a
+ * valid old state), or the scalar one for each masked lane (eval.c).
+ * fail[w] set for a failing masked lane. Inline because it runs once per
+ * stage: for small systems the call chain costs as much as f. */
+void ode_eval_f_lanewise(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                         const double *y, const double *p, double *dy, unsigned char *fail, double *scratch);
+static inline void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                              const double *y, const double *p, double *dy, unsigned char *fail, double *scratch)
+{
+    if (!prob->d.f_batch) {
+        ode_eval_f_lanewise(prob, W, mask, t, y, p, dy, fail, scratch);
+    } else if (prob->d.f_batch(W, t, y, prob->np ? p : NULL, dy, prob->d.user)) {
+        for (int w = 0; w < W; w++)
+            if (mask[w]) fail[w] = 1;
+    }
+}
 
 #endif

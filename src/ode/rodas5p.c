@@ -1,4 +1,4 @@
-/* Rodas5P step attempt over W lanes (stage equations in tableau_rodas5p.c's
+/* Rodas5P step attempt over W lanes (stage equations in tableau_rodas5p.h's
  * header comment). The Jacobian is evaluated only for lanes that moved
  * since their last one (a rejected lane retries with the same J), and M is
  * loaded and factored for every attempt since h changed. */
@@ -110,6 +110,10 @@ static inline __attribute__((always_inline)) void attempt_w(ode_lanes *L, const 
 
 void ode_rodas5p_attempt(ode_lanes *L)
 {
+    if (L->fused) {
+        L->fused(L);
+        return;
+    }
     switch (L->W) {
     case 1: attempt_w(L, 1); break;
     case 2: attempt_w(L, 2); break;

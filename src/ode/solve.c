@@ -115,6 +115,7 @@ static sv_status lanes_init(sv_ctx *ctx, shared *S, ode_lanes *L, int W)
             lanes_free(ctx, L);
             return st == SV_OK ? SV_ERR_NOMEM : st;
         }
+        L->fused = ode_fused_rodas5p_select(L);
     }
     for (int w = 0; w < W; w++) {
         L->traj[w] = -1;

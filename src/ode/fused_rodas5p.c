@@ -1,0 +1,65 @@
+/* Rodas5P's step attempt for tiny dense systems (2 ≤ n ≤ 8, double LU, the
+ * class lin.c holds in full storage) in one routine per (n, W): the lanes'
+ * M, its factor and the stages are lane vectors the compiler keeps in
+ * registers and L1, the tableau is folded into the code as constants, and
+ * there are no per-stage calls besides the user's f.
+ *
+ * Every lane performs exactly the operations of the general attempt
+ * (rodas5p.c with lin.c's dense kernels) in the same order: the same
+ * left-to-right stage sums, M loaded as shift − J, the factor and solves of
+ * dense_small.h, the same error norm. So a trajectory's numbers do not
+ * depend on which path ran it, and the two paths can be chosen per (n, W)
+ * freely: W = 4 and 8 are fused, the narrow lane counts of small
+ * ensembles take the general path. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "dense_small.h"
+#include "lanes.h"
+#include "tableau_rodas5p.h"
+
+/* Lane vectors are passed only to inlined functions: no calling convention
+ * (whose rules for 64-byte vectors GCC warns about without AVX-512) is
+ * involved. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+static const rodas5p_tab T = ODE_RODAS5P_TABLEAU;
+
+/* Jacobian for the lanes that moved since their last one (as rodas5p.c). */
+static void ode_fused_jacobian(ode_lanes *L)
+{
+    const int W = L->W;
+    unsigned char jm[ODE_WMAX];
+    int anyj = 0;
+    for (int w = 0; w < W; w++) {
+        jm[w] = L->active[w] && L->need_jac[w];
+        anyj |= jm[w];
+    }
+    if (!anyj) return;
+    long nf[ODE_WMAX] = {0};
+    ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
+    for (int w = 0; w < W; w++)
+        if (jm[w]) {
+            L->st[w].njac++;
+            L->st[w].nf += nf[w];
+            L->need_jac[w] = 0;
+        }
+}
+
+#define FW 4
+#define FN(x) x##_w4
+#include "fused_rodas5p_tmpl.h"
+#undef FN
+#undef FW
+#define FW 8
+#define FN(x) x##_w8
+#include "fused_rodas5p_tmpl.h"
+#undef FN
+#undef FW
+
+ode_attempt_fn ode_fused_rodas5p_select(const ode_lanes *L)
+{
+    if (!L->rodas || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
+    return L->W == 4 ? fused_tab_w4[L->n] : L->W == 8 ? fused_tab_w8[L->n] : NULL;
+}
