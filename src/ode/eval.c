@@ -173,19 +173,11 @@ static int jac_one(const sv_ode_problem *P, ode_jac_work *jw, double t, long *nf
     return 1;
 }
 
-void ode_jacobian(const sv_ode_problem *P, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
-                  const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
-                  unsigned char *fail, long *nf)
+void ode_jacobian_lanewise(const sv_ode_problem *P, ode_jac_work *jw, int W, const unsigned char *mask,
+                           const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                           double *dfdt, unsigned char *fail, long *nf)
 {
     int n = P->n, np = P->np, nnz = P->nnz;
-    if (P->d.jac_source == SV_ODE_JAC_ANALYTIC && P->d.jac_batch) {
-        if (!P->d.nonautonomous) memset(dfdt, 0, sizeof(double) * (size_t)n * W);
-        int rc = P->d.jac_batch(W, t, y, np ? p : NULL, jvals, P->d.nonautonomous ? dfdt : NULL, P->d.user);
-        if (rc)
-            for (int w = 0; w < W; w++)
-                if (mask[w]) fail[w] = 1;
-        return;
-    }
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         gather(n, W, w, y, jw->y);

@@ -15,8 +15,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "control.h"
 #include "dense_small.h"
-#include "lanes.h"
+#include "driver.h"
 #include "tableau_rodas5p.h"
 
 /* Lane vectors are passed only to inlined functions: no calling convention
@@ -26,25 +27,15 @@
 
 static const rodas5p_tab T = ODE_RODAS5P_TABLEAU;
 
-/* Jacobian for the lanes that moved since their last one (as rodas5p.c). */
-static void ode_fused_jacobian(ode_lanes *L)
+/* Whether stage s's sum is stage s−1's with one more term 1·k_{s−1}
+ * (Rodas5P's last three stages): then U_s = U_{s−1} + k_{s−1} is the same
+ * sum, rounding included. A constant wherever s is. */
+static inline int extends_previous(int s)
 {
-    const int W = L->W;
-    unsigned char jm[ODE_WMAX];
-    int anyj = 0;
-    for (int w = 0; w < W; w++) {
-        jm[w] = L->active[w] && L->need_jac[w];
-        anyj |= jm[w];
-    }
-    if (!anyj) return;
-    long nf[ODE_WMAX] = {0};
-    ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
-    for (int w = 0; w < W; w++)
-        if (jm[w]) {
-            L->st[w].njac++;
-            L->st[w].nf += nf[w];
-            L->need_jac[w] = 0;
-        }
+    if (s < 2 || T.a[s][s - 1] != 1.0) return 0;
+    for (int j = 0; j < s - 1; j++)
+        if (T.a[s][j] != T.a[s - 1][j]) return 0;
+    return 1;
 }
 
 #define FW 4
@@ -58,7 +49,7 @@ static void ode_fused_jacobian(ode_lanes *L)
 #undef FN
 #undef FW
 
-ode_attempt_fn ode_fused_rodas5p_select(const ode_lanes *L)
+void (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
 {
     if (!L->rodas || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
     return L->W == 4 ? fused_tab_w4[L->n] : L->W == 8 ? fused_tab_w8[L->n] : NULL;

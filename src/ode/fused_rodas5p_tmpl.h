@@ -1,4 +1,4 @@
-/* The fused Rodas5P attempt for FW lanes, written once over a lane vector
+/* The fused Rodas5P step for FW lanes, written once over a lane vector
  * (GCC vector extensions: one element per lane, element-wise IEEE
  * arithmetic, so every lane rounds exactly as the scalar code does) and
  * instantiated per lane count by fused_rodas5p.c, which defines
@@ -32,11 +32,40 @@ ODE_INLINE VD FN(vmax)(VD a, VD b)
     VL m = a > b;
     return (VD)((m & (VL)a) | (~m & (VL)b));
 }
+ODE_INLINE VD FN(sel)(VL m, VD a, VD b) { return (VD)((m & (VL)a) | (~m & (VL)b)); }
 ODE_INLINE VD FN(vabs)(VD a) { return (VD)((VL)a & ((VL){0} + 0x7fffffffffffffffLL)); }
+
+/* Jacobian for the lanes that moved since their last one (as rodas5p.c). */
+ODE_INLINE void FN(jacobian)(ode_lanes *L)
+{
+    unsigned char jm[FW];
+    int anyj = 0;
+    for (int w = 0; w < FW; w++) {
+        jm[w] = L->active[w] && L->need_jac[w];
+        anyj |= jm[w];
+    }
+    if (!anyj) return;
+    long nf[FW] = {0};
+    ode_jacobian(L->P, L->jw, FW, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
+    for (int w = 0; w < FW; w++)
+        if (jm[w]) {
+            L->st[w].njac++;
+            L->st[w].nf += nf[w];
+            L->need_jac[w] = 0;
+        }
+}
 
 /* M = shift·I − J in full storage, fill slots zero (lin.c's load_d). */
 ODE_INLINE void FN(load_m)(const ode_lanes *L, VD shift, VD *restrict a, const int n)
 {
+    if (L->P->dense) { /* J row-major: entry e = i·n + j */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                VD v = FN(vld)(L->jv + (size_t)(i * n + j) * FW);
+                a[i * n + j] = i == j ? shift - v : -v;
+            }
+        return;
+    }
     const int *rp = L->P->rowptr, *ci = L->P->colind;
     for (int q = 0; q < n * n; q++) a[q] = (VD){0};
     for (int i = 0; i < n; i++) {
@@ -104,7 +133,7 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
         L->fail[w] = 0;
         L->bad[w] = 0;
     }
-    ode_fused_jacobian(L);
+    FN(jacobian)(L);
     VD h = FN(vld)(L->h), t = FN(vld)(L->t), tcap = FN(vld)(L->tcap);
     VD shift = 1.0 / (h * T.gamma), hinv = 1.0 / h;
     FN(load_m)(L, shift, a, n);
@@ -120,8 +149,13 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
     }
     _Pragma("GCC unroll 8") for (int s = 0; s < 8; s++) {
         const VD *f = fv;
-        if (s > 0) {
+        if (s > 0 && extends_previous(s)) {
+            /* U_s = U_{s−1} + k_{s−1}: the same sum, its last term 1·k */
+            for (int i = 0; i < n; i++) U[i] = U[i] + k[s - 1][i];
+        } else if (s > 0) {
             FN(stage_sum)(U, y, T.a[s], k, s, n);
+        }
+        if (s > 0) {
             VD ts = FN(vmin)(t + T.c[s] * h, tcap);
             ode_eval_f(L->P, FW, em, (const double *)&ts, (const double *)U, L->p, (double *)fv, L->fail,
                        L->scratch);
@@ -163,8 +197,132 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
     }
 }
 
+/* f(t, y) for the lanes that moved (solve.c's prepare, which runs instead
+ * when a new lane needs its first-step estimate): a lane whose f fails or
+ * is not finite ends there. */
+ODE_INLINE void FN(f0)(ode_shared *S, ode_lanes *L, const int n)
+{
+    unsigned char m[FW];
+    int any = 0;
+    for (int w = 0; w < FW; w++) {
+        m[w] = L->active[w] && !L->have_f0[w];
+        any |= m[w];
+        L->fail[w] = 0;
+    }
+    if (!any) return;
+    ode_eval_f(L->P, FW, m, L->t, L->y, L->p, L->f0, L->fail, L->scratch);
+    VL bad = (VL){0};
+    for (int i = 0; i < n; i++) bad |= ~(FN(vabs)(FN(vld)(L->f0 + i * FW)) <= DBL_MAX);
+    for (int w = 0; w < FW; w++) {
+        if (!m[w]) continue;
+        L->st[w].nf++;
+        L->have_f0[w] = 1;
+        if (L->fail[w]) ode_drv_finish(S, L, w, SV_ODE_F_FAILED);
+        else if (bad[w]) ode_drv_finish(S, L, w, SV_ODE_NONFINITE);
+    }
+}
+
+/* The step to attempt: the proposal, clipped to the end (solve.c's
+ * set_steps without tstops and max_step, which take that path). */
+ODE_INLINE void FN(clip)(ode_lanes *L)
+{
+    VD t = FN(vld)(L->t), hp = FN(vld)(L->hprop), tend = FN(vsplat)(L->tend);
+    VL end = t + hp >= tend;
+    for (int w = 0; w < FW; w++)
+        if (L->active[w]) {
+            L->h[w] = end[w] ? tend[w] - t[w] : hp[w];
+            L->hits[w] = end[w] ? 1 : 0;
+            L->tcap[w] = INFINITY;
+        }
+}
+
+/* Accept or reject each lane's attempt. Lanes without an event (a save
+ * time, the end, a tstop, a failure, a non-finite error, fixed steps) here,
+ * over lane vectors: control.h's formulas in the same operations (the
+ * tests hold this path and the general one to the same bits), with only
+ * log and exp per lane. The others through solve.c's control. */
+ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
+{
+    const sv_ode_options *o = L->o;
+    const sv_ode_ensemble *E = L->E;
+    const double qsteady = o->qsteady_max > 0 ? o->qsteady_max : 1.2;
+    VD e = FN(vld)(L->eest), h = FN(vld)(L->h), t = FN(vld)(L->t), tn = t + h, next;
+    VL act, other;
+    for (int w = 0; w < FW; w++) {
+        act[w] = L->active[w] ? -1 : 0;
+        other[w] = L->fail[w] || L->hits[w] ? -1 : 0;
+        next[w] = L->save[w] < E->nsave ? E->tsave[L->save[w]] : INFINITY;
+    }
+    VL acc = e <= 1.0;
+    other |= ~(FN(vabs)(e) <= DBL_MAX) | (acc & (next <= tn));
+    if (o->fixed_step > 0) other = act;
+    other &= act;
+    const VL plain = act & ~other, took = plain & acc;
+    /* accepted: q = clamp(E^β1 E_old^−β2 E_older^β3 / safety), as
+     * ode_ctrl_accepted_q (E = 0: 1/qmax), and the error history */
+    const VD lo = FN(vld)(L->lerrold), loo = FN(vld)(L->lerrolder);
+    VD le = (VD){0}, ex = (VD){0};
+    for (int w = 0; w < FW; w++)
+        if (took[w] && e[w] != 0) le[w] = log(e[w]);
+    VD arg = o->beta1 * le - o->beta2 * lo + o->beta3 * loo;
+    for (int w = 0; w < FW; w++)
+        if (took[w] && e[w] != 0) ex[w] = exp(arg[w]);
+    VD q = ex / o->safety, qlo = FN(vsplat)(1.0 / o->qmax), qhi = FN(vsplat)(1.0 / o->qmin);
+    q = FN(sel)(q < qhi, q, qhi);
+    q = FN(sel)(q > qlo, q, qlo);
+    q = FN(sel)((q >= 1.0) & (q <= qsteady), FN(vsplat)(1.0), q);
+    q = FN(sel)(e == 0, qlo, q);
+    VD hp = FN(sel)(took, h / q, FN(vld)(L->hprop));
+    FN(vst)(L->lerrolder, FN(sel)(took, lo, loo));
+    FN(vst)(L->lerrold, FN(sel)(took, FN(sel)(e > 1e-4, le, FN(vsplat)(L->lerr_floor)), lo));
+    FN(vst)(L->t, FN(sel)(took, tn, t));
+    for (int i = 0; i < n; i++)
+        FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));
+    /* rejected with a finite error */
+    for (int w = 0; w < FW; w++)
+        if (plain[w] && !took[w]) hp[w] = ode_ctrl_rejected_h(o, h[w], e[w]);
+    FN(vst)(L->hprop, hp);
+    /* then both: the limits of ode_ctrl_limit */
+    VD tt = FN(vld)(L->t);
+    VL small = ~(hp > o->min_step_rel * FN(vabs)(tt)) | ~(hp > 1e-300) | (tt + hp == tt);
+    unsigned char rest[FW];
+    int nrest = 0;
+    for (int w = 0; w < FW; w++) {
+        rest[w] = other[w] != 0;
+        nrest += rest[w];
+        if (!plain[w]) continue;
+        sv_ode_stats *st = &L->st[w];
+        L->nonfinite[w] = 0;
+        if (took[w]) {
+            L->have_f0[w] = 0;
+            L->need_jac[w] = 1;
+            st->accepted++;
+        } else {
+            st->rejected++;
+        }
+        if (st->accepted + st->rejected >= o->max_steps) ode_drv_finish(S, L, w, SV_ODE_MAX_STEPS);
+        else if (small[w]) ode_drv_finish(S, L, w, SV_ODE_STEP_TOO_SMALL);
+    }
+    if (nrest) ode_drv_control(S, L, rest);
+}
+
+/* One step of every lane: the driver's phases (solve.c) for this class. */
+ODE_INLINE void FN(step)(ode_shared *S, ode_lanes *L, const int n)
+{
+    int h0 = 0, nact = 0;
+    for (int w = 0; w < FW; w++) h0 |= L->active[w] && L->need_h0[w];
+    if (h0) ode_drv_prepare(S, L);
+    FN(f0)(S, L, n);
+    for (int w = 0; w < FW; w++) nact += L->active[w];
+    if (!nact) return;
+    if (L->o->ntstops > 0 || L->o->max_step > 0) ode_drv_set_steps(S, L);
+    else FN(clip)(L);
+    FN(attempt)(L, n);
+    FN(control)(S, L, n);
+}
+
 #define FUSED(N) \
-    static void FN(attempt_##N)(ode_lanes *L) { FN(attempt)(L, N); }
+    static void FN(step_##N)(ode_shared *S, ode_lanes *L) { FN(step)(S, L, N); }
 FUSED(2)
 FUSED(3)
 FUSED(4)
@@ -174,7 +332,7 @@ FUSED(7)
 FUSED(8)
 #undef FUSED
 
-static void (*const FN(fused_tab)[9])(ode_lanes *) = {NULL, NULL, FN(attempt_2), FN(attempt_3), FN(attempt_4),
-                                                      FN(attempt_5), FN(attempt_6), FN(attempt_7), FN(attempt_8)};
+static void (*const FN(fused_tab)[9])(ode_shared *, ode_lanes *) = {
+    NULL, NULL, FN(step_2), FN(step_3), FN(step_4), FN(step_5), FN(step_6), FN(step_7), FN(step_8)};
 #undef VD
 #undef VL

@@ -7,7 +7,7 @@
 #include "ode_internal.h"
 
 typedef struct ode_lanes ode_lanes;
-typedef void (*ode_attempt_fn)(ode_lanes *L);
+struct shared;
 
 struct ode_lanes {
     const sv_ode_problem *P;
@@ -22,8 +22,8 @@ struct ode_lanes {
     long traj[ODE_WMAX];    /* trajectory index, -1 = idle */
     unsigned char active[ODE_WMAX], have_f0[ODE_WMAX], need_jac[ODE_WMAX], need_h0[ODE_WMAX];
     unsigned char fail[ODE_WMAX], bad[ODE_WMAX];
-    double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log(errold), and the one before */
-    double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], errold[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
+    double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log E_old, and the one before (control.h) */
+    double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
     double tstage[ODE_WMAX], shift[ODE_WMAX];
     int hits[ODE_WMAX];     /* this attempt ends at: 0 free, 1 the end, 2 a tstop */
     int stop_idx[ODE_WMAX]; /* next tstop not yet passed */
@@ -34,16 +34,15 @@ struct ode_lanes {
     double *y, *ynew, *f0, *U, *fv, *rhs, *dT, *k, *p, *jv, *err, *scratch;
     ode_lin *lin;
     ode_jac_work *jw;
-    ode_attempt_fn fused;   /* Rodas5P attempt specialised for this (n, W), or NULL */
+    double lerr_floor;      /* log(1e-4): the error history's floor (control.h) */
+    /* the whole step specialised for this problem and W (driver.h), or NULL */
+    void (*step)(struct shared *S, ode_lanes *L);
 };
 
 /* One step attempt for every active lane: fills ynew and eest (INFINITY
  * for a non-finite error or a bad pivot) and fail (callback failures). */
 void ode_rodas5p_attempt(ode_lanes *L);
 void ode_tsit5_attempt(ode_lanes *L);
-/* The fused Rodas5P attempt for L's problem and lane count (fused_rodas5p.c),
- * NULL when the general one serves it; same numbers either way. */
-ode_attempt_fn ode_fused_rodas5p_select(const ode_lanes *L);
 /* Dense output of lane w's last attempt at t + θh into out (n values). */
 void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
 void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);

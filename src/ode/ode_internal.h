@@ -67,9 +67,26 @@ void ode_dense_small_solve(int n, int W, const double *buf, double *x);
 typedef struct ode_jac_work ode_jac_work;
 ode_jac_work *ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *prob, int W);
 void ode_jac_work_destroy(sv_ctx *ctx, ode_jac_work *w);
-void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
-                  const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
-                  unsigned char *fail, long *nf);
+void ode_jacobian_lanewise(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask,
+                           const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                           double *dfdt, unsigned char *fail, long *nf);
+/* The batched analytic Jacobian runs every lane (as ode_eval_f) and inline;
+ * the other sources lane by lane (eval.c). */
+static inline void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask,
+                                const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                                double *dfdt, unsigned char *fail, long *nf)
+{
+    if (prob->d.jac_source != SV_ODE_JAC_ANALYTIC || !prob->d.jac_batch) {
+        ode_jacobian_lanewise(prob, jw, W, mask, t, y, p, f0, jvals, dfdt, fail, nf);
+        return;
+    }
+    const int auton = !prob->d.nonautonomous;
+    if (auton)
+        for (int q = 0; q < prob->n * W; q++) dfdt[q] = 0;
+    if (prob->d.jac_batch(W, t, y, prob->np ? p : NULL, jvals, auton ? NULL : dfdt, prob->d.user))
+        for (int w = 0; w < W; w++)
+            if (mask[w]) fail[w] = 1;
+}
 
 /* f over W lanes: the batched callback (every lane: inactive lanes carry a
  * valid old state), or the scalar one for each masked lane (eval.c).

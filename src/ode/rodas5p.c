@@ -110,10 +110,6 @@ static inline __attribute__((always_inline)) void attempt_w(ode_lanes *L, const 
 
 void ode_rodas5p_attempt(ode_lanes *L)
 {
-    if (L->fused) {
-        L->fused(L);
-        return;
-    }
     switch (L->W) {
     case 1: attempt_w(L, 1); break;
     case 2: attempt_w(L, 2); break;

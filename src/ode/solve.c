@@ -1,12 +1,8 @@
 /* Ensemble driver: validates the request, splits trajectories over OpenMP
  * threads, and runs each thread's W lanes: refill idle lanes, step
- * attempt for all lanes at once, then per-lane step control, dense output
- * at the save times, and completion.
- *
- * Step control is OrdinaryDiffEq's PI controller (constants in
- * /work/shared/reference/rodas5p-tableau.txt): q = clamp(E^β1 / E_old^β2 / safety,
- * 1/qmax, 1/qmin), h_new = h/q; q in [1, qsteady_max] keeps h; a rejected
- * step takes h / min(1/qmin, E^β1/safety); E_old = max(E, 1e-4). */
+ * attempt for all lanes at once, then per-lane step control (control.h),
+ * dense output at the save times, and completion. A problem class with a
+ * fused step (driver.h) runs these phases in its own routine instead. */
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -14,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lanes.h"
+#include "control.h"
+#include "driver.h"
 
 typedef struct shared {
     const sv_ode_problem *P;
@@ -115,7 +112,7 @@ static sv_status lanes_init(sv_ctx *ctx, shared *S, ode_lanes *L, int W)
             lanes_free(ctx, L);
             return st == SV_OK ? SV_ERR_NOMEM : st;
         }
-        L->fused = ode_fused_rodas5p_select(L);
+        L->step = ode_fused_step_select(L);
     }
     for (int w = 0; w < W; w++) {
         L->traj[w] = -1;
@@ -123,6 +120,8 @@ static sv_status lanes_init(sv_ctx *ctx, shared *S, ode_lanes *L, int W)
         L->t[w] = S->E->t0;
         L->tcap[w] = INFINITY;
     }
+    volatile double emin = 1e-4; /* computed at run time, as control always did */
+    L->lerr_floor = log(emin);
     return SV_OK;
 }
 
@@ -158,7 +157,6 @@ static int refill(shared *S, ode_lanes *L, int w)
         L->active[w] = 1;
         memset(&L->st[w], 0, sizeof L->st[w]);
         L->t[w] = E->t0;
-        L->errold[w] = 1e-4;
         L->lerrold[w] = log(1e-4);
         L->lerrolder[w] = log(1e-4);
         L->have_f0[w] = 0;
@@ -309,7 +307,7 @@ static void set_steps(shared *S, ode_lanes *L)
     }
 }
 
-static void control(shared *S, ode_lanes *L)
+static void control(shared *S, ode_lanes *L, const unsigned char *only)
 {
     const sv_ode_options *o = S->o;
     const sv_ode_ensemble *E = S->E;
@@ -318,22 +316,21 @@ static void control(shared *S, ode_lanes *L)
     double row[4096 / sizeof(double)];
     double *buf = n <= (int)(sizeof row / sizeof row[0]) ? row : L->err; /* err is free after the attempt */
     for (int w = 0; w < W; w++) {
-        if (!L->active[w]) continue;
+        if (!L->active[w] || (only && !only[w])) continue;
         sv_ode_stats *st = &L->st[w];
         if (L->fail[w]) {
             finish(S, L, w, SV_ODE_F_FAILED);
             continue;
         }
         double Ee = L->eest[w], h = L->h[w];
-        int accept = o->fixed_step > 0 ? isfinite(Ee) : Ee <= 1.0;
-        if (!accept) {
+        if (!ode_ctrl_accept(o, Ee)) {
             st->rejected++;
             if (!isfinite(Ee)) {
                 L->nonfinite[w]++;
                 L->hprop[w] = h * o->qmin;
             } else {
                 L->nonfinite[w] = 0;
-                L->hprop[w] = h / fmin(1.0 / o->qmin, pow(Ee, o->beta1) / o->safety);
+                L->hprop[w] = ode_ctrl_rejected_h(o, h, Ee);
             }
             if (o->fixed_step > 0 || L->nonfinite[w] >= 30) {
                 finish(S, L, w, SV_ODE_NONFINITE);
@@ -341,22 +338,7 @@ static void control(shared *S, ode_lanes *L)
             }
         } else {
             L->nonfinite[w] = 0;
-            double q, lE = 0;
-            if (o->fixed_step > 0) {
-                q = 1.0;
-            } else if (Ee == 0) {
-                q = 1.0 / o->qmax;
-            } else {
-                /* E^β1 / E_old^β2 as one exp of logs (pow twice costs more);
-                 * log E_old was kept from the previous accepted step */
-                lE = log(Ee);
-                q = exp(o->beta1 * lE - o->beta2 * L->lerrold[w] + o->beta3 * L->lerrolder[w]) / o->safety;
-                q = fmax(1.0 / o->qmax, fmin(1.0 / o->qmin, q));
-                if (q >= 1.0 && q <= qsteady) q = 1.0;
-            }
-            L->lerrolder[w] = L->lerrold[w];
-            L->errold[w] = fmax(Ee, 1e-4);
-            L->lerrold[w] = Ee > 1e-4 && lE != 0 ? lE : log(L->errold[w]);
+            double q = ode_ctrl_accepted_q(o, qsteady, L->lerr_floor, Ee, &L->lerrold[w], &L->lerrolder[w]);
             double t = L->t[w];
             double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : t + h;
             long tr = L->traj[w];
@@ -392,16 +374,22 @@ static void control(shared *S, ode_lanes *L)
                 continue;
             }
         }
-        if (st->accepted + st->rejected >= o->max_steps) {
-            finish(S, L, w, SV_ODE_MAX_STEPS);
-            continue;
-        }
-        double hn = L->hprop[w];
-        if (!(hn > o->min_step_rel * fabs(L->t[w])) || !(hn > 1e-300) || L->t[w] + hn == L->t[w]) {
-            finish(S, L, w, L->nonfinite[w] ? SV_ODE_NONFINITE : SV_ODE_STEP_TOO_SMALL);
-            continue;
-        }
+        int end = ode_ctrl_limit(o, st, L->t[w], L->hprop[w], L->nonfinite[w]);
+        if (end >= 0) finish(S, L, w, (sv_ode_traj_status)end);
     }
+}
+
+/* One step of the general phases for every active lane. */
+static void step(shared *S, ode_lanes *L)
+{
+    prepare(S, L);
+    int nact = 0;
+    for (int w = 0; w < L->W; w++) nact += L->active[w];
+    if (!nact) return;
+    set_steps(S, L);
+    if (L->rodas) ode_rodas5p_attempt(L);
+    else ode_tsit5_attempt(L);
+    control(S, L, NULL);
 }
 
 static void worker(shared *S, int W, int tid)
@@ -428,14 +416,8 @@ static void worker(shared *S, int W, int tid)
             nact++;
         }
         if (!nact || atomic_load(&S->stop)) break;
-        prepare(S, &L);
-        nact = 0;
-        for (int w = 0; w < W; w++) nact += L.active[w];
-        if (!nact) continue;
-        set_steps(S, &L);
-        if (L.rodas) ode_rodas5p_attempt(&L);
-        else ode_tsit5_attempt(&L);
-        control(S, &L);
+        if (L.step) L.step(S, &L);
+        else step(S, &L);
         if (tid == 0 && (++iter & 255) == 0 && sv_time_now() - last > 0.1) {
             last = sv_time_now();
             double frac = (double)atomic_load(&S->done) / S->E->ntraj;
@@ -585,3 +567,9 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     if (S.err != SV_OK) return sv_error(S.err, "%s", S.msg);
     return sv_progress(ctx, "ode", 1.0);
 }
+
+/* ---- the phases for a fused step (driver.h) ------------------------------ */
+void ode_drv_prepare(ode_shared *S, ode_lanes *L) { prepare(S, L); }
+void ode_drv_set_steps(ode_shared *S, ode_lanes *L) { set_steps(S, L); }
+void ode_drv_control(ode_shared *S, ode_lanes *L, const unsigned char *only) { control(S, L, only); }
+void ode_drv_finish(ode_shared *S, ode_lanes *L, int w, sv_ode_traj_status status) { finish(S, L, w, status); }
