@@ -4,75 +4,107 @@
  * benchmarks, the tests, sv_em_solve) creates it here.
  *
  * Today's terms: jω·L, −j·Ψ/ω, and Zs(f)·G when the metal is lossy. A new
- * physical effect is a new entry in build_terms and in coefficient. */
+ * physical effect is a new entry of the term enum and a new case in each
+ * function of the first section below (docs/em.md, "Adding a term"). */
 #include <math.h>
 #include <string.h>
 
 #include "em_internal.h"
 
+enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_MAX = 3 };
+
 struct sv_em_affine {
     sv_ctx *ctx;
     const sv_em_model *em;
-    sv_em_stackup stackup;   /* owned copy: the coefficients read it */
+    sv_em_stackup stackup;       /* owned copy: the coefficients read it */
+    int nterms;
+    int kind[TERM_MAX];          /* the physical term (TERM_*) of each model term */
     sv_dense_sym *L, *Psi;
-    sv_em_csr *G;            /* NULL for lossless metal */
+    sv_em_csr *G;                /* NULL for lossless metal */
+    sv_sweep_term term[TERM_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
     sv_sweep_model *model;
 };
 
-enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2 };
+/* ---- the physical terms: everything that knows what Z(f) is made of ---- */
 
-static int lossy(const sv_em_stackup *st) { return isfinite(st->sigma); }
+/* Whether the stack-up has the physical term t. */
+static int has_term(const sv_em_stackup *st, int t) { return t == TERM_G ? isfinite(st->sigma) : 1; }
 
-/* c_k(f) of term k at f (Hz). */
+/* Bytes term t's matrix holds. */
+static size_t term_bytes(const sv_em_model *em, int t)
+{
+    switch (t) {
+    case TERM_L: return sv_em_assemble_bytes(em, 0) / 2;
+    case TERM_PSI: return sv_em_assemble_bytes(em, 0) / 2;
+    default: return sv_em_gram_bytes(em);
+    }
+}
+
+/* c(f) of physical term t at f (Hz). */
+static double complex term_coefficient(const sv_em_stackup *st, int t, double freq_hz)
+{
+    double w = 2 * SV_EM_PI * freq_hz;
+    switch (t) {
+    case TERM_L: return I * w;
+    case TERM_PSI: return -I / w;
+    default: return sv_em_surface_impedance(st->sigma, st->t, freq_hz);
+    }
+}
+
+/* Assemble the matrices of the terms the stack-up has. */
+static sv_status assemble_terms(sv_em_affine *a)
+{
+    sv_status st = sv_em_assemble(a->ctx, a->em, 0, &a->L, &a->Psi, NULL);
+    if (!st && has_term(&a->stackup, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
+    return st;
+}
+
+/* The sweep's description of physical term t (arrays borrowed from a). */
+static sv_sweep_term describe_term(const sv_em_affine *a, int t)
+{
+    const sv_dense_sym *packed = t == TERM_L ? a->L : a->Psi;
+    if (t == TERM_G)
+        return (sv_sweep_term){
+            .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
+    return (sv_sweep_term){
+        .kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(packed), .nb = sv_dense_sym_block(packed)};
+}
+
+/* ---- the object ---- */
+
+/* The sweep model's coefficient callback: model term k. */
 static double complex coefficient(void *user, int k, double freq_hz)
 {
     const sv_em_affine *a = user;
-    double w = 2 * SV_EM_PI * freq_hz;
-    switch (k) {
-    case TERM_L: return I * w;
-    case TERM_PSI: return -I / w;
-    default: return sv_em_surface_impedance(a->stackup.sigma, a->stackup.t, freq_hz);
-    }
+    return term_coefficient(&a->stackup, a->kind[k], freq_hz);
 }
 
 int sv_em_affine_nterms(const sv_em_model *em)
 {
     if (!em) return 0;
-    sv_em_stackup st;
-    sv_em_project_stackup(em->prj, &st);
-    return lossy(&st) ? 3 : 2;
+    int n = 0;
+    for (int t = 0; t < TERM_MAX; t++) n += has_term(&em->prj->st, t);
+    return n;
 }
 
 size_t sv_em_affine_bytes(const sv_em_model *em)
 {
     if (!em) return 0;
-    size_t n = (size_t)em->n, ports = (size_t)em->prj->nports;
-    size_t csr = sv_em_affine_nterms(em) > 2 ? n * 7 * (sizeof(int) + sizeof(double)) + (n + 1) * sizeof(int) : 0;
-    return sv_em_assemble_bytes(em, 0) + csr + n * ports * sizeof(double);
+    size_t bytes = (size_t)em->n * (size_t)em->prj->nports * sizeof(double); /* the model's copy of B */
+    for (int t = 0; t < TERM_MAX; t++)
+        if (has_term(&em->prj->st, t)) bytes += term_bytes(em, t);
+    return bytes;
 }
 
-/* Assemble the terms' matrices (L, Ψ; G when lossy). */
-static sv_status assemble_terms(sv_em_affine *a)
+/* The model's terms: those the stack-up has, in enum order. */
+static void describe_terms(sv_em_affine *a)
 {
-    sv_status st = sv_em_assemble(a->ctx, a->em, 0, &a->L, &a->Psi, NULL);
-    if (!st && lossy(&a->stackup)) st = sv_em_gram(a->ctx, a->em, &a->G);
-    return st;
-}
-
-/* The sweep's descriptions of the assembled terms (borrowed arrays). */
-static int describe_terms(const sv_em_affine *a, sv_sweep_term *terms)
-{
-    memset(terms, 0, sizeof(sv_sweep_term) * 3);
-    terms[TERM_L] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED,
-                                    .packed = sv_dense_sym_cdata(a->L),
-                                    .nb = sv_dense_sym_block(a->L)};
-    terms[TERM_PSI] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED,
-                                      .packed = sv_dense_sym_cdata(a->Psi),
-                                      .nb = sv_dense_sym_block(a->Psi)};
-    if (!a->G) return 2;
-    terms[TERM_G] = (sv_sweep_term){
-        .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
-    return 3;
+    a->nterms = 0;
+    for (int t = 0; t < TERM_MAX; t++)
+        if (has_term(&a->stackup, t)) {
+            a->kind[a->nterms] = t;
+            a->term[a->nterms++] = describe_term(a, t);
+        }
 }
 
 /* The sweep model: the terms, the coefficients and the port excitations. */
@@ -81,10 +113,9 @@ static sv_status make_model(sv_em_affine *a)
     int n = a->em->n, p = a->em->prj->nports;
     double *b = sv_alloc(a->ctx, sizeof(double) * (size_t)n * (size_t)p, "port excitations");
     if (!b) return sv_last_status();
-    sv_sweep_term terms[3];
-    int nterms = describe_terms(a, terms);
+    describe_terms(a);
     sv_status st = sv_em_port_rhs(a->em, b, n);
-    if (!st) st = sv_sweep_model_create(a->ctx, n, nterms, terms, coefficient, a, p, b, n, &a->model);
+    if (!st) st = sv_sweep_model_create(a->ctx, n, a->nterms, a->term, coefficient, a, p, b, n, &a->model);
     sv_free(a->ctx, b); /* the model keeps its own copy */
     return st;
 }
@@ -101,12 +132,11 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     sv_em_project_stackup(em->prj, &a->stackup);
     sv_status st = assemble_terms(a);
     if (!st) st = make_model(a);
-    if (st) {
-        sv_em_affine_destroy(a);
-        return st;
-    }
-    *out = a;
-    return SV_OK;
+    if (st)
+        sv_em_affine_destroy(a); /* what was made so far */
+    else
+        *out = a;
+    return st;
 }
 
 void sv_em_affine_destroy(sv_em_affine *a)
@@ -121,3 +151,18 @@ void sv_em_affine_destroy(sv_em_affine *a)
 
 const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a) { return a ? a->model : NULL; }
 const sv_em_model *sv_em_affine_em(const sv_em_affine *a) { return a ? a->em : NULL; }
+
+sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)
+{
+    if (!a || !out) return sv_error(SV_ERR_ARG, "sv_em_affine_term: NULL argument");
+    if (k < 0 || k >= a->nterms)
+        return sv_error(SV_ERR_ARG, "sv_em_affine_term: k = %d: expected 0 to %d", k, a->nterms - 1);
+    *out = a->term[k];
+    return SV_OK;
+}
+
+double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double freq_hz)
+{
+    if (!a || k < 0 || k >= a->nterms) return NAN;
+    return term_coefficient(&a->stackup, a->kind[k], freq_hz);
+}
