@@ -30,7 +30,7 @@ static void usage(FILE *o)
             "  --save K           K save times equally spaced in (t0, t1] (default 1: the end)\n"
             "  --first-step H     initial step (default: Hairer-Wanner estimate)\n"
             "  --max-steps M      step attempts per trajectory (default 1000000)\n"
-            "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4 or 8 (4)\n"
+            "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4, 8 or 16 (the solver's choice)\n"
             "  --threads T        threads (default: OMP_NUM_THREADS or all cores)\n"
             "  --seed S           seed of the ensemble perturbation (1)\n"
             "  --out FILE.csv     write traj,t,y1..yn rows (written to a temporary file, then renamed)\n"
@@ -152,7 +152,7 @@ int cmd_ode_main(int argc, char **argv)
         else if (!strcmp(a, "--first-step")) ok = parse_double(a, v, &first);
         else if (!strcmp(a, "--save")) ok = parse_int(a, v, 1, 1000000, &nsave);
         else if (!strcmp(a, "--max-steps")) ok = parse_int(a, v, 1, 2000000000L, &max_steps);
-        else if (!strcmp(a, "--lanes")) ok = parse_int(a, v, 1, 8, &lanes);
+        else if (!strcmp(a, "--lanes")) ok = parse_int(a, v, 1, 16, &lanes);
         else if (!strcmp(a, "--threads")) ok = parse_int(a, v, 1, 1024, &threads);
         else if (!strcmp(a, "--seed")) ok = parse_int(a, v, 0, 2147483647L, &seed);
         else if (!strcmp(a, "--out")) outpath = v;

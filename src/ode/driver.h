@@ -20,6 +20,10 @@ void ode_drv_control(ode_shared *S, ode_lanes *L, const unsigned char *only);
 /* End lane w's trajectory with `status` (the lane becomes idle). */
 void ode_drv_finish(ode_shared *S, ode_lanes *L, int w, sv_ode_traj_status status);
 
+/* The lane count the fused step runs best with (two vector registers of
+ * doubles) when it covers this problem and these options (Rodas5P, double
+ * LU, the tiny systems lin.c holds in full storage), else 0. */
+int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o);
 /* The fused whole step for L's problem and lane count, or NULL when the
  * general phases serve it (fused_rodas5p.c); same numbers either way. */
 void (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L);

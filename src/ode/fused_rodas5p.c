@@ -9,7 +9,7 @@
  * left-to-right stage sums, M loaded as shift − J, the factor and solves of
  * dense_small.h, the same error norm. So a trajectory's numbers do not
  * depend on which path ran it, and the two paths can be chosen per (n, W)
- * freely: W = 4 and 8 are fused, the narrow lane counts of small
+ * freely: W = 4, 8 and 16 are fused, the narrow lane counts of small
  * ensembles take the general path. */
 #include <float.h>
 #include <math.h>
@@ -38,6 +38,17 @@ static inline int extends_previous(int s)
     return 1;
 }
 
+/* Doubles in one vector register of this machine. */
+#if defined(__AVX512F__)
+#define ODE_VNAT 8
+#elif defined(__AVX__)
+#define ODE_VNAT 4
+#else
+#define ODE_VNAT 2
+#endif
+typedef double ode_vnd __attribute__((vector_size(8 * ODE_VNAT)));
+typedef long long ode_vnl __attribute__((vector_size(8 * ODE_VNAT)));
+
 #define FW 4
 #define FN(x) x##_w4
 #include "fused_rodas5p_tmpl.h"
@@ -48,9 +59,33 @@ static inline int extends_previous(int s)
 #include "fused_rodas5p_tmpl.h"
 #undef FN
 #undef FW
+#define FW 16
+#define FN(x) x##_w16
+#include "fused_rodas5p_tmpl.h"
+#undef FN
+#undef FW
 
 void (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
 {
     if (!L->rodas || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
-    return L->W == 4 ? fused_tab_w4[L->n] : L->W == 8 ? fused_tab_w8[L->n] : NULL;
+    switch (L->W) {
+    case 4: return fused_tab_w4[L->n];
+    case 8: return fused_tab_w8[L->n];
+    case 16: return fused_tab_w16[L->n];
+    default: return NULL;
+    }
+}
+
+int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o)
+{
+    if (o->method != SV_ODE_RODAS5P || o->lu != SV_ODE_LU_DOUBLE || P->n < 2 || P->n > 8) return 0;
+    ode_lin *lin = ode_lin_create(ctx, P, 1, 0);
+    if (!lin) {
+        /* handled: the workers create their solver again and report this */
+        sv_clear_error();
+        return 0;
+    }
+    int dense = ode_lin_is_dense(lin);
+    ode_lin_destroy(ctx, lin);
+    return dense ? 2 * ODE_VNAT : 0;
 }

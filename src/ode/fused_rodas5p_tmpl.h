@@ -20,19 +20,37 @@ ODE_INLINE VD FN(vld)(const double *p)
     return v;
 }
 ODE_INLINE void FN(vst)(double *p, VD v) { memcpy(p, &v, sizeof v); }
-ODE_INLINE VD FN(vsplat)(double x) { return (VD){0} + x; }
-/* a < b ? a : b per lane (ode_min), a > b ? a : b (ode_max), |a| */
-ODE_INLINE VD FN(vmin)(VD a, VD b)
+ODE_INLINE VD FN(vsplat)(double x)
 {
-    VL m = a < b;
-    return (VD)((m & (VL)a) | (~m & (VL)b));
+    VD v;
+    for (int w = 0; w < FW; w++) v[w] = x;
+    return v;
 }
-ODE_INLINE VD FN(vmax)(VD a, VD b)
-{
-    VL m = a > b;
-    return (VD)((m & (VL)a) | (~m & (VL)b));
-}
+
+/* Comparisons (lane masks): wider than one register they are taken a
+ * register at a time, which GCC's generic lowering of vector comparisons
+ * would do lane by lane. */
+#if FW > ODE_VNAT
+#define FN_CMP(name, op)                                                              \
+    ODE_INLINE VL FN(name)(VD a, VD b)                                                \
+    {                                                                                 \
+        union { VD v; ode_vnd h[FW / ODE_VNAT]; } ua = {a}, ub = {b};                 \
+        union { VL v; ode_vnl h[FW / ODE_VNAT]; } r;                                  \
+        for (int i = 0; i < FW / ODE_VNAT; i++) r.h[i] = ua.h[i] op ub.h[i];          \
+        return r.v;                                                                   \
+    }
+#else
+#define FN_CMP(name, op) \
+    ODE_INLINE VL FN(name)(VD a, VD b) { return a op b; }
+#endif
+FN_CMP(lt, <)
+FN_CMP(le, <=)
+FN_CMP(eq, ==)
+#undef FN_CMP
 ODE_INLINE VD FN(sel)(VL m, VD a, VD b) { return (VD)((m & (VL)a) | (~m & (VL)b)); }
+/* a < b ? a : b per lane (ode_min), a > b ? a : b (ode_max) */
+ODE_INLINE VD FN(vmin)(VD a, VD b) { return FN(sel)(FN(lt)(a, b), a, b); }
+ODE_INLINE VD FN(vmax)(VD a, VD b) { return FN(sel)(FN(lt)(b, a), a, b); }
 ODE_INLINE VD FN(vabs)(VD a) { return (VD)((VL)a & ((VL){0} + 0x7fffffffffffffffLL)); }
 
 /* Jacobian for the lanes that moved since their last one (as rodas5p.c). */
@@ -90,7 +108,7 @@ ODE_INLINE VL FN(factor)(VD *restrict a, const int n)
     VL bad = (VL){0};
     _Pragma("GCC unroll 8") for (int k = 0; k < n; k++) {
         VD d = a[k * n + k];
-        bad |= (d == 0) | ~(FN(vabs)(d) <= DBL_MAX);
+        bad |= FN(eq)(d, (VD){0}) | ~FN(le)(FN(vabs)(d), FN(vsplat)(DBL_MAX));
         VD dk = 1.0 / d;
         a[k * n + k] = dk;
         _Pragma("GCC unroll 8") for (int i = k + 1; i < n; i++) {
@@ -185,15 +203,15 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
     }
     for (int s = 0; s < 8; s++)
         for (int i = 0; i < n; i++) FN(vst)(L->k + (size_t)(s * n + i) * FW, k[s][i]);
+    double e[FW];
+    FN(vst)(e, acc / (double)n);
+    for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]); /* vectorises (no errno: module.cmake) */
+    VD ev = FN(vld)(e);
+    FN(vst)(L->eest, FN(sel)(bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
     for (int w = 0; w < FW; w++) {
-        if (!L->active[w]) continue;
-        double e = sqrt(acc[w] / n);
-        L->eest[w] = (L->bad[w] || !isfinite(e)) ? INFINITY : e;
-        L->st[w].nfactor++;
-        if (em[w]) {
-            L->st[w].nf += 7;
-            L->st[w].nsolve += 8;
-        }
+        L->st[w].nfactor += L->active[w];
+        L->st[w].nf += 7 * em[w];
+        L->st[w].nsolve += 8 * em[w];
     }
 }
 
@@ -212,7 +230,7 @@ ODE_INLINE void FN(f0)(ode_shared *S, ode_lanes *L, const int n)
     if (!any) return;
     ode_eval_f(L->P, FW, m, L->t, L->y, L->p, L->f0, L->fail, L->scratch);
     VL bad = (VL){0};
-    for (int i = 0; i < n; i++) bad |= ~(FN(vabs)(FN(vld)(L->f0 + i * FW)) <= DBL_MAX);
+    for (int i = 0; i < n; i++) bad |= ~FN(le)(FN(vabs)(FN(vld)(L->f0 + i * FW)), FN(vsplat)(DBL_MAX));
     for (int w = 0; w < FW; w++) {
         if (!m[w]) continue;
         L->st[w].nf++;
@@ -227,7 +245,7 @@ ODE_INLINE void FN(f0)(ode_shared *S, ode_lanes *L, const int n)
 ODE_INLINE void FN(clip)(ode_lanes *L)
 {
     VD t = FN(vld)(L->t), hp = FN(vld)(L->hprop), tend = FN(vsplat)(L->tend);
-    VL end = t + hp >= tend;
+    VL end = FN(le)(tend, t + hp);
     for (int w = 0; w < FW; w++)
         if (L->active[w]) {
             L->h[w] = end[w] ? tend[w] - t[w] : hp[w];
@@ -253,8 +271,8 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
         other[w] = L->fail[w] || L->hits[w] ? -1 : 0;
         next[w] = L->save[w] < E->nsave ? E->tsave[L->save[w]] : INFINITY;
     }
-    VL acc = e <= 1.0;
-    other |= ~(FN(vabs)(e) <= DBL_MAX) | (acc & (next <= tn));
+    VL acc = FN(le)(e, FN(vsplat)(1.0));
+    other |= ~FN(le)(FN(vabs)(e), FN(vsplat)(DBL_MAX)) | (acc & FN(le)(next, tn));
     if (o->fixed_step > 0) other = act;
     other &= act;
     const VL plain = act & ~other, took = plain & acc;
@@ -268,13 +286,14 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
     for (int w = 0; w < FW; w++)
         if (took[w] && e[w] != 0) ex[w] = exp(arg[w]);
     VD q = ex / o->safety, qlo = FN(vsplat)(1.0 / o->qmax), qhi = FN(vsplat)(1.0 / o->qmin);
-    q = FN(sel)(q < qhi, q, qhi);
-    q = FN(sel)(q > qlo, q, qlo);
-    q = FN(sel)((q >= 1.0) & (q <= qsteady), FN(vsplat)(1.0), q);
-    q = FN(sel)(e == 0, qlo, q);
+    const VD one = FN(vsplat)(1.0);
+    q = FN(sel)(FN(lt)(q, qhi), q, qhi);
+    q = FN(sel)(FN(lt)(qlo, q), q, qlo);
+    q = FN(sel)(FN(le)(one, q) & FN(le)(q, FN(vsplat)(qsteady)), one, q);
+    q = FN(sel)(FN(eq)(e, (VD){0}), qlo, q);
     VD hp = FN(sel)(took, h / q, FN(vld)(L->hprop));
     FN(vst)(L->lerrolder, FN(sel)(took, lo, loo));
-    FN(vst)(L->lerrold, FN(sel)(took, FN(sel)(e > 1e-4, le, FN(vsplat)(L->lerr_floor)), lo));
+    FN(vst)(L->lerrold, FN(sel)(took, FN(sel)(FN(lt)(FN(vsplat)(1e-4), e), le, FN(vsplat)(L->lerr_floor)), lo));
     FN(vst)(L->t, FN(sel)(took, tn, t));
     for (int i = 0; i < n; i++)
         FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));
@@ -284,7 +303,7 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
     FN(vst)(L->hprop, hp);
     /* then both: the limits of ode_ctrl_limit */
     VD tt = FN(vld)(L->t);
-    VL small = ~(hp > o->min_step_rel * FN(vabs)(tt)) | ~(hp > 1e-300) | (tt + hp == tt);
+    VL small = ~FN(lt)(o->min_step_rel * FN(vabs)(tt), hp) | ~FN(lt)(FN(vsplat)(1e-300), hp) | FN(eq)(tt + hp, tt);
     unsigned char rest[FW];
     int nrest = 0;
     for (int w = 0; w < FW; w++) {

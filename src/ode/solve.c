@@ -113,6 +113,10 @@ static sv_status lanes_init(sv_ctx *ctx, shared *S, ode_lanes *L, int W)
             return st == SV_OK ? SV_ERR_NOMEM : st;
         }
         L->step = ode_fused_step_select(L);
+        if (W > 8 && !L->step) { /* sv_ode_solve runs more than 8 lanes only with a fused step */
+            lanes_free(ctx, L);
+            return sv_error(SV_ERR_INTERNAL, "ode: %d lanes without a fused step", W);
+        }
     }
     for (int w = 0; w < W; w++) {
         L->traj[w] = -1;
@@ -477,8 +481,8 @@ static sv_status check_request(const sv_ode_problem *P, const sv_ode_options *o,
                         nm, o->qmin, o->qmax, o->safety, o->beta1, o->beta2);
     if (o->lu != SV_ODE_LU_DOUBLE && o->lu != SV_ODE_LU_SINGLE)
         return sv_error(SV_ERR_ARG, "%s: lu = %d: expected double (0) or single (1)", nm, (int)o->lu);
-    if (!(o->lanes == 0 || o->lanes == 1 || o->lanes == 2 || o->lanes == 4 || o->lanes == 8))
-        return sv_error(SV_ERR_ARG, "%s: lanes = %d: expected 0 (default), 1, 2, 4 or 8", nm, o->lanes);
+    if (!(o->lanes == 0 || o->lanes == 1 || o->lanes == 2 || o->lanes == 4 || o->lanes == 8 || o->lanes == 16))
+        return sv_error(SV_ERR_ARG, "%s: lanes = %d: expected 0 (default), 1, 2, 4, 8 or 16", nm, o->lanes);
     if (o->ntstops < 0 || (o->ntstops > 0 && !o->tstops))
         return sv_error(SV_ERR_ARG, "%s: ntstops = %d with tstops %s", nm, o->ntstops, o->tstops ? "set" : "NULL");
     for (int i = 1; i < o->ntstops; i++)
@@ -518,12 +522,18 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
     if (E->ntraj == 0) return SV_OK;
-    /* default lanes: one vector register of doubles (8 with AVX-512, else 4) */
+    /* default lanes: one vector register of doubles (8 with AVX-512, else
+     * 4), two for the fused step of tiny systems (its stages are chains of
+     * dependent operations that a second register's lanes overlap); more
+     * than 8 only there */
 #if defined(__AVX512F__)
     int W = o->lanes ? o->lanes : 8;
 #else
     int W = o->lanes ? o->lanes : 4;
 #endif
+    int fused_w = ode_fused_lanes(ctx, P, o);
+    if (!o->lanes && fused_w) W = fused_w;
+    if (W > 8 && !fused_w) W = 8;
     int nthreads = sv_ctx_threads(ctx);
     if (nthreads <= 0) nthreads = omp_get_max_threads();
     /* Fewer trajectories than lanes × threads: narrower lanes (results do
