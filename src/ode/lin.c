@@ -193,6 +193,11 @@ void ode_lin_load(ode_lin *L, const double *jv, const double *shift, const unsig
 
 int ode_lin_is_dense(const ode_lin *L) { return L->dense; }
 
+sv_status ode_lin_compile(ode_lin *L, const char *cache_dir, const char *cc)
+{
+    return L->dense ? SV_OK : sv_sparse_lu_compile(L->lu, NULL, cache_dir, cc);
+}
+
 static void flags_to_bad(const ode_lin *L, unsigned char *bad)
 {
     for (int w = 0; w < L->W; w++) bad[w] = L->flags[w] != 0;

@@ -57,6 +57,10 @@ int ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const do
 const char *ode_lin_kind(const ode_lin *L);
 /* 1 when L holds M in full storage (2 ≤ n ≤ 8, double: dense_small.h). */
 int ode_lin_is_dense(const ode_lin *L);
+/* Straight-line kernels for the sparse factor (sv_sparse_lu_compile; the
+ * same numbers as the table-driven ones, which stay on failure: the status
+ * says why). SV_OK without doing anything for full storage. */
+sv_status ode_lin_compile(ode_lin *L, const char *cache_dir, const char *cc);
 /* Full-storage kernels for 2 ≤ n ≤ 8 (dense_small.c), W in {1, 2, 4, 8}. */
 void ode_dense_small_factor(int n, int W, double *buf, unsigned char *bad);
 void ode_dense_small_solve(int n, int W, const double *buf, double *x);

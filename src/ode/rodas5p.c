@@ -22,7 +22,8 @@
     case 7: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5) + c[6] * K(6); break; \
     default: break; \
     }
-static void combine(size_t nw, double *out, const double *base, const double *c, const double *k, int s)
+static void combine(size_t nw, double *restrict out, const double *restrict base, const double *c,
+                    const double *restrict k, int s)
 {
     if (base) {
         COMBINE_CASES(base[q])
@@ -82,8 +83,8 @@ static inline __attribute__((always_inline)) void attempt_w(ode_lanes *L, const 
         for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
         if (s > 0) combine(nw, L->rhs, NULL, T->C[s], L->k, s);
         for (int i = 0; i < n; i++) {
-            double *r = L->rhs + (size_t)i * W;
-            const double *fv = L->fv + (size_t)i * W, *dt = L->dT + (size_t)i * W;
+            double *restrict r = L->rhs + (size_t)i * W; /* the lane arrays do not overlap */
+            const double *restrict fv = L->fv + (size_t)i * W, *restrict dt = L->dT + (size_t)i * W;
             if (s > 0)
                 for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w] + hinv[w] * r[w];
             else

@@ -112,6 +112,11 @@ static sv_status lanes_init(sv_ctx *ctx, shared *S, ode_lanes *L, int W)
             lanes_free(ctx, L);
             return st == SV_OK ? SV_ERR_NOMEM : st;
         }
+        if (S->o->kernel_cache_dir && ode_lin_compile(L->lin, S->o->kernel_cache_dir, S->o->kernel_cc) != SV_OK) {
+            /* handled: the table-driven kernels stay, with the same results */
+            if (omp_get_thread_num() == 0) sv_log(ctx, SV_LOG_WARN, "ode: %s", sv_last_error());
+            sv_clear_error();
+        }
         L->step = ode_fused_step_select(L);
         if (W > 8 && !L->step) { /* sv_ode_solve runs more than 8 lanes only with a fused step */
             lanes_free(ctx, L);
