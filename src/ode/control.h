@@ -2,8 +2,7 @@
  * ensemble driver (solve.c) and by the fused step for tiny systems
  * (fused_rodas5p_tmpl.h), so both take the same decisions bit for bit.
  *
- * OrdinaryDiffEq's PI controller (constants in
- * /work/shared/reference/rodas5p-tableau.txt): on acceptance
+ * OrdinaryDiffEq's PI controller (docs/ode.md): on acceptance
  * q = clamp(E^β1 / E_old^β2 · E_older^β3 / safety, 1/qmax, 1/qmin) and
  * h_new = h/q, q in [1, qsteady] keeps h; a rejected step takes
  * h / min(1/qmin, E^β1/safety); E_old = max(E, 1e-4). */

@@ -14,8 +14,6 @@
 
 #include "ode_internal.h"
 
-#define ODE_INLINE static inline __attribute__((always_inline))
-
 /* Right-looking elimination in natural order; bad[w] is set (never
  * cleared) for a zero or non-finite pivot, and elimination goes on. */
 ODE_INLINE void ode_dense_small_factor_nw(double *restrict a, unsigned char *bad, const int n, const int W)

@@ -79,13 +79,13 @@ void (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
 int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o)
 {
     if (o->method != SV_ODE_RODAS5P || o->lu != SV_ODE_LU_DOUBLE || P->n < 2 || P->n > 8) return 0;
-    ode_lin *lin = ode_lin_create(ctx, P, 1, 0);
-    if (!lin) {
+    ode_lin *lin;
+    if (ode_lin_create(ctx, P, 1, 0, &lin) != SV_OK) {
         /* handled: the workers create their solver again and report this */
         sv_clear_error();
         return 0;
     }
     int dense = ode_lin_is_dense(lin);
-    ode_lin_destroy(ctx, lin);
+    ode_lin_destroy(lin);
     return dense ? 2 * ODE_VNAT : 0;
 }

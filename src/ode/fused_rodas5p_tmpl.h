@@ -263,7 +263,7 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
 {
     const sv_ode_options *o = L->o;
     const sv_ode_ensemble *E = L->E;
-    const double qsteady = o->qsteady_max > 0 ? o->qsteady_max : 1.2;
+    const double qsteady = o->qsteady_max;
     VD e = FN(vld)(L->eest), h = FN(vld)(L->h), t = FN(vld)(L->t), tn = t + h, next;
     VL act, other;
     for (int w = 0; w < FW; w++) {
