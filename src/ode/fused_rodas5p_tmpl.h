@@ -53,26 +53,6 @@ ODE_INLINE VD FN(vmin)(VD a, VD b) { return FN(sel)(FN(lt)(a, b), a, b); }
 ODE_INLINE VD FN(vmax)(VD a, VD b) { return FN(sel)(FN(lt)(b, a), a, b); }
 ODE_INLINE VD FN(vabs)(VD a) { return (VD)((VL)a & ((VL){0} + 0x7fffffffffffffffLL)); }
 
-/* Jacobian for the lanes that moved since their last one (as rodas5p.c). */
-ODE_INLINE void FN(jacobian)(ode_lanes *L)
-{
-    unsigned char jm[FW];
-    int anyj = 0;
-    for (int w = 0; w < FW; w++) {
-        jm[w] = L->active[w] && L->need_jac[w];
-        anyj |= jm[w];
-    }
-    if (!anyj) return;
-    long nf[FW] = {0};
-    ode_jacobian(L->P, L->jw, FW, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
-    for (int w = 0; w < FW; w++)
-        if (jm[w]) {
-            L->st[w].njac++;
-            L->st[w].nf += nf[w];
-            L->need_jac[w] = 0;
-        }
-}
-
 /* M = shift·I − J in full storage, fill slots zero (lin.c's load_d). */
 ODE_INLINE void FN(load_m)(const ode_lanes *L, VD shift, VD *restrict a, const int n)
 {
@@ -147,11 +127,7 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
 {
     VD a[64], k[8][8], U[8], fv[8], y[8], dT[8];
     unsigned char em[FW];
-    for (int w = 0; w < FW; w++) {
-        L->fail[w] = 0;
-        L->bad[w] = 0;
-    }
-    FN(jacobian)(L);
+    ode_jacobian_where_needed(L, FW);
     VD h = FN(vld)(L->h), t = FN(vld)(L->t), tcap = FN(vld)(L->tcap);
     VD shift = 1.0 / (h * T.gamma), hinv = 1.0 / h;
     FN(load_m)(L, shift, a, n);
@@ -215,9 +191,9 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
     }
 }
 
-/* f(t, y) for the lanes that moved (solve.c's prepare, which runs instead
- * when a new lane needs its first-step estimate): a lane whose f fails or
- * is not finite ends there. */
+/* f(t, y) for the lanes that moved: solve.c's start_f over lane vectors (a
+ * lane whose f fails or is not finite ends there); its prepare runs instead
+ * when a new lane needs its first-step estimate. */
 ODE_INLINE void FN(f0)(ode_shared *S, ode_lanes *L, const int n)
 {
     unsigned char m[FW];

@@ -39,6 +39,31 @@ typedef struct ode_lanes {
     void (*step)(struct shared *S, struct ode_lanes *L);
 } ode_lanes;
 
+/* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
+ * rejected lane retries with the same J), clearing every lane's fail and
+ * bad flags for the attempt that follows. Shared by rodas5p.c and the
+ * fused step. */
+ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W)
+{
+    unsigned char jm[ODE_WMAX];
+    int anyj = 0;
+    for (int w = 0; w < W; w++) {
+        jm[w] = L->active[w] && L->need_jac[w];
+        anyj |= jm[w];
+        L->fail[w] = 0;
+        L->bad[w] = 0;
+    }
+    if (!anyj) return;
+    long nf[ODE_WMAX] = {0};
+    ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
+    for (int w = 0; w < W; w++)
+        if (jm[w]) {
+            L->st[w].njac++;
+            L->st[w].nf += nf[w];
+            L->need_jac[w] = 0;
+        }
+}
+
 /* One step attempt for every active lane: fills ynew and eest (INFINITY
  * for a non-finite error or a bad pivot) and fail (callback failures).
  * The status is the linear solver's (Tsit5 has none: always SV_OK). */

@@ -37,29 +37,6 @@ static void combine(size_t nw, double *restrict out, const double *restrict base
  * each copy, so the per-lane loops vectorise without remainder code); its
  * steps are inlined (ODE_INLINE) into each copy for the same reason. */
 
-/* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
- * rejected lane retries with the same J). */
-ODE_INLINE void jacobian_where_needed(ode_lanes *L, const int W)
-{
-    unsigned char jm[ODE_WMAX];
-    int anyj = 0;
-    for (int w = 0; w < W; w++) {
-        jm[w] = L->active[w] && L->need_jac[w];
-        anyj |= jm[w];
-        L->fail[w] = 0;
-        L->bad[w] = 0;
-    }
-    if (!anyj) return;
-    long nf[ODE_WMAX] = {0};
-    ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
-    for (int w = 0; w < W; w++)
-        if (jm[w]) {
-            L->st[w].njac++;
-            L->st[w].nf += nf[w];
-            L->need_jac[w] = 0;
-        }
-}
-
 /* M = I/(hγ) − J loaded and factored for every lane (h changed since the
  * last attempt). em: the lanes whose stages run (active, good pivots, no
  * failed callback). */
@@ -134,7 +111,7 @@ ODE_INLINE sv_status attempt_w(ode_lanes *L, const int W)
 {
     unsigned char em[ODE_WMAX];
     double hinv[ODE_WMAX];
-    jacobian_where_needed(L, W);
+    ode_jacobian_where_needed(L, W);
     sv_status st = factor_iteration_matrix(L, W, em);
     for (int w = 0; w < W; w++) hinv[w] = 1.0 / L->h[w];
     for (int s = 0; s < 8 && st == SV_OK; s++) st = stage(L, W, s, em, hinv);

@@ -254,14 +254,13 @@ static void start_f(shared *S, ode_lanes *L)
     }
     if (!any) return;
     eval_masked(S, L, m, L->t, L->y, L->f0);
+    unsigned char bad[ODE_WMAX] = {0}; /* every lane at once: the loop over w vectorises */
+    for (int i = 0; i < n; i++)
+        for (int w = 0; w < W; w++) bad[w] |= !(fabs(L->f0[(size_t)i * W + w]) <= DBL_MAX);
     for (int w = 0; w < W; w++) {
         if (!m[w]) continue;
         L->have_f0[w] = 1;
-        for (int i = 0; i < n; i++)
-            if (!isfinite(L->f0[(size_t)i * W + w])) {
-                finish(S, L, w, SV_ODE_NONFINITE);
-                break;
-            }
+        if (bad[w]) finish(S, L, w, SV_ODE_NONFINITE);
     }
 }
 
