@@ -2,7 +2,7 @@
  * (GCC vector extensions: one element per lane, element-wise IEEE
  * arithmetic, so every lane rounds exactly as the scalar code does) and
  * instantiated per lane count by fused_rodas5p.c, which defines
- *   FW       lanes (4 or 8)
+ *   FW       lanes (4, 8 or 16)
  *   FN(x)    name mangling (x##_w4, ...)
  * The state size n is a compile-time constant at each inlined use. A
  * vector array `vd v[n]` has the slot-major layout of the lane arrays
