@@ -136,10 +136,15 @@ sv_threads_saved sv_threads_serial_begin(void);
 void sv_threads_restore(sv_threads_saved saved);
 
 /* ---- atomic file output ------------------------------------------------ */
-/* Write a file so that it is never seen half-written: open writes to a
- * temporary file beside `path`; close with commit = 1 flushes, syncs and
- * renames it over `path` (SV_ERR_IO with a message on any failure, the
- * temporary removed); commit = 0 discards it. */
+/* Write a file so that it is never seen half-written: open writes to an
+ * anonymous file in `path`'s folder (O_TMPFILE; where the file system has
+ * none, a temporary "<path>.tmpXXXXXX" beside it, and temporaries of that
+ * name left by killed writers are removed on the next open); close with
+ * commit = 1 flushes, syncs and puts it in place of `path` (SV_ERR_IO with
+ * a message on any failure, nothing left behind); commit = 0 discards it.
+ * A symlink is followed and its target replaced; a device, FIFO or other
+ * special file is written through, never replaced (commit = 0 cannot take
+ * back what was written to it). A directory is SV_ERR_IO. */
 typedef struct sv_atomic_file sv_atomic_file;
 sv_status sv_atomic_file_open(const char *path, sv_atomic_file **out);
 /* The stdio stream to write to. */
