@@ -48,12 +48,22 @@ sv_status sv_last_status(void);
 void sv_clear_error(void);
 
 /* Record an error for the calling thread and return `status`, so that a
- * failing function can `return sv_error(SV_ERR_ARG, "n = %d: expected >= 0", n);`. */
+ * failing function can `return sv_error(SV_ERR_ARG, "n = %d: expected >= 0", n);`.
+ * The message is stored escaped as by sv_escape_text (one line, safe to
+ * print). */
 sv_status sv_error(sv_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* `text` made safe to show in a message, into buf (cap bytes, always
+ * terminated): printable ASCII and well-formed UTF-8 are kept; control
+ * characters (C0, DEL, C1), bidirectional overrides and bytes that are not
+ * UTF-8 become \n, \t, \r, \xNN or \uNNNN; a text too long for buf is
+ * cut at a character boundary and ends in "...". Escaping twice changes
+ * nothing. Returns buf. */
+const char *sv_escape_text(const char *text, char *buf, size_t cap);
 
 /* ---- version ---------------------------------------------------------- */
 const char *sv_version_string(void);          /* "0.1.0" */
