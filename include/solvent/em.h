@@ -58,6 +58,10 @@ typedef struct sv_em_grid {
     double x0, y0;     /* coordinates of the grid's lower-left corner, m */
 } sv_em_grid;
 
+/* The highest frequency a project, a band or a solve accepts (Hz), checked
+ * after any unit is applied. */
+#define SV_EM_MAX_FREQ_HZ 1e15
+
 /* A frequency band: the project's sweep section, or the band a sweep runs. */
 typedef struct sv_em_sweep {
     int present;       /* 1 if the file has a sweep section (or the band is complete) */
@@ -79,7 +83,9 @@ int sv_em_project_metal(const sv_em_project *p, int i, int j);
  * start_hz, stop_hz, points, tolerance; `present` is ignored — wins over the
  * project's sweep section. A tolerance given nowhere is 1e-4; one point
  * means stop = start. SV_ERR_ARG naming the values when start, stop or
- * points is given nowhere, or stop < start. out->present = 1 on success. */
+ * points is given nowhere, a frequency is above SV_EM_MAX_FREQ_HZ, stop <
+ * start, or start = stop with more than one point. out->present = 1 on
+ * success. */
 sv_status sv_em_project_band(const sv_em_project *p, const sv_em_sweep *given, sv_em_sweep *out);
 /* The band's `points` frequencies, evenly spaced from start_hz to stop_hz. */
 sv_status sv_em_band_frequencies(const sv_em_sweep *band, double *freq_hz);
