@@ -52,27 +52,27 @@ static int parse_value(const char *s, const char *v, solve_args *a)
         else if (!strcasecmp(v, "ma")) a->format = SV_EM_TS_MA;
         else if (!strcasecmp(v, "db")) a->format = SV_EM_TS_DB;
         else {
-            fprintf(stderr, "solvent solve: --format %s: expected ri, ma or db\n", v);
+            tool_say("solve", "--format %s: expected ri, ma or db", v);
             return 2;
         }
     } else if (!strcmp(s, "--version")) {
         if (!strcmp(v, "1") || !strcmp(v, "1.1")) a->version = 1;
         else if (!strcmp(v, "2") || !strcmp(v, "2.0")) a->version = 2;
         else {
-            fprintf(stderr, "solvent solve: --version %s: expected 1 or 2\n", v);
+            tool_say("solve", "--version %s: expected 1 or 2", v);
             return 2;
         }
     } else if (!strcmp(s, "--unit")) {
         if (strcasecmp(v, "Hz") && strcasecmp(v, "kHz") && strcasecmp(v, "MHz") && strcasecmp(v, "GHz")) {
-            fprintf(stderr, "solvent solve: --unit %s: expected Hz, kHz, MHz or GHz\n", v);
+            tool_say("solve", "--unit %s: expected Hz, kHz, MHz or GHz", v);
             return 2;
         }
         a->unit = v;
     } else {
         char *e;
         long t = strtol(v, &e, 10);
-        if (*e || t < 1 || t > 4096) {
-            fprintf(stderr, "solvent solve: --threads %s: expected an integer from 1 to 4096\n", v);
+        if (e == v || *e || t < 1 || t > 4096) {
+            tool_say("solve", "--threads %s: expected an integer from 1 to 4096", v);
             return 2;
         }
         a->threads = (int)t;
@@ -99,12 +99,12 @@ static int parse_args(int argc, char **argv, solve_args *a)
             int code = parse_value(s, argv[++i], a);
             if (code) return code;
         } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "solvent solve: unknown option '%s' (see --help)\n", s);
+            tool_say("solve", "unknown option '%s' (see --help)", s);
             return 2;
         } else if (!a->project) {
             a->project = s;
         } else {
-            fprintf(stderr, "solvent solve: unexpected argument '%s'\n", s);
+            tool_say("solve", "unexpected argument '%s'", s);
             return 2;
         }
     }
@@ -134,13 +134,13 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && !code; tok = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*tok)) tok++;
         if (tool_parse_freq(tok, &f[k++])) {
-            fprintf(stderr, "solvent solve: --freq: '%s' is not a frequency > 0 (e.g. 2.5GHz or 2.5e9)\n", tok);
+            tool_say("solve", "--freq: '%s': expected %s", tok, TOOL_FREQ_EXPECTED);
             code = 2;
         }
     }
     free(copy);
     if (!code && k != nf) {
-        fprintf(stderr, "solvent solve: --freq '%s': expected a comma-separated list without empty entries\n", freqs);
+        tool_say("solve", "--freq '%s': expected a comma-separated list without empty entries", freqs);
         code = 2;
     }
     if (!code) qsort(f, nf, sizeof *f, cmp_double);
@@ -171,17 +171,8 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
     if (sv_em_project_read(ctx, a->project, &p)) goto fail;
     int np = sv_em_project_ports(p);
-    {
-        /* the extension must say the port count */
-        const char *dot = strrchr(a->out, '.');
-        char want[32];
-        snprintf(want, sizeof want, ".s%dp", np);
-        if (!dot || strcasecmp(dot, want)) {
-            fprintf(stderr, "solvent solve: -o %s: a %d-port result needs the extension %s\n", a->out, np, want);
-            rc = 2;
-            goto done;
-        }
-    }
+    if ((rc = tool_check_touchstone_name("solve", a->out, np))) goto done;
+    rc = 1;
     if (sv_em_model_create(ctx, p, NULL, &m)) goto fail;
     if (sv_em_affine_create(ctx, m, &model)) goto fail;
     S = malloc(sizeof *S * (size_t)nf * np * np);
@@ -200,7 +191,10 @@ static int solve_run(const solve_args *a, const double *f, int nf)
                 goto done;
             }
     for (int q = 0; q < nf; q++)
-        if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) goto fail;
+        if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) {
+            tool_say_model_failure("solve", a->project, p, f[q]);
+            goto done;
+        }
     if (sv_em_y_to_s_all(np, nf, Y, z0, S, NULL)) goto fail;
     {
         char comment[512];
@@ -213,7 +207,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     rc = 0;
     goto done;
 fail:
-    fprintf(stderr, "solvent solve: %s\n", sv_last_error());
+    tool_say_model_failure("solve", a->project, p, 0);
 done:
     free(S);
     free(Y);
@@ -230,6 +224,8 @@ int cmd_solve_main(int argc, char **argv)
     solve_args a;
     int code = parse_args(argc, argv, &a);
     if (code >= 0) return code;
+    const char *inputs[] = {a.project};
+    if ((code = tool_check_not_input("solve", "-o", a.out, inputs, 1))) return code;
     double *f = NULL;
     int nf = 0;
     if ((code = parse_freq_list(a.freqs, &f, &nf))) return code;

@@ -92,7 +92,8 @@ static int parse_bytes(const char *s, size_t *out)
         if (*end && strcasecmp(end, "B") && strcasecmp(end, "iB")) return -1;
     }
     v *= scale;
-    if (v >= 1.8e19) return -1;
+    /* a whole number of bytes: below one would truncate to 0, "no limit" */
+    if (v < 1 || v >= 1.8e19) return -1;
     *out = (size_t)v;
     return 0;
 }
@@ -128,14 +129,14 @@ int cmd_sweep_main(int argc, char **argv)
 #define NEED_VALUE()                                                                          \
     do {                                                                                      \
         if (!v) {                                                                             \
-            fprintf(stderr, "solvent sweep: %s needs a value (see --help)\n", o);             \
+            tool_say("sweep", "%s needs a value (see --help)", o);                            \
             return 2;                                                                         \
         }                                                                                     \
         i++;                                                                                  \
     } while (0)
 #define BAD(what)                                                                             \
     do {                                                                                      \
-        fprintf(stderr, "solvent sweep: %s '%s': expected %s\n", o, v, what);                 \
+        tool_say("sweep", "%s '%s': expected %s", o, v, what);                                \
         return 2;                                                                             \
     } while (0)
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -154,10 +155,10 @@ int cmd_sweep_main(int argc, char **argv)
             if (parse_int(v, 1, 10000000, &a.points)) BAD("an integer from 1 to 10000000");
         } else if (!strcmp(o, "--start")) {
             NEED_VALUE();
-            if (tool_parse_freq(v, &a.start)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+            if (tool_parse_freq(v, &a.start)) BAD(TOOL_FREQ_EXPECTED);
         } else if (!strcmp(o, "--stop")) {
             NEED_VALUE();
-            if (tool_parse_freq(v, &a.stop)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+            if (tool_parse_freq(v, &a.stop)) BAD(TOOL_FREQ_EXPECTED);
         } else if (!strcmp(o, "--tol")) {
             NEED_VALUE();
             if (parse_double(v, &a.tol) || !(a.tol > 0 && a.tol < 1)) BAD("a number between 0 and 1");
@@ -183,16 +184,16 @@ int cmd_sweep_main(int argc, char **argv)
             if (parse_int(v, 1, 4096, &a.threads)) BAD("an integer from 1 to 4096");
         } else if (!strcmp(o, "--memory-limit")) {
             NEED_VALUE();
-            if (parse_bytes(v, &a.memory_limit)) BAD("a positive number of bytes, optionally with K, M, G or T");
+            if (parse_bytes(v, &a.memory_limit)) BAD("a number of bytes >= 1, optionally with K, M, G or T");
         } else if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) {
             a.quiet = 1;
         } else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "solvent sweep: unknown option '%s' (see --help)\n", o);
+            tool_say("sweep", "unknown option '%s' (see --help)", o);
             return 2;
         } else if (!a.project) {
             a.project = o;
         } else {
-            fprintf(stderr, "solvent sweep: unexpected argument '%s' (one project file expected)\n", o);
+            tool_say("sweep", "unexpected argument '%s' (one project file expected)", o);
             return 2;
         }
 #undef NEED_VALUE
@@ -205,6 +206,11 @@ int cmd_sweep_main(int argc, char **argv)
     }
     if (a.start > 0 && a.stop > 0 && a.stop < a.start) {
         fprintf(stderr, "solvent sweep: --stop %g Hz is below --start %g Hz\n", a.stop, a.start);
+        return 2;
+    }
+    if (a.start > 0 && a.stop == a.start && a.points > 1) {
+        fprintf(stderr, "solvent sweep: --points %d with --start = --stop = %g Hz: expected --points 1, or --stop "
+                        "above --start\n", a.points, a.start);
         return 2;
     }
     if (a.device == SWEEP_DEVICE_GPU && a.precision != SV_SWEEP_MIXED) {

@@ -9,12 +9,13 @@
 
 #include "solvent/core.h"
 #include "sweep_tool.h"
+#include "tool_args.h"
 
-/* A library call failed: its message, exit code 1. */
+/* A library call failed: its message naming the project, exit code 1. */
 static int lib_fail(sweep_job *j)
 {
     sweep_bar_end(&j->bar);
-    fprintf(stderr, "solvent sweep: %s\n", sv_last_error()[0] ? sv_last_error() : "failed");
+    tool_say_model_failure("sweep", j->a->project, j->prj, j->band.points ? j->band.start_hz : 0);
     return 1;
 }
 
@@ -34,6 +35,34 @@ static int open_project(sweep_job *j)
     sv_ctx_set_progress(j->ctx, sweep_bar_draw, &j->bar);
     if (sv_em_project_read(j->ctx, j->a->project, &j->prj)) return lib_fail(j);
     return 0;
+}
+
+/* Default output: the project's file name with .sNp, in the current folder. */
+static void default_output(const char *project, int p, char *out, size_t len)
+{
+    const char *base = strrchr(project, '/');
+    base = base ? base + 1 : project;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    snprintf(out, len, "%.*s.s%dp", stem, base, p);
+}
+
+/* The outputs' names, before any work: the Touchstone name says the port
+ * count, and no output is an input (the project) or the other output. */
+static int check_outputs(sweep_job *j)
+{
+    const sweep_args *a = j->a;
+    int p = sv_em_project_ports(j->prj);
+    if (a->output)
+        snprintf(j->outname, sizeof j->outname, "%s", a->output);
+    else
+        default_output(a->project, p, j->outname, sizeof j->outname);
+    const char *inputs[] = {a->project};
+    const char *touchstone[] = {a->project, j->outname};
+    int code = tool_check_touchstone_name("sweep", j->outname, p);
+    if (!code) code = tool_check_not_input("sweep", a->output ? "-o" : "the default output", j->outname, inputs, 1);
+    if (!code && a->plot) code = tool_check_not_input("sweep", "--plot", a->plot, touchstone, 2);
+    return code;
 }
 
 /* The band: the command line over the project's sweep section. */
@@ -172,23 +201,9 @@ static int network_parameters(sweep_job *j)
     return 0;
 }
 
-/* Default output: the project's file name with .sNp, in the current folder. */
-static void default_output(const char *project, int p, char *out, size_t len)
-{
-    const char *base = strrchr(project, '/');
-    base = base ? base + 1 : project;
-    const char *dot = strrchr(base, '.');
-    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
-    snprintf(out, len, "%.*s.s%dp", stem, base, p);
-}
-
 static int write_touchstone(sweep_job *j)
 {
     const sweep_args *a = j->a;
-    if (a->output)
-        snprintf(j->outname, sizeof j->outname, "%s", a->output);
-    else
-        default_output(a->project, j->p, j->outname, sizeof j->outname);
     int equal_z0 = 1;
     for (int k = 1; k < j->p; k++) equal_z0 &= j->z0[k] == j->z0[0];
     char comment[512];
@@ -237,6 +252,7 @@ int sweep_tool_run(const sweep_args *a)
     sweep_job j = {.a = a, .devline = "cpu", .t_start = sv_time_now(), .bar = {a->progress, 0, 0}};
     int code = check_device_request(a);
     if (!code) code = open_project(&j);
+    if (!code) code = check_outputs(&j);
     if (!code) code = resolve_band(&j);
     if (!code) code = build_mesh(&j);
     if (!code) set_sweep_options(&j);
