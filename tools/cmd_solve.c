@@ -27,7 +27,9 @@ static void usage(FILE *f)
             "  --format F       ri (default), ma or db\n"
             "  --version V      Touchstone version 1 (1.1, default) or 2 (2.0)\n"
             "  --unit U         frequency unit in the file: Hz, kHz, MHz, GHz (default)\n"
-            "  --threads N      threads (default: all cores)\n");
+            "  --threads N      threads (default: all cores)\n"
+            "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
+            "                   K, M, G, T; default: the machine's available memory)\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -39,6 +41,7 @@ static int cmp_double(const void *a, const void *b)
 typedef struct solve_args {
     const char *project, *out, *freqs, *unit;
     int version, threads;
+    size_t memory_limit;
     sv_em_ts_format format;
 } solve_args;
 
@@ -68,6 +71,11 @@ static int parse_value(const char *s, const char *v, solve_args *a)
             return 2;
         }
         a->unit = v;
+    } else if (!strcmp(s, "--memory-limit")) {
+        if (tool_parse_bytes(v, &a->memory_limit)) {
+            tool_say("solve", "--memory-limit '%s': expected %s", v, TOOL_BYTES_EXPECTED);
+            return 2;
+        }
     } else {
         char *e;
         long t = strtol(v, &e, 10);
@@ -91,7 +99,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
             return 0;
         }
         if (!strcmp(s, "--freq") || !strcmp(s, "-o") || !strcmp(s, "--format") || !strcmp(s, "--version") ||
-            !strcmp(s, "--unit") || !strcmp(s, "--threads")) {
+            !strcmp(s, "--unit") || !strcmp(s, "--threads") || !strcmp(s, "--memory-limit")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "solvent solve: %s needs a value\n", s);
                 return 2;
@@ -158,6 +166,31 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     return 0;
 }
 
+/* The memory the solves need, estimated from the mesh before anything
+ * large is allocated: refused past the limit (1, after a message), else
+ * the limit becomes the context's budget (0; -1 if that failed), as in
+ * `solvent sweep`. */
+static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m)
+{
+    size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
+    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
+    size_t need_model = sv_em_affine_bytes(m);
+    size_t need_solve = sv_sweep_exact_bytes(n, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
+    size_t need = need_model + need_solve;
+    if (limit && need > limit) {
+        char b1[32], b2[32], b3[32], b4[32];
+        fprintf(stderr,
+                "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s) for %d unknowns, "
+                "more than the %s limit (%s).\n  Give a larger --memory-limit if the machine has the memory.\n",
+                a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
+                tool_format_bytes(need_solve, b3, sizeof b3), n, tool_format_bytes(limit, b4, sizeof b4),
+                a->memory_limit ? "--memory-limit" : "available memory");
+        return 1;
+    }
+    if (limit && sv_ctx_set_memory_limit(ctx, limit)) return -1;
+    return 0;
+}
+
 /* Read, mesh, model, a direct solve at each frequency, S, the file. */
 static int solve_run(const solve_args *a, const double *f, int nf)
 {
@@ -174,6 +207,9 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     if ((rc = tool_check_touchstone_name("solve", a->out, np))) goto done;
     rc = 1;
     if (sv_em_model_create(ctx, p, NULL, &m)) goto fail;
+    int mem = check_memory(a, ctx, m);
+    if (mem < 0) goto fail;
+    if (mem > 0) goto done;
     if (sv_em_affine_create(ctx, m, &model)) goto fail;
     S = malloc(sizeof *S * (size_t)nf * np * np);
     Y = malloc(sizeof *Y * (size_t)nf * np * np);

@@ -71,33 +71,6 @@ static void usage(FILE *out)
             "     exact solves before every frequency met the tolerance\n");
 }
 
-/* "1500000000", "1.5G", "800M", "2GiB" -> bytes. */
-static int parse_bytes(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v > 0)) return -1;
-    double scale = 1;
-    if (*end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': scale = 1024.0; break;
-        case 'M': scale = 1024.0 * 1024; break;
-        case 'G': scale = 1024.0 * 1024 * 1024; break;
-        case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-        case 'B': scale = 1; break;
-        default: return -1;
-        }
-        end++;
-        if (*end && strcasecmp(end, "B") && strcasecmp(end, "iB")) return -1;
-    }
-    v *= scale;
-    /* a whole number of bytes: below one would truncate to 0, "no limit" */
-    if (v < 1 || v >= 1.8e19) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
@@ -184,7 +157,7 @@ int cmd_sweep_main(int argc, char **argv)
             if (parse_int(v, 1, 4096, &a.threads)) BAD("an integer from 1 to 4096");
         } else if (!strcmp(o, "--memory-limit")) {
             NEED_VALUE();
-            if (parse_bytes(v, &a.memory_limit)) BAD("a number of bytes >= 1, optionally with K, M, G or T");
+            if (tool_parse_bytes(v, &a.memory_limit)) BAD(TOOL_BYTES_EXPECTED);
         } else if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) {
             a.quiet = 1;
         } else if (o[0] == '-' && o[1]) {

@@ -21,18 +21,6 @@
 
 extern char **environ;
 
-size_t sweep_available_memory(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return 0;
-    char line[256];
-    size_t kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
-    fclose(f);
-    return kb * 1024;
-}
-
 /* A gnuplot single-quoted string: only ' needs doubling. */
 static void put_quoted(FILE *f, const char *s)
 {

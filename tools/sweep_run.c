@@ -110,7 +110,7 @@ static int check_memory(sweep_job *j)
 {
     const sweep_args *a = j->a;
     int points = j->band.points;
-    size_t limit = a->memory_limit ? a->memory_limit : sweep_available_memory();
+    size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
     size_t need_model = sv_em_affine_bytes(j->em);
     size_t need_sweep = sv_sweep_estimate_bytes(j->n, sv_em_affine_nterms(j->em), j->p, j->p, 0, points, &j->so);
     size_t need_small = (size_t)j->n * 64 + (size_t)points * j->p * j->p * 32; /* mesh, Y and S */
@@ -118,11 +118,11 @@ static int check_memory(sweep_job *j)
     if (limit && need > limit) {
         char b1[32], b2[32], b3[32], b4[32];
         fprintf(stderr,
-                "solvent sweep: this sweep needs about %s (the model's terms %s, solves and reduced model %s) "
+                "solvent sweep: %s: this sweep needs about %s (the model's terms %s, solves and reduced model %s) "
                 "for %d unknowns, more than the %s limit (%s).\n"
                 "  Give a larger --memory-limit if the machine has the memory%s.\n",
-                sweep_format_bytes(need, b1, sizeof b1), sweep_format_bytes(need_model, b2, sizeof b2),
-                sweep_format_bytes(need_sweep, b3, sizeof b3), j->n, sweep_format_bytes(limit, b4, sizeof b4),
+                a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
+                tool_format_bytes(need_sweep, b3, sizeof b3), j->n, tool_format_bytes(limit, b4, sizeof b4),
                 a->memory_limit ? "--memory-limit" : "available memory",
                 a->precision != SV_SWEEP_MIXED ? ", or use --precision single (half the solve memory)" : "");
         return 1;

@@ -35,6 +35,55 @@ int tool_parse_freq(const char *s, double *out)
     return 0;
 }
 
+int tool_parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v > 0)) return -1;
+    double scale = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': scale = 1024.0; break;
+        case 'M': scale = 1024.0 * 1024; break;
+        case 'G': scale = 1024.0 * 1024 * 1024; break;
+        case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+        case 'B': scale = 1; break;
+        default: return -1;
+        }
+        end++;
+        if (*end && strcasecmp(end, "B") && strcasecmp(end, "iB")) return -1;
+    }
+    v *= scale;
+    /* a whole number of bytes: below one would truncate to 0, "no limit" */
+    if (v < 1 || v >= 1.8e19) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+size_t tool_available_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+
+const char *tool_format_bytes(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (size_t)1 << 30)
+        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
+    else if (bytes >= (size_t)1 << 20)
+        snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
+    else
+        snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
+    return buf;
+}
+
 void tool_say(const char *cmd, const char *fmt, ...)
 {
     char raw[2048], shown[2048];

@@ -11,6 +11,16 @@ int tool_parse_freq(const char *s, double *out);
 /* What tool_parse_freq accepts, for messages. */
 #define TOOL_FREQ_EXPECTED "a frequency > 0 and <= 1e15 Hz (e.g. 1e9, 2.5GHz, 800MHz)"
 
+/* "1500000000", "1.5G", "800M", "2GiB" (K, M, G, T: powers of 1024) ->
+ * bytes, at least 1. Returns 0, or -1 if s is not such a value. */
+int tool_parse_bytes(const char *s, size_t *out);
+/* What tool_parse_bytes accepts, for messages. */
+#define TOOL_BYTES_EXPECTED "a number of bytes >= 1, optionally with K, M, G or T"
+/* Bytes of memory available on this machine (MemAvailable), 0 if unknown. */
+size_t tool_available_memory(void);
+/* "1.5 MiB" into buf. */
+const char *tool_format_bytes(size_t bytes, char *buf, size_t len);
+
 /* An output may not be one of the inputs: 0 when `out` (named by option
  * `opt`) is not the same file as any of the n regular files in `inputs`
  * (device and inode: also through symlinks and hard links), else 2 after

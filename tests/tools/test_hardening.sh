@@ -123,6 +123,12 @@ expect 2 "bytes >= 1" -- "$tool" sweep "$p" --memory-limit 0.5 --quiet
 expect 2 "bytes >= 1" -- "$tool" sweep "$p" --memory-limit 0 --quiet
 [[ ! -e "$tmp/f.s2p" ]] || fail "a refused sweep wrote its output"
 
+# --- item 14: solve estimates its memory and refuses before allocating, like sweep ---
+expect 1 "pixel2port.json: the solves need about .* for 2042 unknowns, more than the 20.0 MiB limit" -- \
+  "$tool" solve "$src/examples/pixel2port.json" --freq 1GHz -o "$tmp/m.s2p" --memory-limit 20M
+expect 2 "--memory-limit '0.5'" -- "$tool" solve "$p" --freq 1GHz -o "$tmp/m.s2p" --memory-limit 0.5
+[[ ! -e "$tmp/m.s2p" ]] || fail "a refused solve wrote its output"
+
 # --- item 4: geometry far off the grid (2^32 mm would wrap to 0) ---
 project "$tmp/far.json" "4294967296, 4294967306" 0
 expect 1 "rectangles\[0\]\.x .*outside the grid" -- "$tool" solve "$tmp/far.json" --freq 1GHz -o "$tmp/far.s2p"
