@@ -32,6 +32,8 @@ static void usage(FILE *f)
             "                     f32b4, f32b8, all (default f64,f32,b4,b8,f32b8)\n"
             "  --max-updates N    refuse beyond N factor updates (default 50000)\n"
             "  --max-subst N      refuse beyond N substitution terms (default 50000)\n"
+            "  --memory-limit B   refuse past B bytes (suffixes K, M, G, T; default: the\n"
+            "                     machine's available memory)\n"
             "  --stats            print n, nnz, slots, updates and colours, write nothing\n\n"
             "Exit status: 0 written, 1 bad pattern or limits exceeded, 2 bad arguments.\n");
 }
@@ -85,6 +87,7 @@ typedef struct codegen_args {
     sv_sparse_ordering ord;
     sv_sparse_codegen_options opt;
     int stats;
+    size_t memory_limit;
     char defname[256];
 } codegen_args;
 
@@ -122,6 +125,11 @@ static int parse_option(codegen_args *A, int argc, char **argv, int *a)
         }
         if (!strcmp(s, "--max-updates")) A->opt.max_updates = v;
         else A->opt.max_subst = v;
+    } else if (!strcmp(s, "--memory-limit") && has_value) {
+        if (tool_parse_bytes(argv[++*a], &A->memory_limit)) {
+            tool_say("codegen", "--memory-limit '%s': expected %s", argv[*a], TOOL_BYTES_EXPECTED);
+            return 0;
+        }
     } else if (!strcmp(s, "--stats")) {
         A->stats = 1;
     } else {
@@ -207,20 +215,38 @@ static int write_kernels(const codegen_args *A, const sv_sparse_lu *lu)
     return 0;
 }
 
+/* A library call failed: its message, naming the pattern file. */
+static void say_failure(const codegen_args *A)
+{
+    char shown[256];
+    if (strstr(sv_last_error(), sv_escape_text(A->in, shown, sizeof shown))) tool_say("codegen", "%s", sv_last_error());
+    else tool_say("codegen", "pattern file '%s': %s", A->in, sv_last_error());
+}
+
 int cmd_codegen_main(int argc, char **argv)
 {
     codegen_args A;
     int rc = parse_args(argc, argv, &A);
     if (rc >= 0) return rc;
+    sv_ctx *ctx = NULL;
     sv_sparse_pattern *p = NULL;
     sv_sparse_lu *lu = NULL;
-    if (sv_sparse_pattern_read_mm(NULL, A.in, &p) || sv_sparse_lu_analyse(NULL, p, A.ord, &lu)) {
-        fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
-        rc = 1;
+    size_t limit = A.memory_limit ? A.memory_limit : tool_available_memory();
+    rc = 1;
+    if (sv_ctx_create(&ctx) || (limit && sv_ctx_set_memory_limit(ctx, limit)) ||
+        sv_sparse_pattern_read_mm(ctx, A.in, &p)) {
+        say_failure(&A);
+    } else if (!A.stats && sv_sparse_pattern_nnz(p) > A.opt.max_subst) {
+        /* every entry is at least one substitution term: refused before the analysis */
+        tool_say("codegen", "pattern file '%s': %d entries, so at least as many substitution terms: more than "
+                 "--max-subst %lld (use the table-driven kernels)", A.in, sv_sparse_pattern_nnz(p), A.opt.max_subst);
+    } else if (sv_sparse_lu_analyse(ctx, p, A.ord, &lu)) {
+        say_failure(&A);
     } else {
         rc = A.stats ? print_stats(p, lu) : write_kernels(&A, lu);
     }
     sv_sparse_lu_destroy(lu);
     sv_sparse_pattern_destroy(p);
+    sv_ctx_destroy(ctx);
     return rc;
 }

@@ -181,6 +181,15 @@ ${CC:-cc} -std=c17 -Wall -Wextra -Werror -fsyntax-only "$tmp/int.c" || fail "int
 printf '%%%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2\n1 2\n' >"$tmp/extra.mtx"
 expect 1 "line 5: more entries than the 2 announced" -- "$tool" codegen "$tmp/extra.mtx" -o "$tmp/e.c"
 [[ ! -e "$tmp/e.c" ]] || fail "codegen wrote kernels for a misread pattern"
+# a huge announced size: budgeted like the other commands, and over the
+# code limits refused before the analysis (which took 8 s and 4 GB)
+printf '%%%%MatrixMarket matrix coordinate pattern general\n100000000 100000000 1\n1 1\n' >"$tmp/huge.mtx"
+expect 1 "huge.mtx': sparse pattern workspace needs .* memory limit" -- \
+  "$tool" codegen "$tmp/huge.mtx" -o "$tmp/h.c" --memory-limit 100M
+printf '%%%%MatrixMarket matrix coordinate pattern general\n1000000 1000000 1\n1 1\n' >"$tmp/big.mtx"
+expect 1 "1000000 entries, so at least as many substitution terms: more than --max-subst 50000" -- \
+  "$tool" codegen "$tmp/big.mtx" -o "$tmp/h.c"
+[[ ! -e "$tmp/h.c" ]] || fail "codegen wrote kernels past its limits"
 
 no_temporaries "$tmp"
 echo "test_hardening: ok"
