@@ -47,9 +47,19 @@ static void default_output(const char *project, int p, char *out, size_t len)
     snprintf(out, len, "%.*s.s%dp", stem, base, p);
 }
 
-/* The outputs' names, before any work: the Touchstone name says the port
- * count, and no output is an input (the project) or the other output. */
-static int check_outputs(sweep_job *j)
+/* The outputs the command line names, before any work (the project need
+ * not even be valid): neither is the project, the plot is not -o. */
+static int check_given_outputs(const sweep_args *a)
+{
+    const char *inputs[] = {a->project}, *touchstone[] = {a->project, a->output};
+    int code = a->output ? tool_check_not_input("sweep", "-o", a->output, inputs, 1) : 0;
+    if (!code && a->plot) code = tool_check_not_input("sweep", "--plot", a->plot, touchstone, a->output ? 2 : 1);
+    return code;
+}
+
+/* The Touchstone file's name, once the port count is known: it says the
+ * port count, and the default (the project's name) is not the project. */
+static int check_touchstone_name(sweep_job *j)
 {
     const sweep_args *a = j->a;
     int p = sv_em_project_ports(j->prj);
@@ -58,10 +68,12 @@ static int check_outputs(sweep_job *j)
     else
         default_output(a->project, p, j->outname, sizeof j->outname);
     const char *inputs[] = {a->project};
-    const char *touchstone[] = {a->project, j->outname};
     int code = tool_check_touchstone_name("sweep", j->outname, p);
-    if (!code) code = tool_check_not_input("sweep", a->output ? "-o" : "the default output", j->outname, inputs, 1);
-    if (!code && a->plot) code = tool_check_not_input("sweep", "--plot", a->plot, touchstone, 2);
+    if (!code && !a->output) code = tool_check_not_input("sweep", "the default output", j->outname, inputs, 1);
+    if (!code && !a->output && a->plot) {
+        const char *outputs[] = {j->outname};
+        code = tool_check_not_input("sweep", "--plot", a->plot, outputs, 1);
+    }
     return code;
 }
 
@@ -249,9 +261,10 @@ static void close_job(sweep_job *j)
 int sweep_tool_run(const sweep_args *a)
 {
     sweep_job j = {.a = a, .devline = "cpu", .t_start = sv_time_now(), .bar = {a->progress, 0, 0}};
-    int code = check_device_request(a);
+    int code = check_given_outputs(a);
+    if (!code) code = check_device_request(a);
     if (!code) code = open_project(&j);
-    if (!code) code = check_outputs(&j);
+    if (!code) code = check_touchstone_name(&j);
     if (!code) code = resolve_band(&j);
     if (!code) code = build_mesh(&j);
     if (!code) set_sweep_options(&j);
