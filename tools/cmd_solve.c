@@ -141,8 +141,8 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     int k = 0, code = 0;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && !code; tok = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*tok)) tok++;
-        if (tool_parse_freq(tok, &f[k++])) {
-            tool_say("solve", "--freq: '%s': expected %s", tok, TOOL_FREQ_EXPECTED);
+        if (tool_parse_freq_dc(tok, &f[k++])) {
+            tool_say("solve", "--freq: '%s': expected %s", tok, TOOL_FREQ_DC_EXPECTED);
             code = 2;
         }
     }
@@ -205,6 +205,8 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     if (sv_em_project_read(ctx, a->project, &p)) goto fail;
     int np = sv_em_project_ports(p);
     if ((rc = tool_check_touchstone_name("solve", a->out, np))) goto done;
+    const char *pixels[] = {sv_em_project_pixels_file(p)};
+    if ((rc = tool_check_not_input("solve", "-o", a->out, pixels, 1))) goto done;
     rc = 1;
     if (sv_em_model_create(ctx, p, NULL, &m)) goto fail;
     int mem = check_memory(a, ctx, m);
@@ -226,12 +228,14 @@ static int solve_run(const solve_args *a, const double *f, int nf)
                 rc = 2;
                 goto done;
             }
-    for (int q = 0; q < nf; q++)
-        if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) {
+    for (int q = 0; q < nf; q++) { /* 0 Hz: the DC limit of the model */
+        size_t o = (size_t)q * np * np;
+        if (f[q] == 0 ? sv_em_dc_s(ctx, m, z0, S + o)
+                      : sv_em_solve(ctx, model, f[q], Y + o) || sv_em_y_to_s(np, Y + o, z0, S + o)) {
             tool_say_model_failure("solve", a->project, p, f[q]);
             goto done;
         }
-    if (sv_em_y_to_s_all(np, nf, Y, z0, S, NULL)) goto fail;
+    }
     {
         char comment[512];
         snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves",

@@ -13,7 +13,7 @@
 
 #include "solvent/em.h"
 
-int tool_parse_freq(const char *s, double *out)
+static int parse_freq(const char *s, double *out, int dc)
 {
     char *end;
     errno = 0;
@@ -30,10 +30,13 @@ int tool_parse_freq(const char *s, double *out)
         else return -1;
     }
     v *= scale;
-    if (!isfinite(v) || v <= 0 || v > SV_EM_MAX_FREQ_HZ) return -1;
+    if (!isfinite(v) || v < 0 || (v == 0 && !dc) || v > SV_EM_MAX_FREQ_HZ) return -1;
     *out = v;
     return 0;
 }
+
+int tool_parse_freq(const char *s, double *out) { return parse_freq(s, out, 0); }
+int tool_parse_freq_dc(const char *s, double *out) { return parse_freq(s, out, 1); }
 
 int tool_parse_bytes(const char *s, size_t *out)
 {

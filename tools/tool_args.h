@@ -10,6 +10,9 @@
 int tool_parse_freq(const char *s, double *out);
 /* What tool_parse_freq accepts, for messages. */
 #define TOOL_FREQ_EXPECTED "a frequency > 0 and <= 1e15 Hz (e.g. 1e9, 2.5GHz, 800MHz)"
+/* The same, 0 (DC) allowed. */
+int tool_parse_freq_dc(const char *s, double *out);
+#define TOOL_FREQ_DC_EXPECTED "a frequency >= 0 and <= 1e15 Hz (e.g. 0, 1e9, 2.5GHz, 800MHz)"
 
 /* "1500000000", "1.5G", "800M", "2GiB" (K, M, G, T: powers of 1024) ->
  * bytes, at least 1. Returns 0, or -1 if s is not such a value. */

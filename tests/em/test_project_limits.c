@@ -68,7 +68,7 @@ static void test_frequency_limit_after_the_unit(void **state)
     (void)state;
     accepts((fields){.sweep = ", \"sweep\": {\"start\": 1, \"stop\": 1e6, \"points\": 3, \"unit\": \"GHz\"}"});
     refuses((fields){.sweep = ", \"sweep\": {\"start\": 1e14, \"stop\": 2e14, \"points\": 3, \"unit\": \"GHz\"}"},
-            "sweep.start = 100000000000000: expected a number > 0 and <= 1e+06");
+            "sweep.start = 100000000000000: expected a number >= 0 and <= 1e+06");
     refuses((fields){.sweep = ", \"sweep\": {\"start\": 1, \"stop\": 1.5e15, \"points\": 3}"},
             "sweep.stop = 1.5e+15: expected a number > 0 and <= 1e+15");
     /* one frequency is one point */

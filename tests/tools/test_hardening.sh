@@ -92,6 +92,15 @@ done
 (cd "$tmp" && "$tool" sweep proj.s2p --quiet >/dev/null 2>"$tmp/err"); rc=$?
 [[ $rc -eq 2 ]] && grep -q "default output proj.s2p is the input file" "$tmp/err" || fail "default output over the input: rc $rc"
 cmp -s "$tmp/proj.s2p" "$tmp/keep.json" || fail "the project file was overwritten"
+# the project's CSV pixel map is an input too
+mkdir "$tmp/csv"
+printf '0,0,0,0,0,0,0,0,0,0\n1,1,1,1,1,1,1,1,1,1\n1,1,1,1,1,1,1,1,1,1\n0,0,0,0,0,0,0,0,0,0\n' >"$tmp/csv/map.s2p"
+cp "$tmp/csv/map.s2p" "$tmp/csv/keep.csv"
+sed 's|"rectangles": \[{"x": \[0, 10\], "y": \[1, 3\]}\]|"pixels": {"csv": "map.s2p"}|' "$p" >"$tmp/csv/p.json"
+expect 0 "" -- "$tool" solve "$tmp/csv/p.json" --freq 1GHz -o "$tmp/csv/ok.s2p"
+expect 2 "is the input file .*map.s2p" -- "$tool" solve "$tmp/csv/p.json" --freq 1GHz -o "$tmp/csv/map.s2p"
+expect 2 "is the input file .*map.s2p" -- "$tool" sweep "$tmp/csv/p.json" -o "$tmp/csv/map.s2p" --quiet
+cmp -s "$tmp/csv/map.s2p" "$tmp/csv/keep.csv" || fail "the pixel map was overwritten"
 cp "$pattern" "$tmp/pat.mtx"
 expect 2 "is the input file" -- "$tool" codegen "$tmp/pat.mtx" -o "$tmp/pat.mtx"
 cmp -s "$tmp/pat.mtx" "$pattern" || fail "the pattern file was overwritten"
@@ -112,7 +121,7 @@ expect 2 "1e15 Hz" -- "$tool" sweep "$p" --start 1e300 --quiet
 expect 2 "1e15 Hz" -- "$tool" solve "$p" --freq 1e14GHz -o "$tmp/f.s2p"
 expect 2 "--points 1" -- "$tool" sweep "$p" --start 1GHz --stop 1GHz --points 5 -o "$tmp/f.s2p" --quiet
 project "$tmp/hi.json" "0, 10" 0 '"sweep": {"start": 1e14, "stop": 2e14, "points": 3, "unit": "GHz"}'
-expect 1 "sweep.start = 100000000000000: expected a number > 0 and <= 1e\+06" -- "$tool" sweep "$tmp/hi.json" -o "$tmp/f.s2p" --quiet
+expect 1 "sweep.start = 100000000000000: expected a number >= 0 and <= 1e\+06" -- "$tool" sweep "$tmp/hi.json" -o "$tmp/f.s2p" --quiet
 project "$tmp/eq.json" "0, 10" 0 '"sweep": {"start": 2, "stop": 2, "points": 4, "unit": "GHz"}'
 expect 1 "sweep.points = 4: expected 1 when start = stop" -- "$tool" sweep "$tmp/eq.json" -o "$tmp/f.s2p" --quiet
 # the band from the project and the command line together (the library's check)
