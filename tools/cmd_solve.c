@@ -174,7 +174,7 @@ static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m)
 {
     size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
     int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
-    size_t need_model = sv_em_affine_bytes(m);
+    size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m);
     size_t need_solve = sv_sweep_exact_bytes(n, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
     size_t need = need_model + need_solve;
     if (limit && need > limit) {

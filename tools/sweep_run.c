@@ -134,7 +134,7 @@ static int check_memory(sweep_job *j)
     const sweep_args *a = j->a;
     int points = j->band.points;
     size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
-    size_t need_model = sv_em_affine_bytes(j->em);
+    size_t need_model = sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em);
     size_t need_sweep = sv_sweep_estimate_bytes(j->n, sv_em_affine_nterms(j->em), j->p, j->p, 0, points, &j->so);
     size_t need_small = (size_t)j->n * 64 + (size_t)points * j->p * j->p * 32; /* mesh, Y and S */
     size_t need = need_model + need_sweep + need_small;

@@ -132,6 +132,9 @@ int sv_em_model_cells(const sv_em_model *m);      /* metal cells */
 const sv_em_project *sv_em_model_project(const sv_em_model *m);
 /* Bytes sv_em_assemble will allocate for L and Ψ with block size nb (0 = default). */
 size_t sv_em_assemble_bytes(const sv_em_model *m, int nb);
+/* Bytes it holds besides, only while it runs: its coefficient tables,
+ * sized by the metal's bounding box (not the grid). */
+size_t sv_em_assemble_work_bytes(const sv_em_model *m);
 
 /* ---- assembly ----------------------------------------------------------- */
 typedef struct sv_em_assembly_info {
