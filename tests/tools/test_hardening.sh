@@ -8,18 +8,8 @@
 set -uo pipefail
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# expect CODE PATTERN -- command...: exit code and an output pattern
-expect() {
-  local code=$1 pat=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  [[ $rc -eq $code ]] || { cat "$tmp/err" >&2; fail "'$*' exited $rc, expected $code"; }
-  [[ -z "$pat" ]] || grep -qiE -- "$pat" "$tmp/err" "$tmp/out" || { cat "$tmp/err" >&2; fail "'$*': no '$pat' in its output"; }
-}
+# tmp, fail, expect
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 no_temporaries() { ! ls -a "$1" | grep -q '\.tmp' || fail "a temporary file was left in $1: $(ls -a "$1")"; }
 
 # a small two-port line: 10 x 4 cells of 1 mm, two cells wide
