@@ -315,6 +315,7 @@ int main(int argc, char **argv)
            o.seed, c.cases, c.corpus, c.by_kind[FZ_SOLVE], c.by_kind[FZ_SWEEP], c.by_kind[FZ_CODEGEN], c.kills,
            c.symlinked, c.onto_input, now() - t0, c.exit_code[0], c.exit_code[1], c.exit_code[2], c.exit_code[3], c.exit_code[4], c.crash,
            c.sanitizer, c.hang, c.wrong_exit, c.bad_message, c.data_lost, c.failed);
+    fflush(stdout); /* before a sanitizer's exit-time check could end the process */
     fz_buf_free(&input);
     fz_buf_free(&out);
     for (int k = 0; k < nkills; k++) fz_buf_free(&kills[k].reference);

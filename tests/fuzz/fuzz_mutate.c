@@ -286,8 +286,9 @@ static const char *mutate_tree(fz_rng *r, cJSON **root)
         cJSON *g = cJSON_GetObjectItemCaseSensitive(*root, "grid");
         if (cJSON_IsObject(g)) {
             static const double big[] = {100000, 46341, 65536, 10000, 20000, 1e8, 3000};
-            cJSON_ReplaceItemInObjectCaseSensitive(g, fz_below(r, 2) ? "nx" : "ny",
-                                                   cJSON_CreateNumber(big[fz_below(r, 7)]));
+            cJSON *v = cJSON_CreateNumber(big[fz_below(r, 7)]);
+            if (!cJSON_ReplaceItemInObjectCaseSensitive(g, fz_below(r, 2) ? "nx" : "ny", v))
+                cJSON_Delete(v); /* a grid without that member (mutated before) */
         }
         what = "huge grid";
         break;
