@@ -50,7 +50,7 @@ enum { SV_EM_UNKNOWN_X = 0, SV_EM_UNKNOWN_Y = 1, SV_EM_UNKNOWN_PORT = 2 };
  * side (host or device) with the struct that points at them. */
 typedef struct sv_em_tables {
     int n, nrt;              /* unknowns; rooftops (unknowns 0 … nrt−1; port half rooftops after) */
-    int nx, ny;              /* table extents: the grid's cells */
+    int nx, ny;              /* table extents (cells): the metal's bounding box */
     double dx, dy, h;        /* cell size, substrate thickness (m) */
     /* the far entries' image series: K = (εr − 1)/(εr + 1), complex (K, K_im) for a lossy
      * dielectric when P_im is wanted; `terms` images; the rule of far inductance integrals */

@@ -9,8 +9,11 @@
  *   Sxx, Syy, Sxy    Ψ between two rooftops: Ψ_mn = Σ D_am·D_bn·P_ab has
  *                    only four terms, folded once per offset into a table
  * and the N² entries are one table lookup each. Only the rows of port half
- * rooftops (few) are computed from their own profiles and cells. An
- * accelerator does the same from the same tables (assembly_plan.c). */
+ * rooftops (few) are computed from their own profiles and cells. The
+ * tables span the offsets between the cells the unknowns touch (the
+ * metal's bounding box), not the grid: a few metal cells on a huge grid
+ * cost a few coefficients. An accelerator does the same from the same
+ * tables (assembly_plan.c). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -29,6 +32,14 @@ static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_e
     sv_em_tables_entries(m, t, 0);
     sv_em_tables_fold(t);
     return SV_OK;
+}
+
+size_t sv_em_assemble_work_bytes(const sv_em_model *m)
+{
+    if (!m) return 0;
+    sv_em_tables t;
+    sv_em_tables_describe(m, m->prj->st.tan_delta > 0, &t);
+    return sv_em_tables_bytes(&t, SV_EM_TABLES_FOLDED);
 }
 
 /* Entry (r, c) of L and Ψ (and Ψ's imaginary part when pi is not NULL)
@@ -110,7 +121,9 @@ void sv_em_assembly_info_fill(const sv_em_model *m, int psi_im, double t0, sv_em
 {
     if (!info) return;
     info->image_terms = sv_em_image_terms(m->prj->st.eps_r, m->opts.accuracy);
-    info->distinct_coeffs = (psi_im ? 4 : 3) * m->prj->grid.nx * m->prj->grid.ny;
+    sv_em_tables t; /* described only: the extent its entries would have */
+    sv_em_tables_describe(m, psi_im, &t);
+    info->distinct_coeffs = (psi_im ? 4 : 3) * t.nx * t.ny;
     info->seconds = sv_time_now() - t0;
 }
 

@@ -10,14 +10,30 @@
 #include "em_internal.h"
 #include "geom.h"
 
+/* Width and height (cells) of the box holding every cell an unknown has
+ * divergence on: every offset a table is looked up at lies inside it, so
+ * a few metal cells on a huge grid cost a few coefficients. */
+static void metal_extent(const sv_em_model *m, int *w, int *h)
+{
+    int i0 = m->prj->grid.nx, i1 = -1, j0 = m->prj->grid.ny, j1 = -1;
+    for (int q = 0; q < m->n; q++) {
+        int ci[2], cj[2], sg[2];
+        for (int k = sv_em_div_cells(m, q, ci, cj, sg) - 1; k >= 0; k--) {
+            i0 = ci[k] < i0 ? ci[k] : i0, i1 = ci[k] > i1 ? ci[k] : i1;
+            j0 = cj[k] < j0 ? cj[k] : j0, j1 = cj[k] > j1 ? cj[k] : j1;
+        }
+    }
+    *w = i1 >= i0 ? i1 - i0 + 1 : 1;
+    *h = j1 >= j0 ? j1 - j0 + 1 : 1;
+}
+
 void sv_em_tables_describe(const sv_em_model *m, int lossy, sv_em_tables *t)
 {
     const sv_em_project *p = m->prj;
     memset(t, 0, sizeof *t);
     t->n = m->n;
     t->nrt = m->nx_edges + m->ny_edges;
-    t->nx = p->grid.nx;
-    t->ny = p->grid.ny;
+    metal_extent(m, &t->nx, &t->ny);
     t->dx = p->grid.dx;
     t->dy = p->grid.dy;
     t->h = p->st.h;
