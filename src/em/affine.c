@@ -65,8 +65,8 @@ static double complex term_coefficient(const sv_em_stackup *st, double ratio, in
 /* Assemble the matrices of the terms the stack-up has. */
 static sv_status assemble_terms(sv_em_affine *a)
 {
-    sv_status st = sv_em_assemble_terms(a->ctx, a->em, 0, &a->L, &a->Psi,
-                                        has_term(&a->stackup, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
+    sv_status st = sv_em_assemble_with(a->ctx, a->em, 0, NULL, &a->L, &a->Psi,
+                                       has_term(&a->stackup, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
     if (!st && has_term(&a->stackup, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
     return st;
 }
