@@ -175,7 +175,8 @@ typedef struct sv_ode_ensemble {
     int y0_shared;
     const double *params;      /* ntraj·nparams, or nparams when params_shared; NULL when nparams = 0 */
     int params_shared;
-    double *out;               /* ntraj·nsave·n: out[(traj·nsave + s)·n + i] */
+    double *out;               /* ntraj·nsave·n: out[(traj·nsave + s)·n + i]; save times a
+                                  trajectory did not reach (it failed or never ran) hold NaN */
     sv_ode_traj_status *status;/* ntraj (may be NULL) */
     sv_ode_stats *stats;       /* ntraj (may be NULL) */
 } sv_ode_ensemble;

@@ -722,6 +722,9 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     if (st != SV_OK) return st;
     if (E->status)
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
+    /* Save times a trajectory never reaches (it failed, or never ran) keep
+     * NaN: every output entry is defined whatever the status (ode.h). */
+    for (size_t k = 0, len = (size_t)E->ntraj * E->nsave * P->n; k < len; k++) E->out[k] = NAN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
     if (E->ntraj == 0) return SV_OK;
     int nthreads, W = choose_lanes(ctx, &o, E->ntraj, &nthreads);
