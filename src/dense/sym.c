@@ -141,22 +141,22 @@ sv_status sv_dense_sym_convert(const sv_dense_sym *src, sv_dense_sym *dst)
     if (src->type == SV_DENSE_C64 && dst->type == SV_DENSE_C32) {
         const double complex *s = src->data;
         float complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = (float complex)s[i];
     } else if (src->type == SV_DENSE_C32 && dst->type == SV_DENSE_C64) {
         const float complex *s = src->data;
         double complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = s[i];
     } else if (src->type == SV_DENSE_R64 && dst->type == SV_DENSE_C64) {
         const double *s = src->data;
         double complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = s[i];
     } else if (src->type == SV_DENSE_R64 && dst->type == SV_DENSE_C32) {
         const double *s = src->data;
         float complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = (float)s[i];
     } else {
         return sv_error(SV_ERR_INTERNAL, "sv_dense_sym_convert: unhandled types %d -> %d", (int)src->type,

@@ -58,7 +58,7 @@ static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, tables *t)
         tables_free(ctx, t);
         return s;
     }
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
     for (long q = 0; q < (long)n1; q++) {
         int di = (int)(q % nx), dj = (int)(q / nx);
         t->P[q] = sv_em_P_cells(m, di, dj, 0);
@@ -122,7 +122,7 @@ static void fill_columns(const sv_em_model *m, const tables *t, double *L, doubl
 {
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < n; c++) {
         size_t base = colbase(user, c);
         double *lc = L + base - c, *pc = Psi + base - c; /* lc[r] is (r, c) for r ≥ c */

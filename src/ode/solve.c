@@ -671,7 +671,7 @@ static int choose_lanes(sv_ctx *ctx, const sv_ode_options *o, long ntraj, int *t
     int W = o->lanes ? o->lanes : 4;
 #endif
     int nthreads = sv_ctx_threads(ctx);
-    if (nthreads <= 0) nthreads = omp_get_max_threads();
+    if (nthreads <= 0) nthreads = sv_threads_team();
     while (W > 1 && (long)(W / 2) * nthreads >= ntraj) W /= 2;
     long maxuse = (ntraj + W - 1) / W;
     if (nthreads > maxuse) nthreads = (int)maxuse;

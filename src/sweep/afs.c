@@ -96,7 +96,7 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     /* product workspaces: per-thread accumulators of A_k times at most
      * 2(1 + nderiv)·p real columns, and the real/imaginary split */
     size_t wcols = 2 * (size_t)(1 + nderiv) * P;
-    bytes += ((size_t)omp_get_max_threads() + 2) * N * wcols * 8;
+    bytes += ((size_t)sv_threads_team() + 2) * N * wcols * 8;
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
     bytes += sv_sweep_exact_bytes_k(n, nterms, nrhs, nb, o.precision);
     return bytes;
@@ -449,8 +449,8 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
      * parallel region OpenBLAS does that by itself, outside it would start
      * its own team for every tiny call, which on a busy machine made an
      * evaluation take seconds instead of milliseconds. */
-    int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
-    sv_threads_saved ss = {0, 0};
+    int nthr = (double)nf * q * q * (q + cols) > 4e7 ? sv_threads_team() : 1;
+    sv_threads_saved ss = {0};
     if (nthr == 1) ss = sv_threads_serial_begin();
     size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");

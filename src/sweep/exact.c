@@ -88,12 +88,7 @@ sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq
     if (!x) return sv_error(SV_ERR_ARG, "x is NULL");
     if (ldx < m->n) return sv_error(SV_ERR_ARG, "ldx = %d: expected >= n = %d", ldx, m->n);
     if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
-    switch (precision) {
-    case SV_SWEEP_MIXED: return sv_sweep_exact_dense(ctx, m, freq, 1, 0.0, x, ldx, 0, NULL, 0, info);
-    case SV_SWEEP_DOUBLE: return sv_sweep_exact_dense(ctx, m, freq, 0, 0.0, x, ldx, 0, NULL, 0, info);
-    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, 0, NULL, 0, info);
-    }
-    return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
+    return sv_sweep_solve_exact_deriv(ctx, m, freq, precision, 0.0, x, ldx, 0, NULL, 0, info);
 }
 
 sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
@@ -110,14 +105,15 @@ sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, doubl
     if (!(refine_tol >= 0 && refine_tol < 1e-6))
         return sv_error(SV_ERR_ARG, "refine_tol = %g: expected 0 (default) or 0 < refine_tol < 1e-6", refine_tol);
     if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
-    switch (precision) {
-    case SV_SWEEP_MIXED:
-    case SV_SWEEP_DOUBLE:
-        return sv_sweep_exact_dense(ctx, m, freq, precision == SV_SWEEP_MIXED, refine_tol, x, ldx, nderiv, dx, lddx,
-                                    info);
-    case SV_SWEEP_LAPACK: return sv_sweep_exact_lapack(ctx, m, freq, x, ldx, nderiv, dx, lddx, info);
-    }
-    return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
+    if (precision != SV_SWEEP_MIXED && precision != SV_SWEEP_DOUBLE && precision != SV_SWEEP_LAPACK)
+        return sv_error(SV_ERR_ARG, "precision = %d: expected SV_SWEEP_MIXED, _DOUBLE or _LAPACK", (int)precision);
+    sv_threads_saved section = sv_threads_apply(ctx); /* BLAS on this thread (threads.c) */
+    sv_status st = precision == SV_SWEEP_LAPACK
+                       ? sv_sweep_exact_lapack(ctx, m, freq, x, ldx, nderiv, dx, lddx, info)
+                       : sv_sweep_exact_dense(ctx, m, freq, precision == SV_SWEEP_MIXED, refine_tol, x, ldx, nderiv,
+                                              dx, lddx, info);
+    sv_threads_restore(section);
+    return st;
 }
 
 size_t sv_sweep_exact_bytes_k(int n, int nterms, int nrhs, int nb, sv_sweep_precision precision)

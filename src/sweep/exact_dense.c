@@ -37,7 +37,7 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
             pk[npk] = m->terms[k].packed;
             pc[npk++] = c[k];
         }
-#pragma omp parallel for schedule(dynamic, 8) if (n >= 1024)
+#pragma omp parallel for schedule(dynamic, 8) if (n >= 1024) num_threads(sv_threads_team())
     for (int j = 0; j < n; j++) {
         size_t o = sv_dense_packed_offset(n, nb, j, j);
         size_t len = (size_t)(n - j);
@@ -241,7 +241,7 @@ static sv_status refine_gmres(const fact *F, const sv_sweep_model *m, double fre
  * --threads 1 (or OMP_NUM_THREADS=1) is the choice on a busy one. */
 static sv_threads_saved refine_threads_begin(int n)
 {
-    sv_threads_saved ss = {0, 0};
+    sv_threads_saved ss = {0};
     if ((double)n * n < 2e6) ss = sv_threads_serial_begin();
     return ss;
 }
