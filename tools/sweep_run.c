@@ -140,8 +140,7 @@ static int choose_device(sweep_job *j)
         j->gpu = NULL;
         return 0;
     }
-    j->so.exact_deriv = sv_gpu_exact_deriv;
-    j->so.exact_user = j->gpu;
+    j->so.solver = sv_gpu_solver_sweep(j->gpu);
     j->so.derivatives = nderiv;
     snprintf(j->devline, sizeof j->devline, "gpu %s, %s residuals (self-test passed)", gr.device,
              gr.residual == SV_GPU_RESIDUAL_DF ? "double-float" : "double");

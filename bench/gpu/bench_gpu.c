@@ -110,8 +110,7 @@ static sv_gpu_solver *gpu_create(setup *s, int nderiv, sv_gpu_residual residual)
  * for on a device. */
 static void gpu_attach(sv_sweep_options *o, sv_gpu_solver *g)
 {
-    o->exact_deriv = sv_gpu_exact_deriv;
-    o->exact_user = g;
+    o->solver = sv_gpu_solver_sweep(g);
     o->derivatives = SV_GPU_MAX_DERIV;
 }
 
