@@ -643,6 +643,11 @@ static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *
     if (E->nsave < 1 || !E->tsave)
         return sv_error(SV_ERR_ARG, "%s: nsave = %d, tsave %s: need at least one save time", nm, E->nsave,
                         E->tsave ? "set" : "NULL");
+    size_t outs;
+    if (sv_size_mul((size_t)E->ntraj, (size_t)E->nsave, &outs) || sv_size_mul(outs, (size_t)P->n, &outs) ||
+        sv_size_mul(outs, sizeof(double), &outs))
+        return sv_error(SV_ERR_ARG, "%s: ntraj = %d x nsave = %d x n = %d outputs: more than memory can address", nm,
+                        E->ntraj, E->nsave, P->n);
     if (!isfinite(E->t0)) return sv_error(SV_ERR_ARG, "%s: t0 = %g: expected finite", nm, E->t0);
     for (int s = 0; s < E->nsave; s++) {
         if (!isfinite(E->tsave[s]) || E->tsave[s] < E->t0)

@@ -12,6 +12,7 @@
  * up to SV_COLOR_QUADRATIC_MAX columns. The single orderings (natural,
  * column count) exist so that a caller can reproduce one greedy pass
  * exactly (the ODE module's colouring is one of them: docs/ode.md). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,8 @@ static sv_status structure_init(sv_ctx *ctx, int n, const int *rowptr, const int
     s->colind = colind;
     s->own = NULL;
     if (!add_diagonal) return SV_OK;
+    if ((long long)s->nnz + n > INT_MAX)
+        return sv_error(SV_ERR_ARG, "colouring: %d entries and n = %d diagonal ones exceed %d", s->nnz, n, INT_MAX);
     /* Each row gets (i, i) appended; a duplicate of a listed diagonal is
      * harmless because neighbour lists are deduplicated. */
     s->own = sv_alloc(ctx, ((size_t)n + 1 + (size_t)s->nnz + (size_t)n) * sizeof(int), "colouring structure");

@@ -248,7 +248,9 @@ static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const doubl
     r->nout = nout;
     r->nrhs = p;
     r->freq = sv_alloc(ctx, sizeof(double) * (size_t)nf, "sweep result frequencies");
-    r->h = sv_calloc(ctx, (size_t)nf * (size_t)nout * (size_t)p, sizeof(double complex), "sweep result outputs");
+    size_t nh = 0;
+    if (sv_size_mul((size_t)nf, (size_t)nout, &nh) == SV_OK && sv_size_mul(nh, (size_t)p, &nh) == SV_OK)
+        r->h = sv_calloc(ctx, nh, sizeof(double complex), "sweep result outputs");
     r->exact = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
     r->fallback = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
     r->residual = sv_calloc(ctx, (size_t)nf, sizeof(double), "sweep result residuals");

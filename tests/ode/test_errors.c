@@ -1,8 +1,10 @@
 /* Bad problems and bad requests: clear errors for bad input, and clear
  * per-trajectory statuses when some trajectories of an ensemble fail while
  * the others finish. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solvent/ode.h"
@@ -223,12 +225,47 @@ static void test_bad_problems(void **s)
     expect_error(sv_ode_builtin_create(NULL, "bruss2d", 2.5, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG, "grid N");
 }
 
+/* Sizes whose products do not fit: a dense problem whose n² Jacobian
+ * entries exceed int, an ensemble whose outputs exceed size_t. Refused with
+ * SV_ERR_ARG naming the sizes, never computed with a wrapped product. */
+static void test_impossible_sizes(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = NULL;
+    sv_ode_problem_desc d = {.name = "big", .n = 65536, .f = f_bad, .jac = j_bad};
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG, "n = 65536");
+    d.n = 46341; /* the first n with n² > INT_MAX */
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG, "n = 46341");
+    d.n = INT_MAX;
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG, "n = 2147483647");
+    assert_null(P);
+    /* a diagonal pattern of 2^20 states, 2^20 save times, INT_MAX trajectories */
+    int n = 1 << 20;
+    int *rp = malloc(sizeof(int) * ((size_t)n + 1)), *ci = malloc(sizeof(int) * (size_t)n);
+    double *ts = malloc(sizeof(double) * (size_t)n), *y0 = calloc((size_t)n, sizeof(double)), out = 0;
+    assert_true(rp && ci && ts && y0);
+    for (int i = 0; i <= n; i++) rp[i] = i;
+    for (int i = 0; i < n; i++) ci[i] = i, ts[i] = i + 1;
+    sv_ode_problem_desc dp = {.name = "diag", .n = n, .nparams = 2, .f = f_bad, .jac = j_bad, .rowptr = rp, .colind = ci};
+    assert_int_equal(sv_ode_problem_create(NULL, &dp, &P), SV_OK);
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    double p[2] = {1, 0};
+    sv_ode_ensemble e = {.ntraj = INT_MAX, .nsave = n, .tsave = ts, .y0 = y0, .y0_shared = 1, .params = p,
+                         .params_shared = 1, .out = &out};
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "ntraj = 2147483647");
+    assert_true(out == 0); /* nothing written */
+    sv_ode_problem_destroy(P);
+    free(rp), free(ci), free(ts), free(y0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_per_trajectory_statuses), cmocka_unit_test(test_max_steps),
         cmocka_unit_test(test_bad_requests),            cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_bad_problems),            cmocka_unit_test(test_unreached_outputs_are_nan),
+        cmocka_unit_test(test_impossible_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
