@@ -62,7 +62,7 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
             pairs[di + (size_t)nx * dj] += a == b ? 1 : 2;
         }
     double num = 0, den = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : num, den)
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : num, den) num_threads(sv_threads_team())
     for (int q = 0; q < nx * ny; q++) {
         if (pairs[q] == 0) continue;
         double im, re = sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);

@@ -245,7 +245,7 @@ static double complex part_ww(const sv_em_model *m, const series *s, const walls
 
 static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables *tb)
 {
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * NL * NJ; q++) {
         int axis = q / (NL * NJ), dl = (q / NJ) % NL - R, dr = q % NJ - R;
         wall w;
@@ -254,7 +254,7 @@ static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables
         const double f[4] = {0, dx, 0, dy};
         tb->fw[axis][dl + R][dr + R] = face_wall(m, s, f, &w);
     }
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 4 * ND * ND; q++) {
         int a = q / (2 * ND * ND), b = (q / (ND * ND)) % 2, di = (q / ND) % ND - (R + 1), dj = q % ND - (R + 1);
         wall p, w;
@@ -504,13 +504,13 @@ typedef struct current_tables {
 static void current_tables_make(const sv_em_model *m, const series *s, current_tables *ct)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
-#pragma omp parallel for schedule(dynamic, 2)
+#pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (2 * R + 1) * (2 * R + 2); q++) {
         int ax = q / ((2 * R + 1) * (2 * R + 2)), di = (q / (2 * R + 2)) % (2 * R + 1) - R, L = q % (2 * R + 2) - R;
         double d = ax ? dy : dx, w = ax ? dx : dy;
         ct->fw[ax][di + R][L + R] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
     }
-#pragma omp parallel for schedule(dynamic, 2)
+#pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 2); q++) {
         int ax = q / ((R + 1) * (R + 2)), di = (q / (R + 2)) % (R + 1), L = q % (R + 2);
         double d = ax ? dy : dx, w = ax ? dx : dy;
@@ -580,7 +580,7 @@ static sv_status walls_add_currents(sv_ctx *ctx, const sv_em_model *m, double *L
     sv_status st = !ct || !map ? sv_last_status() : SV_OK;
     if (!st) {
         current_tables_make(m, &s, ct);
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
         for (int c = 0; c < nrt; c++) {
             const sv_em_basis *bc = &m->basis[c];
             current cc, cr;
