@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "solvent/em.h"
+#include "start.h"
 #include "tool_args.h"
 
 const char cmd_solve_summary[] = "solve a planar project at listed frequencies, write Touchstone";
@@ -169,6 +170,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     double complex *S = NULL, *Y = NULL;
     double *z0 = NULL;
     if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
+    if (tool_memory_limit(0) && sv_ctx_set_memory_limit(ctx, tool_memory_limit(0))) goto fail; /* ulimit -v's room */
     if (sv_em_project_read(ctx, a->project, &p)) goto fail;
     int np = sv_em_project_ports(p);
     {
