@@ -301,13 +301,11 @@ static int color_dsatur(sv_ctx *ctx, const graph *g, const trials *t, int *color
     for (int v = 0; v < n; v++)
         if (deg(g, v) > maxd) maxd = deg(g, v);
     int words = (maxd + 1 + 63) / 64;
+    /* Without memory for its bitsets the colouring fails (status recorded,
+     * −1) rather than quietly become another one: results do not depend on
+     * how much memory was free. */
     uint64_t *seen = sv_alloc(ctx, (size_t)n * words * sizeof *seen, "colouring DSATUR bitsets");
-    if (!seen) {
-        /* DSATUR is only one more candidate: without memory for its bitsets
-         * the colouring stays the best of the other orderings. */
-        sv_clear_error();
-        return best;
-    }
+    if (!seen) return -1;
     keep_if_fewer(n, dsatur(g, t->col, t->tmp, seen, words), t, color, &best);
     sv_free(ctx, seen);
     return best;
@@ -354,6 +352,7 @@ static sv_status color_structure(sv_ctx *ctx, const structure *s, sv_sparse_colo
             break;
         default:
             *ncolors = color_best(ctx, &g, &t, color);
+            if (*ncolors < 0) st = sv_last_status();
             break;
         }
     }

@@ -38,14 +38,21 @@ static sv_ode_problem *make(void)
     return P;
 }
 
+/* The default options with Rodas5P (m = 0) or Tsit5 (m = 1). */
+static sv_ode_options options_for(int m)
+{
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    o.method = m ? SV_ODE_TSIT5 : SV_ODE_RODAS5P;
+    return o;
+}
+
 static void test_per_trajectory_statuses(void **s)
 {
     (void)s;
     sv_ode_problem *P = make();
     for (int m = 0; m < 2; m++) {
-        sv_ode_options o;
-        sv_ode_options_default(&o);
-        o.method = m ? SV_ODE_TSIT5 : SV_ODE_RODAS5P;
+        sv_ode_options o = options_for(m);
         double p[5 * 2] = {1, 0, 1, 1, 1, 2, 1, 3, 2, 0}, y0[5] = {1, 1, 1, 1, NAN}, ts = 2.0, out[5];
         sv_ode_traj_status st[5];
         sv_ode_stats stats[5];
@@ -157,9 +164,7 @@ static void test_unreached_outputs_are_nan(void **s)
     (void)s;
     sv_ode_problem *P = make();
     for (int m = 0; m < 2; m++) {
-        sv_ode_options o;
-        sv_ode_options_default(&o);
-        o.method = m ? SV_ODE_TSIT5 : SV_ODE_RODAS5P;
+        sv_ode_options o = options_for(m);
         /* a good trajectory, one that fails after t = 0.5, one with NaN y0 */
         double p[3 * 2] = {1, 0, 1, 2, 1, 0}, y0[3] = {1, 1, NAN}, ts[4] = {0.25, 0.5, 1, 2}, out[3 * 4];
         for (int k = 0; k < 12; k++) out[k] = 777.0;
