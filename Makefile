@@ -35,11 +35,12 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# Unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this too).
+# Unit and tool tests under AddressSanitizer and UndefinedBehaviorSanitizer,
+# with the allocation-failure campaign (CI runs this too).
 test-sanitize: setup
-	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON -DSOLVENT_CUDA=OFF
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON -DSOLVENT_FAULT_INJECTION=ON -DSOLVENT_CUDA=OFF
 	cmake --build $(BUILD_SAN) -j $(JOBS)
-	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'slow|tools'
+	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE slow
 
 # The long fuzz campaign (tests/fuzz/README.md): the harness of the fuzz test
 # under AddressSanitizer and UBSan for FUZZ_SECONDS, seed FUZZ_SEED (the

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "solvent/dense.h"
+#include "start.h"
 
 const char cmd_dense_summary[] = "dense solver demonstration (double LDLT, single + refinement)";
 
@@ -88,7 +89,8 @@ int cmd_dense_main(int argc, char **argv)
     sv_ctx *ctx;
     if (sv_ctx_create(&ctx)) return fail("context");
     if (threads) sv_ctx_set_threads(ctx, (int)threads);
-    if (mib) sv_ctx_set_memory_limit(ctx, (size_t)mib << 20);
+    size_t limit = tool_memory_limit(mib ? (size_t)mib << 20 : 0); /* and ulimit -v's room */
+    if (limit) sv_ctx_set_memory_limit(ctx, limit);
     int nn = (int)n, np = (int)p, rc = 1;
     sv_dense_sym *a = NULL, *w = NULL, *a32 = NULL;
     sv_dense_factor *f = NULL;

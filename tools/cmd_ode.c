@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "solvent/ode.h"
+#include "start.h"
 #include "tool_args.h"
 
 const char cmd_ode_summary[] = "integrate a built-in stiff/non-stiff ODE problem or an ensemble of it";
@@ -320,6 +321,7 @@ int cmd_ode_main(int argc, char **argv)
                 A.nsave, n);
         goto done;
     }
+    if (tool_memory_limit(0)) sv_ctx_set_memory_limit(ctx, tool_memory_limit(0)); /* ulimit -v's room */
     fill_ensemble(&A, b, tend, ts, y0, p);
     sv_ode_options o = make_options(&A, b);
     if (A.threads) sv_ctx_set_threads(ctx, (int)A.threads);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "solvent/em.h"
+#include "start.h"
 #include "tool_args.h"
 
 const char cmd_solve_summary[] = "solve a planar project at listed frequencies, write Touchstone";
@@ -172,7 +173,8 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
  * `solvent sweep`. */
 static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m)
 {
-    size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
+    /* and never past ulimit -v's room (start.c) */
+    size_t limit = tool_memory_limit(a->memory_limit ? a->memory_limit : tool_available_memory());
     int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
     size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m);
     size_t need_solve = sv_sweep_exact_bytes(n, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
@@ -202,6 +204,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     double complex *S = NULL, *Y = NULL;
     double *z0 = NULL;
     if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
+    if (tool_memory_limit(0) && sv_ctx_set_memory_limit(ctx, tool_memory_limit(0))) goto fail; /* ulimit -v's room */
     if (sv_em_project_read(ctx, a->project, &p)) goto fail;
     int np = sv_em_project_ports(p);
     if ((rc = tool_check_touchstone_name("solve", a->out, np))) goto done;

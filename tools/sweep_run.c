@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "solvent/core.h"
+#include "start.h"
 #include "sweep_tool.h"
 #include "tool_args.h"
 
@@ -134,6 +135,12 @@ static int check_memory(sweep_job *j)
     const sweep_args *a = j->a;
     int points = j->band.points;
     size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
+    const char *which = a->memory_limit ? "--memory-limit" : "available memory";
+    size_t room = tool_memory_budget(); /* under ulimit -v (start.c) */
+    if (room && (!limit || room < limit)) {
+        limit = room;
+        which = "room left under ulimit -v";
+    }
     size_t need_model = sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em);
     size_t need_sweep = sv_sweep_estimate_bytes(j->n, sv_em_affine_nterms(j->em), j->p, j->p, 0, points, &j->so);
     size_t need_small = (size_t)j->n * 64 + (size_t)points * j->p * j->p * 32; /* mesh, Y and S */
@@ -143,10 +150,10 @@ static int check_memory(sweep_job *j)
         fprintf(stderr,
                 "solvent sweep: %s: this sweep needs about %s (the model's terms %s, solves and reduced model %s) "
                 "for %d unknowns, more than the %s limit (%s).\n"
-                "  Give a larger --memory-limit if the machine has the memory%s.\n",
+                "  Give a larger %s if the machine has the memory%s.\n",
                 a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
                 tool_format_bytes(need_sweep, b3, sizeof b3), j->n, tool_format_bytes(limit, b4, sizeof b4),
-                a->memory_limit ? "--memory-limit" : "available memory",
+                which, limit == room ? "address-space limit (ulimit -v)" : "--memory-limit",
                 a->precision != SV_SWEEP_MIXED ? ", or use --precision single (half the solve memory)" : "");
         return 1;
     }

@@ -130,20 +130,27 @@ sv_status sv_size_mul(size_t a, size_t b, size_t *out);
 
 /* ---- threads ------------------------------------------------------------ */
 /* The one owner of OpenMP's and OpenBLAS's thread counts (docs/threads.md).
- * Each call returns what sv_threads_restore puts back: the calling thread's
- * OpenMP count, and OpenBLAS's process-wide count where it was changed. */
+ * Every operation that reaches BLAS runs inside a section: while any is
+ * open, in any thread, OpenBLAS runs each call on its calling thread and
+ * the parallel work is Solvent's own OpenMP teams, of sv_threads_team()
+ * threads; the last section to close puts OpenBLAS's process-wide count
+ * back. Each section restores its thread's OpenMP count and team size. */
 typedef struct sv_threads_saved {
-    int omp;  /* the calling thread's OpenMP count before */
-    int blas; /* OpenBLAS's count before (0: unchanged; −1: a serial section) */
+    int omp;     /* the calling thread's OpenMP count before */
+    int team;    /* its team size before (0: outside any section) */
+    int section; /* 1: restoring closes a section; 0 (a zero struct): nothing to restore */
 } sv_threads_saved;
-/* Apply the context's thread count (if set) to OpenMP for the calling
- * thread and to OpenBLAS (unless a serial section is open somewhere). */
+/* A section whose team size is the context's thread count if set, else the
+ * caller's (the enclosing section's, or its OpenMP count); ctx may be NULL. */
 sv_threads_saved sv_threads_apply(const sv_ctx *ctx);
-/* One OpenMP thread (the caller's) and one OpenBLAS thread until restored:
- * for short memory-bound steps and tiny LAPACK calls, where a thread team
- * costs more than it gains. Sections may nest and overlap across threads. */
+/* A section with a team of one: for short memory-bound steps and tiny
+ * LAPACK calls, where a thread team costs more than it gains. Sections may
+ * nest and overlap across threads. */
 sv_threads_saved sv_threads_serial_begin(void);
 void sv_threads_restore(sv_threads_saved saved);
+/* Threads for Solvent's own parallel regions on the calling thread: the
+ * section's team size inside a section, else its OpenMP count. */
+int sv_threads_team(void);
 
 /* ---- atomic file output ------------------------------------------------ */
 /* Write a file so that it is never seen half-written: open writes to an

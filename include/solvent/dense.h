@@ -33,7 +33,8 @@ typedef enum sv_dense_type {
 typedef struct sv_dense_sym sv_dense_sym;
 
 /* n ≥ 0; nb = 0 picks the default block size (128 for n ≤ 3000, else 192).
- * Memory comes from ctx's budget. */
+ * Memory comes from ctx's budget; an order whose packed matrix would exceed
+ * the address space is SV_ERR_ARG. */
 sv_status sv_dense_sym_create(sv_ctx *ctx, int n, sv_dense_type type, int nb, sv_dense_sym **out);
 void sv_dense_sym_destroy(sv_dense_sym *a);
 
@@ -43,7 +44,7 @@ sv_dense_type sv_dense_sym_type(const sv_dense_sym *a);
 /* Number of stored elements (the length of the data array). */
 size_t sv_dense_sym_size(const sv_dense_sym *a);
 /* Bytes a matrix of this order, type and block size would take (for
- * estimating memory before allocating). */
+ * estimating memory before allocating); SIZE_MAX when that exceeds size_t. */
 size_t sv_dense_sym_bytes(int n, sv_dense_type type, int nb);
 /* The element array (double complex*, float complex* or double*). */
 void *sv_dense_sym_data(sv_dense_sym *a);

@@ -73,13 +73,13 @@ typedef enum sv_ode_jac_source {
 /* ---- the problem ------------------------------------------------------- */
 typedef struct sv_ode_problem_desc {
     const char *name;  /* for messages; may be NULL */
-    int n;             /* state dimension, >= 1 */
+    int n;             /* state dimension, 1 .. INT_MAX/2 − 1 (dense: n² ≤ INT_MAX, n ≤ 46340) */
     int nparams;       /* parameters per trajectory, >= 0 */
     sv_ode_rhs_fn f;
     sv_ode_rhs_batch_fn f_batch;
     /* Sparsity pattern of ∂f/∂y in CSR (rowptr: n+1, colind: rowptr[n]
-     * entries, sorted, no duplicates). NULL rowptr = dense. The diagonal
-     * need not be listed (M = I/(hγ) − J has it anyway). */
+     * entries, sorted, no duplicates; rowptr[n] + n ≤ INT_MAX). NULL rowptr
+     * = dense. The diagonal need not be listed (M = I/(hγ) − J has it anyway). */
     const int *rowptr;
     const int *colind;
     sv_ode_jac_source jac_source;
@@ -186,7 +186,8 @@ typedef struct sv_ode_ensemble {
     int y0_shared;
     const double *params;      /* ntraj·nparams, or nparams when params_shared; NULL when nparams = 0 */
     int params_shared;
-    double *out;               /* ntraj·nsave·n: out[(traj·nsave + s)·n + i] */
+    double *out;               /* ntraj·nsave·n: out[(traj·nsave + s)·n + i]; save times a
+                                  trajectory did not reach (it failed or never ran) hold NaN */
     sv_ode_traj_status *status;/* ntraj (may be NULL) */
     sv_ode_stats *stats;       /* ntraj (may be NULL) */
 } sv_ode_ensemble;

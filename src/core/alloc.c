@@ -54,8 +54,41 @@ static int reserve(sv_ctx *ctx, size_t bytes)
     return 1;
 }
 
+#ifdef SV_FAULT_INJECTION
+/* Test builds only (SOLVENT_FAULT_INJECTION): the k-th allocation from the
+ * moment sv_fault_inject(k) is called fails as if the system had no memory,
+ * so that tests can walk every allocation of an operation (SQLite's way). */
+static atomic_long fault_countdown; /* 0: no failure pending */
+static atomic_long fault_calls;     /* allocations since the last sv_fault_inject */
+
+void sv_fault_inject(long k);
+long sv_fault_calls(void);
+void sv_fault_inject(long k)
+{
+    atomic_store(&fault_calls, 0);
+    atomic_store(&fault_countdown, k > 0 ? k : 0);
+}
+long sv_fault_calls(void) { return atomic_load(&fault_calls); }
+
+static int fault_fires(void)
+{
+    atomic_fetch_add(&fault_calls, 1);
+    long c = atomic_load(&fault_countdown);
+    while (c > 0 && !atomic_compare_exchange_weak(&fault_countdown, &c, c - 1)) {
+    }
+    return c == 1;
+}
+#else
+static int fault_fires(void) { return 0; }
+#endif
+
 void *sv_alloc(sv_ctx *ctx, size_t bytes, const char *what)
 {
+    if (fault_fires()) {
+        sv_error(SV_ERR_NOMEM, "%s: the system could not provide %.1f MiB (injected failure)",
+                 what ? what : "allocation", mib(bytes));
+        return NULL;
+    }
     if (bytes > SIZE_MAX - 2 * SV_ALIGN) {
         sv_error(SV_ERR_ARG, "%s: request of %zu bytes is too large", what ? what : "allocation", bytes);
         return NULL;

@@ -115,7 +115,7 @@ static sv_status factor_ldlt(sv_ctx *ctx, sv_dense_factor *f, double tau, double
     const int n = a->n;
     if (n == 0) return SV_OK;
     sv_threads_saved prev = sv_threads_apply(ctx);
-    int nthreads = ctx && sv_ctx_threads(ctx) > 0 ? sv_ctx_threads(ctx) : omp_get_max_threads();
+    int nthreads = sv_threads_team();
     if (nthreads < 1) nthreads = 1;
     size_t es = sv_dense_elem_bytes(a->type);
     void *scratch = sv_alloc(ctx, 3 * (size_t)a->nb * a->nb * es, "dense factorisation workspace");
@@ -216,8 +216,8 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
      * (each thread streams a slice of the factors, ldlt_tmpl.h), or on one
      * thread where there is one, or the order is too small for a team to pay
      * off; OpenBLAS gets one thread here (restored below). */
-    int small = nrhs <= SV_DENSE_SOLVE_1T_MAX_RHS, saved = omp_get_max_threads();
-    sv_threads_saved serial = {0, 0};
+    int small = nrhs <= SV_DENSE_SOLVE_1T_MAX_RHS, saved = sv_threads_team();
+    sv_threads_saved serial = {0};
     if (small) serial = sv_threads_serial_begin();
     int team = small && f->path == SV_DENSE_PATH_LDLT && saved > 1 && n >= SV_DENSE_SOLVE_TEAM_MIN_N;
     size_t esz = f->type == SV_DENSE_C64 ? sizeof(double complex) : sizeof(float complex);

@@ -40,7 +40,7 @@ static void FN(gemm_nt)(int use3m, int m, int n, int k, const T *alpha, const T 
                         T *c, int ldc)
 {
     const T one = 1;
-    if (use3m && (omp_in_parallel() || omp_get_max_threads() == 1))
+    if (use3m && (omp_in_parallel() || sv_threads_team() == 1))
         BLAS(gemm3m)(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, &one, c, ldc);
     else
         BLAS(gemm)(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, &one, c, ldc);
@@ -220,7 +220,7 @@ static R FN(amax)(const sv_dense_sym *a, int *bi, int *bj)
     const T *d = a->data;
     R m = 0;
     int bad = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(max : m) reduction(| : bad) if (n > 256)
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : m) reduction(| : bad) if (n > 256) num_threads(sv_threads_team())
     for (int j = 0; j < n; j++) {
         const T *col = d + sv_dense_sym_offset(a, j, j);
         R cm = 0;

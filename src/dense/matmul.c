@@ -40,7 +40,7 @@ SV_MATMUL_BLOCK(block_c, float complex, c)
     static sv_status NAME(const sv_dense_sym *a, int p, const T *x, int ldx, T *y, int ldy)                  \
     {                                                                                                         \
         const int n = a->n, K = (n + a->nb - 1) / a->nb;                                                     \
-        int nt = omp_get_max_threads();                                                                      \
+        int nt = sv_threads_team();                                                                          \
         if (nt > K) nt = K;                                                                                  \
         if ((size_t)n * n < 256 * 256) nt = 1;                                                               \
         for (int j = 0; j < p; j++) memset(y + (size_t)j * ldy, 0, (size_t)n * sizeof(T));                  \
@@ -119,10 +119,12 @@ sv_status sv_dense_sym_matmul(const sv_dense_sym *a, int nrhs, const void *x, in
     if (a->n == 0 || nrhs == 0) return SV_OK;
     if (!x || !y) return sv_error(SV_ERR_ARG, "sv_dense_sym_matmul: NULL %s", x ? "y" : "x");
     if (x == y) return sv_error(SV_ERR_ARG, "sv_dense_sym_matmul: x and y must not overlap");
-    switch (a->type) {
-    case SV_DENSE_C64: return matmul_z(a, nrhs, x, ldx, y, ldy);
-    case SV_DENSE_C32: return matmul_c(a, nrhs, x, ldx, y, ldy);
-    case SV_DENSE_R64: return matmul_d(a, nrhs, x, ldx, y, ldy);
-    }
-    return sv_error(SV_ERR_ARG, "sv_dense_sym_matmul: unknown type %d", (int)a->type);
+    if (a->type != SV_DENSE_C64 && a->type != SV_DENSE_C32 && a->type != SV_DENSE_R64)
+        return sv_error(SV_ERR_ARG, "sv_dense_sym_matmul: unknown type %d", (int)a->type);
+    sv_threads_saved section = sv_threads_apply(NULL); /* BLAS on this thread (threads.c) */
+    sv_status st = a->type == SV_DENSE_C64   ? matmul_z(a, nrhs, x, ldx, y, ldy)
+                   : a->type == SV_DENSE_C32 ? matmul_c(a, nrhs, x, ldx, y, ldy)
+                                             : matmul_d(a, nrhs, x, ldx, y, ldy);
+    sv_threads_restore(section);
+    return st;
 }

@@ -63,7 +63,7 @@ size_t sv_dense_refine_bytes(int n, int nrhs, int ngroups, int gmres)
  * a thread team (docs/sweep.md): refinement runs on one thread there. */
 static sv_threads_saved refine_threads_begin(int n)
 {
-    sv_threads_saved ss = {0, 0};
+    sv_threads_saved ss = {0};
     if ((double)n * n < 2e6) ss = sv_threads_serial_begin();
     return ss;
 }

@@ -23,11 +23,19 @@ size_t sv_dense_elem_bytes(sv_dense_type t)
 
 static int valid_type(sv_dense_type t) { return t == SV_DENSE_C64 || t == SV_DENSE_C32 || t == SV_DENSE_R64; }
 
+/* Bytes of the packed data, or SIZE_MAX when they do not fit in size_t. */
+static size_t packed_bytes(int n, sv_dense_type type, int nb)
+{
+    size_t elems = sv_dense_packed_size(n, nb), es = sv_dense_elem_bytes(type);
+    return elems > (SIZE_MAX - sizeof(sv_dense_sym)) / es ? SIZE_MAX : elems * es;
+}
+
 size_t sv_dense_sym_bytes(int n, sv_dense_type type, int nb)
 {
     if (n < 0 || nb < 0 || !valid_type(type)) return 0;
     if (nb == 0) nb = sv_dense_default_nb(n);
-    return sv_dense_packed_size(n, nb) * sv_dense_elem_bytes(type) + sizeof(sv_dense_sym);
+    size_t bytes = packed_bytes(n, type, nb);
+    return bytes == SIZE_MAX ? SIZE_MAX : bytes + sizeof(sv_dense_sym);
 }
 
 sv_status sv_dense_sym_create(sv_ctx *ctx, int n, sv_dense_type type, int nb, sv_dense_sym **out)
@@ -38,6 +46,8 @@ sv_status sv_dense_sym_create(sv_ctx *ctx, int n, sv_dense_type type, int nb, sv
     if (nb < 0) return sv_error(SV_ERR_ARG, "sv_dense_sym_create: nb = %d: expected >= 0 (0 = default)", nb);
     if (!valid_type(type)) return sv_error(SV_ERR_ARG, "sv_dense_sym_create: type = %d: not a sv_dense_type", (int)type);
     if (nb == 0) nb = sv_dense_default_nb(n);
+    if (packed_bytes(n, type, nb) == SIZE_MAX)
+        return sv_error(SV_ERR_ARG, "sv_dense_sym_create: n = %d: the packed matrix would exceed the address space", n);
     sv_dense_sym *a = sv_alloc(ctx, sizeof *a, "dense matrix header");
     if (!a) return sv_last_status();
     a->ctx = ctx;
@@ -141,22 +151,22 @@ sv_status sv_dense_sym_convert(const sv_dense_sym *src, sv_dense_sym *dst)
     if (src->type == SV_DENSE_C64 && dst->type == SV_DENSE_C32) {
         const double complex *s = src->data;
         float complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = (float complex)s[i];
     } else if (src->type == SV_DENSE_C32 && dst->type == SV_DENSE_C64) {
         const float complex *s = src->data;
         double complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = s[i];
     } else if (src->type == SV_DENSE_R64 && dst->type == SV_DENSE_C64) {
         const double *s = src->data;
         double complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = s[i];
     } else if (src->type == SV_DENSE_R64 && dst->type == SV_DENSE_C32) {
         const double *s = src->data;
         float complex *d = dst->data;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(sv_threads_team())
         for (size_t i = 0; i < n; i++) d[i] = (float)s[i];
     } else {
         return sv_error(SV_ERR_INTERNAL, "sv_dense_sym_convert: unhandled types %d -> %d", (int)src->type,

@@ -67,7 +67,7 @@ static void fill_columns(const sv_em_model *m, const sv_em_tables *t, double *L,
 {
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < n; c++) {
         size_t base = colbase(user, c);
         double *lc = L + base - c, *pc = Psi + base - c; /* lc[r] is (r, c) for r ≥ c */

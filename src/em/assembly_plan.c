@@ -73,7 +73,7 @@ static sv_status port_rows(sv_em_assembly_plan *p)
     int n = m->n, nrt = p->t.nrt, np = n - nrt;
     p->port_L = sv_calloc(p->ctx, (size_t)np * (size_t)n + 1, sizeof(double), "em assembly plan: port rows");
     if (!p->port_L) return sv_last_status();
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < n; c++)
         for (int r = c > nrt ? c : nrt; r < n; r++)
             p->port_L[(size_t)(r - nrt) + (size_t)np * c] = sv_em_port_inductance(m, r, c);

@@ -211,8 +211,10 @@ static sv_status dc_s_shorted(int np, const double *y, const double *z0, double 
     double a[np * np], ev[np];
     for (int c = 0; c < np; c++)
         for (int r = 0; r < np; r++) a[r + np * c] = sqrt(z0[r]) * y[r + np * c] * sqrt(z0[c]);
-    if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'L', np, a, np, ev))
-        return sv_error(SV_ERR_NOCONV, "sv_em_dc_s: eigenvalues of the DC network did not converge");
+    sv_threads_saved serial = sv_threads_serial_begin(); /* LAPACK on this thread (threads.c) */
+    lapack_int info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'L', np, a, np, ev);
+    sv_threads_restore(serial);
+    if (info) return sv_error(SV_ERR_NOCONV, "sv_em_dc_s: eigenvalues of the DC network did not converge");
     double top = fabs(ev[np - 1]);
     for (int c = 0; c < np; c++)
         for (int r = 0; r < np; r++) {

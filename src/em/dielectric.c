@@ -75,7 +75,7 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
         }
     /* the offsets' terms in parallel, their sums in one order (a reduction's
      * order would follow the threads, and the ratio with it) */
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < nx * ny; q++) {
         double im = 0, re = pairs[q] == 0 ? 0 : sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);
         part[2 * q] = pairs[q] * im;

@@ -25,7 +25,9 @@ static sv_status solve_ports(int p, double complex *a, double complex *x, const 
 {
     lapack_int *ipiv = malloc(sizeof *ipiv * (size_t)p);
     if (!ipiv) return sv_error(SV_ERR_NOMEM, "%s: no memory for %d ports", who, p);
+    sv_threads_saved serial = sv_threads_serial_begin(); /* LAPACK on this thread (threads.c) */
     lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, p, p, a, p, ipiv, x, p);
+    sv_threads_restore(serial);
     free(ipiv);
     if (info > 0)
         return sv_error(SV_ERR_SINGULAR, "%s: %s is singular (pivot %d)%s", who, matrix, (int)info, consequence);
@@ -88,7 +90,9 @@ sv_status sv_em_max_singular_value(int p, const double complex *s, double *out)
         return sv_error(SV_ERR_NOMEM, "sv_em_max_singular_value: no memory");
     }
     memcpy(a, s, sizeof *a * (size_t)p * p);
+    sv_threads_saved serial = sv_threads_serial_begin(); /* LAPACK on this thread (threads.c) */
     lapack_int info = LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'N', 'N', p, p, a, p, sv, NULL, 1, NULL, 1, sv + p);
+    sv_threads_restore(serial);
     *out = sv[0];
     free(a);
     free(sv);

@@ -139,7 +139,7 @@ static void entry_near(const sv_em_model *m, sv_em_tables *t, int q)
 void sv_em_tables_entries(const sv_em_model *m, sv_em_tables *t, int near_only)
 {
     int n1 = t->nx * t->ny;
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
     for (int q = 0; q < n1; q++) {
         if (near_only)
             entry_near(m, t, q);

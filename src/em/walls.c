@@ -245,7 +245,7 @@ static double complex part_ww(const sv_em_model *m, const series *s, const walls
 
 static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables *tb)
 {
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * NL * NJ; q++) {
         int axis = q / (NL * NJ), dl = (q / NJ) % NL - R, dr = q % NJ - R;
         wall w;
@@ -254,7 +254,7 @@ static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables
         const double f[4] = {0, dx, 0, dy};
         tb->fw[axis][dl + R][dr + R] = face_wall(m, s, f, &w);
     }
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 4 * ND * ND; q++) {
         int a = q / (2 * ND * ND), b = (q / (ND * ND)) % 2, di = (q / ND) % ND - (R + 1), dj = q % ND - (R + 1);
         wall p, w;
@@ -603,13 +603,13 @@ typedef struct current_tables {
 static void current_tables_make(const sv_em_model *m, const series *s, current_tables *ct)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
-#pragma omp parallel for schedule(dynamic, 2)
+#pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (2 * R + 1) * (2 * R + 2); q++) {
         int ax = q / ((2 * R + 1) * (2 * R + 2)), di = (q / (2 * R + 2)) % (2 * R + 1) - R, L = q % (2 * R + 2) - R;
         double d = ax ? dy : dx, w = ax ? dx : dy;
         ct->fw[ax][di + R][L + R] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
     }
-#pragma omp parallel for schedule(dynamic, 2)
+#pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 2); q++) {
         int ax = q / ((R + 1) * (R + 2)), di = (q / (R + 2)) % (R + 1), L = q % (R + 2);
         double d = ax ? dy : dx, w = ax ? dx : dy;
@@ -706,7 +706,7 @@ static sv_status record_currents(const sv_em_model *m, const series *s, const cu
     sv_em_walls_updates *u = k->u;
     size_t *start = sv_calloc(k->ctx, (size_t)nrt + 1, sizeof(size_t), "em wall updates");
     if (!start) return sv_last_status();
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < nrt; c++) start[c + 1] = (size_t)column_currents(m, s, ct, map, c, NULL, NULL);
     for (int c = 0; c < nrt; c++) start[c + 1] += start[c];
     u->nl = start[nrt];
@@ -716,7 +716,7 @@ static sv_status record_currents(const sv_em_model *m, const series *s, const cu
     u->l_val = sv_alloc(k->ctx, sizeof(double) * len, "em wall updates");
     sv_status st = u->l_r && u->l_c && u->l_val ? SV_OK : sv_last_status();
     if (!st) {
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
         for (int c = 0; c < nrt; c++) {
             size_t o = start[c];
             int got = column_currents(m, s, ct, map, c, u->l_r + o, u->l_val + o);
@@ -738,7 +738,7 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, sink *k)
     if (!st) current_tables_make(m, &s, ct);
     if (!st && !k->L) st = record_currents(m, &s, ct, map, k);
     if (!st && k->L) {
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
         for (int c = 0; c < nrt; c++) {
             int rows[(2 * R + 1) * (2 * R + 1)];
             double vals[(2 * R + 1) * (2 * R + 1)];

@@ -60,12 +60,17 @@ static sv_status choose_ordering(ode_lin *L)
     /* The natural order's analysis is cheap only for moderate n (its fill
      * on a 2D grid is large); beyond that AMD alone. */
     int try_natural = P->n <= 256;
+    /* Either analysis alone is enough when the other has too much fill
+     * (SV_ERR_PATTERN): that failure is handled, its message dropped. Any
+     * other (no memory) is the solve's: the choice, and with it the
+     * results, must not depend on how much memory was free. */
     sv_status sn = try_natural ? sv_sparse_lu_analyse(ctx, L->pat, SV_SPARSE_ORDER_NATURAL, &nat) : SV_ERR_UNSUPPORTED;
+    if (try_natural && sn != SV_OK && sn != SV_ERR_PATTERN) return sn;
     sv_status sa = sv_sparse_lu_analyse(ctx, L->pat, SV_SPARSE_ORDER_AMD, &amd);
-    if (sn != SV_OK && sa != SV_OK) return sa;
-    /* Either analysis alone is enough: when one failed (too much fill, no
-     * memory) the other is used, which handles the failure, so its message
-     * is dropped. */
+    if (sa != SV_OK && (sa != SV_ERR_PATTERN || sn != SV_OK)) {
+        sv_sparse_lu_destroy(nat);
+        return sa;
+    }
     if ((try_natural && sn != SV_OK) || sa != SV_OK) sv_clear_error();
     if (sn == SV_OK && (sa != SV_OK || sv_sparse_lu_updates(nat) <= sv_sparse_lu_updates(amd))) {
         L->lu = nat;

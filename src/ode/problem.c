@@ -1,6 +1,7 @@
 /* Problem description: validation, an owned copy of the Jacobian pattern,
  * and the column colouring used to recover J from directional derivatives
  * (complex step, J·v, finite differences). */
+#include <limits.h>
 #include <string.h>
 
 #include "ode_internal.h"
@@ -84,6 +85,24 @@ static sv_status check_pattern(const sv_ode_problem_desc *d, const char *nm)
     }
     if ((long long)d->rowptr[n] > (long long)n * n)
         return sv_error(SV_ERR_PATTERN, "%s: rowptr[n] = %d exceeds n² = %lld", nm, d->rowptr[n], (long long)n * n);
+    /* the sparse engine adds the diagonal: entries and diagonal together are counted in int */
+    if ((long long)d->rowptr[n] + n > INT_MAX)
+        return sv_error(SV_ERR_ARG, "%s: rowptr[n] = %d entries and n = %d diagonal ones exceed %d", nm, d->rowptr[n],
+                        n, INT_MAX);
+    return SV_OK;
+}
+
+/* Entry counts and indices are int (CSR), and the sparse engine needs
+ * 2n + 2 to fit: a dense problem (no pattern) has n² entries. */
+static sv_status check_size(const sv_ode_problem_desc *d, const char *nm)
+{
+    if (d->n > INT_MAX / 2 - 1)
+        return sv_error(SV_ERR_ARG, "%s: n = %d: expected at most %d", nm, d->n, INT_MAX / 2 - 1);
+    if (!d->rowptr && (long long)d->n * d->n > INT_MAX)
+        return sv_error(SV_ERR_ARG,
+                        "%s: n = %d without a pattern: its n² = %lld Jacobian entries exceed %d; give the sparsity "
+                        "pattern (rowptr, colind)",
+                        nm, d->n, (long long)d->n * d->n, INT_MAX);
     return SV_OK;
 }
 
@@ -93,7 +112,8 @@ static sv_status check_desc(const sv_ode_problem_desc *d)
     if (d->n < 1) return sv_error(SV_ERR_ARG, "%s: n = %d: expected >= 1", nm, d->n);
     if (d->nparams < 0) return sv_error(SV_ERR_ARG, "%s: nparams = %d: expected >= 0", nm, d->nparams);
     if (!d->f) return sv_error(SV_ERR_ARG, "%s: f is NULL: the right-hand side is required", nm);
-    sv_status st = check_jac_source(d, nm);
+    sv_status st = check_size(d, nm);
+    if (st == SV_OK) st = check_jac_source(d, nm);
     return st != SV_OK ? st : check_pattern(d, nm);
 }
 

@@ -636,6 +636,11 @@ static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *
     if (E->nsave < 1 || !E->tsave)
         return sv_error(SV_ERR_ARG, "%s: nsave = %d, tsave %s: need at least one save time", nm, E->nsave,
                         E->tsave ? "set" : "NULL");
+    size_t outs;
+    if (sv_size_mul((size_t)E->ntraj, (size_t)E->nsave, &outs) || sv_size_mul(outs, (size_t)P->n, &outs) ||
+        sv_size_mul(outs, sizeof(double), &outs))
+        return sv_error(SV_ERR_ARG, "%s: ntraj = %d x nsave = %d x n = %d outputs: more than memory can address", nm,
+                        E->ntraj, E->nsave, P->n);
     if (!isfinite(E->t0)) return sv_error(SV_ERR_ARG, "%s: t0 = %g: expected finite", nm, E->t0);
     for (int s = 0; s < E->nsave; s++) {
         if (!isfinite(E->tsave[s]) || E->tsave[s] < E->t0)
@@ -669,7 +674,7 @@ static int choose_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_optio
     if (!o->lanes && fused_w) W = fused_w;
     if (W > 8 && !fused_w) W = 8;
     int nthreads = sv_ctx_threads(ctx);
-    if (nthreads <= 0) nthreads = omp_get_max_threads();
+    if (nthreads <= 0) nthreads = sv_threads_team();
     while (W > 1 && (long)(W / 2) * nthreads >= ntraj) W /= 2;
     long maxuse = (ntraj + W - 1) / W;
     if (nthreads > maxuse) nthreads = (int)maxuse;
@@ -720,6 +725,9 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     if (st != SV_OK) return st;
     if (E->status)
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
+    /* Save times a trajectory never reaches (it failed, or never ran) keep
+     * NaN: every output entry is defined whatever the status (ode.h). */
+    for (size_t k = 0, len = (size_t)E->ntraj * E->nsave * P->n; k < len; k++) E->out[k] = NAN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
     if (E->ntraj == 0) return SV_OK;
     int nthreads, W = choose_lanes(ctx, P, &o, E->ntraj, &nthreads);

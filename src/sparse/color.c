@@ -12,6 +12,7 @@
  * up to SV_COLOR_QUADRATIC_MAX columns. The single orderings (natural,
  * column count) exist so that a caller can reproduce one greedy pass
  * exactly (the ODE module's colouring is one of them: docs/ode.md). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,8 @@ static sv_status structure_init(sv_ctx *ctx, int n, const int *rowptr, const int
     s->colind = colind;
     s->own = NULL;
     if (!add_diagonal) return SV_OK;
+    if ((long long)s->nnz + n > INT_MAX)
+        return sv_error(SV_ERR_ARG, "colouring: %d entries and n = %d diagonal ones exceed %d", s->nnz, n, INT_MAX);
     /* Each row gets (i, i) appended; a duplicate of a listed diagonal is
      * harmless because neighbour lists are deduplicated. */
     s->own = sv_alloc(ctx, ((size_t)n + 1 + (size_t)s->nnz + (size_t)n) * sizeof(int), "colouring structure");
@@ -298,13 +301,11 @@ static int color_dsatur(sv_ctx *ctx, const graph *g, const trials *t, int *color
     for (int v = 0; v < n; v++)
         if (deg(g, v) > maxd) maxd = deg(g, v);
     int words = (maxd + 1 + 63) / 64;
+    /* Without memory for its bitsets the colouring fails (status recorded,
+     * −1) rather than quietly become another one: results do not depend on
+     * how much memory was free. */
     uint64_t *seen = sv_alloc(ctx, (size_t)n * words * sizeof *seen, "colouring DSATUR bitsets");
-    if (!seen) {
-        /* DSATUR is only one more candidate: without memory for its bitsets
-         * the colouring stays the best of the other orderings. */
-        sv_clear_error();
-        return best;
-    }
+    if (!seen) return -1;
     keep_if_fewer(n, dsatur(g, t->col, t->tmp, seen, words), t, color, &best);
     sv_free(ctx, seen);
     return best;
@@ -351,6 +352,7 @@ static sv_status color_structure(sv_ctx *ctx, const structure *s, sv_sparse_colo
             break;
         default:
             *ncolors = color_best(ctx, &g, &t, color);
+            if (*ncolors < 0) st = sv_last_status();
             break;
         }
     }

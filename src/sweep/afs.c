@@ -96,7 +96,7 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     /* product workspaces: per-thread accumulators of A_k times at most
      * 2(1 + nderiv)·p real columns, and the real/imaginary split */
     size_t wcols = 2 * (size_t)(1 + nderiv) * P;
-    bytes += ((size_t)omp_get_max_threads() + 2) * N * wcols * 8;
+    bytes += ((size_t)sv_threads_team() + 2) * N * wcols * 8;
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
     bytes += sv_sweep_exact_bytes_k(n, nterms, nrhs, nb, o.precision);
     return bytes;
@@ -248,7 +248,9 @@ static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const doubl
     r->nout = nout;
     r->nrhs = p;
     r->freq = sv_alloc(ctx, sizeof(double) * (size_t)nf, "sweep result frequencies");
-    r->h = sv_calloc(ctx, (size_t)nf * (size_t)nout * (size_t)p, sizeof(double complex), "sweep result outputs");
+    size_t nh = 0;
+    if (sv_size_mul((size_t)nf, (size_t)nout, &nh) == SV_OK && sv_size_mul(nh, (size_t)p, &nh) == SV_OK)
+        r->h = sv_calloc(ctx, nh, sizeof(double complex), "sweep result outputs");
     r->exact = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
     r->fallback = sv_calloc(ctx, (size_t)nf, 1, "sweep result flags");
     r->residual = sv_calloc(ctx, (size_t)nf, sizeof(double), "sweep result residuals");
@@ -553,8 +555,8 @@ static void largest_estimate(const afs *s, double *max_res, int *argmax)
 static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
 {
     int q = s->q, p = s->p, nf = s->nf, rows = s->mrows, cols = s->mcols;
-    int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
-    sv_threads_saved ss = {0, 0};
+    int nthr = (double)nf * q * q * (q + cols) > 4e7 ? sv_threads_team() : 1;
+    sv_threads_saved ss = {0};
     if (nthr == 1) ss = sv_threads_serial_begin();
     size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");

@@ -33,7 +33,7 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
             pk[npk] = m->terms[k].packed;
             pc[npk++] = c[k];
         }
-#pragma omp parallel for schedule(dynamic, 8) if (n >= 1024)
+#pragma omp parallel for schedule(dynamic, 8) if (n >= 1024) num_threads(sv_threads_team())
     for (int j = 0; j < n; j++) {
         size_t o = sv_dense_packed_offset(n, nb, j, j);
         size_t len = (size_t)(n - j);

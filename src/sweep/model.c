@@ -359,7 +359,7 @@ sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double comple
     for (int k = 0; k < m->nterms; k++) {
         const sv_sweep_term *t = &m->terms[k];
         if (t->kind == SV_SWEEP_TERM_PACKED) {
-#pragma omp parallel for schedule(dynamic, 16) if (n >= 1024)
+#pragma omp parallel for schedule(dynamic, 16) if (n >= 1024) num_threads(sv_threads_team())
             for (int j = 0; j < n; j++) {
                 size_t o = sv_dense_packed_offset(n, t->nb, j, j);
                 for (int i = j; i < n; i++) z[(size_t)j * ldz + i] += c[k] * t->packed[o + (size_t)(i - j)];

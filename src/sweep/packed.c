@@ -17,7 +17,7 @@ sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, in
                                  double *y, int ldy, int accumulate)
 {
     if (n <= 0 || m <= 0) return SV_OK;
-    int nthr = omp_get_max_threads();
+    int nthr = sv_threads_team();
     int nblk = (n + nb - 1) / nb;
     if (nthr > nblk) nthr = nblk;
     /* Below about a million stored elements one thread streams the matrix
@@ -35,6 +35,7 @@ sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, in
     size_t ysz = (size_t)n * (size_t)m;
     double *ws = sv_calloc(ctx, (size_t)nthr, ysz * sizeof(double), "packed product workspace");
     if (!ws) return sv_last_status();
+    sv_threads_saved section = sv_threads_apply(NULL); /* BLAS on this thread (threads.c) */
 #pragma omp parallel num_threads(nthr)
     {
         double *yt = ws + (size_t)omp_get_thread_num() * ysz;
@@ -62,6 +63,7 @@ sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, in
             for (int i = 0; i < n; i++) yj[i] += src[i];
         }
     }
+    sv_threads_restore(section);
     sv_free(ctx, ws);
     return SV_OK;
 }

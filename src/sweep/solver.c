@@ -71,13 +71,19 @@ sv_status sv_sweep_solver_setup(sv_sweep_solver *s, sv_ctx *ctx, double freq, in
 {
     if (!s || !plan) return sv_error(SV_ERR_ARG, "sv_sweep_solver_setup: %s is NULL", s ? "plan" : "the solver");
     memset(plan, 0, sizeof *plan);
-    return s->ops->setup(s->content, ctx, freq, nderiv, plan);
+    sv_threads_saved section = sv_threads_apply(ctx); /* BLAS on this thread (threads.c) */
+    sv_status st = s->ops->setup(s->content, ctx, freq, nderiv, plan);
+    sv_threads_restore(section);
+    return st;
 }
 
 sv_status sv_sweep_solver_precond(sv_sweep_solver *s, int ncols, double complex *v, int ldv)
 {
     if (!s) return sv_error(SV_ERR_ARG, "sv_sweep_solver_precond: the solver is NULL");
-    return s->ops->precond(s->content, ncols, v, ldv);
+    sv_threads_saved section = sv_threads_apply(NULL); /* BLAS on this thread (threads.c) */
+    sv_status st = s->ops->precond(s->content, ncols, v, ldv);
+    sv_threads_restore(section);
+    return st;
 }
 
 sv_status sv_sweep_solver_products(sv_sweep_solver *s, int ncols, const double *xs, double *ts)
@@ -190,8 +196,10 @@ sv_status sv_sweep_solver_solve(sv_sweep_solver *s, sv_ctx *ctx, double freq, do
     sv_dense_refine_result rr = {.backward_error = INFINITY};
     st = sv_sweep_op_init(&op, ctx, s, freq, nderiv);
     if (st) return st;
+    sv_threads_saved section = sv_threads_apply(ctx); /* BLAS on this thread (threads.c) */
     st = setup_step(s, &op, ctx, freq, nderiv, &rp);
     if (!st) st = refine_step(s, &op, ctx, freq, &rp, x, ldx, dx, lddx, &rr);
+    sv_threads_restore(section);
     sv_sweep_op_free(&op); /* every solver's factors released */
     if (st) return st;
     sv_sweep_exact_info out = {.fell_back = rr.fell_back, .iterations = rr.iterations,

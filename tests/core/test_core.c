@@ -2,6 +2,7 @@
  * the context's settings and callbacks. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, umask */
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,6 +151,71 @@ static void test_callbacks(void **state)
     sv_ctx_destroy(ctx);
 }
 
+int openblas_get_num_threads(void); /* OpenBLAS's own API */
+
+/* Sections: OpenBLAS on one thread while any is open, its count back after
+ * the last; the caller's OpenMP count and team size per section, nested
+ * and overlapping in another thread. */
+typedef struct overlap {
+    pthread_barrier_t *bar;
+    int blas_inside, team_inside;
+} overlap;
+
+static void *overlap_thread(void *arg)
+{
+    overlap *o = arg;
+    sv_ctx *ctx;
+    sv_ctx_create(&ctx);
+    sv_ctx_set_threads(ctx, 3);
+    pthread_barrier_wait(o->bar); /* the main thread's section is open */
+    sv_threads_saved s = sv_threads_apply(ctx);
+    pthread_barrier_wait(o->bar); /* the main thread closed its section */
+    o->blas_inside = openblas_get_num_threads();
+    o->team_inside = sv_threads_team();
+    sv_threads_restore(s);
+    sv_ctx_destroy(ctx);
+    return NULL;
+}
+
+static void test_thread_sections(void **state)
+{
+    (void)state;
+    int blas0 = openblas_get_num_threads(), omp0 = omp_get_max_threads();
+    sv_ctx *ctx;
+    sv_ctx_create(&ctx);
+    sv_ctx_set_threads(ctx, 2);
+    sv_threads_saved a = sv_threads_apply(ctx);
+    assert_int_equal(openblas_get_num_threads(), 1);
+    assert_int_equal(omp_get_max_threads(), 1); /* BLAS calls here run on this thread */
+    assert_int_equal(sv_threads_team(), 2);
+    sv_threads_saved b = sv_threads_serial_begin();
+    assert_int_equal(sv_threads_team(), 1);
+    sv_threads_saved c = sv_threads_apply(NULL); /* inherits the enclosing team */
+    assert_int_equal(sv_threads_team(), 1);
+    sv_threads_restore(c);
+    sv_threads_restore(b);
+    assert_int_equal(sv_threads_team(), 2);
+    /* another thread opens a section while ours is open and closes it after ours closed */
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, 2);
+    overlap o = {.bar = &bar};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, overlap_thread, &o), 0);
+    pthread_barrier_wait(&bar);
+    sv_threads_restore(a);
+    assert_int_equal(omp_get_max_threads(), omp0);
+    assert_int_equal(sv_threads_team(), omp0);
+    pthread_barrier_wait(&bar);
+    pthread_join(th, NULL);
+    pthread_barrier_destroy(&bar);
+    assert_int_equal(o.blas_inside, 1); /* still one: the other section was open */
+    assert_int_equal(o.team_inside, 3);
+    assert_int_equal(openblas_get_num_threads(), blas0);
+    sv_threads_restore((sv_threads_saved){0}); /* a zero struct restores nothing */
+    assert_int_equal(openblas_get_num_threads(), blas0);
+    sv_ctx_destroy(ctx);
+}
+
 static void test_null_arguments(void **state)
 {
     (void)state;
@@ -206,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_last_error_is_per_thread), cmocka_unit_test(test_budget_refuses_with_message),
         cmocka_unit_test(test_calloc_zeroes_and_overflow), cmocka_unit_test(test_concurrent_counting),
         cmocka_unit_test(test_callbacks),                 cmocka_unit_test(test_null_arguments),      cmocka_unit_test(test_atomic_file),
+        cmocka_unit_test(test_thread_sections),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <complex.h>
 #include <lapacke.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,14 @@ static void test_create_errors_and_budget(void **state)
     sv_ctx_destroy(ctx);
     sv_dense_sym_destroy(NULL);
     assert_int_equal(sv_dense_sym_bytes(-1, SV_DENSE_C64, 0), 0);
+    /* an order whose packed matrix exceeds size_t: refused by name, the
+     * estimate saturates instead of wrapping to a small number */
+    assert_int_equal(sv_dense_sym_create(NULL, INT_MAX, SV_DENSE_C64, 0, &m), SV_ERR_ARG);
+    assert_null(m);
+    assert_non_null(strstr(sv_last_error(), "n = 2147483647"));
+    assert_true(sv_dense_sym_bytes(INT_MAX, SV_DENSE_C64, 0) == SIZE_MAX);
+    assert_true(sv_dense_sym_bytes(INT_MAX, SV_DENSE_C64, 1) == SIZE_MAX);
+    assert_true(sv_dense_sym_bytes(INT_MAX, SV_DENSE_R64, 1) < SIZE_MAX); /* 2^64 − 2^33: it fits */
 }
 
 int main(void)

@@ -9,6 +9,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 
+# 0. the tool: the launcher finds solvent-run installed beside it
+"$tmp/prefix/bin/solvent" --version | grep -q '^solvent ' || { echo "FAIL: the installed solvent does not run" >&2; exit 1; }
+"$tmp/prefix/bin/solvent" info >/dev/null || { echo "FAIL: the installed 'solvent info' failed" >&2; exit 1; }
+
 # 1. pkg-config, shared library (the usual `cc $(pkg-config --cflags --libs solvent)`)
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig:$tmp/prefix/lib64/pkgconfig:$tmp/prefix/lib/x86_64-linux-gnu/pkgconfig"
 libdir=$(pkg-config --variable=libdir solvent)

@@ -1,8 +1,10 @@
 /* Bad problems and bad requests: clear errors for bad input, and clear
  * per-trajectory statuses when some trajectories of an ensemble fail while
  * the others finish. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solvent/ode.h"
@@ -36,14 +38,21 @@ static sv_ode_problem *make(void)
     return P;
 }
 
+/* The default options with Rodas5P (m = 0) or Tsit5 (m = 1). */
+static sv_ode_options options_for(int m)
+{
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    o.method = m ? SV_ODE_TSIT5 : SV_ODE_RODAS5P;
+    return o;
+}
+
 static void test_per_trajectory_statuses(void **s)
 {
     (void)s;
     sv_ode_problem *P = make();
     for (int m = 0; m < 2; m++) {
-        sv_ode_options o;
-        sv_ode_options_default(&o);
-        o.method = m ? SV_ODE_TSIT5 : SV_ODE_RODAS5P;
+        sv_ode_options o = options_for(m);
         double p[5 * 2] = {1, 0, 1, 1, 1, 2, 1, 3, 2, 0}, y0[5] = {1, 1, 1, 1, NAN}, ts = 2.0, out[5];
         sv_ode_traj_status st[5];
         sv_ode_stats stats[5];
@@ -148,6 +157,51 @@ static void test_cancel(void **s)
     sv_ode_problem_destroy(P);
 }
 
+/* Every output entry is defined whatever the status: save times a
+ * trajectory did not reach hold NaN, never what was in out[] before. */
+static void test_unreached_outputs_are_nan(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = make();
+    for (int m = 0; m < 2; m++) {
+        sv_ode_options o = options_for(m);
+        /* a good trajectory, one that fails after t = 0.5, one with NaN y0 */
+        double p[3 * 2] = {1, 0, 1, 2, 1, 0}, y0[3] = {1, 1, NAN}, ts[4] = {0.25, 0.5, 1, 2}, out[3 * 4];
+        for (int k = 0; k < 12; k++) out[k] = 777.0;
+        sv_ode_traj_status st[3];
+        sv_ode_stats stats[3];
+        sv_ode_ensemble e = {.ntraj = 3, .t0 = 0, .nsave = 4, .tsave = ts, .y0 = y0, .params = p, .out = out,
+                             .status = st, .stats = stats};
+        assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+        assert_int_equal(st[0], SV_ODE_SUCCESS);
+        for (int k = 0; k < 4; k++) sv_assert_close(out[k], exp(-ts[k]), 1e-5, 0);
+        assert_int_equal(st[1], SV_ODE_F_FAILED);
+        /* up to the last accepted time the solution, after it NaN */
+        assert_true(stats[1].t_reached > 0.25 && stats[1].t_reached <= 0.5);
+        for (int k = 0; k < 4; k++) {
+            if (ts[k] <= stats[1].t_reached)
+                sv_assert_close(out[4 + k], exp(-ts[k]), 1e-5, 0);
+            else
+                assert_true(isnan(out[4 + k]));
+        }
+        assert_int_equal(st[2], SV_ODE_NONFINITE);
+        for (int k = 8; k < 12; k++) assert_true(isnan(out[k]));
+    }
+    /* a cancelled solve: nothing ran, everything NaN */
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    double p[2] = {1, 0}, y0 = 1, ts = 1, out[3] = {777, 777, 777};
+    sv_ode_ensemble e = {.ntraj = 3, .nsave = 1, .tsave = &ts, .y0 = &y0, .y0_shared = 1, .params = p,
+                         .params_shared = 1, .out = out};
+    sv_ctx *ctx;
+    sv_ctx_create(&ctx);
+    sv_ctx_set_progress(ctx, cancel_now, NULL);
+    assert_int_equal(sv_ode_solve(ctx, P, &o, &e), SV_ERR_CANCELLED);
+    for (int t = 0; t < 3; t++) assert_true(isnan(out[t]));
+    sv_ctx_destroy(ctx);
+    sv_ode_problem_destroy(P);
+}
+
 static void test_bad_problems(void **s)
 {
     (void)s;
@@ -176,12 +230,47 @@ static void test_bad_problems(void **s)
     expect_error(sv_ode_builtin_create(NULL, "bruss2d", 2.5, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG, "grid N");
 }
 
+/* Sizes whose products do not fit: a dense problem whose n² Jacobian
+ * entries exceed int, an ensemble whose outputs exceed size_t. Refused with
+ * SV_ERR_ARG naming the sizes, never computed with a wrapped product. */
+static void test_impossible_sizes(void **s)
+{
+    (void)s;
+    sv_ode_problem *P = NULL;
+    sv_ode_problem_desc d = {.name = "big", .n = 65536, .f = f_bad, .jac = j_bad};
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG, "n = 65536");
+    d.n = 46341; /* the first n with n² > INT_MAX */
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG, "n = 46341");
+    d.n = INT_MAX;
+    expect_error(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG, "n = 2147483647");
+    assert_null(P);
+    /* a diagonal pattern of 2^20 states, 2^20 save times, INT_MAX trajectories */
+    int n = 1 << 20;
+    int *rp = malloc(sizeof(int) * ((size_t)n + 1)), *ci = malloc(sizeof(int) * (size_t)n);
+    double *ts = malloc(sizeof(double) * (size_t)n), *y0 = calloc((size_t)n, sizeof(double)), out = 0;
+    assert_true(rp && ci && ts && y0);
+    for (int i = 0; i <= n; i++) rp[i] = i;
+    for (int i = 0; i < n; i++) ci[i] = i, ts[i] = i + 1;
+    sv_ode_problem_desc dp = {.name = "diag", .n = n, .nparams = 2, .f = f_bad, .jac = j_bad, .rowptr = rp, .colind = ci};
+    assert_int_equal(sv_ode_problem_create(NULL, &dp, &P), SV_OK);
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    double p[2] = {1, 0};
+    sv_ode_ensemble e = {.ntraj = INT_MAX, .nsave = n, .tsave = ts, .y0 = y0, .y0_shared = 1, .params = p,
+                         .params_shared = 1, .out = &out};
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "ntraj = 2147483647");
+    assert_true(out == 0); /* nothing written */
+    sv_ode_problem_destroy(P);
+    free(rp), free(ci), free(ts), free(y0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_per_trajectory_statuses), cmocka_unit_test(test_max_steps),
         cmocka_unit_test(test_bad_requests),            cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_bad_problems),
+        cmocka_unit_test(test_bad_problems),            cmocka_unit_test(test_unreached_outputs_are_nan),
+        cmocka_unit_test(test_impossible_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

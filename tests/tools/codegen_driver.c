@@ -65,5 +65,8 @@ int main(int argc, char **argv)
     }
     if (!(res <= 1e-12 * (shift * xm + 1))) FAIL("residual %g too large", res);
     printf("ok n=%d slots=%d residual=%.2e\n", n, nnz, res);
+    free(v), free(b1), free(b2), free(r), free(x1), free(x2), free(wk), free(bb1), free(bb2);
+    sv_sparse_lu_destroy(lu);
+    sv_sparse_pattern_destroy(p);
     return 0;
 }

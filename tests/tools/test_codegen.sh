@@ -18,8 +18,8 @@ for case in eb50_declared:amd pollu:natural brusselator_4x4:amd; do
   "$tool" codegen "$src/examples/patterns/$pat.mtx" -o "$work/gen_kernels.c" --ordering $ord --emit f64,b8 2>/dev/null
   $cc -std=c99 -Wall -Wextra -Werror -fsyntax-only "$work/gen_kernels.c"
   $cc -std=c17 -O1 -Wall -Wextra -Werror -c "$work/gen_kernels.c" -o "$work/gen.o"
-  $cc -std=c17 -O2 -Wall -Wextra -Werror -I"$src/include" "$src/tests/tools/codegen_driver.c" "$work/gen.o" \
-      -o "$work/driver" -L"$build" -lsolvent -Wl,-rpath,"$build" -lm
+  $cc -std=c17 -O2 -Wall -Wextra -Werror ${SV_TEST_SANITIZE:-} -I"$src/include" "$src/tests/tools/codegen_driver.c" \
+      "$work/gen.o" -o "$work/driver" -L"$build" -lsolvent -Wl,-rpath,"$build" -lm
   "$work/driver" "$src/examples/patterns/$pat.mtx" $ord >/dev/null || { echo "FAIL: $pat $ord"; exit 1; }
 done
 

@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cuda_libs='lib(cuda|cudart|cublas|cublasLt|cusolver)\.so|libsolvent-cuda'
 
-for f in "$tool" "$dir/libsolvent.so"; do
+for f in "$tool" "$dir/solvent-run" "$dir/libsolvent.so"; do
   [[ -e "$f" ]] || continue
   ldd "$f" >"$tmp/ldd" || fail "ldd $f failed"
   ! grep -E "$cuda_libs" "$tmp/ldd" || fail "$f links a CUDA library"

@@ -1,0 +1,356 @@
+/* Allocation-failure injection in SQLite's way: a pattern analysis, an ODE
+ * ensemble, a direct solve and a sweep are run once to count their
+ * allocations through the core allocator, then again for every k with the
+ * k-th allocation failing (a test build: SOLVENT_FAULT_INJECTION). Each
+ * run must either return SV_ERR_NOMEM or SV_ERR_BUDGET with a message and
+ * leave no result behind, or handle the failure and return the clean run's
+ * result; and every run gives back all the memory it took (the context's
+ * count returns to zero; AddressSanitizer checks what is not counted).
+ * One thread each, so that the k-th allocation is the same one every run. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "solvent/em.h"
+#include "solvent/ode.h"
+#include "solvent/sparse.h"
+#include "solvent/sweep.h"
+#include "sv_test.h"
+
+/* The test hook of src/core/alloc.c (built with SV_FAULT_INJECTION). */
+void sv_fault_inject(long k);
+long sv_fault_calls(void);
+
+#define DIGEST_MAX 64
+
+typedef struct outcome {
+    double digest[DIGEST_MAX]; /* numbers that identify the result */
+    int nd;
+} outcome;
+
+typedef sv_status (*scenario_fn)(sv_ctx *ctx, outcome *o);
+
+/* ---- the scenarios ------------------------------------------------------------ */
+/* A 5-point Laplacian on a 10 × 10 grid: pattern, LU analysis, colouring. */
+static sv_status run_pattern(sv_ctx *ctx, outcome *o)
+{
+    enum { G = 10, N = G * G };
+    int rp[N + 1], ci[5 * N], e = 0;
+    for (int i = 0; i < N; i++) {
+        rp[i] = e;
+        int r = i / G, c = i % G;
+        if (r > 0) ci[e++] = i - G;
+        if (c > 0) ci[e++] = i - 1;
+        ci[e++] = i;
+        if (c < G - 1) ci[e++] = i + 1;
+        if (r < G - 1) ci[e++] = i + G;
+    }
+    rp[N] = e;
+    sv_sparse_pattern *p = (sv_sparse_pattern *)&p;
+    sv_sparse_lu *lu = (sv_sparse_lu *)&lu;
+    sv_sparse_coloring *col = (sv_sparse_coloring *)&col;
+    sv_status st = sv_sparse_pattern_from_csr(ctx, N, rp, ci, &p);
+    if (st) {
+        assert_null(p); /* nothing left behind */
+        return st;
+    }
+    st = sv_sparse_lu_analyse(ctx, p, SV_SPARSE_ORDER_AMD, &lu);
+    if (st == SV_OK) {
+        st = sv_sparse_color(ctx, p, &col);
+        if (st == SV_OK) {
+            o->digest[o->nd++] = sv_sparse_lu_nnz(lu);
+            o->digest[o->nd++] = (double)sv_sparse_lu_updates(lu);
+            o->digest[o->nd++] = sv_sparse_coloring_count(col);
+            sv_sparse_coloring_destroy(col);
+        } else {
+            assert_null(col);
+        }
+        sv_sparse_lu_destroy(lu);
+    } else {
+        assert_null(lu);
+    }
+    sv_sparse_pattern_destroy(p);
+    return st;
+}
+
+/* Eight trajectories of the 4 × 4 Brusselator (sparse LU) with Rodas5P. */
+static sv_status run_ode(sv_ctx *ctx, outcome *o)
+{
+    sv_ode_builtin *b = (sv_ode_builtin *)&b;
+    sv_status st = sv_ode_builtin_create(ctx, "bruss2d", 4, SV_ODE_JAC_ANALYTIC, &b);
+    if (st) {
+        assert_null(b);
+        return st;
+    }
+    enum { T = 8, S = 2 };
+    int n = sv_ode_problem_n(b->prob), np = sv_ode_problem_nparams(b->prob);
+    double ts[S] = {b->t0 + 0.5 * (b->t1 - b->t0), b->t1}, out[T * S * 64];
+    assert_true(n <= 64);
+    sv_ode_traj_status status[T];
+    sv_ode_options opt;
+    sv_ode_options_default(&opt);
+    opt.rtol = 1e-6;
+    opt.atol = 1e-8;
+    sv_ode_ensemble e = {.ntraj = T, .t0 = b->t0, .nsave = S, .tsave = ts, .y0 = b->y0, .y0_shared = 1,
+                         .params = np ? b->params : NULL, .params_shared = 1, .out = out, .status = status};
+    st = sv_ode_solve(ctx, b->prob, &opt, &e);
+    if (st == SV_OK)
+        for (int t = 0; t < T; t++) {
+            o->digest[o->nd++] = status[t];
+            o->digest[o->nd++] = out[((size_t)t * S + S - 1) * n];
+        }
+    sv_ode_builtin_destroy(b);
+    return st;
+}
+
+/* HIRES (8 states, sparse) with single-precision LU, refined, and the
+ * complex-step Jacobian. */
+static sv_status run_ode_single(sv_ctx *ctx, outcome *o)
+{
+    sv_ode_builtin *b = (sv_ode_builtin *)&b;
+    sv_status st = sv_ode_builtin_create(ctx, "hires", 0, SV_ODE_JAC_COMPLEX_STEP, &b);
+    if (st) {
+        assert_null(b);
+        return st;
+    }
+    enum { T = 4 };
+    int n = sv_ode_problem_n(b->prob), np = sv_ode_problem_nparams(b->prob);
+    double out[T * 16];
+    assert_true(n <= 16);
+    sv_ode_options opt;
+    sv_ode_options_default(&opt);
+    opt.lu = SV_ODE_LU_SINGLE;
+    opt.rtol = b->rtol;
+    opt.atol = b->atol;
+    sv_ode_ensemble e = {.ntraj = T, .t0 = b->t0, .nsave = 1, .tsave = &b->t1, .y0 = b->y0, .y0_shared = 1,
+                         .params = np ? b->params : NULL, .params_shared = 1, .out = out};
+    st = sv_ode_solve(ctx, b->prob, &opt, &e);
+    if (st == SV_OK)
+        for (int t = 0; t < T; t++) o->digest[o->nd++] = out[(size_t)t * n];
+    sv_ode_builtin_destroy(b);
+    return st;
+}
+
+/* A Matrix Market pattern file: read, analysed in the natural order, coloured. */
+static sv_status run_pattern_file(sv_ctx *ctx, outcome *o)
+{
+    sv_sparse_pattern *p = (sv_sparse_pattern *)&p;
+    sv_sparse_lu *lu = (sv_sparse_lu *)&lu;
+    sv_sparse_coloring *col = (sv_sparse_coloring *)&col;
+    sv_status st = sv_sparse_pattern_read_mm(ctx, SV_SOURCE_DIR "/examples/patterns/pollu.mtx", &p);
+    if (st) {
+        assert_null(p);
+        return st;
+    }
+    st = sv_sparse_lu_analyse(ctx, p, SV_SPARSE_ORDER_NATURAL, &lu);
+    if (st == SV_OK) {
+        sv_sparse_color_options co;
+        sv_sparse_color_options_default(&co);
+        co.add_diagonal = 1;
+        st = sv_sparse_color_csr(ctx, sv_sparse_pattern_n(p), sv_sparse_pattern_rowptr(p),
+                                 sv_sparse_pattern_colind(p), &co, &col);
+        if (st == SV_OK) {
+            o->digest[o->nd++] = sv_sparse_lu_nnz(lu);
+            o->digest[o->nd++] = sv_sparse_coloring_count(col);
+            sv_sparse_coloring_destroy(col);
+        } else {
+            assert_null(col);
+        }
+        sv_sparse_lu_destroy(lu);
+    } else {
+        assert_null(lu);
+    }
+    sv_sparse_pattern_destroy(p);
+    return st;
+}
+
+/* A small lossy three-port project (tests/em/support_em.c). */
+extern const char em_test_lossy_project[];
+
+typedef struct em_case {
+    sv_em_project *p;
+    sv_em_model *m;
+    sv_em_affine *a;
+} em_case;
+
+static sv_status em_open(sv_ctx *ctx, em_case *c)
+{
+    *c = (em_case){0};
+    sv_status st = sv_em_project_parse(ctx, em_test_lossy_project, strlen(em_test_lossy_project), "fault", &c->p);
+    if (st) return assert_null(c->p), st;
+    st = sv_em_model_create(ctx, c->p, NULL, &c->m);
+    if (st) return assert_null(c->m), st;
+    st = sv_em_affine_create(ctx, c->m, &c->a);
+    if (st) assert_null(c->a);
+    return st;
+}
+
+static void em_close(em_case *c)
+{
+    sv_em_affine_destroy(c->a);
+    sv_em_model_destroy(c->m);
+    sv_em_project_destroy(c->p);
+}
+
+static void digest_complex(outcome *o, const double complex *v, int count)
+{
+    for (int k = 0; k < count && o->nd + 2 <= DIGEST_MAX; k++) {
+        o->digest[o->nd++] = creal(v[k]);
+        o->digest[o->nd++] = cimag(v[k]);
+    }
+}
+
+/* The direct solve at one frequency, and S from Y. */
+static sv_status run_solve(sv_ctx *ctx, outcome *o)
+{
+    em_case c;
+    sv_status st = em_open(ctx, &c);
+    double complex y[9], s[9];
+    double z0[3] = {50, 50, 50};
+    if (st == SV_OK) st = sv_em_solve(ctx, c.a, 2.5e9, y);
+    if (st == SV_OK) st = sv_em_y_to_s(3, y, z0, s);
+    if (st == SV_OK) digest_complex(o, s, 9);
+    em_close(&c);
+    return st;
+}
+
+/* The adaptive sweep over 7 frequencies. */
+static sv_status run_sweep(sv_ctx *ctx, outcome *o)
+{
+    em_case c;
+    sv_status st = em_open(ctx, &c);
+    double f[7];
+    for (int i = 0; i < 7; i++) f[i] = 1e9 + 1.5e9 * i;
+    sv_sweep_result *r = (sv_sweep_result *)&r;
+    if (st == SV_OK) {
+        st = sv_sweep_run(ctx, sv_em_affine_model(c.a), 7, f, NULL, &r);
+        if (st == SV_OK) {
+            digest_complex(o, r->h, 7 * 9);
+            sv_sweep_result_destroy(r);
+        } else {
+            assert_null(r);
+        }
+    }
+    em_close(&c);
+    return st;
+}
+
+/* ---- the campaign -------------------------------------------------------------- */
+typedef struct tally {
+    long allocations; /* in the clean run: the k values tried */
+    long refused;     /* SV_ERR_NOMEM or SV_ERR_BUDGET with a message */
+    long handled;     /* SV_OK with the clean run's result */
+    long wrong;       /* any other status, a wrong result, or no message */
+    long leaks;       /* runs that left bytes counted in the context */
+} tally;
+
+static int same_result(const outcome *a, const outcome *b)
+{
+    if (a->nd != b->nd) return 0;
+    for (int i = 0; i < a->nd; i++)
+        if (!(fabs(a->digest[i] - b->digest[i]) <= 1e-9 * fmax(1.0, fabs(b->digest[i])))) return 0;
+    return 1;
+}
+
+static tally campaign(const char *name, scenario_fn run, int threads)
+{
+    tally t = {0};
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_ctx_set_threads(ctx, threads);
+    outcome ref = {0};
+    sv_fault_inject(0);
+    sv_status st = run(ctx, &ref);
+    if (st) print_error("%s: the clean run failed: %s\n", name, sv_last_error());
+    assert_int_equal(st, SV_OK);
+    t.allocations = sv_fault_calls();
+    assert_true(t.allocations > 0);
+    assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    for (long k = 1; k <= t.allocations; k++) {
+        outcome got = {0};
+        sv_clear_error();
+        sv_fault_inject(k);
+        st = run(ctx, &got);
+        sv_fault_inject(0);
+        if (st == SV_ERR_NOMEM || st == SV_ERR_BUDGET) {
+            if (sv_last_status() == st && sv_last_error()[0]) {
+                t.refused++;
+            } else {
+                t.wrong++;
+                print_error("%s, k = %ld: %s without its message (last: %s)\n", name, k, sv_status_string(st),
+                            sv_last_error());
+            }
+        } else if (st == SV_OK && same_result(&got, &ref)) {
+            t.handled++;
+        } else {
+            t.wrong++;
+            print_error("%s, k = %ld: %s: %s\n", name, k, st ? sv_status_string(st) : "a different result",
+                        sv_last_error());
+        }
+        if (sv_ctx_memory_current(ctx) != 0) {
+            t.leaks++;
+            print_error("%s, k = %ld: %zu bytes still held\n", name, k, sv_ctx_memory_current(ctx));
+            sv_ctx_destroy(ctx); /* a fresh count for the next run */
+            assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+            sv_ctx_set_threads(ctx, threads);
+        }
+    }
+    sv_ctx_destroy(ctx);
+    print_message("%-12s %d thread%s %4ld allocations: %4ld refused (NOMEM/BUDGET), %3ld handled, %ld wrong, %ld leaking\n", name,
+                  threads, threads == 1 ? " " : "s", t.allocations, t.refused, t.handled, t.wrong, t.leaks);
+    return t;
+}
+
+static void check(tally t)
+{
+    assert_int_equal(t.wrong, 0);
+    assert_int_equal(t.leaks, 0);
+    assert_int_equal(t.refused + t.handled, t.allocations);
+}
+
+static void test_pattern_analysis(void **state)
+{
+    (void)state;
+    check(campaign("pattern", run_pattern, 1));
+    check(campaign("pattern file", run_pattern_file, 1));
+}
+
+static void test_ode_ensemble(void **state)
+{
+    (void)state;
+    check(campaign("ode", run_ode, 1));
+    check(campaign("ode single", run_ode_single, 1));
+}
+
+/* Two workers: the k-th allocation may fall in either (the order differs
+ * from run to run); whichever fails, the solve reports it. */
+static void test_ode_ensemble_threads(void **state)
+{
+    (void)state;
+    check(campaign("ode", run_ode, 2));
+}
+
+static void test_direct_solve(void **state)
+{
+    (void)state;
+    check(campaign("solve", run_solve, 1));
+}
+
+static void test_sweep(void **state)
+{
+    (void)state;
+    check(campaign("sweep", run_sweep, 1));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pattern_analysis),
+        cmocka_unit_test(test_ode_ensemble),
+        cmocka_unit_test(test_ode_ensemble_threads),
+        cmocka_unit_test(test_direct_solve),
+        cmocka_unit_test(test_sweep),
+    };
+    return cmocka_run_group_tests_name("allocation failures", tests, NULL, NULL);
+}
