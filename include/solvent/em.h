@@ -83,6 +83,10 @@ typedef struct sv_em_options {
      * corrected point approximation; 0 = default (chosen from accuracy, see
      * docs/em.md). */
     double far_ratio;
+    /* The top of the band the model must hold to, Hz: the radiation terms are
+     * sized for it (docs/em.md, "Radiation"). 0 = the project's sweep stop, or
+     * without a sweep section the model's electrical-size limit. */
+    double max_freq_hz;
 } sv_em_options;
 
 /* Build the mesh: unknowns are ordered x-directed rooftops (row by row),

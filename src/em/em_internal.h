@@ -30,6 +30,7 @@ struct sv_em_project {
     unsigned char *metal;   /* nx*ny, index i + nx*j */
     int nports;
     sv_em_port_def *ports;
+    int radiation;          /* 1: radiation terms in the affine model (default) */
 };
 
 /* One unknown: an x- or y-directed rooftop, or a port half rooftop. */
@@ -89,5 +90,51 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */
 void sv_em_naive_column(const sv_em_model *m, int j, double *lcol, double *pcol);
+
+/* ---- radiation (radiation.c): the dissipative part of the retarded kernels
+ * as low-rank terms Σ_j c_j(f)·U·W_j·Uᵀ (docs/em.md, "Radiation") ---- */
+/* The model holds to k0·a ≤ SV_EM_RAD_KA_MAX (a: half-diagonal of the metal's
+ * bounding box) and k0·h·√εr ≤ SV_EM_RAD_K1H_MAX (thin substrate). */
+#define SV_EM_RAD_KA_MAX 4.0
+#define SV_EM_RAD_K1H_MAX 0.5
+typedef struct sv_em_radiation sv_em_radiation;
+typedef struct sv_em_radiation_info {
+    int degree;            /* moments up to this total degree */
+    int moments;           /* 2·(degree+1)(degree+2)/2 */
+    int rank;              /* columns of U (independent moments) */
+    int terms;             /* terms j after compression over the band */
+    double band_residual;  /* first singular value left out, relative */
+    double ka, k1h;        /* k0·a and k0·h·√εr at the design frequency */
+    double size_m;         /* a */
+    double limit_hz;       /* where k0·a or k0·h·√εr reaches its limit */
+    double design_hz;      /* the top of the band the terms were sized for */
+} sv_em_radiation_info;
+#define SV_EM_RAD_MAX_TERMS 12
+/* The design frequency (sv_em_options.max_freq_hz, else the project's sweep
+ * stop, else the electrical-size limit) and tolerance of a model's terms. */
+double sv_em_radiation_design_hz(const sv_em_model *m);
+double sv_em_radiation_tolerance(const sv_em_model *m);
+/* The model's radiation terms, expanded into packed matrices (*packed: an
+ * array of sv_em_radiation_terms(*rad) matrices, sv_free it). */
+sv_status sv_em_radiation_terms_packed(sv_ctx *ctx, const sv_em_model *m, int nb, sv_em_radiation **rad,
+                                       sv_dense_sym ***packed);
+/* Terms accurate to about tol (relative) from 0 to fmax_hz. */
+sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_hz, double tol,
+                                 sv_em_radiation **out);
+void sv_em_radiation_destroy(sv_em_radiation *r);
+int sv_em_radiation_terms(const sv_em_radiation *r);
+void sv_em_radiation_get_info(const sv_em_radiation *r, sv_em_radiation_info *info);
+/* c_j(f), real (the terms are resistive). */
+double sv_em_radiation_coef(const sv_em_radiation *r, int j, double freq_hz);
+/* U (n × rank, ld n) and the core W_j (rank × rank). */
+const double *sv_em_radiation_basis(const sv_em_radiation *r, int *rank);
+const double *sv_em_radiation_core(const sv_em_radiation *r, int j);
+/* Rows c..n−1 of column c of term j into col[0 .. n−c−1]. */
+void sv_em_radiation_column(const sv_em_radiation *r, int j, int c, double *col);
+/* Term j expanded into an R64 packed matrix of block size nb (0 = default). */
+sv_status sv_em_radiation_packed(sv_ctx *ctx, const sv_em_radiation *r, int j, int nb, sv_dense_sym **out);
+/* a (m), and the frequency where the model's electrical size reaches its limit. */
+double sv_em_radiation_size(const sv_em_model *m);
+double sv_em_radiation_limit_hz(const sv_em_model *m);
 
 #endif

@@ -26,6 +26,9 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
                         o.accuracy);
     if (!(o.far_ratio >= 0) || !isfinite(o.far_ratio) || (o.far_ratio > 0 && o.far_ratio < 2))
         return sv_error(SV_ERR_ARG, "sv_em_options.far_ratio = %g: expected 0 (default) or >= 2", o.far_ratio);
+    if (!(o.max_freq_hz >= 0) || !isfinite(o.max_freq_hz))
+        return sv_error(SV_ERR_ARG, "sv_em_options.max_freq_hz = %g: expected 0 (default) or a frequency > 0",
+                        o.max_freq_hz);
     if (o.accuracy == 0) o.accuracy = 1e-8;
     if (o.far_ratio == 0) o.far_ratio = sv_em_default_far_ratio(o.accuracy);
 

@@ -408,12 +408,23 @@ static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
     return SV_OK;
 }
 
+/* An optional true/false field (a model effect's switch). */
+static sv_status read_switch(const reader *r, const cJSON *root, const char *key, int deflt, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+    *out = deflt;
+    if (!v) return SV_OK;
+    if (!cJSON_IsBool(v)) return bad(r, key, v, "expected true or false");
+    *out = cJSON_IsTrue(v);
+    return SV_OK;
+}
+
 static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
 {
     sv_status s;
     if (!cJSON_IsObject(root)) return bad(r, "(top level)", root, "expected a JSON object { ... }");
     static const char *const k[] = {"title", "units", "substrate", "metal", "grid", "pixels", "rectangles",
-                                    "ports", "sweep", NULL};
+                                    "ports", "sweep", "radiation", NULL};
     if ((s = check_keys(r, root, "", k))) return s;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (t && !cJSON_IsString(t)) return bad(r, "title", t, "expected a string");
@@ -431,7 +442,7 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     if (nm == 0) return perr(r, "pixels/rectangles", "no metal cell: expected at least one", NULL);
     if ((s = read_ports(r, root, p))) return s;
     if ((s = read_sweep(r, root, &p->sweep))) return s;
-    return SV_OK;
+    return read_switch(r, root, "radiation", 1, &p->radiation);
 }
 
 sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out)

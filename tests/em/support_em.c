@@ -1,5 +1,6 @@
 #include "support_em.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -175,3 +176,51 @@ void em_test_check_solve(const char *json_or_path, int is_path, double f, int co
     sv_em_project_destroy(p);
 }
 
+
+void em_test_y_rad(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, const double *R,
+                   double f, double complex *Y)
+{
+    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
+    double w = 2 * SV_EM_PI * f;
+    double *B = malloc(sizeof(double) * n * np);
+    sv_em_port_rhs(m, B, n);
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
+    double complex *X = malloc(sizeof(double complex) * n * np);
+    double complex *A = malloc(sizeof(double complex) * n * n);
+    for (size_t q = 0; q < (size_t)n * n; q++) A[q] = I * (w * L[q] - Psi[q] / w) + (R ? R[q] : 0);
+    if (G) {
+        sv_em_stackup st;
+        sv_em_project_stackup(sv_em_model_project(m), &st);
+        double complex zs = sv_em_surface_impedance(st.sigma, st.t, f);
+        for (int r = 0; r < n; r++)
+            for (int k = G->rowptr[r]; k < G->rowptr[r + 1]; k++) A[r + (size_t)n * G->col[k]] += zs * G->val[k];
+    }
+    for (size_t q = 0; q < (size_t)n * np; q++) X[q] = B[q];
+    assert_int_equal(LAPACKE_zsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, X, n), 0);
+    assert_int_equal(sv_em_port_admittance(m, X, n, Y), SV_OK);
+    free(A);
+    free(X);
+    free(ipiv);
+    free(B);
+}
+
+double *em_test_radiation_full(const sv_em_radiation *rad, int n, double f)
+{
+    int r;
+    const double *u = sv_em_radiation_basis(rad, &r);
+    double *R = calloc((size_t)n * n, sizeof(double)), *w = calloc((size_t)r * r + 1, sizeof(double)),
+           *t = malloc(sizeof(double) * ((size_t)n * r + 1));
+    assert_non_null(R);
+    for (int j = 0; j < sv_em_radiation_terms(rad); j++) {
+        double c = sv_em_radiation_coef(rad, j, f);
+        const double *wj = sv_em_radiation_core(rad, j);
+        for (size_t q = 0; q < (size_t)r * r; q++) w[q] += c * wj[q];
+    }
+    if (r > 0) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, r, 1, u, n, w, r, 0, t, n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, r, 1, t, n, u, n, 0, R, n);
+    }
+    free(w);
+    free(t);
+    return R;
+}

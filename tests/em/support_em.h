@@ -16,6 +16,13 @@ void em_test_full(const sv_em_model *m, double **L, double **Psi);
  * else complex zsysv with Zs·G. */
 void em_test_y(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, double f,
                double complex *Y);
+/* Y at f with the model's radiation terms R(f) (radiation.c, full n × n,
+ * column-major; NULL = none) added: complex zsysv of
+ * jω·L − j·Ψ/ω (+ Zs·G) + R. */
+void em_test_y_rad(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, const double *R,
+                   double f, double complex *Y);
+/* R(f) = Σ_j c_j(f)·A_j as a full n × n matrix (malloc'ed). */
+double *em_test_radiation_full(const sv_em_radiation *rad, int n, double f);
 /* S for all-50 Ω (or the project's z0) references. */
 void em_test_s(const sv_em_model *m, const double complex *Y, double complex *S);
 /* Hammerstad–Jensen static Z0 and εeff for a thin strip. */
