@@ -156,6 +156,26 @@ const sv_em_model *sv_em_affine_em(const sv_em_affine *a);
 int sv_em_affine_nterms(const sv_em_model *em);
 size_t sv_em_affine_bytes(const sv_em_model *em);
 
+/* ---- calibrated ports ------------------------------------------------------ */
+/* Each calibrated port's error box (its edge discontinuity: a series Zs at
+ * the terminal and a shunt Yp), measured at nf frequencies on two thru lines
+ * of the port's feed (same grid, stack-up and effects as the circuit), plus
+ * the feed line's Zc and γ for moving the reference plane (project fields
+ * ports[].calibration and ports[].reference_plane; docs/em.md). */
+typedef struct sv_em_calibration sv_em_calibration;
+sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq_hz,
+                                   sv_em_calibration **out);
+void sv_em_calibration_destroy(sv_em_calibration *c);
+/* Y (P × P) of frequency i, in place: the raw port admittance becomes the
+ * circuit's between the calibrated reference planes. */
+sv_status sv_em_calibration_apply(const sv_em_calibration *c, int i, double complex *y);
+/* Port k's box at frequency i: its ABCD a, b (Ω), c (S), d with ad − bc = 1
+ * ([V; I] at the terminal = [a b; c d]·[V; I] into the circuit), then the
+ * feed line's Zc (Ω) and γ (1/m). */
+sv_status sv_em_calibration_box(const sv_em_calibration *c, int k, int i, double complex box[6]);
+/* 1 if any port of the project is calibrated or moves its reference plane. */
+int sv_em_project_calibrated(const sv_em_project *p);
+
 /* ---- network parameters -------------------------------------------------- */
 /* Y (P × P, column-major) = Bᵀ·X from the solutions X (N × P) of Z·X = B:
  * the port currents for unit port voltages. */

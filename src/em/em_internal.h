@@ -20,6 +20,8 @@ typedef struct sv_em_port_def {
     int side;      /* SV_EM_LEFT ... */
     int line;      /* grid line index of the port plane (x line for left/right) */
     int k0, k1;    /* cells k0 .. k1-1 along the port plane */
+    int calibrate;     /* 1: thru-line calibrated (default), 0: raw edge port */
+    double ref_shift;  /* reference plane moved into the circuit by this length, m */
 } sv_em_port_def;
 
 struct sv_em_project {
@@ -90,6 +92,9 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */
 void sv_em_naive_column(const sv_em_model *m, int j, double *lcol, double *pcol);
+
+/* X = A⁻¹·X for a small p × p system (network.c; A overwritten). */
+sv_status sv_em_solve_small(int p, double complex *a, double complex *x, const char *who, const char *matrix);
 
 /* ---- radiation (radiation.c): the dissipative part of the retarded kernels
  * as low-rank terms Σ_j c_j(f)·U·W_j·Uᵀ (docs/em.md, "Radiation") ---- */

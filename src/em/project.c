@@ -281,6 +281,31 @@ static int metal_at(const sv_em_project *p, int i, int j)
     return p->metal[i + (size_t)p->grid.nx * j];
 }
 
+/* ports[k].calibration ("thru", the default, or "none") and
+ * ports[k].reference_plane (a length into the circuit, file units; needs a
+ * calibrated port, whose feed line it moves along). */
+static sv_status read_port_plane(const reader *r, const cJSON *c, const char *field, sv_em_port_def *d)
+{
+    char f2[96];
+    d->calibrate = 1;
+    d->ref_shift = 0;
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(c, "calibration");
+    snprintf(f2, sizeof f2, "%s.calibration", field);
+    if (cal) {
+        if (cJSON_IsString(cal) && !strcmp(cal->valuestring, "thru")) d->calibrate = 1;
+        else if (cJSON_IsString(cal) && !strcmp(cal->valuestring, "none")) d->calibrate = 0;
+        else return bad(r, f2, cal, "expected \"thru\" (calibrated, the default) or \"none\" (raw edge port)");
+    }
+    const cJSON *rp = cJSON_GetObjectItemCaseSensitive(c, "reference_plane");
+    snprintf(f2, sizeof f2, "%s.reference_plane", field);
+    if (!rp) return SV_OK;
+    if (!cJSON_IsNumber(rp) || !isfinite(rp->valuedouble))
+        return bad(r, f2, rp, "expected a length (file units): > 0 moves the plane into the circuit");
+    if (!d->calibrate) return bad(r, f2, rp, "needs a calibrated port (calibration \"thru\")");
+    d->ref_shift = rp->valuedouble * r->scale;
+    return SV_OK;
+}
+
 static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p)
 {
     const cJSON *ps = cJSON_GetObjectItemCaseSensitive(root, "ports");
@@ -291,7 +316,7 @@ static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p
     p->ports = sv_calloc(p->ctx, (size_t)np, sizeof *p->ports, "project ports");
     if (!p->ports) return sv_last_status();
     p->nports = np;
-    static const char *const k[] = {"name", "side", "x", "y", "z0", NULL};
+    static const char *const k[] = {"name", "side", "x", "y", "z0", "calibration", "reference_plane", NULL};
     const sv_em_grid *g = &p->grid;
     int idx = 0;
     for (const cJSON *c = ps->child; c; c = c->next, idx++) {
@@ -369,6 +394,7 @@ static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p
         d->z0 = 50.0;
         snprintf(f2, sizeof f2, "%s.z0", field);
         if ((s = get_num(r, c, "z0", f2, 0, 0, 1, 1e12, &d->z0))) return s;
+        if ((s = read_port_plane(r, c, field, d))) return s;
     }
     return SV_OK;
 }
@@ -546,5 +572,11 @@ const char *sv_em_project_port_name(const sv_em_project *p, int k)
 double sv_em_project_port_z0(const sv_em_project *p, int k)
 {
     return p && k >= 0 && k < p->nports ? p->ports[k].z0 : NAN;
+}
+int sv_em_project_calibrated(const sv_em_project *p)
+{
+    for (int k = 0; p && k < p->nports; k++)
+        if (p->ports[k].calibrate || p->ports[k].ref_shift != 0) return 1;
+    return 0;
 }
 int sv_em_project_metal(const sv_em_project *p, int i, int j) { return p ? metal_at(p, i, j) : 0; }
