@@ -83,13 +83,13 @@ int sweep_tool_run(const sweep_args *a)
     sv_ctx *ctx = NULL;
     sv_em_project *prj = NULL;
     sv_em_model *em = NULL;
-    sv_dense_sym *L = NULL, *Psi = NULL;
-    sv_em_csr *G = NULL;
-    sv_sweep_model *model = NULL;
+    sv_em_affine *aff = NULL;
+    sv_em_calibration *cal = NULL;
+    const sv_sweep_model *model = NULL;
     sv_sweep_result *res = NULL;
     sv_gpu_solver *gpu = NULL;
     char devline[600] = "cpu";
-    double *b = NULL, *freq = NULL;
+    double *freq = NULL;
     double complex *S = NULL;
     double *z0 = NULL;
     bar pb = {a->progress, 0, 0};
@@ -136,7 +136,8 @@ int sweep_tool_run(const sweep_args *a)
     }
     for (int i = 0; i < points; i++) freq[i] = points == 1 ? start : start + (stop - start) * i / (points - 1);
 
-    if (sv_em_model_create(ctx, prj, NULL, &em)) goto fail;
+    sv_em_options eo = {.max_freq_hz = stop}; /* the radiation terms hold to the band's top */
+    if (sv_em_model_create(ctx, prj, &eo, &em)) goto fail;
     int n = sv_em_model_unknowns(em), p = sv_em_model_ports(em);
     sv_em_stackup stk;
     sv_em_project_stackup(prj, &stk);
@@ -150,8 +151,9 @@ int sweep_tool_run(const sweep_args *a)
     so.precision = a->precision;
     if (a->max_exact) so.max_exact = a->max_exact;
     size_t limit = a->memory_limit ? a->memory_limit : sweep_available_memory();
-    size_t need_asm = sv_em_assemble_bytes(em, 0);
-    size_t need_sweep = sv_sweep_estimate_bytes(n, lossy ? 3 : 2, p, p, 0, points, &so);
+    size_t need_asm = sv_em_affine_bytes(em);
+    int nterms = sv_em_affine_nterms(em);
+    size_t need_sweep = sv_sweep_estimate_bytes(n, nterms, p, p, 0, points, &so);
     size_t need_small = (size_t)n * 64 + (size_t)points * p * p * 32 + (size_t)n * p * 8;
     size_t need = need_asm + need_sweep + need_small;
     if (limit && need > limit) {
@@ -167,31 +169,14 @@ int sweep_tool_run(const sweep_args *a)
     }
     if (limit && sv_ctx_set_memory_limit(ctx, limit)) goto fail;
 
-    /* Assembly. */
+    /* Assembly: the planar model's terms and excitations. */
     double t0 = sv_time_now();
-    if (sv_em_assemble(ctx, em, 0, &L, &Psi, NULL)) goto fail;
-    if (lossy && sv_em_gram(ctx, em, &G)) goto fail;
-    b = malloc(sizeof(double) * (size_t)n * p);
-    if (!b) {
-        fprintf(stderr, "solvent sweep: no memory for the port excitations\n");
-        goto out;
-    }
-    if (sv_em_port_rhs(em, b, n)) goto fail;
+    if (sv_em_affine_create(ctx, em, &aff)) goto fail;
+    model = sv_em_affine_model(aff);
     double t_asm = sv_time_now() - t0;
     size_t peak_asm = sv_ctx_memory_peak(ctx);
     end_progress(&pb);
 
-    /* The affine model and the sweep. */
-    sv_sweep_term terms[3] = {
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = (const double *)sv_dense_sym_cdata(L), .nb = sv_dense_sym_block(L)},
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = (const double *)sv_dense_sym_cdata(Psi), .nb = sv_dense_sym_block(Psi)},
-        {.kind = SV_SWEEP_TERM_CSR}};
-    if (lossy) {
-        terms[2].rowptr = G->rowptr;
-        terms[2].colind = G->col;
-        terms[2].values = G->val;
-    }
-    if (sv_sweep_model_create(ctx, n, lossy ? 3 : 2, terms, sv_em_coefficient, &stk, p, b, n, &model)) goto fail;
     /* The device: set up (plan, self-test, terms uploaded) or the reason not to. */
     if (a->device != SWEEP_DEVICE_CPU && a->precision != SV_SWEEP_MIXED) {
         snprintf(devline, sizeof devline, "cpu (--precision %s runs on the CPU)",
@@ -223,6 +208,14 @@ int sweep_tool_run(const sweep_args *a)
     sv_ctx_reset_peak(ctx);
     if (sv_sweep_run(ctx, model, points, freq, &so, &res)) goto fail;
     end_progress(&pb);
+    /* Calibrated ports: their thru standards at the same frequencies. */
+    double t_cal = sv_time_now();
+    if (sv_em_project_calibrated(prj)) {
+        if (sv_em_calibration_create(ctx, em, points, freq, &cal)) goto fail;
+        for (int i = 0; i < points; i++)
+            if (sv_em_calibration_apply(cal, i, res->h + (size_t)i * p * p)) goto fail;
+    }
+    t_cal = sv_time_now() - t_cal;
 
     /* Network parameters. */
     S = malloc(sizeof(double complex) * (size_t)points * p * p);
@@ -274,7 +267,13 @@ int sweep_tool_run(const sweep_args *a)
 
     if (!a->quiet) {
         printf("solvent sweep %s\n", a->project);
-        printf("  model        %d unknowns, %d ports, %s\n", n, p, lossy ? "lossy metal" : "lossless metal");
+        printf("  model        %d unknowns, %d ports, %s, %d terms%s, %s ports\n", n, p,
+               lossy ? "lossy metal" : "lossless metal", nterms, sv_em_affine_radiates(aff) ? " (radiation on)" : "",
+               cal ? "calibrated" : "raw edge");
+        double lim = sv_em_model_limit_hz(em);
+        if (sv_em_affine_radiates(aff) && stop > lim)
+            printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
+                   lim / 1e9);
         printf("  band         %.6g to %.6g GHz, %d frequencies\n", start / 1e9, stop / 1e9, points);
         printf("  exact solves %d (%s precision%s), reduced basis %d\n", res->n_exact,
                a->precision == SV_SWEEP_MIXED ? "single/refined" : a->precision == SV_SWEEP_DOUBLE ? "double" : "reference",
@@ -300,8 +299,9 @@ int sweep_tool_run(const sweep_args *a)
         printf("  residual     max estimate %.2e (tolerance %.1e)%s\n", res->max_residual, tol,
                res->converged ? "" : "  WARNING: cap on exact solves reached");
         printf("  checks       max |S - S^T| %.1e, max singular value of S %.12f\n", worst_recip, worst_sv);
-        printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, total %.3f s\n", t_asm,
-               res->seconds_exact, res->seconds_reduced, sv_time_now() - t_start);
+        printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, calibration %.3f s, "
+               "total %.3f s\n",
+               t_asm, res->seconds_exact, res->seconds_reduced, t_cal, sv_time_now() - t_start);
         printf("  memory       assembly peak %s, sweep peak %s (counted), process peak %s\n",
                mb(peak_asm, buf1, sizeof buf1), mb(res->peak_bytes, buf2, sizeof buf2),
                mb(peak_rss(), buf3, sizeof buf3));
@@ -317,13 +317,10 @@ fail:
 out:
     sv_sweep_result_destroy(res);
     sv_gpu_solver_destroy(gpu);
-    sv_sweep_model_destroy(model);
-    sv_em_csr_destroy(G);
-    sv_dense_sym_destroy(L);
-    sv_dense_sym_destroy(Psi);
+    sv_em_calibration_destroy(cal);
+    sv_em_affine_destroy(aff);
     sv_em_model_destroy(em);
     sv_em_project_destroy(prj);
-    free(b);
     free(freq);
     free(S);
     free(z0);

@@ -155,6 +155,12 @@ const sv_em_model *sv_em_affine_em(const sv_em_affine *a);
  * excitations will hold. */
 int sv_em_affine_nterms(const sv_em_model *em);
 size_t sv_em_affine_bytes(const sv_em_model *em);
+/* 1 if the model has radiation terms (the project's "radiation" switch). */
+int sv_em_affine_radiates(const sv_em_affine *a);
+/* The frequency above which the model no longer holds (electrical size
+ * k0·a > 4 with a the half-diagonal of the metal, or a substrate no longer
+ * thin, k0·h·√εr > 0.5; docs/em.md, "Radiation"). */
+double sv_em_model_limit_hz(const sv_em_model *m);
 
 /* ---- calibrated ports ------------------------------------------------------ */
 /* Each calibrated port's error box (its edge discontinuity: a series Zs at

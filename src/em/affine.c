@@ -156,3 +156,5 @@ void sv_em_affine_destroy(sv_em_affine *a)
 
 const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a) { return a ? a->model : NULL; }
 const sv_em_model *sv_em_affine_em(const sv_em_affine *a) { return a ? a->em : NULL; }
+int sv_em_affine_radiates(const sv_em_affine *a) { return a && a->rad; }
+double sv_em_model_limit_hz(const sv_em_model *m) { return m ? sv_em_radiation_limit_hz(m) : 0; }

@@ -490,7 +490,7 @@ double sv_em_radiation_design_hz(const sv_em_model *m)
 /* Relative accuracy of the terms: far tighter than the physics (the thin-
  * slab expansion is good to O((k0·h)²)), so that the terms never limit the
  * sweep's own accuracy. */
-double sv_em_radiation_tolerance(const sv_em_model *m) { return fmax(1e-6, 100 * m->opts.accuracy); }
+double sv_em_radiation_tolerance(const sv_em_model *m) { return fmax(1e-4, 1e4 * m->opts.accuracy); }
 
 sv_status sv_em_radiation_terms_packed(sv_ctx *ctx, const sv_em_model *m, int nb, sv_em_radiation **rad,
                                        sv_dense_sym ***packed)
