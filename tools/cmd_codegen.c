@@ -69,103 +69,140 @@ static void default_name(const char *path, char *name, size_t cap)
     name[k] = 0;
 }
 
-int cmd_codegen_main(int argc, char **argv)
-{
-    const char *in = NULL, *outp = NULL, *name = NULL;
-    sv_sparse_ordering ord = SV_SPARSE_ORDER_AMD;
+/* The command line. */
+typedef struct codegen_args {
+    const char *in, *outp, *name;
+    sv_sparse_ordering ord;
     sv_sparse_codegen_options opt;
-    sv_sparse_codegen_defaults(&opt);
-    int stats = 0;
+    int stats;
+    char defname[256];
+} codegen_args;
+
+/* One option at argv[*a] (its value taken too); 1 when understood, else 0
+ * after a message. */
+static int parse_option(codegen_args *A, int argc, char **argv, int *a)
+{
+    const char *s = argv[*a];
+    int has_value = *a + 1 < argc;
+    if (!strcmp(s, "-o") && has_value) {
+        A->outp = argv[++*a];
+    } else if (!strcmp(s, "--name") && has_value) {
+        A->name = argv[++*a];
+    } else if (!strcmp(s, "--ordering") && has_value) {
+        const char *v = argv[++*a];
+        if (!strcmp(v, "amd")) A->ord = SV_SPARSE_ORDER_AMD;
+        else if (!strcmp(v, "natural")) A->ord = SV_SPARSE_ORDER_NATURAL;
+        else {
+            fprintf(stderr, "solvent codegen: --ordering '%s': expected amd or natural\n", v);
+            return 0;
+        }
+    } else if (!strcmp(s, "--emit") && has_value) {
+        if (parse_emit(argv[++*a], &A->opt.emit)) {
+            fprintf(stderr, "solvent codegen: --emit '%s': expected a comma-separated list of f64, f32, b2, b4, "
+                            "b8, f32b4, f32b8, all\n", argv[*a]);
+            return 0;
+        }
+    } else if ((!strcmp(s, "--max-updates") || !strcmp(s, "--max-subst")) && has_value) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(argv[++*a], &end, 10);
+        if (errno || *end || v < 0) {
+            fprintf(stderr, "solvent codegen: %s '%s': expected a non-negative integer\n", s, argv[*a]);
+            return 0;
+        }
+        if (!strcmp(s, "--max-updates")) A->opt.max_updates = v;
+        else A->opt.max_subst = v;
+    } else if (!strcmp(s, "--stats")) {
+        A->stats = 1;
+    } else {
+        fprintf(stderr, "solvent codegen: unknown or incomplete option '%s'\n\n", s);
+        usage(stderr);
+        return 0;
+    }
+    return 1;
+}
+
+/* Returns -1 when the command should run, else its exit code. */
+static int parse_args(int argc, char **argv, codegen_args *A)
+{
+    memset(A, 0, sizeof *A);
+    A->ord = SV_SPARSE_ORDER_AMD;
+    sv_sparse_codegen_options_default(&A->opt);
     for (int a = 1; a < argc; a++) {
         const char *s = argv[a];
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(s, "-o") && a + 1 < argc) {
-            outp = argv[++a];
-        } else if (!strcmp(s, "--name") && a + 1 < argc) {
-            name = argv[++a];
-        } else if (!strcmp(s, "--ordering") && a + 1 < argc) {
-            const char *v = argv[++a];
-            if (!strcmp(v, "amd")) ord = SV_SPARSE_ORDER_AMD;
-            else if (!strcmp(v, "natural")) ord = SV_SPARSE_ORDER_NATURAL;
-            else {
-                fprintf(stderr, "solvent codegen: --ordering '%s': expected amd or natural\n", v);
-                return 2;
-            }
-        } else if (!strcmp(s, "--emit") && a + 1 < argc) {
-            if (parse_emit(argv[++a], &opt.emit)) {
-                fprintf(stderr, "solvent codegen: --emit '%s': expected a comma-separated list of f64, f32, b2, b4, "
-                                "b8, f32b4, f32b8, all\n", argv[a]);
-                return 2;
-            }
-        } else if ((!strcmp(s, "--max-updates") || !strcmp(s, "--max-subst")) && a + 1 < argc) {
-            char *end;
-            errno = 0;
-            long long v = strtoll(argv[++a], &end, 10);
-            if (errno || *end || v < 0) {
-                fprintf(stderr, "solvent codegen: %s '%s': expected a non-negative integer\n", s, argv[a]);
-                return 2;
-            }
-            if (!strcmp(s, "--max-updates")) opt.max_updates = v;
-            else opt.max_subst = v;
-        } else if (!strcmp(s, "--stats")) {
-            stats = 1;
         } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "solvent codegen: unknown or incomplete option '%s'\n\n", s);
-            usage(stderr);
-            return 2;
-        } else if (!in) {
-            in = s;
+            if (!parse_option(A, argc, argv, &a)) return 2;
+        } else if (!A->in) {
+            A->in = s;
         } else {
             fprintf(stderr, "solvent codegen: unexpected argument '%s'\n", s);
             return 2;
         }
     }
-    if (!in || (!outp && !stats)) {
-        fprintf(stderr, "solvent codegen: %s\n\n", !in ? "missing PATTERN" : "missing -o NAME.c");
+    if (!A->in || (!A->outp && !A->stats)) {
+        fprintf(stderr, "solvent codegen: %s\n\n", !A->in ? "missing PATTERN" : "missing -o NAME.c");
         usage(stderr);
         return 2;
     }
-    char defname[256];
-    if (!name && outp) {
-        default_name(outp, defname, sizeof defname);
-        name = defname;
+    if (!A->name && A->outp) {
+        default_name(A->outp, A->defname, sizeof A->defname);
+        A->name = A->defname;
     }
+    return -1;
+}
 
-    sv_sparse_pattern *p = NULL;
-    sv_sparse_lu *lu = NULL;
-    if (sv_sparse_pattern_read_mm(NULL, in, &p) || sv_sparse_lu_analyse(NULL, p, ord, &lu)) {
+/* --stats: the analysis' sizes and the colouring, nothing written. */
+static int print_stats(const sv_sparse_pattern *p, const sv_sparse_lu *lu)
+{
+    sv_sparse_coloring *c = NULL;
+    if (sv_sparse_color(NULL, p, &c) != SV_OK) {
         fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
-        sv_sparse_pattern_destroy(p);
         return 1;
     }
-    int rc = 0;
-    if (stats) {
-        sv_sparse_coloring *c = NULL;
-        int colors = sv_sparse_color(NULL, p, &c) == SV_OK ? sv_sparse_coloring_count(c) : -1;
-        sv_sparse_coloring_destroy(c);
-        printf("n %d\nnnz %d\nslots %d\nupdates %lld\nflops %lld\ncolors %d\nhash %016llx\n", sv_sparse_lu_n(lu),
-               sv_sparse_pattern_nnz(p), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu), sv_sparse_lu_flops(lu),
-               colors, (unsigned long long)sv_sparse_lu_hash(lu));
-        goto done;
-    }
-    /* Write to a temporary name, then rename: never a half-written file. */
+    int colors = sv_sparse_coloring_count(c);
+    sv_sparse_coloring_destroy(c);
+    printf("n %d\nnnz %d\nslots %d\nupdates %lld\nflops %lld\ncolors %d\nhash %016llx\n", sv_sparse_lu_n(lu),
+           sv_sparse_pattern_nnz(p), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu), sv_sparse_lu_flops(lu), colors,
+           (unsigned long long)sv_sparse_lu_hash(lu));
+    return 0;
+}
+
+/* The C file, through a temporary name renamed at the end: never a
+ * half-written file. */
+static int write_kernels(const codegen_args *A, const sv_sparse_lu *lu)
+{
     sv_atomic_file *af;
-    sv_status s = sv_atomic_file_open(outp, &af);
+    sv_status s = sv_atomic_file_open(A->outp, &af);
     if (s == SV_OK) {
-        s = sv_sparse_codegen_write(lu, &opt, name, sv_atomic_file_stream(af));
+        s = sv_sparse_codegen_write(lu, &A->opt, A->name, sv_atomic_file_stream(af));
         sv_status c = sv_atomic_file_close(af, s == SV_OK);
         if (s == SV_OK) s = c;
     }
     if (s) {
         fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
-        rc = s == SV_ERR_ARG ? 2 : 1;
-    } else {
-        fprintf(stderr, "solvent codegen: wrote %s (table '%s': n = %d, %d slots, %lld updates)\n", outp, name,
-                sv_sparse_lu_n(lu), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu));
+        return s == SV_ERR_ARG ? 2 : 1;
     }
-done:
+    fprintf(stderr, "solvent codegen: wrote %s (table '%s': n = %d, %d slots, %lld updates)\n", A->outp, A->name,
+            sv_sparse_lu_n(lu), sv_sparse_lu_nnz(lu), sv_sparse_lu_updates(lu));
+    return 0;
+}
+
+int cmd_codegen_main(int argc, char **argv)
+{
+    codegen_args A;
+    int rc = parse_args(argc, argv, &A);
+    if (rc >= 0) return rc;
+    sv_sparse_pattern *p = NULL;
+    sv_sparse_lu *lu = NULL;
+    if (sv_sparse_pattern_read_mm(NULL, A.in, &p) || sv_sparse_lu_analyse(NULL, p, A.ord, &lu)) {
+        fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
+        rc = 1;
+    } else {
+        rc = A.stats ? print_stats(p, lu) : write_kernels(&A, lu);
+    }
     sv_sparse_lu_destroy(lu);
     sv_sparse_pattern_destroy(p);
     return rc;

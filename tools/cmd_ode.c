@@ -16,7 +16,7 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "usage: solvent ode PROBLEM [options]\n\n"
-            "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz\n\n"
+            "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu\n\n"
             "options:\n"
             "  --ensemble N       N trajectories (default 1). Parameters are perturbed by up to\n"
             "                     +-10 %% (seeded); problems without parameters perturb y0;\n"
@@ -77,6 +77,16 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, long *v)
     return 1;
 }
 
+/* v as one of names (NULL-terminated): its index, which is the enum value
+ * of the option; -1 with a message naming what was expected. */
+static int parse_choice(const char *opt, const char *v, const char *const *names, const char *expected)
+{
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(v, names[k])) return k;
+    fprintf(stderr, "solvent ode: %s '%s': expected %s\n", opt, v, expected);
+    return -1;
+}
+
 static double urand(unsigned long long *s)
 {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -111,7 +121,52 @@ static int write_csv(const char *path, int ntraj, int nsave, int n, double t0, c
     return 1;
 }
 
-int cmd_ode_main(int argc, char **argv)
+/* The command line. */
+typedef struct ode_args {
+    const char *name, *outpath;
+    double rtol, atol, arg, t1, first;
+    long ntraj, nsave, lanes, threads, seed, max_steps;
+    sv_ode_method method;
+    sv_ode_lu_precision lu;
+    sv_ode_jac_source jac;
+    int quiet;
+} ode_args;
+
+/* One "--option value"; 1 when understood, 0 after a message. */
+static int parse_option(ode_args *A, const char *a, const char *v)
+{
+    if (!strcmp(a, "--ensemble")) return parse_int(a, v, 1, 100000000, &A->ntraj);
+    if (!strcmp(a, "--rtol")) return parse_double(a, v, &A->rtol);
+    if (!strcmp(a, "--atol")) return parse_double(a, v, &A->atol);
+    if (!strcmp(a, "--arg")) return parse_double(a, v, &A->arg);
+    if (!strcmp(a, "--t1")) return parse_double(a, v, &A->t1);
+    if (!strcmp(a, "--first-step")) return parse_double(a, v, &A->first);
+    if (!strcmp(a, "--save")) return parse_int(a, v, 1, 1000000, &A->nsave);
+    if (!strcmp(a, "--max-steps")) return parse_int(a, v, 1, 2000000000L, &A->max_steps);
+    if (!strcmp(a, "--lanes")) return parse_int(a, v, 1, 8, &A->lanes);
+    if (!strcmp(a, "--threads")) return parse_int(a, v, 1, 1024, &A->threads);
+    if (!strcmp(a, "--seed")) return parse_int(a, v, 0, 2147483647L, &A->seed);
+    if (!strcmp(a, "--out")) {
+        A->outpath = v;
+        return 1;
+    }
+    int k = -2;
+    if (!strcmp(a, "--method")) {
+        static const char *const m[] = {"rodas5p", "tsit5", NULL}; /* SV_ODE_RODAS5P, SV_ODE_TSIT5 */
+        if ((k = parse_choice(a, v, m, "rodas5p or tsit5")) >= 0) A->method = (sv_ode_method)k;
+    } else if (!strcmp(a, "--lu")) {
+        static const char *const m[] = {"double", "single", NULL}; /* SV_ODE_LU_DOUBLE, _SINGLE */
+        if ((k = parse_choice(a, v, m, "single or double")) >= 0) A->lu = (sv_ode_lu_precision)k;
+    } else if (!strcmp(a, "--jac")) {
+        static const char *const m[] = {"analytic", "complex", "jvp", "fd", NULL}; /* sv_ode_jac_source order */
+        if ((k = parse_choice(a, v, m, "analytic, complex, jvp or fd")) >= 0) A->jac = (sv_ode_jac_source)k;
+    }
+    if (k == -2) fprintf(stderr, "solvent ode: unknown option '%s' (see solvent ode --help)\n", a);
+    return k >= 0;
+}
+
+/* Returns -1 when the command should run, else its exit code. */
+static int parse_args(int argc, char **argv, ode_args *A)
 {
     if (argc < 2) {
         usage(stderr);
@@ -121,17 +176,13 @@ int cmd_ode_main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    const char *name = argv[1], *outpath = NULL;
-    double rtol = -1, atol = -1, arg = 0, t1 = NAN, first = 0;
-    long ntraj = 1, nsave = 1, lanes = 0, threads = 0, seed = 1, max_steps = 1000000;
-    sv_ode_method method = SV_ODE_RODAS5P;
-    sv_ode_lu_precision lu = SV_ODE_LU_DOUBLE;
-    sv_ode_jac_source jac = SV_ODE_JAC_ANALYTIC;
-    int quiet = 0;
+    *A = (ode_args){.name = argv[1], .rtol = -1, .atol = -1, .t1 = NAN, .ntraj = 1, .nsave = 1, .seed = 1,
+                    .max_steps = 1000000, .method = SV_ODE_RODAS5P, .lu = SV_ODE_LU_DOUBLE,
+                    .jac = SV_ODE_JAC_ANALYTIC};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--quiet")) {
-            quiet = 1;
+            A->quiet = 1;
             continue;
         }
         if (a[0] != '-' || a[1] != '-') {
@@ -142,82 +193,26 @@ int cmd_ode_main(int argc, char **argv)
             fprintf(stderr, "solvent ode: option %s needs a value\n", a);
             return 2;
         }
-        const char *v = argv[++i];
-        int ok = 1;
-        if (!strcmp(a, "--ensemble")) ok = parse_int(a, v, 1, 100000000, &ntraj);
-        else if (!strcmp(a, "--rtol")) ok = parse_double(a, v, &rtol);
-        else if (!strcmp(a, "--atol")) ok = parse_double(a, v, &atol);
-        else if (!strcmp(a, "--arg")) ok = parse_double(a, v, &arg);
-        else if (!strcmp(a, "--t1")) ok = parse_double(a, v, &t1);
-        else if (!strcmp(a, "--first-step")) ok = parse_double(a, v, &first);
-        else if (!strcmp(a, "--save")) ok = parse_int(a, v, 1, 1000000, &nsave);
-        else if (!strcmp(a, "--max-steps")) ok = parse_int(a, v, 1, 2000000000L, &max_steps);
-        else if (!strcmp(a, "--lanes")) ok = parse_int(a, v, 1, 8, &lanes);
-        else if (!strcmp(a, "--threads")) ok = parse_int(a, v, 1, 1024, &threads);
-        else if (!strcmp(a, "--seed")) ok = parse_int(a, v, 0, 2147483647L, &seed);
-        else if (!strcmp(a, "--out")) outpath = v;
-        else if (!strcmp(a, "--method")) {
-            if (!strcmp(v, "rodas5p")) method = SV_ODE_RODAS5P;
-            else if (!strcmp(v, "tsit5")) method = SV_ODE_TSIT5;
-            else {
-                fprintf(stderr, "solvent ode: --method '%s': expected rodas5p or tsit5\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--lu")) {
-            if (!strcmp(v, "double")) lu = SV_ODE_LU_DOUBLE;
-            else if (!strcmp(v, "single")) lu = SV_ODE_LU_SINGLE;
-            else {
-                fprintf(stderr, "solvent ode: --lu '%s': expected single or double\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--jac")) {
-            if (!strcmp(v, "analytic")) jac = SV_ODE_JAC_ANALYTIC;
-            else if (!strcmp(v, "complex")) jac = SV_ODE_JAC_COMPLEX_STEP;
-            else if (!strcmp(v, "jvp")) jac = SV_ODE_JAC_JVP;
-            else if (!strcmp(v, "fd")) jac = SV_ODE_JAC_FD;
-            else {
-                fprintf(stderr, "solvent ode: --jac '%s': expected analytic, complex, jvp or fd\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "solvent ode: unknown option '%s' (see solvent ode --help)\n", a);
-            return 2;
-        }
-        if (!ok) return 2;
+        if (!parse_option(A, a, argv[++i])) return 2;
     }
-    sv_ode_builtin *b = NULL;
-    if (sv_ode_builtin_create(NULL, name, arg, jac, &b) != SV_OK) {
-        fprintf(stderr, "solvent ode: %s\n", sv_last_error());
-        return sv_last_status() == SV_ERR_ARG ? 2 : 1;
-    }
-    int n = sv_ode_problem_n(b->prob), np = sv_ode_problem_nparams(b->prob);
-    int is_eb = !strcmp(name, "eb50");
-    double tend = isnan(t1) ? b->t1 : t1;
-    if (!(tend > b->t0)) {
-        fprintf(stderr, "solvent ode: --t1 %g: expected > t0 = %g\n", tend, b->t0);
-        sv_ode_builtin_destroy(b);
-        return 2;
-    }
-    int rc = 1;
-    size_t N = (size_t)ntraj;
-    double *ts = malloc(sizeof(double) * (size_t)nsave);
-    double *y0 = malloc(sizeof(double) * N * n), *p = malloc(sizeof(double) * N * (np ? np : 1));
-    double *out = malloc(sizeof(double) * N * (size_t)nsave * n);
-    sv_ode_traj_status *st = malloc(sizeof *st * N);
-    sv_ode_stats *stats = malloc(sizeof *stats * N);
-    sv_ctx *ctx = NULL;
-    if (!ts || !y0 || !p || !out || !st || !stats || sv_ctx_create(&ctx) != SV_OK) {
-        fprintf(stderr, "solvent ode: out of memory for %ld trajectories × %ld saves × %d values\n", ntraj, nsave, n);
-        goto done;
-    }
-    for (long s = 0; s < nsave; s++) ts[s] = b->t0 + (tend - b->t0) * (double)(s + 1) / (double)nsave;
-    ts[nsave - 1] = tend;
-    unsigned long long rs = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 1;
+    return -1;
+}
+
+/* Save times equally spaced in (t0, tend], and every trajectory's y0 and
+ * parameters: the problem's, perturbed by up to ±10 % (seeded) in an
+ * ensemble; EB-50 ensembles take log-spaced wavenumbers instead. */
+static void fill_ensemble(const ode_args *A, const sv_ode_builtin *b, double tend, double *ts, double *y0, double *p)
+{
+    int n = sv_ode_problem_n(b->prob), np = sv_ode_problem_nparams(b->prob), is_eb = !strcmp(A->name, "eb50");
+    size_t N = (size_t)A->ntraj;
+    for (long s = 0; s < A->nsave; s++) ts[s] = b->t0 + (tend - b->t0) * (double)(s + 1) / (double)A->nsave;
+    ts[A->nsave - 1] = tend;
+    unsigned long long rs = (unsigned long long)A->seed * 0x9E3779B97F4A7C15ULL + 1;
     for (size_t t = 0; t < N; t++) {
         double *yt = y0 + t * n, *pt = p + t * (np ? np : 1);
         memcpy(yt, b->y0, sizeof(double) * n);
         if (np) memcpy(pt, b->params, sizeof(double) * np);
-        if (ntraj == 1) continue;
+        if (A->ntraj == 1) continue;
         if (is_eb) {
             pt[0] = 1e-4 * pow(0.5 / 1e-4, (double)t / (double)(N - 1));
             sv_ode_eb50_initial(pt[0], yt);
@@ -227,20 +222,102 @@ int cmd_ode_main(int argc, char **argv)
             for (int i = 0; i < n; i++) yt[i] *= 1 + 0.1 * urand(&rs);
         }
     }
+}
+
+static sv_ode_options make_options(const ode_args *A, const sv_ode_builtin *b)
+{
     sv_ode_options o;
     sv_ode_options_default(&o);
-    o.method = method;
-    o.lu = lu;
-    o.rtol = rtol >= 0 ? rtol : b->rtol;
-    o.atol = atol >= 0 ? atol : b->atol;
-    o.first_step = first;
-    o.max_steps = max_steps;
-    o.lanes = (int)lanes;
+    o.method = A->method;
+    o.lu = A->lu;
+    o.rtol = A->rtol >= 0 ? A->rtol : b->rtol;
+    o.atol = A->atol >= 0 ? A->atol : b->atol;
+    o.first_step = A->first;
+    o.max_steps = A->max_steps;
+    o.lanes = (int)A->lanes;
     o.tstops = b->tstops;
     o.ntstops = b->ntstops;
-    if (threads) sv_ctx_set_threads(ctx, (int)threads);
-    if (!quiet && isatty(2)) sv_ctx_set_progress(ctx, progress_bar, NULL);
-    sv_ode_ensemble e = {.ntraj = (int)ntraj, .t0 = b->t0, .nsave = (int)nsave, .tsave = ts, .y0 = y0,
+    return o;
+}
+
+static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_ode_options *o,
+                          const sv_ode_ensemble *e, double elapsed)
+{
+    int n = sv_ode_problem_n(b->prob);
+    long cnt[6] = {0}, acc = 0, rej = 0, nf = 0, nj = 0;
+    for (int t = 0; t < e->ntraj; t++) {
+        cnt[e->status[t]]++;
+        acc += e->stats[t].accepted;
+        rej += e->stats[t].rejected;
+        nf += e->stats[t].nf;
+        nj += e->stats[t].njac;
+    }
+    printf("problem   %s (n = %d, %d Jacobian entries, %d colours)\n", A->name, n, sv_ode_problem_nnz(b->prob),
+           sv_ode_problem_ncolors(b->prob));
+    printf("method    %s, rtol %g, atol %g%s\n", A->method == SV_ODE_RODAS5P ? "Rodas5P" : "Tsit5", o->rtol, o->atol,
+           A->method == SV_ODE_RODAS5P ? (A->lu == SV_ODE_LU_SINGLE ? ", single-precision LU refined" : ", double LU")
+                                       : "");
+    printf("trajectories %ld: %ld succeeded", A->ntraj, cnt[SV_ODE_SUCCESS]);
+    for (int k = 1; k < 6; k++)
+        if (cnt[k]) printf(", %ld %s", cnt[k], sv_ode_traj_status_string((sv_ode_traj_status)k));
+    printf("\nsteps     %ld accepted, %ld rejected (%.1f per trajectory); %ld f evaluations, %ld Jacobians\n", acc,
+           rej, (double)(acc + rej) / A->ntraj, nf, nj);
+    printf("time      %.3f s (%.3g ms per trajectory)\n", elapsed, 1e3 * elapsed / A->ntraj);
+    printf("y(t1) of trajectory 0:");
+    for (int i = 0; i < n && i < 6; i++) printf(" %.10g", e->out[((size_t)A->nsave - 1) * n + i]);
+    printf(n > 6 ? " ...\n" : "\n");
+}
+
+/* 0 when every trajectory succeeded, else 1 with the first failure named. */
+static int report_failures(const sv_ode_ensemble *e)
+{
+    long failed = 0;
+    for (int t = 0; t < e->ntraj; t++) failed += e->status[t] != SV_ODE_SUCCESS;
+    if (!failed) return 0;
+    for (int t = 0; t < e->ntraj; t++)
+        if (e->status[t] != SV_ODE_SUCCESS) {
+            fprintf(stderr, "solvent ode: %ld of %d trajectories failed; first: trajectory %d: %s at t = %g\n", failed,
+                    e->ntraj, t, sv_ode_traj_status_string(e->status[t]), e->stats[t].t_reached);
+            break;
+        }
+    return 1;
+}
+
+int cmd_ode_main(int argc, char **argv)
+{
+    ode_args A;
+    int rc = parse_args(argc, argv, &A);
+    if (rc >= 0) return rc;
+    sv_ode_builtin *b = NULL;
+    if (sv_ode_builtin_create(NULL, A.name, A.arg, A.jac, &b) != SV_OK) {
+        fprintf(stderr, "solvent ode: %s\n", sv_last_error());
+        return sv_last_status() == SV_ERR_ARG ? 2 : 1;
+    }
+    int n = sv_ode_problem_n(b->prob), np = sv_ode_problem_nparams(b->prob);
+    double tend = isnan(A.t1) ? b->t1 : A.t1;
+    if (!(tend > b->t0)) {
+        fprintf(stderr, "solvent ode: --t1 %g: expected > t0 = %g\n", tend, b->t0);
+        sv_ode_builtin_destroy(b);
+        return 2;
+    }
+    rc = 1;
+    size_t N = (size_t)A.ntraj;
+    double *ts = malloc(sizeof(double) * (size_t)A.nsave);
+    double *y0 = malloc(sizeof(double) * N * n), *p = malloc(sizeof(double) * N * (np ? np : 1));
+    double *out = malloc(sizeof(double) * N * (size_t)A.nsave * n);
+    sv_ode_traj_status *st = malloc(sizeof *st * N);
+    sv_ode_stats *stats = malloc(sizeof *stats * N);
+    sv_ctx *ctx = NULL;
+    if (!ts || !y0 || !p || !out || !st || !stats || sv_ctx_create(&ctx) != SV_OK) {
+        fprintf(stderr, "solvent ode: out of memory for %ld trajectories × %ld saves × %d values\n", A.ntraj,
+                A.nsave, n);
+        goto done;
+    }
+    fill_ensemble(&A, b, tend, ts, y0, p);
+    sv_ode_options o = make_options(&A, b);
+    if (A.threads) sv_ctx_set_threads(ctx, (int)A.threads);
+    if (!A.quiet && isatty(2)) sv_ctx_set_progress(ctx, progress_bar, NULL);
+    sv_ode_ensemble e = {.ntraj = (int)A.ntraj, .t0 = b->t0, .nsave = (int)A.nsave, .tsave = ts, .y0 = y0,
                          .params = np ? p : NULL, .out = out, .status = st, .stats = stats};
     double t0 = sv_time_now();
     sv_status s = sv_ode_solve(ctx, b->prob, &o, &e);
@@ -249,42 +326,9 @@ int cmd_ode_main(int argc, char **argv)
         fprintf(stderr, "solvent ode: %s: %s\n", sv_status_string(s), sv_last_error());
         goto done;
     }
-    long cnt[6] = {0}, acc = 0, rej = 0, nf = 0, nj = 0;
-    for (size_t t = 0; t < N; t++) {
-        cnt[st[t]]++;
-        acc += stats[t].accepted;
-        rej += stats[t].rejected;
-        nf += stats[t].nf;
-        nj += stats[t].njac;
-    }
-    if (!quiet) {
-        printf("problem   %s (n = %d, %d Jacobian entries, %d colours)\n", name, n, sv_ode_problem_nnz(b->prob),
-               sv_ode_problem_ncolors(b->prob));
-        printf("method    %s, rtol %g, atol %g%s\n", method == SV_ODE_RODAS5P ? "Rodas5P" : "Tsit5", o.rtol, o.atol,
-               method == SV_ODE_RODAS5P ? (lu == SV_ODE_LU_SINGLE ? ", single-precision LU refined" : ", double LU")
-                                        : "");
-        printf("trajectories %ld: %ld succeeded", ntraj, cnt[SV_ODE_SUCCESS]);
-        for (int k = 1; k < 6; k++)
-            if (cnt[k]) printf(", %ld %s", cnt[k], sv_ode_traj_status_string((sv_ode_traj_status)k));
-        printf("\nsteps     %ld accepted, %ld rejected (%.1f per trajectory); %ld f evaluations, %ld Jacobians\n", acc,
-               rej, (double)(acc + rej) / ntraj, nf, nj);
-        printf("time      %.3f s (%.3g ms per trajectory)\n", el, 1e3 * el / ntraj);
-        printf("y(t1) of trajectory 0:");
-        for (int i = 0; i < n && i < 6; i++) printf(" %.10g", out[((size_t)nsave - 1) * n + i]);
-        printf(n > 6 ? " ...\n" : "\n");
-    }
-    if (outpath && !write_csv(outpath, (int)ntraj, (int)nsave, n, b->t0, ts, out, st)) goto done;
-    if (cnt[SV_ODE_SUCCESS] != ntraj) {
-        for (size_t t = 0; t < N; t++)
-            if (st[t] != SV_ODE_SUCCESS) {
-                fprintf(stderr, "solvent ode: %ld of %ld trajectories failed; first: trajectory %zu: %s at t = %g\n",
-                        ntraj - cnt[SV_ODE_SUCCESS], ntraj, t, sv_ode_traj_status_string(st[t]),
-                        stats[t].t_reached);
-                break;
-            }
-        goto done;
-    }
-    rc = 0;
+    if (!A.quiet) print_summary(&A, b, &o, &e, el);
+    if (A.outpath && !write_csv(A.outpath, (int)A.ntraj, (int)A.nsave, n, b->t0, ts, out, st)) goto done;
+    rc = report_failures(&e);
 done:
     free(ts), free(y0), free(p), free(out), free(st), free(stats);
     sv_ctx_destroy(ctx);

@@ -14,6 +14,7 @@
 #include "solvent/core.h"
 #include "solvent/sweep.h"
 #include "sweep_tool.h"
+#include "tool_args.h"
 
 const char cmd_sweep_summary[] = "S-parameters of a planar project over a frequency band (adaptive sweep)";
 
@@ -68,29 +69,6 @@ static void usage(FILE *out)
             "  2  bad command-line arguments\n"
             "  3  finished and wrote its outputs, but the adaptive sweep reached the cap on\n"
             "     exact solves before every frequency met the tolerance\n");
-}
-
-/* "2.5GHz", "800 MHz", "1e9", "1e9Hz" -> hertz. */
-static int parse_freq(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno) return -1;
-    while (isspace((unsigned char)*end)) end++;
-    double scale = 1.0;
-    if (*end) {
-        if (!strcasecmp(end, "hz")) scale = 1.0;
-        else if (!strcasecmp(end, "khz")) scale = 1e3;
-        else if (!strcasecmp(end, "mhz")) scale = 1e6;
-        else if (!strcasecmp(end, "ghz")) scale = 1e9;
-        else if (!strcasecmp(end, "thz")) scale = 1e12;
-        else return -1;
-    }
-    v *= scale;
-    if (!isfinite(v) || v <= 0) return -1;
-    *out = v;
-    return 0;
 }
 
 /* "1500000000", "1.5G", "800M", "2GiB" -> bytes. */
@@ -176,10 +154,10 @@ int cmd_sweep_main(int argc, char **argv)
             if (parse_int(v, 1, 10000000, &a.points)) BAD("an integer from 1 to 10000000");
         } else if (!strcmp(o, "--start")) {
             NEED_VALUE();
-            if (parse_freq(v, &a.start)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+            if (tool_parse_freq(v, &a.start)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
         } else if (!strcmp(o, "--stop")) {
             NEED_VALUE();
-            if (parse_freq(v, &a.stop)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+            if (tool_parse_freq(v, &a.stop)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
         } else if (!strcmp(o, "--tol")) {
             NEED_VALUE();
             if (parse_double(v, &a.tol) || !(a.tol > 0 && a.tol < 1)) BAD("a number between 0 and 1");

@@ -1,10 +1,14 @@
-/* `solvent sweep`: parsed arguments and the pieces of the run. */
+/* `solvent sweep`: parsed arguments, the state of one run, and the pieces
+ * of the run (sweep_run.c: the steps; sweep_report.c: progress bar and
+ * summary; sweep_plot.c: the plot). */
 #ifndef SV_SWEEP_TOOL_H
 #define SV_SWEEP_TOOL_H
 
 #include <complex.h>
 #include <stddef.h>
 
+#include "solvent/em.h"
+#include "solvent/gpu.h"
 #include "solvent/sweep.h"
 
 /* --device: where the exact solves run */
@@ -21,6 +25,46 @@ typedef struct sweep_args {
 
 /* Everything after argument parsing; returns the exit code. */
 int sweep_tool_run(const sweep_args *a);
+
+/* The progress bar on stderr (drawn only when `on`). */
+typedef struct sweep_bar {
+    int on, drawn;
+    double last;
+} sweep_bar;
+/* An sv_progress_fn drawing the bar (user: a sweep_bar). */
+int sweep_bar_draw(void *user, const char *phase, double fraction);
+/* Clear the bar's line, if drawn. */
+void sweep_bar_end(sweep_bar *b);
+
+/* One run: what each step makes, owned here and released by the last step. */
+typedef struct sweep_job {
+    const sweep_args *a;
+    sv_ctx *ctx;
+    sv_em_project *prj;
+    sv_em_model *em;
+    sv_em_affine *model;
+    sv_gpu_solver *gpu;        /* set when the exact solves run on a device */
+    sv_em_calibration *cal;    /* set when a port is calibrated */
+    sv_sweep_options so;
+    sv_sweep_result *res;
+    sv_em_sweep band;
+    double *freq;              /* band.points */
+    double complex *S;         /* band.points × p × p */
+    double *z0;                /* p */
+    sv_em_s_checks checks;
+    int n, p, lossy;
+    char devline[600];         /* the summary's device line */
+    char outname[4096];
+    double t_start, t_model;   /* seconds: start of the run, model creation */
+    double t_cal;              /* seconds: the ports' calibration */
+    size_t peak_model;         /* counted peak after model creation */
+    sweep_bar bar;
+} sweep_job;
+
+/* The summary on stdout. */
+void sweep_print_summary(const sweep_job *j);
+/* "1.5 MiB" into buf. */
+const char *sweep_format_bytes(size_t bytes, char *buf, size_t len);
 
 /* Plot |S_ij| in dB (i >= j) against frequency with gnuplot into `path`
  * (.svg or .png), markers at the exactly solved frequencies. s: nf × p × p

@@ -71,13 +71,9 @@ static int run_case(const char *name, const char *rel, int threads, int sample_c
     }
     double anchor = anchor_time / entries * ((double)n * (n + 1) / 2);
     bench_json j;
-    bench_json_begin(&j, "assembly", name);
+    bench_json_head(&j, "assembly", name, ours, "naive all-pairs closed forms (sampled columns, scaled)", anchor);
     bench_json_int(&j, "n", n);
     bench_json_int(&j, "threads", threads);
-    bench_json_num(&j, "ours_s", ours);
-    bench_json_str(&j, "anchor", "naive all-pairs closed forms (sampled columns, scaled)");
-    bench_json_num(&j, "anchor_s", anchor);
-    bench_json_num(&j, "ratio", ours / anchor);
     bench_json_num(&j, "speedup", anchor / ours);
     bench_json_int(&j, "anchor_columns", sample_cols);
     bench_json_num(&j, "rel_err_L", ldiff / lmax);

@@ -41,6 +41,16 @@ void bench_json_begin(bench_json *j, const char *bench, const char *case_name)
     append(j, "{\"bench\": \"%s\", \"case\": \"%s\"", bench, case_name);
 }
 
+void bench_json_head(bench_json *j, const char *bench, const char *case_name, double ours_s, const char *anchor,
+                     double anchor_s)
+{
+    bench_json_begin(j, bench, case_name);
+    bench_json_num(j, "ours_s", ours_s);
+    bench_json_str(j, "anchor", anchor);
+    bench_json_num(j, "anchor_s", anchor_s);
+    bench_json_num(j, "ratio", anchor_s > 0 ? ours_s / anchor_s : 0);
+}
+
 void bench_json_str(bench_json *j, const char *key, const char *value)
 {
     append(j, ", \"%s\": \"%s\"", key, value);

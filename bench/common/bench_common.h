@@ -18,6 +18,10 @@ typedef struct bench_json {
 } bench_json;
 
 void bench_json_begin(bench_json *j, const char *bench, const char *case_name);
+/* bench_json_begin and the fields every line has: ours_s, anchor, anchor_s,
+ * ratio (ours_s / anchor_s; 0 when the anchor did not run, anchor_s ≤ 0). */
+void bench_json_head(bench_json *j, const char *bench, const char *case_name, double ours_s, const char *anchor,
+                     double anchor_s);
 void bench_json_str(bench_json *j, const char *key, const char *value);
 void bench_json_num(bench_json *j, const char *key, double value);
 void bench_json_int(bench_json *j, const char *key, long long value);

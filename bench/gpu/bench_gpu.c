@@ -32,13 +32,10 @@
 #include <cusolverDn.h>
 
 #include "bench_common.h"
+#include "bench_em.h"
 #include "solvent/solvent.h"
 #include "solvent/em.h"
 #include "solvent/gpu.h"
-
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
 
 static void die(const char *what)
 {
@@ -58,14 +55,11 @@ typedef struct setup {
     sv_ctx *ctx;
     sv_em_project *prj;
     sv_em_model *em;
-    sv_dense_sym *L, *Psi;
-    sv_em_csr *G;
+    sv_em_affine *model;
     double *b, *z0;
-    int n, p, lossy;
-    sv_em_stackup stk;
+    int n, p;
     sv_em_sweep band;
-    sv_sweep_term terms[3];
-    sv_sweep_model *m;
+    const sv_sweep_model *m;
     double t_asm;
 } setup;
 
@@ -76,37 +70,21 @@ static void setup_build(const char *path, setup *s)
     double t0 = sv_time_now();
     if (sv_em_project_read(s->ctx, path, &s->prj)) die(path);
     if (sv_em_model_create(s->ctx, s->prj, NULL, &s->em)) die("model");
+    if (sv_em_affine_create(s->ctx, s->em, &s->model)) die("planar model");
+    s->m = sv_em_affine_model(s->model);
     s->n = sv_em_model_unknowns(s->em);
     s->p = sv_em_model_ports(s->em);
-    sv_em_project_stackup(s->prj, &s->stk);
     sv_em_project_sweep(s->prj, &s->band);
-    s->lossy = isfinite(s->stk.sigma);
-    if (sv_em_assemble(s->ctx, s->em, 0, &s->L, &s->Psi, NULL)) die("assembly");
-    if (s->lossy && sv_em_gram(s->ctx, s->em, &s->G)) die("gram");
     s->b = malloc(sizeof(double) * (size_t)s->n * s->p);
     s->z0 = malloc(sizeof(double) * s->p);
-    if (sv_em_port_rhs(s->em, s->b, s->n)) die("port rhs");
+    if (!s->b || !s->z0 || sv_em_port_rhs(s->em, s->b, s->n)) die("port rhs");
     for (int k = 0; k < s->p; k++) s->z0[k] = sv_em_project_port_z0(s->prj, k);
-    s->terms[0] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s->L), .nb = sv_dense_sym_block(s->L)};
-    s->terms[1] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s->Psi), .nb = sv_dense_sym_block(s->Psi)};
-    s->terms[2] = (sv_sweep_term){.kind = SV_SWEEP_TERM_CSR};
-    if (s->lossy) {
-        s->terms[2].rowptr = s->G->rowptr;
-        s->terms[2].colind = s->G->col;
-        s->terms[2].values = s->G->val;
-    }
-    if (sv_sweep_model_create(s->ctx, s->n, s->lossy ? 3 : 2, s->terms, sv_em_coefficient, &s->stk, s->p, s->b, s->n,
-                              &s->m))
-        die("sweep model");
     s->t_asm = sv_time_now() - t0;
 }
 
 static void setup_free(setup *s)
 {
-    sv_sweep_model_destroy(s->m);
-    sv_em_csr_destroy(s->G);
-    sv_dense_sym_destroy(s->L);
-    sv_dense_sym_destroy(s->Psi);
+    sv_em_affine_destroy(s->model);
     sv_em_model_destroy(s->em);
     sv_em_project_destroy(s->prj);
     free(s->b);
@@ -114,11 +92,32 @@ static void setup_free(setup *s)
     sv_ctx_destroy(s->ctx);
 }
 
-static double *band(int nf, double a, double b)
+/* ---- the GPU exact solver: every use of the GPU API is here ---- */
+/* On the device or fail (required), refining nderiv derivative orders, with
+ * the given residual path. */
+static sv_gpu_solver *gpu_create(setup *s, int nderiv, sv_gpu_residual residual)
 {
-    double *f = malloc(sizeof(double) * nf);
-    for (int i = 0; i < nf; i++) f[i] = nf == 1 ? a : a + (b - a) * i / (nf - 1);
-    return f;
+    sv_gpu_options go;
+    sv_gpu_options_default(&go);
+    go.required = 1;
+    go.residual = residual;
+    sv_gpu_solver *g;
+    if (sv_gpu_solver_create(s->ctx, s->m, nderiv, &go, &g)) die("GPU solver");
+    return g;
+}
+
+/* The sweep's exact solves on g, with as many derivatives as the tool asks
+ * for on a device. */
+static void gpu_attach(sv_sweep_options *o, sv_gpu_solver *g)
+{
+    o->solver = sv_gpu_solver_sweep(g);
+    o->derivatives = SV_GPU_MAX_DERIV;
+}
+
+/* One exact solve on g at f (no derivatives). */
+static void gpu_solve(sv_gpu_solver *g, setup *s, double f, double complex *x)
+{
+    if (sv_gpu_exact_deriv(g, s->ctx, s->m, f, x, s->n, 0, NULL, 0, NULL)) die("GPU exact solve");
 }
 
 /* A sweep end to end (assembly included), GPU or CPU; returns seconds. */
@@ -127,24 +126,18 @@ static double run_sweep(const char *path, int nf, int gpu, sv_gpu_report *rep, s
     double t0 = sv_time_now();
     setup s;
     setup_build(path, &s);
-    double *f = band(nf, s.band.start_hz, s.band.stop_hz);
+    double *f = bench_em_band(nf, &s.band);
     sv_sweep_options o;
     sv_sweep_options_default(&o);
     sv_gpu_solver *g = NULL;
     if (gpu) {
-        sv_gpu_options go;
-        sv_gpu_options_default(&go);
-        go.required = 1;
-        if (sv_gpu_solver_create(s.ctx, s.m, SV_GPU_MAX_DERIV, &go, &g)) die("GPU solver");
-        o.exact_deriv = sv_gpu_exact_deriv;
-        o.exact_user = g;
-        o.derivatives = SV_GPU_MAX_DERIV; /* as the tool does on a device */
+        g = gpu_create(&s, SV_GPU_MAX_DERIV, SV_GPU_RESIDUAL_AUTO);
+        gpu_attach(&o, g);
     }
     sv_sweep_result *res;
     if (sv_sweep_run(s.ctx, s.m, nf, f, &o, &res)) die("sweep");
     double complex *S = malloc(sizeof(double complex) * (size_t)nf * s.p * s.p);
-    for (int i = 0; i < nf; i++)
-        if (sv_em_y_to_s(s.p, res->h + (size_t)i * s.p * s.p, s.z0, S + (size_t)i * s.p * s.p)) die("y to s");
+    if (sv_em_y_to_s_all(s.p, nf, res->h, s.z0, S, NULL)) die("y to s");
     double t = sv_time_now() - t0;
     if (g && rep) sv_gpu_solver_report(g, rep);
     sv_gpu_solver_destroy(g);
@@ -163,13 +156,13 @@ static double run_sweep(const char *path, int nf, int gpu, sv_gpu_report *rep, s
 /* max |S_gpu − S_cpu,double| over exact solves at nf frequencies. */
 static double accuracy(setup *s, sv_gpu_solver *g, int nf)
 {
-    double *f = band(nf, s->band.start_hz, s->band.stop_hz);
+    double *f = bench_em_band(nf, &s->band);
     int n = s->n, p = s->p;
     double complex *x = malloc(sizeof(double complex) * (size_t)n * p), *y = malloc(sizeof(double complex) * (size_t)n * p);
     double worst = 0;
     for (int i = 0; i < nf; i++) {
         double complex h1[64], h2[64], s1[64], s2[64];
-        if (sv_gpu_exact_deriv(g, s->ctx, s->m, f[i], x, n, 0, NULL, 0, NULL)) die("GPU exact solve");
+        gpu_solve(g, s, f[i], x);
         if (sv_sweep_solve_exact(s->ctx, s->m, f[i], SV_SWEEP_DOUBLE, y, n, NULL)) die("CPU double solve");
         if (sv_em_port_admittance(s->em, x, n, h1) || sv_em_port_admittance(s->em, y, n, h2)) die("admittance");
         if (sv_em_y_to_s(p, h1, s->z0, s1) || sv_em_y_to_s(p, h2, s->z0, s2)) die("y to s");
@@ -191,21 +184,13 @@ static void sweep_case(const char *name, const char *path, int nf, int acc_point
     for (int r = 0; cpu && r < reps; r++) tc[r] = run_sweep(path, nf, 0, NULL, NULL, NULL);
     double ours = bench_median(tg, reps), anchor = cpu ? bench_median(tc, reps) : 0;
     /* accuracy, on the last run's model */
-    sv_gpu_options go;
-    sv_gpu_options_default(&go);
-    go.required = 1;
-    sv_gpu_solver *g;
-    if (sv_gpu_solver_create(s.ctx, s.m, 0, &go, &g)) die("GPU solver");
+    sv_gpu_solver *g = gpu_create(&s, 0, SV_GPU_RESIDUAL_AUTO);
     double ds = accuracy(&s, g, acc_points);
     sv_gpu_solver_destroy(g);
     bench_json j;
     char cname[96];
     snprintf(cname, sizeof cname, "%s_%dpts", name, nf);
-    bench_json_begin(&j, "gpu", cname);
-    bench_json_num(&j, "ours_s", ours);
-    bench_json_str(&j, "anchor", "the same sweep with Solvent's CPU exact solver");
-    bench_json_num(&j, "anchor_s", anchor);
-    bench_json_num(&j, "ratio", anchor > 0 ? ours / anchor : 0);
+    bench_json_head(&j, "gpu", cname, ours, "the same sweep with Solvent's CPU exact solver", anchor);
     bench_json_int(&j, "unknowns", s.n);
     bench_json_int(&j, "points", nf);
     bench_json_num(&j, "assembly_s", s.t_asm);
@@ -264,19 +249,14 @@ static void exact_case(const char *name, const char *path, int reps)
     double ours[2] = {0, 0}, be_ours[2] = {0, 0};
     char dev[200] = "";
     for (int mode = 1; mode <= 2; mode++) {
-        sv_gpu_options go;
-        sv_gpu_options_default(&go);
-        go.required = 1;
-        go.residual = (sv_gpu_residual)mode;
-        sv_gpu_solver *g;
-        if (sv_gpu_solver_create(s.ctx, s.m, 0, &go, &g)) die("GPU solver");
+        sv_gpu_solver *g = gpu_create(&s, 0, (sv_gpu_residual)mode);
         sv_gpu_report rep;
         sv_gpu_solver_report(g, &rep);
         snprintf(dev, sizeof dev, "%s", rep.device);
-        if (sv_gpu_exact_deriv(g, s.ctx, s.m, f, x, n, 0, NULL, 0, NULL)) die("warm-up"); /* warm-up */
+        gpu_solve(g, &s, f, x); /* warm-up */
         for (int r = 0; r < reps; r++) {
             double t0 = now_synced();
-            if (sv_gpu_exact_deriv(g, s.ctx, s.m, f, x, n, 0, NULL, 0, NULL)) die("GPU exact solve");
+            gpu_solve(g, &s, f, x);
             t[r] = now_synced() - t0;
         }
         ours[mode - 1] = bench_median(t, reps);
@@ -287,18 +267,7 @@ static void exact_case(const char *name, const char *path, int reps)
     size_t nn = (size_t)n * n;
     double complex *z = malloc(sizeof(double complex) * nn);
     if (!z) die("full Z on the host");
-    double w = 2 * M_PI * f;
-    double complex zs = s.lossy ? sv_em_surface_impedance(s.stk.sigma, s.stk.t, f) : 0;
-    const double *Lp = sv_dense_sym_cdata(s.L), *Pp = sv_dense_sym_cdata(s.Psi);
-#pragma omp parallel for schedule(dynamic, 16)
-    for (int c = 0; c < n; c++)
-        for (int r = c; r < n; r++) {
-            size_t o = sv_dense_sym_offset(s.L, r, c);
-            z[(size_t)c * n + r] = z[(size_t)r * n + c] = I * w * Lp[o] - I * Pp[o] / w;
-        }
-    if (s.lossy)
-        for (int r = 0; r < n; r++)
-            for (int e = s.G->rowptr[r]; e < s.G->rowptr[r + 1]; e++) z[(size_t)s.G->col[e] * n + r] += zs * s.G->val[e];
+    bench_em_full_z(s.model, f, z);
     double complex *bb = malloc(sizeof(double complex) * (size_t)n * p);
     for (size_t e = 0; e < (size_t)n * p; e++) bb[e] = s.b[e];
     cusolverDnHandle_t h;
@@ -351,11 +320,8 @@ static void exact_case(const char *name, const char *path, int reps)
         bench_json j;
         char cname[96];
         snprintf(cname, sizeof cname, "exact_%s%s", name, mode == 2 ? "_df" : "");
-        bench_json_begin(&j, "gpu", cname);
-        bench_json_num(&j, "ours_s", ours[mode - 1]);
-        bench_json_str(&j, "anchor", "cusolverDnZCgesv (mixed-precision LU, IRS) on the full complex double Z");
-        bench_json_num(&j, "anchor_s", zc);
-        bench_json_num(&j, "ratio", ours[mode - 1] / zc);
+        bench_json_head(&j, "gpu", cname, ours[mode - 1],
+                        "cusolverDnZCgesv (mixed-precision LU, IRS) on the full complex double Z", zc);
         bench_json_num(&j, "zgetrf_getrs_s", lu);
         bench_json_num(&j, "ratio_vs_zgetrf", ours[mode - 1] / lu);
         bench_json_int(&j, "unknowns", n);

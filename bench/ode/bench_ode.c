@@ -1,7 +1,7 @@
 /* bench_ode: Solvent's ensembles against SUNDIALS CVODE 6.4.1 in one run.
  *
  * Cases (issue 6): Robertson ensemble of 10 000 (the perturbed-rate ensemble
- * of ode-testset.md), EB-50 N128 (128 log-spaced k in [1e-4, 0.5] Mpc⁻¹,
+ * of docs/ode.md), EB-50 N128 (128 log-spaced k in [1e-4, 0.5] Mpc⁻¹,
  * rtol = atol = 1e-4), POLLU ensemble of 1000 (rate constants ±10 %), the
  * 2D Brusselator 32 × 32 (one trajectory) and Tsit5 on a Lorenz ensemble of
  * 100 000 (CVODE Adams as the anchor there).
@@ -68,13 +68,20 @@ static int cv_f(sunrealtype t, N_Vector y, N_Vector yd, void *u)
     return U->P->d.f(t, N_VGetArrayPointer(y), U->p, N_VGetArrayPointer(yd), U->P->d.user) ? -1 : 0;
 }
 
+/* The problem's analytic Jacobian at (t, y) into U->vals; non-zero on failure. */
+static int cv_eval_jac(cv_user *U, sunrealtype t, N_Vector y)
+{
+    const sv_ode_problem *P = U->P;
+    return P->d.jac(t, N_VGetArrayPointer(y), U->p, U->vals, P->d.nonautonomous ? U->dfdt : NULL, P->d.user);
+}
+
 static int cv_jac_dense(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *u, N_Vector t1, N_Vector t2,
                         N_Vector t3)
 {
     (void)fy, (void)t1, (void)t2, (void)t3;
     cv_user *U = u;
     const sv_ode_problem *P = U->P;
-    if (P->d.jac(t, N_VGetArrayPointer(y), U->p, U->vals, P->d.nonautonomous ? U->dfdt : NULL, P->d.user)) return -1;
+    if (cv_eval_jac(U, t, y)) return -1;
     SUNMatZero(J);
     for (int i = 0; i < P->n; i++)
         for (int e = P->rowptr[i]; e < P->rowptr[i + 1]; e++) SM_ELEMENT_D(J, i, P->colind[e]) = U->vals[e];
@@ -87,7 +94,7 @@ static int cv_jac_sparse(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, vo
     (void)fy, (void)t1, (void)t2, (void)t3;
     cv_user *U = u;
     const sv_ode_problem *P = U->P;
-    if (P->d.jac(t, N_VGetArrayPointer(y), U->p, U->vals, P->d.nonautonomous ? U->dfdt : NULL, P->d.user)) return -1;
+    if (cv_eval_jac(U, t, y)) return -1;
     sunindextype *rp = SUNSparseMatrix_IndexPointers(J), *ci = SUNSparseMatrix_IndexValues(J);
     double *v = SUNSparseMatrix_Data(J);
     for (int i = 0; i <= P->n; i++) rp[i] = U->rp[i];

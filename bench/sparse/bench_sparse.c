@@ -107,7 +107,7 @@ static void ours_call(void *arg)
 {
     job *j = arg;
     sv_sparse_lu_load(j->lu, j->v, j->buf);
-    sv_sparse_lu_factor(j->lu, j->buf);
+    sv_sparse_lu_factor(j->lu, j->buf, NULL);
     sv_sparse_lu_solve(j->lu, j->buf, j->b, j->x, j->w);
 }
 
@@ -237,7 +237,7 @@ static void run_case(const char *cname, sv_sparse_pattern *p, const char *cache,
     g.lu = NULL;
     sv_sparse_lu_analyse(NULL, p, SV_SPARSE_ORDER_AMD, &g.lu);
     sv_sparse_codegen_options opt;
-    sv_sparse_codegen_defaults(&opt);
+    sv_sparse_codegen_options_default(&opt);
     opt.emit = SV_SPARSE_EMIT_F64 | SV_SPARSE_EMIT_BATCH4_F64 | SV_SPARSE_EMIT_BATCH8_F64;
     double c0 = sv_time_now();
     sv_status st = sv_sparse_lu_compile(g.lu, &opt, cache, NULL);

@@ -24,12 +24,11 @@
 #include <omp.h>
 
 #include "bench_common.h"
+#include "bench_em.h"
 #include "solvent/solvent.h"
 #include "solvent/em.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#define ANCHOR "assemble once + OpenBLAS zgesv at every frequency"
 
 static void die(const char *what)
 {
@@ -37,43 +36,32 @@ static void die(const char *what)
     exit(1);
 }
 
-
 typedef struct setup {
     sv_em_project *prj;
     sv_em_model *em;
-    sv_dense_sym *L, *Psi;
-    sv_em_csr *G;
-    double *b;
-    int n, p, lossy;
-    sv_em_stackup stk;
+    sv_em_affine *model;
+    int n, p;
     double *z0;
 } setup;
 
+/* Read, mesh and assemble: the planar model of the project at `path`. */
 static void setup_build(sv_ctx *ctx, const char *path, setup *s)
 {
     memset(s, 0, sizeof(*s));
     if (sv_em_project_read(ctx, path, &s->prj)) die(path);
     if (sv_em_model_create(ctx, s->prj, NULL, &s->em)) die("model");
+    if (sv_em_affine_create(ctx, s->em, &s->model)) die("planar model");
     s->n = sv_em_model_unknowns(s->em);
     s->p = sv_em_model_ports(s->em);
-    sv_em_project_stackup(s->prj, &s->stk);
-    s->lossy = isfinite(s->stk.sigma);
-    if (sv_em_assemble(ctx, s->em, 0, &s->L, &s->Psi, NULL)) die("assembly");
-    if (s->lossy && sv_em_gram(ctx, s->em, &s->G)) die("gram");
-    s->b = malloc(sizeof(double) * (size_t)s->n * s->p);
-    if (sv_em_port_rhs(s->em, s->b, s->n)) die("port rhs");
     s->z0 = malloc(sizeof(double) * s->p);
     for (int k = 0; k < s->p; k++) s->z0[k] = sv_em_project_port_z0(s->prj, k);
 }
 
 static void setup_free(setup *s)
 {
-    sv_em_csr_destroy(s->G);
-    sv_dense_sym_destroy(s->L);
-    sv_dense_sym_destroy(s->Psi);
+    sv_em_affine_destroy(s->model);
     sv_em_model_destroy(s->em);
     sv_em_project_destroy(s->prj);
-    free(s->b);
     free(s->z0);
 }
 
@@ -87,31 +75,15 @@ static double run_ours(const char *path, int nf, const double *freq, double comp
     double t0 = sv_time_now();
     setup s;
     setup_build(ctx, path, &s);
-    sv_sweep_term terms[3] = {
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s.L), .nb = sv_dense_sym_block(s.L)},
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(s.Psi), .nb = sv_dense_sym_block(s.Psi)},
-        {.kind = SV_SWEEP_TERM_CSR}};
-    if (s.lossy) {
-        terms[2].rowptr = s.G->rowptr;
-        terms[2].colind = s.G->col;
-        terms[2].values = s.G->val;
-    }
-    sv_sweep_model *m;
-    if (sv_sweep_model_create(ctx, s.n, s.lossy ? 3 : 2, terms, sv_em_coefficient, &s.stk, s.p, s.b, s.n, &m)) die("sweep model");
     sv_sweep_result *res;
-    if (sv_sweep_run(ctx, m, nf, freq, NULL, &res)) die("sweep");
-    /* one tiny LAPACK call per frequency: on one thread, as `solvent sweep` does */
-    sv_threads_saved serial = sv_threads_serial_begin();
-    for (int i = 0; i < nf; i++)
-        if (sv_em_y_to_s(s.p, res->h + (size_t)i * s.p * s.p, s.z0, S + (size_t)i * s.p * s.p)) die("y to s");
-    sv_threads_restore(serial);
+    if (sv_sweep_run(ctx, sv_em_affine_model(s.model), nf, freq, NULL, &res)) die("sweep");
+    if (sv_em_y_to_s_all(s.p, nf, res->h, s.z0, S, NULL)) die("y to s");
     double t = sv_time_now() - t0;
     if (ctx_peak) *ctx_peak = sv_ctx_memory_peak(ctx);
     if (keep)
         *keep = res;
     else
         sv_sweep_result_destroy(res);
-    sv_sweep_model_destroy(m);
     setup_free(&s);
     if (!keep) sv_ctx_destroy(ctx); /* with keep the context must outlive the result: leaked on purpose */
     return t;
@@ -125,8 +97,10 @@ static double run_naive(const char *path, int nf, const double *freq, double com
     double t0 = sv_time_now();
     setup s;
     setup_build(NULL, path, &s);
-    *t_asm = sv_time_now() - t0;
     int n = s.n, p = s.p;
+    double *b = malloc(sizeof(double) * (size_t)n * p);
+    if (!b || sv_em_port_rhs(s.em, b, n)) die("port rhs");
+    *t_asm = sv_time_now() - t0;
     double complex *z = malloc(sizeof(double complex) * (size_t)n * n);
     double complex *x = malloc(sizeof(double complex) * (size_t)n * p);
     lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
@@ -134,20 +108,10 @@ static double run_naive(const char *path, int nf, const double *freq, double com
         fprintf(stderr, "bench_sweep: no memory for the naive anchor (%d unknowns)\n", n);
         exit(1);
     }
-    const double *Lp = sv_dense_sym_cdata(s.L), *Pp = sv_dense_sym_cdata(s.Psi);
     for (int i = 0; i < nf; i++) {
         double ti = sv_time_now();
-        double f = freq[i], w = 2 * M_PI * f;
-        double complex zs = s.lossy ? sv_em_surface_impedance(s.stk.sigma, s.stk.t, f) : 0;
-        for (int c = 0; c < n; c++)
-            for (int r = c; r < n; r++) {
-                size_t o = sv_dense_sym_offset(s.L, r, c);
-                z[(size_t)c * n + r] = z[(size_t)r * n + c] = I * w * Lp[o] - I * Pp[o] / w;
-            }
-        if (s.lossy)
-            for (int r = 0; r < n; r++)
-                for (int e = s.G->rowptr[r]; e < s.G->rowptr[r + 1]; e++) z[(size_t)s.G->col[e] * n + r] += zs * s.G->val[e];
-        for (size_t e = 0; e < (size_t)n * p; e++) x[e] = s.b[e];
+        bench_em_full_z(s.model, freq[i], z);
+        for (size_t e = 0; e < (size_t)n * p; e++) x[e] = b[e];
         if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, p, z, n, ipiv, x, n)) die("zgesv");
         double complex y[64];
         if (sv_em_port_admittance(s.em, x, n, y)) die("port admittance");
@@ -158,15 +122,9 @@ static double run_naive(const char *path, int nf, const double *freq, double com
     free(z);
     free(x);
     free(ipiv);
+    free(b);
     setup_free(&s);
     return t;
-}
-
-static double *band(int nf, double a, double b)
-{
-    double *f = malloc(sizeof(double) * nf);
-    for (int i = 0; i < nf; i++) f[i] = nf == 1 ? a : a + (b - a) * i / (nf - 1);
-    return f;
 }
 
 typedef struct anchor_run {
@@ -178,10 +136,10 @@ typedef struct anchor_run {
 
 /* The anchor, once: the naive approach at na frequencies spread over the
  * band (na = 21: they are also points of the 41-, 201- and 1001-point grids). */
-static void anchor_measure(const char *path, double fa, double fb, int na, anchor_run *a)
+static void anchor_measure(const char *path, const sv_em_sweep *sw, int na, anchor_run *a)
 {
     a->na = na;
-    a->freq = band(na, fa, fb);
+    a->freq = bench_em_band(na, sw);
     a->tf = malloc(sizeof(double) * na);
     a->S = malloc(sizeof(double complex) * na * 16);
     a->total = run_naive(path, na, a->freq, a->S, &a->t_asm, a->tf);
@@ -206,7 +164,7 @@ static void one_case(const char *name, const char *path, int nf, int reps, const
     int n = sv_em_model_unknowns(em), p = sv_em_model_ports(em);
     sv_em_model_destroy(em);
     sv_em_project_destroy(prj);
-    double *freq = band(nf, sw.start_hz, sw.stop_hz);
+    double *freq = bench_em_band(nf, &sw);
     double complex *S = malloc(sizeof(double complex) * nf * 16);
     double t_ours[16];
     sv_sweep_result *res = NULL;
@@ -225,11 +183,7 @@ static void one_case(const char *name, const char *path, int nf, int reps, const
     bench_json j;
     char cname[64];
     snprintf(cname, sizeof cname, "%s_%dpts", name, nf);
-    bench_json_begin(&j, "sweep", cname);
-    bench_json_num(&j, "ours_s", ours);
-    bench_json_str(&j, "anchor", "assemble once + OpenBLAS zgesv at every frequency");
-    bench_json_num(&j, "anchor_s", anchor);
-    bench_json_num(&j, "ratio", ours / anchor);
+    bench_json_head(&j, "sweep", cname, ours, ANCHOR, anchor);
     bench_json_num(&j, "speedup", anchor / ours);
     bench_json_str(&j, "anchor_mode", full ? "all_frequencies" : "scaled_from_median_per_frequency");
     bench_json_int(&j, "anchor_freqs_run", a->na);
@@ -285,23 +239,19 @@ int main(int argc, char **argv)
         /* ours first (peak memory is the process's), then 3 naive frequencies */
         anchor_run a = {0};
         a.na = 2;
-        double *freq = band(41, sw.start_hz, sw.stop_hz);
+        double *freq = bench_em_band(41, &sw);
         double complex *S = malloc(sizeof(double complex) * 41 * 16);
         sv_sweep_result *res = NULL;
         size_t cpeak = 0;
         double ours = run_ours(path, 41, freq, S, &res, &cpeak);
         size_t rss = bench_peak_rss();
-        anchor_measure(path, sw.start_hz, sw.stop_hz, 2, &a);
+        anchor_measure(path, &sw, 2, &a);
         double anchor = a.t_asm + a.per_freq * 41;
         double ds = 0;
         for (int i = 0; i < 2; i++)
             for (int e = 0; e < 4; e++) ds = fmax(ds, cabs(S[(size_t)i * 40 * 4 + e] - a.S[(size_t)i * 4 + e]));
         bench_json j;
-        bench_json_begin(&j, "sweep", "square76_41pts");
-        bench_json_num(&j, "ours_s", ours);
-        bench_json_str(&j, "anchor", "assemble once + OpenBLAS zgesv at every frequency");
-        bench_json_num(&j, "anchor_s", anchor);
-        bench_json_num(&j, "ratio", ours / anchor);
+        bench_json_head(&j, "sweep", "square76_41pts", ours, ANCHOR, anchor);
         bench_json_str(&j, "anchor_mode", "scaled_from_median_per_frequency");
         bench_json_int(&j, "anchor_freqs_run", 2);
         bench_json_num(&j, "anchor_median_per_freq_s", a.per_freq);
@@ -322,7 +272,7 @@ int main(int argc, char **argv)
         return 0;
     }
     anchor_run a;
-    anchor_measure(path, sw.start_hz, sw.stop_hz, 21, &a);
+    anchor_measure(path, &sw, 21, &a);
     int pts[4] = {21, 41, 201, 1001};
     for (int c = 0; c < 4; c++) one_case("pixel2port", path, pts[c], reps, &a);
     return 0;

@@ -71,14 +71,19 @@ typedef enum sv_dense_path {
     SV_DENSE_PATH_FALLBACK = 1     /* a tiny pivot: the stable pivoted fallback ran */
 } sv_dense_path;
 
+/* A zero-filled struct is the defaults (sv_dense_factor_options_default
+ * fills them; NULL options mean the same). */
 typedef struct sv_dense_factor_options {
     /* A pivot d_k with |d_k| < pivot_threshold · max|a_ij| triggers the
      * fallback. 0 selects the default (documented in docs/dense.md). */
     double pivot_threshold;
-    int allow_fallback;            /* 0 = report SV_ERR_SINGULAR instead of falling back */
+    int disallow_fallback;         /* 1 = report SV_ERR_SINGULAR instead of falling back
+                                      (default 0: fall back) */
     int plain_gemm;                /* 1 = conventional complex gemm in the trailing update
                                       instead of the faster 3M method (default 0) */
 } sv_dense_factor_options;
+
+void sv_dense_factor_options_default(sv_dense_factor_options *opts);
 
 typedef struct sv_dense_factor_info {
     sv_dense_path path;
@@ -116,6 +121,114 @@ sv_status sv_dense_factor_solve(const sv_dense_factor *f, int nrhs, void *b, int
  * mixed-precision refinement. */
 size_t sv_dense_solve_work_bytes(int n, int nrhs);
 sv_status sv_dense_factor_solve_scaled(const sv_dense_factor *f, int nrhs, double complex *b, int ldb, void *work);
+/* The same scaling around any single-precision solve (an accelerator's, say):
+ * solve32(user, nrhs, w) solves in place for w, n × nrhs complex single with
+ * leading dimension n. */
+typedef sv_status (*sv_dense_solve32_fn)(void *user, int nrhs, float complex *w);
+sv_status sv_dense_solve_scaled(int n, int nrhs, double complex *b, int ldb, void *work, sv_dense_solve32_fn solve32,
+                                void *user);
+
+/* ---- backward error -------------------------------------------------------- */
+/* The normwise backward error of each column j of X for Z·X = B with
+ * residual R = B − Z·X (all n × ncols, their own leading dimensions):
+ *     ‖r_j‖∞ / (norm_inf·‖x_j‖∞ + ‖b_j‖∞),
+ * 0 where r_j = 0 and the denominator is 0, ∞ where only the denominator
+ * is; NaN in r_j, x_j or b_j gives NaN. Returns the largest (NaN if any is
+ * NaN); per_col (may be NULL) receives each column's. The one definition
+ * every refinement in Solvent stops on and reports. */
+double sv_dense_backward_error_residual(int n, int ncols, double norm_inf, const double complex *r, int ldr,
+                                        const double complex *x, int ldx, const double complex *b, int ldb,
+                                        double *per_col);
+
+/* ---- the refinement engine --------------------------------------------------- */
+/* One engine refines every solve with approximate factors in Solvent (the
+ * dense mixed solve below, the sweep's exact solves on the CPU and on a
+ * GPU). It solves G groups of nrhs columns W = [W_0, …, W_{G−1}],
+ *     Z·W_0 = B,    Z·W_g = F_g(W_0, …, W_{g−1})   (g = 1 … G−1),
+ * all with the same Z and the same approximate factors M ≈ Z (the
+ * preconditioner): one group is an ordinary solve; the sweep's frequency
+ * derivatives are further groups. The caller describes Z through ops:
+ *   precond    v ← M⁻¹·v (ncols columns, ld ldv);
+ *   residuals  for W (n × nrhs·ngroups, ld n) and rhs with group 0 = B:
+ *              rhs groups 1.. ← F_g(W) and R ← rhs − Z·W, all groups from one
+ *              pass if the caller can (the block refinement's step);
+ *   apply      y ← Z·x (GMRES's products and true residuals);
+ *   group_rhs  r ← F_g(x, dx) from group 0 (x) and groups 1..g−1 (dx, group
+ *              h at dx + (h−1)·lddx·nrhs): the groups one by one after GMRES
+ *              and in a direct solve (NULL when ngroups = 1);
+ *   fallback   replace M by factors in double (NULL: none). Its argument is
+ *              the backward error M reached (∞ when params.singular).
+ * norm_inf bounds ‖Z‖∞ for the backward error (sv_dense_backward_error_residual).
+ *
+ * The stages (docs/dense.md):
+ *  1. block refinement: W ← M⁻¹·[B, 0, …], then W ← W + M⁻¹·R for all groups
+ *     at once. Group 0 stops at `tolerance` or when a step gains less than a
+ *     factor 2 (its rounding floor); groups ≥ 1 at `group_tolerance` or
+ *     `group_extra` steps after group 0; everything after max_iterations.
+ *     Group 0 keeps its best iterate.
+ *  2. GMRES (gmres_steps > 0, group 0 above `accept` after stage 1):
+ *     restarted flexible GMRES(SV_DENSE_GMRES_M) on group 0 from its best
+ *     iterate, right-preconditioned by M, at most gmres_steps steps; then
+ *     groups ≥ 1 in turn from M⁻¹·F_g, each within group_gmres_steps (and only
+ *     if group 0 took no more); a group that does not reach
+ *     10·group_tolerance is left out with the ones above it (zero columns).
+ *  3. fallback (group 0 still above accept, or params.singular): ops->fallback,
+ *     then stage 1 again with sv_dense_refine_params_double.
+ * With direct = 1 (M⁻¹ is an exact solve) stages 1–2 are W_0 = M⁻¹·B and
+ * W_g = M⁻¹·F_g in turn. */
+#define SV_DENSE_GMRES_M 60       /* Krylov vectors per GMRES cycle */
+#define SV_DENSE_GMRES_STEPS 240  /* the cap on stage 2 Solvent's own callers use: four cycles */
+
+typedef struct sv_dense_refine_ops {
+    int n;            /* order of Z */
+    int nrhs;         /* columns of B and of every group */
+    double norm_inf;  /* ‖Z‖∞ or an upper bound */
+    void *user;
+    sv_status (*precond)(void *user, int ncols, double complex *v, int ldv);
+    sv_status (*residuals)(void *user, int ngroups, const double complex *w, double complex *rhs, double complex *r);
+    sv_status (*apply)(void *user, int ncols, const double complex *x, int ldx, double complex *y, int ldy);
+    sv_status (*group_rhs)(void *user, int g, const double complex *x, int ldx, const double complex *dx, int lddx,
+                           double complex *r, int ldr);
+    sv_status (*fallback)(void *user, double backward_error);
+} sv_dense_refine_ops;
+
+/* A zero-filled struct is the defaults (sv_dense_refine_params_default). */
+typedef struct sv_dense_refine_params {
+    double tolerance;       /* group 0's target backward error; 0 = 1e-15 */
+    double accept;          /* group 0 stopped above tolerance is kept at or below this
+                               (≥ 1: always); 0 = tolerance */
+    int max_iterations;     /* block refinement steps; 0 = 30 */
+    int direct;             /* 1: precond solves exactly: no refinement */
+    int gmres_steps;        /* stage 2's steps on group 0; 0 = no stage 2 */
+    double group_tolerance; /* groups ≥ 1; 0 = 1e-13 */
+    int group_extra;        /* stage 1 steps groups ≥ 1 may take after group 0 stops; 0 = 3 */
+    int group_gmres_steps;  /* stage 2's steps per group ≥ 1; 0 = groups ≥ 1 left out there */
+    int singular;           /* 1: M could not be made (a factorisation found the matrix
+                               singular): the fallback at once */
+} sv_dense_refine_params;
+
+void sv_dense_refine_params_default(sv_dense_refine_params *p);
+/* What factors in double need (stage 3 runs them): block refinement to
+ * 1e-16, at most 4 steps, whatever it reaches kept. */
+void sv_dense_refine_params_double(sv_dense_refine_params *p);
+
+typedef struct sv_dense_refine_result {
+    double backward_error; /* group 0's (max over columns) */
+    int iterations;        /* block refinement steps, stages 1 and 3 together */
+    int gmres_steps;       /* GMRES steps of stage 2, all groups */
+    int fell_back;         /* 1: stage 3 ran */
+    int accepted;          /* 1: group 0 ended at or below accept (or stage 3 ran) */
+} sv_dense_refine_result;
+
+/* Refine: b (n × nrhs, ld n) is B; group 0 comes back in x, groups 1..
+ * ngroups−1 in dx (group g at dx + (g−1)·lddx·nrhs). params may be NULL
+ * (the defaults). A group 0 that ends above accept with no fallback is
+ * returned with res->accepted = 0 and SV_OK: the caller decides. */
+sv_status sv_dense_refine(sv_ctx *ctx, const sv_dense_refine_ops *ops, int ngroups,
+                          const sv_dense_refine_params *params, const double complex *b, double complex *x, int ldx,
+                          double complex *dx, int lddx, sv_dense_refine_result *res);
+/* Bytes sv_dense_refine allocates at most (gmres: stage 2 may run). */
+size_t sv_dense_refine_bytes(int n, int nrhs, int ngroups, int gmres);
 
 /* ---- mixed precision: single factors, double accuracy -------------------- */
 /* The operator whose system is solved. residual computes R = B − A·X in
@@ -135,16 +248,21 @@ typedef struct sv_dense_operator {
 /* The default operator: a stored C64 packed matrix (kept unfactored). */
 sv_status sv_dense_operator_from_sym(const sv_dense_sym *a64, sv_dense_operator *op);
 
+/* A zero-filled struct is the defaults (sv_dense_refine_options_default
+ * fills them; NULL options mean the same). */
 typedef struct sv_dense_refine_options {
-    double tolerance;        /* target normwise backward error; 0 = default (double level, 1e-15·... see docs) */
-    int max_iterations;      /* classical + GMRES iterations in all; 0 = default */
-    int allow_gmres;         /* switch to GMRES refinement when classical stalls (default on) */
-    int allow_fallback;      /* factor in double if refinement fails (default on) */
+    double tolerance;        /* target normwise backward error; 0 = 1e-15 */
+    int max_iterations;      /* classical (block) refinement steps; 0 = 30 */
+    int disallow_gmres;      /* 1: no GMRES-based refinement when classical stalls (default 0: on) */
+    int disallow_fallback;   /* 1: no double factorisation when refinement fails: SV_ERR_NOCONV
+                                instead (default 0: fall back) */
     double pivot_threshold;  /* for the single factorisation; 0 = its default (1e-4) */
 } sv_dense_refine_options;
 
+void sv_dense_refine_options_default(sv_dense_refine_options *opts);
+
 typedef struct sv_dense_refine_info {
-    int iterations;          /* refinement iterations (max over columns) */
+    int iterations;          /* classical refinement steps (the fallback's included) */
     int gmres_used;          /* 1 if GMRES-based refinement ran */
     int fell_back;           /* 1 if the double factorisation was used */
     double backward_error;   /* final max over columns of ‖b − A·x‖ / (‖A‖·‖x‖ + ‖b‖), ∞-norms */
@@ -153,14 +271,17 @@ typedef struct sv_dense_refine_info {
 } sv_dense_refine_info;
 
 /* Solve A·X = B to double accuracy: a32 (C32, A rounded to single) is
- * factored in place, X refined with op's double residual. B, X: double
- * complex n × nrhs. opts and info may be NULL. Returns SV_ERR_NOCONV if
- * refinement fails and no fallback is possible or allowed. */
+ * factored in place, X refined with op's double residual by the refinement
+ * engine (sv_dense_refine: classical, then GMRES, then the double
+ * fallback). B, X: double complex n × nrhs. opts and info may be NULL.
+ * Returns SV_ERR_NOCONV if refinement fails and no fallback is possible or
+ * allowed. */
 sv_status sv_dense_solve_mixed(sv_ctx *ctx, sv_dense_sym *a32, const sv_dense_operator *op, int nrhs,
                                const double complex *b, int ldb, double complex *x, int ldx,
                                const sv_dense_refine_options *opts, sv_dense_refine_info *info);
 
-/* Normwise backward error of X for the operator (max over columns). */
+/* Normwise backward error of X for the operator (max over columns):
+ * op's residual, then sv_dense_backward_error_residual. */
 sv_status sv_dense_backward_error(const sv_dense_operator *op, int nrhs, const double complex *b, int ldb,
                                   const double complex *x, int ldx, double *berr);
 

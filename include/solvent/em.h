@@ -10,13 +10,15 @@
  * Workflow (see docs/em.md):
  *   sv_em_project_read     project file (JSON) -> project handle
  *   sv_em_model_create     project -> mesh (rooftops, ports)
- *   sv_em_assemble         L, Ψ as R64 packed matrices (dense.h layout)
- *   sv_em_gram             G as a symmetric CSR matrix
- *   sv_em_port_rhs         B (N × P real): the port excitations
- *   sv_em_surface_impedance Zs(ω)
- *   solve Z(ω)·X = B       (sv_em_solve does it with the dense engine)
- *   sv_em_port_admittance  Y = Bᵀ·X
- *   sv_em_y_to_z / sv_em_y_to_s, sv_em_touchstone_write
+ *   sv_em_affine_create    mesh -> the planar model Z(f) = Σ c_k(f)·A_k with
+ *                          the port excitations B, as the sweep engine's model
+ *   sv_sweep_run           Y at many frequencies (adaptive sweep), or
+ *   sv_em_solve            Y at one frequency (direct solve)
+ *   sv_em_y_to_s_all       S, with reciprocity and passivity checks
+ *   sv_em_touchstone_write
+ * The pieces of the model (sv_em_assemble for L and Ψ, sv_em_gram for G,
+ * sv_em_port_rhs for B, sv_em_surface_impedance for Zs) are public for
+ * callers that build their own references.
  *
  * All lengths inside the library are metres, frequencies hertz. */
 #ifndef SOLVENT_EM_H
@@ -56,8 +58,9 @@ typedef struct sv_em_grid {
     double x0, y0;     /* coordinates of the grid's lower-left corner, m */
 } sv_em_grid;
 
+/* A frequency band: the project's sweep section, or the band a sweep runs. */
 typedef struct sv_em_sweep {
-    int present;       /* 1 if the file has a sweep section */
+    int present;       /* 1 if the file has a sweep section (or the band is complete) */
     double start_hz, stop_hz;
     int points;        /* output frequencies, ≥ 1 (start = stop when 1) */
     double tolerance;  /* adaptive-sampling tolerance (default 1e-4) */
@@ -72,22 +75,35 @@ double sv_em_project_port_z0(const sv_em_project *p, int k);
 /* 1 if cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny, j = 0 the bottom row) is metal. */
 int sv_em_project_metal(const sv_em_project *p, int i, int j);
 
+/* The band to sweep: each field of `given` (may be NULL) that is > 0 —
+ * start_hz, stop_hz, points, tolerance; `present` is ignored — wins over the
+ * project's sweep section. A tolerance given nowhere is 1e-4; one point
+ * means stop = start. SV_ERR_ARG naming the values when start, stop or
+ * points is given nowhere, or stop < start. out->present = 1 on success. */
+sv_status sv_em_project_band(const sv_em_project *p, const sv_em_sweep *given, sv_em_sweep *out);
+/* The band's `points` frequencies, evenly spaced from start_hz to stop_hz. */
+sv_status sv_em_band_frequencies(const sv_em_sweep *band, double *freq_hz);
+
 /* ---- mesh --------------------------------------------------------------- */
 typedef struct sv_em_model sv_em_model;
 
+/* Options of the mesh's coefficients. A zero-filled struct (or opts = NULL)
+ * means the defaults, the same as sv_em_options_default. */
 typedef struct sv_em_options {
     /* Target relative accuracy of each coefficient (image-series truncation,
      * near/far switch), in [1e-15, 0.1). 0 = default 1e-8. */
     double accuracy;
     /* Pairs whose centre distance is ≥ far_ratio · max(dx, dy) use the
-     * corrected point approximation; 0 = default (chosen from accuracy, see
-     * docs/em.md). */
+     * corrected point approximation, ≥ 2; 0 = default: chosen from accuracy
+     * (docs/em.md). */
     double far_ratio;
     /* The top of the band the model must hold to, Hz: the radiation terms are
      * sized for it (docs/em.md, "Radiation"). 0 = the project's sweep stop, or
      * without a sweep section the model's electrical-size limit. */
     double max_freq_hz;
 } sv_em_options;
+/* accuracy 1e-8, far_ratio 0 (chosen from the accuracy). */
+void sv_em_options_default(sv_em_options *opts);
 
 /* Build the mesh: unknowns are ordered x-directed rooftops (row by row),
  * y-directed rooftops, then the port half rooftops (port by port). The
@@ -125,6 +141,8 @@ typedef struct sv_em_csr {
 } sv_em_csr;
 sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **G);
 void sv_em_csr_destroy(sv_em_csr *G);
+/* Bytes sv_em_gram will hold in its result (room for 7 entries a row). */
+size_t sv_em_gram_bytes(const sv_em_model *m);
 
 /* B (N × P, column-major, ldb ≥ N): column k has 1 on port k's half rooftops
  * (unit port voltage), 0 elsewhere. */
@@ -134,18 +152,14 @@ sv_status sv_em_port_rhs(const sv_em_model *m, double *b, int ldb);
  * thickness t (m) at freq_hz ≥ 0, current on one face: (k/σ)·coth(k·t),
  * k = (1 + j)/δ; 1/(σ·t) at DC; 0 for sigma = INFINITY. */
 double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
-/* The model's coefficients in the form the sweep engine's affine model takes
- * (Z(f) = Σ c_k(f)·A_k): c_0 = jω for L, c_1 = −j/ω for Ψ, c_2 = Zs(f) for G.
- * `stackup` points to the project's sv_em_stackup (sv_em_project_stackup). */
-double complex sv_em_coefficient(void *stackup, int k, double freq_hz);
 
 /* ---- the planar model as an affine frequency model --------------------------- */
 /* The one object that turns a mesh into the sweep engine's model
- * Z(f) = Σ c_k(f)·A_k with the port excitations as right-hand sides: it
+ * Z(f) = Σ c_k(f)·A_k with the port excitations B as right-hand sides: it
  * assembles and owns the terms (jω·L, −j·Ψ/ω, and Zs(f)·G for lossy metal)
  * and their coefficient function (f in hertz), and keeps a pointer to `em`,
  * which must outlive it. H = Bᵀ·X of a sweep of it is the port admittance
- * matrix Y. */
+ * matrix Y. On failure nothing is left allocated. */
 typedef struct sv_em_affine sv_em_affine;
 sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine **out);
 void sv_em_affine_destroy(sv_em_affine *a);
@@ -182,6 +196,17 @@ sv_status sv_em_calibration_box(const sv_em_calibration *c, int k, int i, double
 /* 1 if any port of the project is calibrated or moves its reference plane. */
 int sv_em_project_calibrated(const sv_em_project *p);
 
+/* For callers that form Z(f) themselves (a benchmark's anchor, a reference
+ * solver): term k (0 ≤ k < nterms) as the sweep engine takes it, its arrays
+ * owned by `a`, and its coefficient c_k(f). */
+sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out);
+double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double freq_hz);
+
+/* Direct solve at one frequency f > 0 (finite): Z(f)·X = B by the sweep
+ * engine's exact double-precision solve (sv_sweep_solve_exact with
+ * SV_SWEEP_DOUBLE); y gets Y = Bᵀ·X (P × P, column-major). */
+sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y);
+
 /* ---- network parameters -------------------------------------------------- */
 /* Y (P × P, column-major) = Bᵀ·X from the solutions X (N × P) of Z·X = B:
  * the port currents for unit port voltages. */
@@ -195,16 +220,24 @@ double sv_em_reciprocity_error(int p, const double complex *s);
 /* Largest singular value of S (passive: ≤ 1). */
 sv_status sv_em_max_singular_value(int p, const double complex *s, double *out);
 
-/* Direct solve at one frequency: forms Z(ω) in a C64 packed matrix, factors
- * it with the dense engine and solves for all ports; y gets Y (P × P).
- * G may be NULL for a lossless model (sigma = ∞). */
-sv_status sv_em_solve(sv_ctx *ctx, const sv_em_model *m, const sv_dense_sym *L, const sv_dense_sym *Psi,
-                      const sv_em_csr *G, double freq_hz, double complex *y);
+/* What the checks users apply found, over all frequencies. */
+typedef struct sv_em_s_checks {
+    double reciprocity;  /* max |S − Sᵀ| */
+    double max_singular; /* largest singular value of S (passive: ≤ 1) */
+} sv_em_s_checks;
+/* S at nf frequencies from Y (nf blocks of P × P, y + i·P·P, as a sweep
+ * result's h) with references z0 (P values > 0) into s (the same layout);
+ * checks (may be NULL: not computed) gets their worst values. The tiny
+ * LAPACK calls run on one thread (sv_threads_serial_begin). */
+sv_status sv_em_y_to_s_all(int p, int nf, const double complex *y, const double *z0, double complex *s,
+                           sv_em_s_checks *checks);
 
 /* ---- Touchstone ----------------------------------------------------------- */
 typedef enum sv_em_ts_format { SV_EM_TS_RI = 0, SV_EM_TS_MA = 1, SV_EM_TS_DB = 2 } sv_em_ts_format;
 typedef enum sv_em_ts_param { SV_EM_TS_S = 0, SV_EM_TS_Y = 1, SV_EM_TS_Z = 2 } sv_em_ts_param;
 
+/* Options of a Touchstone file. A zero-filled struct (or opts = NULL) means
+ * the defaults, the same as sv_em_ts_options_default. */
 typedef struct sv_em_ts_options {
     int version;               /* 1 (1.1) or 2 (2.0); 0 = 1 */
     sv_em_ts_format format;    /* default RI */
@@ -212,6 +245,8 @@ typedef struct sv_em_ts_options {
     const char *unit;          /* "Hz", "kHz", "MHz", "GHz" (NULL = "GHz") */
     const char *comment;       /* optional text written as ! lines (NULL = none) */
 } sv_em_ts_options;
+/* Version 1, RI, S, GHz, no comment. */
+void sv_em_ts_options_default(sv_em_ts_options *opts);
 
 /* Write nf frequencies (ascending, Hz) of P × P column-major data (data[f·P·P
  * + i + j·P] = N_ij at freq[f]) with reference z0 (equal for all ports in
@@ -219,12 +254,22 @@ typedef struct sv_em_ts_options {
 sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts, int p, int nf,
                                  const double *freq_hz, const double complex *data, const double *z0);
 
+/* A Touchstone file read back: data in the layout above, converted to
+ * real/imaginary (Y and Z in siemens and ohms whatever the version). */
+typedef struct sv_em_touchstone {
+    int p, nf;                /* ports, frequencies */
+    int version;              /* 1 or 2 */
+    sv_em_ts_param param;
+    double complex *data;     /* nf × p × p */
+    double *freq_hz;          /* nf (in data's allocation) */
+    double *z0;               /* p: the reference of each port (in data's allocation) */
+    sv_ctx *ctx;              /* the context it was allocated from (sv_em_touchstone_destroy) */
+} sv_em_touchstone;
 /* Read a Touchstone 1.1 or 2.0 file written in any of the formats above
- * (used by tests). *freq_hz and *data are malloc'ed (free() them). data in
- * the layout above, converted to real/imaginary; *param and z0 (array of p)
- * as in the file. */
-sv_status sv_em_touchstone_read(const char *path, int *p, int *nf, double **freq_hz, double complex **data,
-                                sv_em_ts_param *param, double *z0, int z0_len);
+ * (used by tests). The number of ports comes from [Number of Ports], else
+ * from the .sNp extension. Free with sv_em_touchstone_destroy. */
+sv_status sv_em_touchstone_read(sv_ctx *ctx, const char *path, sv_em_touchstone **out);
+void sv_em_touchstone_destroy(sv_em_touchstone *t);
 
 #ifdef __cplusplus
 }

@@ -7,10 +7,14 @@
  * double accuracy with residuals computed on the device from the terms:
  * in native double (FP64) where the device is fast at it, or in
  * double-float arithmetic (pairs of floats, error-free transforms) where it
- * is not. A frequency whose refinement does not converge, or whose single
- * factorisation meets a pivot below single precision, is solved again on
- * the CPU by the double path (sv_sweep_solve_exact_deriv with
- * SV_SWEEP_DOUBLE) and counted in the report.
+ * is not. The GPU solver is an implementation of the sweep module's
+ * exact-solver interface (solvent/sweep_solver.h): the sweep's one
+ * refinement engine drives the device's factors and products, and a
+ * frequency whose refinement does not converge, or whose single
+ * factorisation meets a pivot below single precision, is solved again by
+ * the CPU's double factorisation (the same numbers as
+ * sv_sweep_solve_exact_deriv with SV_SWEEP_DOUBLE) and counted in the
+ * report.
  *
  * Before a device path is used it passes a start-up self-test: products of
  * random terms with random vectors computed on the device and on the CPU
@@ -35,6 +39,7 @@
 
 #include "solvent/core.h"
 #include "solvent/sweep.h"
+#include "solvent/sweep_solver.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -117,10 +122,11 @@ typedef struct sv_gpu_plan {
 sv_status sv_gpu_plan_make(const sv_gpu_plan_input *in, sv_gpu_plan *plan);
 
 /* ---- the exact solver ----------------------------------------------------------- */
+/* A zero-filled struct is the defaults (sv_gpu_options_default). */
 typedef struct sv_gpu_options {
     int device;                /* device index (default 0) */
     sv_gpu_residual residual;  /* AUTO (default) */
-    double refine_tol;         /* target backward error; 0 = 1e-15 in double, 4e-14 in double-float */
+    double refine_tol;         /* target backward error; 0 = 1e-15 in double, 2e-14 in double-float */
     int max_iterations;        /* refinement steps before the CPU fallback; 0 = 30 */
     int required;              /* 1: fail (SV_ERR_UNSUPPORTED / SV_ERR_BUDGET) instead of
                                   choosing the CPU when no device path can be used */
@@ -143,8 +149,13 @@ void sv_gpu_solver_destroy(sv_gpu_solver *s);
 /* 1 if the solver runs on the device. */
 int sv_gpu_solver_on_device(const sv_gpu_solver *s);
 
-/* The exact solve, as an sv_sweep_exact_deriv_fn: pass it as the sweep's
- * `exact_deriv` option with the solver as `exact_user`. */
+/* The solver as the sweep module's exact solver (owned by s: do not destroy
+ * it): pass it as the sweep's `solver` option. Where s has no device it
+ * solves on the CPU (the built-in mixed solver). */
+sv_sweep_solver *sv_gpu_solver_sweep(sv_gpu_solver *s);
+
+/* One exact solve, as sv_sweep_solver_solve on sv_gpu_solver_sweep(solver)
+ * (m must be the solver's model). */
 sv_status sv_gpu_exact_deriv(void *solver, sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x,
                              int ldx, int nderiv, double complex *dx, int lddx, sv_sweep_exact_info *info);
 
@@ -161,7 +172,8 @@ typedef struct sv_gpu_report {
     int device_errors;        /* the device failed (a CUDA error): that solve fell back (counted
                                  in cpu_fallbacks) and every later one ran on the CPU's default
                                  path (solves − device_solves − cpu_fallbacks); note says why */
-    int iterations;           /* refinement steps, all solves together */
+    int iterations;           /* refinement steps of the solves on the device (their fallbacks'
+                                 included) */
     double seconds_device;    /* wall time of the device solves (form, factor, refinement) */
     sv_gpu_plan plan;
     char device[200];         /* sv_gpu_describe() of the device, or why none */

@@ -109,26 +109,32 @@ typedef enum sv_ode_lu_precision {
     SV_ODE_LU_SINGLE = 1  /* factor in single, refine each stage solve to double    */
 } sv_ode_lu_precision;
 
+/* sv_ode_options_default fills in the defaults below. In a zero-filled
+ * struct every field means its default except the tolerances: rtol and
+ * atol are values (0 is pure absolute or pure relative control), so a
+ * zero-filled struct sets no tolerance and sv_ode_solve refuses it. */
 typedef struct sv_ode_options {
-    sv_ode_method method;     /* default Rodas5P */
-    double rtol;              /* default 1e-6 */
-    double atol;              /* default 1e-8 (used when atol_vec is NULL) */
+    sv_ode_method method;     /* default (0) Rodas5P */
+    double rtol;              /* default 1e-6; 0 is a value */
+    double atol;              /* default 1e-8 (used when atol_vec is NULL); 0 is a value */
     const double *atol_vec;   /* per-component atol (n values) or NULL */
     const double *weights;    /* per-component error weights (n values, >= 0) or NULL = 1 */
     double first_step;        /* 0: Hairer–Wanner estimate per trajectory */
     double max_step;          /* 0: t_end − t0 */
-    long max_steps;           /* accepted + rejected per trajectory; default 1e6 */
+    long max_steps;           /* accepted + rejected per trajectory; 0 = default 1e6 */
     double fixed_step;        /* > 0: no step control, constant h (convergence tests) */
     /* PI controller (OrdinaryDiffEq defaults for order 5): on acceptance
      * h_new = h / q, q = E^β1 · E_old^−β2 · E_older^β3 / safety (clamped);
-     * β3 ≠ 0 makes it a PID controller (Söderlind's digital filters). */
+     * β3 ≠ 0 makes it a PID controller (Söderlind's digital filters).
+     * beta1 = 0 means the default gains (beta2 and beta3 are then ignored):
+     * set beta1 > 0 to choose all three (beta2 = 0 is an I controller). */
     double beta1, beta2;      /* 0.14, 0.08 */
     double beta3;             /* 0: PI */
-    double safety;            /* 0.9 */
-    double qmin, qmax;        /* 0.2, 10: the step shrinks at most 5×, grows at most 10× */
-    double qsteady_max;       /* 1.2 for Rodas5P, 1.0 for Tsit5: keep h when h_new/h in [1, 1/q] */
-    double min_step_rel;      /* step too small when h < min_step_rel·|t|; default 1e-14 */
-    sv_ode_lu_precision lu;   /* default double */
+    double safety;            /* 0 = default 0.9 */
+    double qmin, qmax;        /* 0 = defaults 0.2, 10: the step shrinks at most 5×, grows at most 10× */
+    double qsteady_max;       /* 0 = the method's 1.2 (Rodas5P) or 1.0 (Tsit5): keep h when h/h_new in [1, this] */
+    double min_step_rel;      /* step too small when h < min_step_rel·|t|; 0 = default 1e-14, < 0: no relative limit */
+    sv_ode_lu_precision lu;   /* default (0) double */
     int lanes;                /* W: 1, 2, 4 or 8; 0 = one vector register (8 with AVX-512, else 4) */
     /* Times where f may be discontinuous: steps end exactly there, and a
      * step ending at a stop sees f's left limit (t just below the stop). */

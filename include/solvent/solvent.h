@@ -9,6 +9,7 @@
 #include "solvent/em.h"
 #include "solvent/ode.h"
 #include "solvent/sweep.h"
+#include "solvent/sweep_solver.h"
 #include "solvent/gpu.h"
 
 #endif

@@ -121,10 +121,12 @@ sv_status sv_sparse_lu_load_shifted_batch_f32(const sv_sparse_lu *lu, int W, con
                                               const double *shift, float *buf);
 
 /* ---- numeric kernels (no pivoting) -------------------------------------- */
-/* Factor in place. Returns 0, or 1 + the (permuted) row of the first zero or
- * non-finite pivot; the factorisation then still completes and the result
- * carries inf/NaN, never a crash. */
-int sv_sparse_lu_factor(const sv_sparse_lu *lu, double *buf);
+/* Factor in place. SV_OK, or SV_ERR_SINGULAR for a zero or non-finite
+ * pivot (the message names its row); the factorisation then still completes
+ * and the result carries inf/NaN, never a crash. info (may be NULL)
+ * receives 0, or 1 + the permuted row of the first bad pivot, as LAPACK's
+ * INFO does (and as the batch kernels' flags do per lane). */
+sv_status sv_sparse_lu_factor(const sv_sparse_lu *lu, double *buf, int *info);
 /* x = A⁻¹ b with b and x in original numbering; x may alias b. work: n doubles. */
 void sv_sparse_lu_solve(const sv_sparse_lu *lu, const double *buf, const double *b, double *x, double *work);
 
@@ -135,12 +137,15 @@ void sv_sparse_lu_load_shifted_f32(const sv_sparse_lu *lu, const double *values,
 sv_status sv_sparse_lu_load_lane_f32(const sv_sparse_lu *lu, int W, int w, const double *values, float *buf);
 sv_status sv_sparse_lu_load_shifted_lane_f32(const sv_sparse_lu *lu, int W, int w, const double *values,
                                              double shift, float *buf);
-int sv_sparse_lu_factor_f32(const sv_sparse_lu *lu, float *buf);
+sv_status sv_sparse_lu_factor_f32(const sv_sparse_lu *lu, float *buf, int *info);
 void sv_sparse_lu_solve_f32(const sv_sparse_lu *lu, const float *buf, const float *b, float *x, float *work);
 
 /* Batches of W matrices sharing the pattern, slot-major (see above). W is 1,
- * 2, 4 or 8. flags[w] receives lane w's factor result (as for the scalar
- * kernel); flags may be NULL. b, x, work: n·W values, slot-major. */
+ * 2, 4 or 8. The lanes are independent matrices, so a bad pivot is a
+ * lane's result, not the call's: the factor returns SV_OK for valid
+ * arguments and flags[w] receives lane w's info (0, or 1 + the permuted row
+ * of its first bad pivot); flags may be NULL. b, x, work: n·W values,
+ * slot-major. */
 sv_status sv_sparse_lu_factor_batch(const sv_sparse_lu *lu, int W, double *buf, int *flags);
 sv_status sv_sparse_lu_solve_batch(const sv_sparse_lu *lu, int W, const double *buf, const double *b, double *x,
                                    double *work);
@@ -161,7 +166,7 @@ typedef struct sv_sparse_kernels {
     int abi;        /* SV_SPARSE_KERNELS_ABI of the generator */
     uint64_t hash;  /* sv_sparse_lu_hash of the analysis it was generated for */
     int n, nnz;
-    int (*factor)(double *buf);
+    int (*factor)(double *buf); /* returns the info value (0, or 1 + the row of a bad pivot) */
     void (*solve)(const double *buf, const double *b, double *x, double *work);
     int (*factor_f32)(float *buf);
     void (*solve_f32)(const float *buf, const float *b, float *x, float *work);
@@ -191,14 +196,18 @@ enum {
     SV_SPARSE_EMIT_BATCH8_F32 = 16, /* W = 8 lanes, float          */
     SV_SPARSE_EMIT_BATCH2_F64 = 32, /* W = 2 lanes, double         */
     SV_SPARSE_EMIT_BATCH4_F32 = 64, /* W = 4 lanes, float          */
-    SV_SPARSE_EMIT_ALL = 127
+    SV_SPARSE_EMIT_ALL = 127,
+    SV_SPARSE_EMIT_DEFAULT = 31     /* F64 | F32 | BATCH4_F64 | BATCH8_F64 | BATCH8_F32 */
 };
+/* A zero-filled struct emits the default kernels but with limits of 0, which
+ * refuse any pattern with an update: the limits are values, not "unset"
+ * (start from sv_sparse_codegen_options_default). */
 typedef struct sv_sparse_codegen_options {
-    unsigned emit;          /* SV_SPARSE_EMIT_* mask; default F64|F32|BATCH4_F64|BATCH8_F64|BATCH8_F32 */
+    unsigned emit;          /* SV_SPARSE_EMIT_* mask; 0 = SV_SPARSE_EMIT_DEFAULT (the default) */
     long long max_updates;  /* default 50000 */
     long long max_subst;    /* default 50000 */
 } sv_sparse_codegen_options;
-void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt);
+void sv_sparse_codegen_options_default(sv_sparse_codegen_options *opt);
 
 /* Write straight-line C for `lu` to `out`: a translation unit that defines
  * `const sv_sparse_kernels NAME;` (NAME a C identifier), to be compiled with
@@ -228,6 +237,33 @@ typedef struct sv_sparse_coloring sv_sparse_coloring;
 /* Colour the column intersection graph (columns sharing a row get different
  * colours), trying several orderings and keeping the fewest colours. */
 sv_status sv_sparse_color(sv_ctx *ctx, const sv_sparse_pattern *pattern, sv_sparse_coloring **out);
+
+/* Which greedy ordering colours the columns. */
+typedef enum sv_sparse_color_order {
+    SV_SPARSE_COLOR_BEST = 0,        /* natural, largest-first, smallest-last, incidence-degree and
+                                        DSATUR (the last three up to n = 6000); the fewest colours
+                                        win, the earlier ordering on a tie */
+    SV_SPARSE_COLOR_NATURAL = 1,     /* one greedy pass in column order */
+    SV_SPARSE_COLOR_COLUMN_COUNT = 2 /* one greedy pass by decreasing entries per column, ties in
+                                        column order */
+} sv_sparse_color_order;
+
+/* A zero-filled struct means the defaults. */
+typedef struct sv_sparse_color_options {
+    sv_sparse_color_order order; /* default SV_SPARSE_COLOR_BEST */
+    int add_diagonal;            /* 1: colour as if every (i, i) were an entry (what recovery into
+                                    the LU buffer of M = shift·I − J needs); default 0 */
+} sv_sparse_color_options;
+void sv_sparse_color_options_default(sv_sparse_color_options *opt);
+
+/* Colour an n × n CSR structure as given (no diagonal added unless asked,
+ * columns in any order, duplicates allowed): for a Jacobian whose own
+ * pattern is not an sv_sparse_pattern, e.g. one lacking diagonal entries.
+ * The colouring's entry groups then refer to this structure's entries
+ * (e = 0 .. rowptr[n]-1), which sv_sparse_recover_color_values fills.
+ * opt may be NULL (defaults). */
+sv_status sv_sparse_color_csr(sv_ctx *ctx, int n, const int *rowptr, const int *colind,
+                              const sv_sparse_color_options *opt, sv_sparse_coloring **out);
 void sv_sparse_coloring_destroy(sv_sparse_coloring *c);
 int sv_sparse_coloring_count(const sv_sparse_coloring *c);
 const int *sv_sparse_coloring_colors(const sv_sparse_coloring *c);   /* colour of each column */
@@ -240,12 +276,16 @@ sv_status sv_sparse_coloring_from_colors(sv_ctx *ctx, const sv_sparse_pattern *p
 sv_status sv_sparse_coloring_check(const sv_sparse_coloring *c, const sv_sparse_pattern *pattern);
 /* Recovery: jv = J·d_c, d_c the 0/1 seed of colour c (original numbering).
  * For every pattern entry (i, j) with colour(j) = c: buf[slot(i, j)] += alpha·jv[i].
- * (alpha = −1 builds −J; add the shift on the diagonal slots afterwards.) */
+ * (alpha = −1 builds −J; add the shift on the diagonal slots afterwards.)
+ * The colouring must be of the pattern `lu` analysed. */
 void sv_sparse_recover_color(const sv_sparse_coloring *c, const sv_sparse_lu *lu, int color, const double *jv,
                              double alpha, double *buf);
-/* Same into pattern-ordered values: values[e] = jv[i] for entries e = (i, j) of colour c. */
-void sv_sparse_recover_color_values(const sv_sparse_coloring *c, const sv_sparse_pattern *pattern, int color,
-                                    const double *jv, double *values);
+/* The same into values in the coloured structure's entry order: for every
+ * entry e = (i, j) of colour c, values[e] = jv[i], or jv[i] / scale[j] when
+ * scale is not NULL (the per-column increments of finite differences or a
+ * complex step with a non-unit seed). */
+void sv_sparse_recover_color_values(const sv_sparse_coloring *c, int color, const double *jv, const double *scale,
+                                    double *values);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,8 @@
  * terms, factorise it with the dense engine and refine the solution to
  * double accuracy with a residual computed in double from the terms; a
  * frequency whose refinement fails falls back to a double factorisation.
+ * The exact solver is an object with a table of operations
+ * (solvent/sweep_solver.h): the built-in ones, a GPU's, or a caller's.
  *
  * Adaptive frequency sampling (sv_sweep_run) solves exactly at a few
  * frequencies, projects the model on the real span V of the solutions and
@@ -72,6 +74,21 @@ sv_status sv_sweep_model_set_output(sv_sweep_model *m, int nout, const double *c
 int sv_sweep_model_order(const sv_sweep_model *m);
 int sv_sweep_model_nrhs(const sv_sweep_model *m);
 int sv_sweep_model_nout(const sv_sweep_model *m);
+int sv_sweep_model_nterms(const sv_sweep_model *m);
+/* The block size shared by the packed terms (0 when there is none). */
+int sv_sweep_model_block(const sv_sweep_model *m);
+/* Term k's descriptor as given to sv_sweep_model_create (NULL if k is out
+ * of range); its arrays are the caller's. */
+const sv_sweep_term *sv_sweep_model_term(const sv_sweep_model *m, int k);
+/* B (n × nrhs, real, column-major with leading dimension n: the model's copy). */
+const double *sv_sweep_model_rhs(const sv_sweep_model *m);
+/* c_k(f) for every term (c: nterms entries); SV_ERR_NONFINITE if one is not finite. */
+sv_status sv_sweep_model_coefs(const sv_sweep_model *m, double freq, double complex *c);
+/* dc_k/df, d²c_k/df², d³c_k/df³ at freq for every term, by central
+ * differences of the coefficient callback (docs/sweep.md); any output may
+ * be NULL. */
+sv_status sv_sweep_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
+                                     double complex *d3);
 
 /* R = B − Z(f)·X computed in double from the terms (X, R n × nrhs). */
 sv_status sv_sweep_model_residual(const sv_sweep_model *m, double freq, const double complex *x, int ldx,
@@ -82,6 +99,9 @@ sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, 
 /* Y = A_k·X for real X (n × ncols). */
 sv_status sv_sweep_model_apply_term(const sv_sweep_model *m, int k, int ncols, const double *x, int ldx, double *y,
                                     int ldy);
+/* Y_k = A_k·X for every term k at once, at y + k·n·ncols (ld n), for real X
+ * (n × ncols, ld n): the products residuals are made of. */
+sv_status sv_sweep_model_apply_terms(const sv_sweep_model *m, int ncols, const double *x, double *y);
 /* An upper bound of ‖Z(f)‖∞ (Σ_k |c_k|·‖A_k‖∞). */
 double sv_sweep_model_norm_inf(const sv_sweep_model *m, double freq);
 
@@ -101,39 +121,36 @@ typedef struct sv_sweep_exact_info {
                               (preconditioned by the single factors) took this many steps */
 } sv_sweep_exact_info;
 
+/* Derivative orders an exact solve gives at most. */
+#define SV_SWEEP_MAX_DERIV 3
+
 /* Solve Z(f)·X = B to double accuracy; X n × nrhs. info may be NULL. */
 sv_status sv_sweep_solve_exact(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
                                double complex *x, int ldx, sv_sweep_exact_info *info);
 
 /* Solve Z(f)·X = B and the frequency derivatives of X with the same
- * factors: dx holds nderiv (0..3) blocks n × nrhs, block k−1 at
+ * factors: dx holds nderiv (0..SV_SWEEP_MAX_DERIV) blocks n × nrhs, block k−1 at
  * dx + (k−1)·lddx·nrhs, dX/df solving Z·X' = −Z'·X, d²X/df² solving
  * Z·X'' = −(Z''·X + 2·Z'·X'), d³X/df³ solving
  * Z·X''' = −(Z'''·X + 3·Z''·X' + 3·Z'·X''), refined to a backward error of
  * about 1e-13 (they orient the adaptive sweep's basis directions; a
  * derivative that cannot be had cheaply at a hard low frequency comes back
  * as zero columns). refine_tol: target backward error of the mixed path,
- * 0 = 1e-15. A caller-supplied solver (an accelerator, say) uses this as its
- * CPU fallback. */
+ * 0 = 1e-15. Both are the built-in solver of that precision through
+ * sv_sweep_solver_solve (solvent/sweep_solver.h). */
 sv_status sv_sweep_solve_exact_deriv(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precision precision,
                                      double refine_tol, double complex *x, int ldx, int nderiv, double complex *dx,
                                      int lddx, sv_sweep_exact_info *info);
 
-/* A caller-supplied exact solver (replaces the built-in one). */
-typedef sv_status (*sv_sweep_exact_fn)(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
-                                       double complex *x, int ldx, sv_sweep_exact_info *info);
-/* The same with derivatives, as sv_sweep_solve_exact_deriv: the sweep asks
- * for nderiv = its `derivatives` option (0 when it is −1); zero derivative
- * columns are skipped. */
-typedef sv_status (*sv_sweep_exact_deriv_fn)(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
-                                             double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
-                                             sv_sweep_exact_info *info);
+/* An exact solver object (solvent/sweep_solver.h). */
+typedef struct sv_sweep_solver sv_sweep_solver;
 
 /* Bytes one exact solve holds at most with this precision (beyond the model
  * of three terms or fewer). */
 size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision);
 
 /* ---- the adaptive sweep ---------------------------------------------------------- */
+/* A zero-filled struct is the defaults (sv_sweep_options_default). */
 typedef struct sv_sweep_options {
     double tolerance;      /* relative residual target; 0 = 1e-4 */
     int max_exact;         /* cap on exact solves; 0 = 30 (at most the number of frequencies) */
@@ -148,11 +165,9 @@ typedef struct sv_sweep_options {
                                 (dX/df = −Z⁻¹·Z'·X, d²X/df², d³X/df³, solved with the same
                                 factors, so fewer exact solves for the same accuracy):
                                 0 = default 3, 1 to 3, or −1 for the solutions alone */
-    sv_sweep_exact_fn exact; /* NULL: the built-in solver with `precision` (a custom solver
-                                gives solutions only) */
-    void *exact_user;        /* passed to exact or exact_deriv */
-    sv_sweep_exact_deriv_fn exact_deriv; /* a custom solver that also gives derivatives
-                                            (used when exact is NULL) */
+    sv_sweep_solver *solver; /* NULL: the built-in solver of `precision` and
+                                `refine_tolerance`; else this one (borrowed, set up for the
+                                same model: solvent/sweep_solver.h), a GPU's say */
 } sv_sweep_options;
 
 void sv_sweep_options_default(sv_sweep_options *opts);

@@ -24,6 +24,11 @@ struct sv_dense_factor {
 
 double sv_dense_default_threshold(sv_dense_type type) { return type == SV_DENSE_C32 ? 1e-4 : 1e-8; }
 
+void sv_dense_factor_options_default(sv_dense_factor_options *opts)
+{
+    if (opts) memset(opts, 0, sizeof *opts);
+}
+
 /* Expand the packed lower triangle into a full column-major n × n matrix. */
 static void expand_full(const sv_dense_sym *a, void *full)
 {
@@ -82,6 +87,70 @@ sv_status sv_dense_factor_create(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_fa
     return sv_dense_factor_create_ex(ctx, a, opts, out, info, 1);
 }
 
+/* max(|Re|, |Im|) over the matrix; refuses a non-finite or zero matrix. */
+static sv_status matrix_amax(const sv_dense_sym *a, double *amax)
+{
+    int bi = -1, bj = -1, z = a->type == SV_DENSE_C64;
+    *amax = a->n ? (z ? sv_dense_amax_z(a, &bi, &bj) : sv_dense_amax_c(a, &bi, &bj)) : 0;
+    if (*amax < 0)
+        return sv_error(SV_ERR_NONFINITE, "sv_dense_factor_create: entry (%d, %d) of the matrix is not finite", bi, bj);
+    if (a->n > 0 && *amax == 0) return sv_error(SV_ERR_SINGULAR, "sv_dense_factor_create: the matrix is zero");
+    return SV_OK;
+}
+
+/* Undo the block columns before kfail: A is the original matrix again (up
+ * to rounding in the recomputed products). */
+static void ldlt_recover(sv_dense_sym *a, int kfail, void *scratch)
+{
+    if (a->type == SV_DENSE_C64) sv_dense_ldlt_recover_z(a, kfail, scratch);
+    else sv_dense_ldlt_recover_c(a, kfail, scratch);
+}
+
+/* The blocked LDLᵀ of f->a with pivot threshold tau·amax; on a tiny pivot,
+ * A restored and (if allowed) the pivoted fallback. */
+static sv_status factor_ldlt(sv_ctx *ctx, sv_dense_factor *f, double tau, double amax, int use3m, int allow_fallback,
+                             int check_rcond, sv_dense_factor_info *info)
+{
+    sv_dense_sym *a = f->a;
+    const int n = a->n;
+    if (n == 0) return SV_OK;
+    sv_threads_saved prev = sv_threads_apply(ctx);
+    int nthreads = ctx && sv_ctx_threads(ctx) > 0 ? sv_ctx_threads(ctx) : omp_get_max_threads();
+    if (nthreads < 1) nthreads = 1;
+    size_t es = sv_dense_elem_bytes(a->type);
+    void *scratch = sv_alloc(ctx, 3 * (size_t)a->nb * a->nb * es, "dense factorisation workspace");
+    int *task0 = sv_alloc(ctx, sizeof(int) * ((size_t)(n / a->nb) + 2), "dense factorisation task table");
+    sv_status st = scratch && task0 ? SV_OK : sv_last_status();
+    int bad = -1, kfail = -1;
+    if (!st) {
+        double minpiv = INFINITY, thr = tau * amax;
+        if (a->type == SV_DENSE_C64)
+            sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
+        else
+            sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
+        info->min_pivot_ratio = minpiv / amax;
+        if (bad != -1) ldlt_recover(a, kfail, scratch); /* cancelled (−2) or a tiny pivot: give A back */
+    }
+    if (!st && bad == -2)
+        st = sv_error(SV_ERR_CANCELLED, "dense LDLT factorisation cancelled by the progress callback");
+    if (!st && bad >= 0) {
+        info->small_pivot_index = bad;
+        if (!allow_fallback)
+            st = sv_error(SV_ERR_SINGULAR,
+                          "dense LDLT: pivot %d is below the threshold %.3g x max|a_ij| and the pivoted "
+                          "fallback is disabled (disallow_fallback = 1)",
+                          bad, tau);
+    }
+    sv_free(ctx, scratch);
+    if (!st && bad >= 0) {
+        st = run_fallback(ctx, f, info, check_rcond);
+        info->path = f->path;
+    }
+    sv_free(ctx, task0);
+    sv_threads_restore(prev);
+    return st;
+}
+
 sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense_factor_options *opts,
                                     sv_dense_factor **out, sv_dense_factor_info *info, int check_rcond)
 {
@@ -97,75 +166,19 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     memset(info, 0, sizeof *info);
     info->small_pivot_index = -1;
     info->path = SV_DENSE_PATH_LDLT;
-    double tau = opts && opts->pivot_threshold > 0 ? opts->pivot_threshold : sv_dense_default_threshold(a->type);
     if (opts && !(opts->pivot_threshold >= 0 && opts->pivot_threshold < 1))
         return sv_error(SV_ERR_ARG, "sv_dense_factor_create: pivot_threshold = %g: expected in [0, 1)",
                         opts->pivot_threshold);
-    int allow_fallback = opts ? opts->allow_fallback : 1;
-    int use3m = opts ? !opts->plain_gemm : 1;
-    const int n = a->n, z = a->type == SV_DENSE_C64;
-
-    int bi = -1, bj = -1;
-    double amax = n ? (z ? sv_dense_amax_z(a, &bi, &bj) : sv_dense_amax_c(a, &bi, &bj)) : 0;
-    if (amax < 0)
-        return sv_error(SV_ERR_NONFINITE, "sv_dense_factor_create: entry (%d, %d) of the matrix is not finite", bi, bj);
-    if (n > 0 && amax == 0) return sv_error(SV_ERR_SINGULAR, "sv_dense_factor_create: the matrix is zero");
+    double tau = opts && opts->pivot_threshold > 0 ? opts->pivot_threshold : sv_dense_default_threshold(a->type);
+    double amax;
+    sv_status st = matrix_amax(a, &amax);
+    if (st) return st;
 
     sv_dense_factor *f = sv_calloc(ctx, 1, sizeof *f, "dense factor");
     if (!f) return sv_last_status();
-    f->ctx = ctx;
-    f->a = a;
-    f->type = a->type;
-    f->path = SV_DENSE_PATH_LDLT;
-
-    sv_threads_saved prev = sv_threads_apply(ctx);
-    int nthreads = ctx && sv_ctx_threads(ctx) > 0 ? sv_ctx_threads(ctx) : omp_get_max_threads();
-    if (nthreads < 1) nthreads = 1;
-    size_t nbb = (size_t)a->nb * a->nb, es = sv_dense_elem_bytes(a->type);
-    size_t nscr = 3 * nbb;
-    void *scratch = n ? sv_alloc(ctx, nscr * es, "dense factorisation workspace") : NULL;
-    int *task0 = n ? sv_alloc(ctx, sizeof(int) * ((size_t)(n / a->nb) + 2), "dense factorisation task table") : NULL;
-    sv_status st = SV_OK;
-    if (n && (!scratch || !task0)) {
-        st = sv_last_status();
-        goto done;
-    }
-    if (n) {
-        int bad = -1, kfail = -1;
-        double minpiv = INFINITY, thr = tau * amax;
-        if (z) sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
-        else sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
-        info->min_pivot_ratio = minpiv / amax;
-        if (bad == -2) { /* cancelled by the progress callback: give A back */
-            if (z) sv_dense_ldlt_recover_z(a, kfail, scratch);
-            else sv_dense_ldlt_recover_c(a, kfail, scratch);
-            st = sv_error(SV_ERR_CANCELLED, "dense LDLT factorisation cancelled by the progress callback");
-            goto done;
-        }
-        if (bad >= 0) {
-            info->small_pivot_index = bad;
-            /* Restore A (the original matrix, up to rounding in the
-             * recomputed products), so that either the fallback factors it
-             * or the caller gets it back intact. */
-            if (z) sv_dense_ldlt_recover_z(a, kfail, scratch);
-            else sv_dense_ldlt_recover_c(a, kfail, scratch);
-            if (!allow_fallback) {
-                st = sv_error(SV_ERR_SINGULAR,
-                              "dense LDLT: pivot %d is below the threshold %.3g x max|a_ij| and the pivoted "
-                              "fallback is disabled (allow_fallback = 0)",
-                              bad, tau);
-                goto done;
-            }
-            sv_free(ctx, scratch);
-            scratch = NULL;
-            st = run_fallback(ctx, f, info, check_rcond);
-            info->path = f->path;
-        }
-    }
-done:
-    sv_free(ctx, scratch);
-    sv_free(ctx, task0);
-    sv_threads_restore(prev);
+    *f = (sv_dense_factor){.ctx = ctx, .a = a, .type = a->type, .path = SV_DENSE_PATH_LDLT};
+    st = factor_ldlt(ctx, f, tau, amax, !(opts && opts->plain_gemm), !(opts && opts->disallow_fallback), check_rcond,
+                     info);
     info->seconds = sv_time_now() - t0;
     if (st != SV_OK) {
         sv_dense_factor_destroy(f);
@@ -237,17 +250,30 @@ size_t sv_dense_solve_work_bytes(int n, int nrhs)
     return sizeof(float complex) * (size_t)n * (size_t)nrhs + sizeof(double) * (size_t)nrhs;
 }
 
+/* The C32 factors as a single-precision solve (sv_dense_solve32_fn). */
+static sv_status factor_solve32(void *user, int nrhs, float complex *w)
+{
+    const sv_dense_factor *f = user;
+    return sv_dense_factor_solve(f, nrhs, w, f->a->n);
+}
+
 sv_status sv_dense_factor_solve_scaled(const sv_dense_factor *f, int nrhs, double complex *b, int ldb, void *work)
 {
     if (!f) return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: f is NULL");
     if (f->type == SV_DENSE_C64) return sv_dense_factor_solve(f, nrhs, b, ldb);
-    const int n = f->a->n;
-    if (nrhs < 0 || ldb < (n > 1 ? n : 1))
-        return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: nrhs = %d, ldb = %d: expected nrhs >= 0, ldb >= n = %d",
-                        nrhs, ldb, n);
+    return sv_dense_solve_scaled(f->a->n, nrhs, b, ldb, work, factor_solve32, (void *)f);
+}
+
+sv_status sv_dense_solve_scaled(int n, int nrhs, double complex *b, int ldb, void *work, sv_dense_solve32_fn solve32,
+                                void *user)
+{
+    if (n < 0 || nrhs < 0 || ldb < (n > 1 ? n : 1))
+        return sv_error(SV_ERR_ARG,
+                        "sv_dense_solve_scaled: n = %d, nrhs = %d, ldb = %d: expected n, nrhs >= 0, ldb >= n", n,
+                        nrhs, ldb);
     if (n == 0 || nrhs == 0) return SV_OK;
-    if (!b || !work)
-        return sv_error(SV_ERR_ARG, "sv_dense_factor_solve_scaled: %s is NULL", b ? "work" : "b");
+    if (!b || !work || !solve32)
+        return sv_error(SV_ERR_ARG, "sv_dense_solve_scaled: %s is NULL", !b ? "b" : !work ? "work" : "solve32");
     float complex *w = work;
     double *scale = (double *)(w + (size_t)n * nrhs); /* nrhs doubles after the vectors */
     for (int c = 0; c < nrhs; c++) {
@@ -256,7 +282,7 @@ sv_status sv_dense_factor_solve_scaled(const sv_dense_factor *f, int nrhs, doubl
         scale[c] = s > 0 && isfinite(s) ? s : 1;
         for (int i = 0; i < n; i++) w[(size_t)c * n + i] = (float complex)(b[(size_t)c * ldb + i] / scale[c]);
     }
-    sv_status st = sv_dense_factor_solve(f, nrhs, w, n);
+    sv_status st = solve32(user, nrhs, w);
     if (st) return st;
     for (int c = 0; c < nrhs; c++)
         for (int i = 0; i < n; i++) b[(size_t)c * ldb + i] = (double complex)w[(size_t)c * n + i] * scale[c];

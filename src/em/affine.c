@@ -5,106 +5,141 @@
  *
  * Terms: jω·L, −j·Ψ/ω, Zs(f)·G when the metal is lossy, and the radiation
  * terms c_j(f)·A_j (radiation.c) unless the project switches them off. A
- * new physical effect is a new entry in assemble_terms, describe_terms and
- * coefficient. */
+ * new physical effect is a new entry of the term enum and a new case in each
+ * function of the first section below (docs/em.md, "Adding a term"); an
+ * effect may give several model terms (radiation gives J of them). */
 #include <math.h>
 #include <string.h>
 
 #include "em_internal.h"
 
+enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_RAD = 3, TERM_MAX = 4 };
+#define MODEL_TERMS_MAX (TERM_MAX - 1 + SV_EM_RAD_MAX_TERMS)
+
 struct sv_em_affine {
     sv_ctx *ctx;
     const sv_em_model *em;
-    sv_em_stackup stackup;   /* owned copy: the coefficients read it */
+    sv_em_stackup stackup;       /* owned copy: the coefficients read it */
+    int nterms;
+    int kind[MODEL_TERMS_MAX];   /* the physical term (TERM_*) of each model term */
+    int sub[MODEL_TERMS_MAX];    /* which of its model terms (radiation's j) */
     sv_dense_sym *L, *Psi;
-    sv_em_csr *G;            /* NULL for lossless metal */
-    sv_em_radiation *rad;    /* NULL when radiation is off */
-    sv_dense_sym **rad_packed; /* its terms, expanded (until the sweep takes low-rank terms) */
-    int first_rad;           /* index of the first radiation term */
+    sv_em_csr *G;                /* NULL for lossless metal */
+    sv_em_radiation *rad;        /* NULL when radiation is off */
+    sv_dense_sym **rad_packed;   /* its terms, expanded (until the sweep takes low-rank terms) */
+    sv_sweep_term term[MODEL_TERMS_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
     sv_sweep_model *model;
 };
 
-enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2 };
+/* ---- the physical terms: everything that knows what Z(f) is made of ---- */
 
-static int lossy(const sv_em_stackup *st) { return isfinite(st->sigma); }
-
-/* c_k(f) of term k at f (Hz). */
-static double complex coefficient(void *user, int k, double freq_hz)
+/* How many model terms physical term t gives (0: the project has not got it). */
+static int term_count(const sv_em_model *em, const sv_em_radiation *rad, int t)
 {
-    const sv_em_affine *a = user;
-    double w = 2 * SV_EM_PI * freq_hz;
-    switch (k) {
-    case TERM_L: return I * w;
-    case TERM_PSI: return -I / w;
-    default:
-        if (k >= a->first_rad) return sv_em_radiation_coef(a->rad, k - a->first_rad, freq_hz);
-        return sv_em_surface_impedance(a->stackup.sigma, a->stackup.t, freq_hz);
+    switch (t) {
+    case TERM_G: return isfinite(em->prj->st.sigma);
+    case TERM_RAD: return em->prj->radiation ? sv_em_radiation_terms(rad) : 0;
+    default: return 1;
     }
 }
 
-/* The radiation terms a model will get (0 when switched off), built and
- * dropped: their count comes from the band compression of the mesh's own
- * moments. */
-static int radiation_terms(const sv_em_model *em)
+/* Bytes term t's matrices hold. */
+static size_t term_bytes(const sv_em_model *em, const sv_em_radiation *rad, int t)
 {
-    if (!em->prj->radiation) return 0;
-    sv_em_radiation *r = NULL;
-    if (sv_em_radiation_create(em->ctx, em, sv_em_radiation_design_hz(em), sv_em_radiation_tolerance(em), &r))
-        return 0;
-    int j = sv_em_radiation_terms(r);
-    sv_em_radiation_destroy(r);
-    return j;
+    switch (t) {
+    case TERM_L: return sv_em_assemble_bytes(em, 0) / 2;
+    case TERM_PSI: return sv_em_assemble_bytes(em, 0) / 2;
+    case TERM_G: return sv_em_gram_bytes(em);
+    default: return (size_t)term_count(em, rad, t) * sv_dense_sym_bytes(em->n, SV_DENSE_R64, 0);
+    }
 }
 
-int sv_em_affine_nterms(const sv_em_model *em)
+/* c(f) of model term j of physical term t at f (Hz). */
+static double complex term_coefficient(const sv_em_affine *a, int t, int j, double freq_hz)
 {
-    if (!em) return 0;
-    sv_em_stackup st;
-    sv_em_project_stackup(em->prj, &st);
-    return (lossy(&st) ? 3 : 2) + radiation_terms(em);
+    double w = 2 * SV_EM_PI * freq_hz;
+    switch (t) {
+    case TERM_L: return I * w;
+    case TERM_PSI: return -I / w;
+    case TERM_G: return sv_em_surface_impedance(a->stackup.sigma, a->stackup.t, freq_hz);
+    default: return sv_em_radiation_coef(a->rad, j, freq_hz);
+    }
 }
 
-size_t sv_em_affine_bytes(const sv_em_model *em)
-{
-    if (!em) return 0;
-    size_t n = (size_t)em->n, ports = (size_t)em->prj->nports;
-    sv_em_stackup st;
-    sv_em_project_stackup(em->prj, &st);
-    size_t csr = lossy(&st) ? n * 7 * (sizeof(int) + sizeof(double)) + (n + 1) * sizeof(int) : 0;
-    size_t rad = (size_t)radiation_terms(em) * sv_dense_sym_bytes(em->n, SV_DENSE_R64, 0);
-    return sv_em_assemble_bytes(em, 0) + csr + rad + n * ports * sizeof(double);
-}
-
-/* Assemble the terms' matrices (L, Ψ; G when lossy; radiation). */
+/* Assemble the matrices of the terms the project has. */
 static sv_status assemble_terms(sv_em_affine *a)
 {
     sv_status st = sv_em_assemble(a->ctx, a->em, 0, &a->L, &a->Psi, NULL);
-    if (!st && lossy(&a->stackup)) st = sv_em_gram(a->ctx, a->em, &a->G);
-    a->first_rad = a->G ? 3 : 2;
+    if (!st && isfinite(a->stackup.sigma)) st = sv_em_gram(a->ctx, a->em, &a->G);
     if (!st && a->em->prj->radiation)
         st = sv_em_radiation_terms_packed(a->ctx, a->em, sv_dense_sym_block(a->L), &a->rad, &a->rad_packed);
     return st;
 }
 
-/* The sweep's descriptions of the assembled terms (borrowed arrays). */
-static int describe_terms(const sv_em_affine *a, sv_sweep_term *terms)
+/* The sweep's description of model term j of physical term t (arrays
+ * borrowed from a). */
+static sv_sweep_term describe_term(const sv_em_affine *a, int t, int j)
 {
-    int nrad = sv_em_radiation_terms(a->rad);
-    memset(terms, 0, sizeof(sv_sweep_term) * (size_t)(a->first_rad + nrad));
-    for (int j = 0; j < nrad; j++)
-        terms[a->first_rad + j] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED,
-                                                  .packed = sv_dense_sym_cdata(a->rad_packed[j]),
-                                                  .nb = sv_dense_sym_block(a->rad_packed[j])};
-    terms[TERM_L] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED,
-                                    .packed = sv_dense_sym_cdata(a->L),
-                                    .nb = sv_dense_sym_block(a->L)};
-    terms[TERM_PSI] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED,
-                                      .packed = sv_dense_sym_cdata(a->Psi),
-                                      .nb = sv_dense_sym_block(a->Psi)};
-    if (a->G)
-        terms[TERM_G] = (sv_sweep_term){
+    const sv_dense_sym *packed = t == TERM_L ? a->L : t == TERM_PSI ? a->Psi : t == TERM_RAD ? a->rad_packed[j] : NULL;
+    if (t == TERM_G)
+        return (sv_sweep_term){
             .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
-    return a->first_rad + nrad;
+    return (sv_sweep_term){
+        .kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(packed), .nb = sv_dense_sym_block(packed)};
+}
+
+/* ---- the object ---- */
+
+/* The sweep model's coefficient callback: model term k. */
+static double complex coefficient(void *user, int k, double freq_hz)
+{
+    const sv_em_affine *a = user;
+    return term_coefficient(a, a->kind[k], a->sub[k], freq_hz);
+}
+
+/* The radiation terms a model will get, built and dropped (NULL when
+ * switched off or on failure): their count comes from the band compression
+ * of the mesh's own moments. */
+static sv_em_radiation *radiation_probe(const sv_em_model *em)
+{
+    sv_em_radiation *r = NULL;
+    if (em->prj->radiation &&
+        sv_em_radiation_create(em->ctx, em, sv_em_radiation_design_hz(em), sv_em_radiation_tolerance(em), &r))
+        return NULL;
+    return r;
+}
+
+int sv_em_affine_nterms(const sv_em_model *em)
+{
+    if (!em) return 0;
+    sv_em_radiation *rad = radiation_probe(em);
+    int n = 0;
+    for (int t = 0; t < TERM_MAX; t++) n += term_count(em, rad, t);
+    sv_em_radiation_destroy(rad);
+    return n;
+}
+
+size_t sv_em_affine_bytes(const sv_em_model *em)
+{
+    if (!em) return 0;
+    sv_em_radiation *rad = radiation_probe(em);
+    size_t bytes = (size_t)em->n * (size_t)em->prj->nports * sizeof(double); /* the model's copy of B */
+    for (int t = 0; t < TERM_MAX; t++)
+        if (term_count(em, rad, t)) bytes += term_bytes(em, rad, t);
+    sv_em_radiation_destroy(rad);
+    return bytes;
+}
+
+/* The model's terms: those the project has, in enum order. */
+static void describe_terms(sv_em_affine *a)
+{
+    a->nterms = 0;
+    for (int t = 0; t < TERM_MAX; t++)
+        for (int j = 0; j < term_count(a->em, a->rad, t); j++) {
+            a->kind[a->nterms] = t;
+            a->sub[a->nterms] = j;
+            a->term[a->nterms++] = describe_term(a, t, j);
+        }
 }
 
 /* The sweep model: the terms, the coefficients and the port excitations. */
@@ -113,10 +148,9 @@ static sv_status make_model(sv_em_affine *a)
     int n = a->em->n, p = a->em->prj->nports;
     double *b = sv_alloc(a->ctx, sizeof(double) * (size_t)n * (size_t)p, "port excitations");
     if (!b) return sv_last_status();
-    sv_sweep_term terms[3 + SV_EM_RAD_MAX_TERMS];
-    int nterms = describe_terms(a, terms);
+    describe_terms(a);
     sv_status st = sv_em_port_rhs(a->em, b, n);
-    if (!st) st = sv_sweep_model_create(a->ctx, n, nterms, terms, coefficient, a, p, b, n, &a->model);
+    if (!st) st = sv_sweep_model_create(a->ctx, n, a->nterms, a->term, coefficient, a, p, b, n, &a->model);
     sv_free(a->ctx, b); /* the model keeps its own copy */
     return st;
 }
@@ -133,12 +167,11 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     sv_em_project_stackup(em->prj, &a->stackup);
     sv_status st = assemble_terms(a);
     if (!st) st = make_model(a);
-    if (st) {
-        sv_em_affine_destroy(a);
-        return st;
-    }
-    *out = a;
-    return SV_OK;
+    if (st)
+        sv_em_affine_destroy(a); /* what was made so far */
+    else
+        *out = a;
+    return st;
 }
 
 void sv_em_affine_destroy(sv_em_affine *a)
@@ -158,3 +191,18 @@ const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a) { return a ? a->
 const sv_em_model *sv_em_affine_em(const sv_em_affine *a) { return a ? a->em : NULL; }
 int sv_em_affine_radiates(const sv_em_affine *a) { return a && a->rad; }
 double sv_em_model_limit_hz(const sv_em_model *m) { return m ? sv_em_radiation_limit_hz(m) : 0; }
+
+sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)
+{
+    if (!a || !out) return sv_error(SV_ERR_ARG, "sv_em_affine_term: NULL argument");
+    if (k < 0 || k >= a->nterms)
+        return sv_error(SV_ERR_ARG, "sv_em_affine_term: k = %d: expected 0 to %d", k, a->nterms - 1);
+    *out = a->term[k];
+    return SV_OK;
+}
+
+double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double freq_hz)
+{
+    if (!a || k < 0 || k >= a->nterms) return NAN;
+    return term_coefficient(a, a->kind[k], a->sub[k], freq_hz);
+}

@@ -115,6 +115,39 @@ static void entry_port(const sv_em_model *m, const tables *t, int r, int c, doub
     *p = s;
 }
 
+/* Every entry of L and Ψ: one parallel loop over columns, table lookups for
+ * rooftop pairs, port rows from their own geometry. */
+static void fill_columns(const sv_em_model *m, const tables *t, double *L, double *Psi, sv_em_colbase_fn colbase,
+                         void *user)
+{
+    int n = m->n, nrt = m->nx_edges + m->ny_edges;
+    const sv_em_basis *B = m->basis;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int c = 0; c < n; c++) {
+        size_t base = colbase(user, c);
+        double *lc = L + base - c, *pc = Psi + base - c; /* lc[r] is (r, c) for r ≥ c */
+        const sv_em_basis *bc = &B[c];
+        int r = c;
+        if (c < nrt) {
+            for (; r < nrt; r++) entry_tab(t, &B[r], bc, &lc[r], &pc[r]);
+        }
+        for (; r < n; r++) entry_port(m, t, r, c, &lc[r], &pc[r]);
+    }
+}
+
+/* A grid or stack-up out of range shows on the diagonal first. */
+static sv_status check_diagonal(const sv_em_model *m, const double *L, const double *Psi, sv_em_colbase_fn colbase,
+                                void *user)
+{
+    for (int c = 0; c < m->n; c++) {
+        size_t base = colbase(user, c);
+        if (!isfinite(L[base]) || !isfinite(Psi[base]) || !(L[base] > 0))
+            return sv_error(SV_ERR_NONFINITE, "sv_em_assemble: a diagonal entry is not finite and positive "
+                                              "(grid or stack-up out of range?)");
+    }
+    return SV_OK;
+}
+
 sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
                              void *user, sv_em_assembly_info *info)
 {
@@ -127,45 +160,21 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
         sv_threads_restore(prev);
         return s;
     }
-    int n = m->n, nrt = m->nx_edges + m->ny_edges;
-    const sv_em_basis *B = m->basis;
     /* The fill is one parallel loop: on a shared machine every extra barrier
      * costs more than it buys, so progress (and cancellation) is offered
      * between the tables and the fill, and at the end. */
     s = sv_progress(ctx, "em assembly", 0.05);
-    if (s) {
-        tables_free(ctx, &t);
-        sv_threads_restore(prev);
-        return s;
-    }
-#pragma omp parallel for schedule(dynamic, 16)
-    for (int c = 0; c < n; c++) {
-        size_t base = colbase(user, c);
-        double *lc = L + base - c, *pc = Psi + base - c; /* lc[r] is (r, c) for r ≥ c */
-        const sv_em_basis *bc = &B[c];
-        int r = c;
-        if (c < nrt) {
-            for (; r < nrt; r++) entry_tab(&t, &B[r], bc, &lc[r], &pc[r]);
-        }
-        for (; r < n; r++) entry_port(m, &t, r, c, &lc[r], &pc[r]);
-    }
-    int nonfinite = 0;
-    for (int c = 0; c < n && !nonfinite; c++) {
-        size_t base = colbase(user, c);
-        if (!isfinite(L[base]) || !isfinite(Psi[base]) || !(L[base] > 0)) nonfinite = 1;
-    }
-    if (info) {
+    if (!s) fill_columns(m, &t, L, Psi, colbase, user);
+    if (!s && info) {
         info->image_terms = sv_em_image_terms(m->prj->st.eps_r, m->opts.accuracy);
         info->distinct_coeffs = 3 * t.nx * t.ny;
         info->seconds = sv_time_now() - t0;
     }
     tables_free(ctx, &t);
     sv_threads_restore(prev);
-    if (!nonfinite && (s = sv_progress(ctx, "em assembly", 1.0))) return s;
-    if (nonfinite)
-        return sv_error(SV_ERR_NONFINITE, "sv_em_assemble: a diagonal entry is not finite and positive "
-                                          "(grid or stack-up out of range?)");
-    return SV_OK;
+    if (!s) s = check_diagonal(m, L, Psi, colbase, user);
+    if (!s) s = sv_progress(ctx, "em assembly", 1.0);
+    return s;
 }
 
 /* The naive reference: every entry from the closed forms of its own cell

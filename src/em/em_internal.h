@@ -12,6 +12,9 @@
 #define SV_EM_C0 299792458.0          /* m/s */
 #define SV_EM_PI 3.14159265358979323846
 
+/* The adaptive sweep's tolerance when neither the caller nor the project gives one. */
+#define SV_EM_DEFAULT_TOLERANCE 1e-4
+
 enum { SV_EM_LEFT = 0, SV_EM_RIGHT = 1, SV_EM_BOTTOM = 2, SV_EM_TOP = 3 };
 
 typedef struct sv_em_port_def {
@@ -56,7 +59,7 @@ struct sv_em_model {
     sv_ctx *ctx;
     const sv_em_project *prj;
     sv_em_options opts;
-    int n, nx_edges, ny_edges, nport_edges, ncells;
+    int n, nx_edges, ny_edges, ncells;
     sv_em_basis *basis;       /* n */
     sv_em_gl_rule gl_near, gl_far;
 };

@@ -1,7 +1,7 @@
 /* Quasi-static Green's functions of a grounded slab and the closed-form
  * integrals of 1/R over pairs of parallel rectangles (the formulas and their
- * numerical pitfalls: shared/reference/em-model.md; the rectangle formula
- * is the classical one used in PEEC, e.g. Ruehli's partial-element papers). */
+ * numerical pitfalls: docs/em.md, "Fast assembly"; the rectangle formula is
+ * the classical one used in PEEC, e.g. Ruehli's partial-element papers). */
 #include <math.h>
 
 #include "em_internal.h"

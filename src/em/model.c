@@ -8,67 +8,65 @@
 #include "em_internal.h"
 #include "geom.h"
 
-static int metal(const sv_em_project *p, int i, int j)
+#define SV_EM_DEFAULT_ACCURACY 1e-8
+
+void sv_em_options_default(sv_em_options *opts)
 {
-    if (i < 0 || j < 0 || i >= p->grid.nx || j >= p->grid.ny) return 0;
-    return p->metal[i + (size_t)p->grid.nx * j];
+    if (opts) *opts = (sv_em_options){.accuracy = SV_EM_DEFAULT_ACCURACY, .far_ratio = 0};
 }
 
-sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts, sv_em_model **out)
+/* The options with their defaults filled in, or SV_ERR_ARG. */
+static sv_status resolve_options(const sv_em_options *opts, sv_em_options *o)
 {
-    if (!out) return sv_error(SV_ERR_ARG, "sv_em_model_create: out is NULL");
-    *out = NULL;
-    if (!p) return sv_error(SV_ERR_ARG, "sv_em_model_create: project is NULL");
-    sv_em_options o = {0};
-    if (opts) o = *opts;
-    if (!(o.accuracy >= 0) || !isfinite(o.accuracy) || o.accuracy >= 0.1 || (o.accuracy > 0 && o.accuracy < 1e-15))
+    *o = (sv_em_options){0};
+    if (opts) *o = *opts;
+    if (!(o->accuracy >= 0) || !isfinite(o->accuracy) || o->accuracy >= 0.1 || (o->accuracy > 0 && o->accuracy < 1e-15))
         return sv_error(SV_ERR_ARG, "sv_em_options.accuracy = %g: expected 0 (default) or in [1e-15, 0.1)",
-                        o.accuracy);
-    if (!(o.far_ratio >= 0) || !isfinite(o.far_ratio) || (o.far_ratio > 0 && o.far_ratio < 2))
-        return sv_error(SV_ERR_ARG, "sv_em_options.far_ratio = %g: expected 0 (default) or >= 2", o.far_ratio);
-    if (!(o.max_freq_hz >= 0) || !isfinite(o.max_freq_hz))
+                        o->accuracy);
+    if (!(o->far_ratio >= 0) || !isfinite(o->far_ratio) || (o->far_ratio > 0 && o->far_ratio < 2))
+        return sv_error(SV_ERR_ARG, "sv_em_options.far_ratio = %g: expected 0 (default) or >= 2", o->far_ratio);
+    if (!(o->max_freq_hz >= 0) || !isfinite(o->max_freq_hz))
         return sv_error(SV_ERR_ARG, "sv_em_options.max_freq_hz = %g: expected 0 (default) or a frequency > 0",
-                        o.max_freq_hz);
-    if (o.accuracy == 0) o.accuracy = 1e-8;
-    if (o.far_ratio == 0) o.far_ratio = sv_em_default_far_ratio(o.accuracy);
+                        o->max_freq_hz);
+    if (o->accuracy == 0) o->accuracy = SV_EM_DEFAULT_ACCURACY;
+    if (o->far_ratio == 0) o->far_ratio = sv_em_default_far_ratio(o->accuracy);
+    return SV_OK;
+}
 
-    int nx = p->grid.nx, ny = p->grid.ny;
+/* Metal cells and unknowns of each kind. */
+static sv_status count_unknowns(const sv_em_project *p, sv_em_model *m)
+{
     long nxe = 0, nye = 0, npe = 0, nc = 0;
-    for (int j = 0; j < ny; j++)
-        for (int i = 0; i < nx; i++) {
-            if (!metal(p, i, j)) continue;
+    for (int j = 0; j < p->grid.ny; j++)
+        for (int i = 0; i < p->grid.nx; i++) {
+            if (!sv_em_project_metal(p, i, j)) continue;
             nc++;
-            nxe += metal(p, i + 1, j);
-            nye += metal(p, i, j + 1);
+            nxe += sv_em_project_metal(p, i + 1, j);
+            nye += sv_em_project_metal(p, i, j + 1);
         }
     for (int k = 0; k < p->nports; k++) npe += p->ports[k].k1 - p->ports[k].k0;
     long n = nxe + nye + npe;
     if (n > 2000000000L / 2) return sv_error(SV_ERR_ARG, "mesh has %ld unknowns: too many", n);
-
-    sv_em_model *m = sv_calloc(ctx, 1, sizeof *m, "em model");
-    if (!m) return sv_last_status();
-    m->basis = sv_alloc(ctx, sizeof *m->basis * (size_t)(n > 0 ? n : 1), "em basis list");
-    if (!m->basis) {
-        sv_free(ctx, m);
-        return sv_last_status();
-    }
-    m->ctx = ctx;
-    m->prj = p;
-    m->opts = o;
     m->n = (int)n;
     m->nx_edges = (int)nxe;
     m->ny_edges = (int)nye;
-    m->nport_edges = (int)npe;
     m->ncells = (int)nc;
-    sv_em_gl_make(SV_EM_GL_NEAR, 1, &m->gl_near);
-    sv_em_gl_make(SV_EM_GL_FAR, 0, &m->gl_far);
+    return SV_OK;
+}
+
+/* The unknowns in their order: x rooftops, y rooftops, port half rooftops. */
+static void number_unknowns(const sv_em_project *p, sv_em_basis *basis)
+{
+    int nx = p->grid.nx, ny = p->grid.ny;
     long q = 0;
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
-            if (metal(p, i, j) && metal(p, i + 1, j)) m->basis[q++] = (sv_em_basis){0, i, j, 0, -1};
+            if (sv_em_project_metal(p, i, j) && sv_em_project_metal(p, i + 1, j))
+                basis[q++] = (sv_em_basis){0, i, j, 0, -1};
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
-            if (metal(p, i, j) && metal(p, i, j + 1)) m->basis[q++] = (sv_em_basis){1, i, j, 0, -1};
+            if (sv_em_project_metal(p, i, j) && sv_em_project_metal(p, i, j + 1))
+                basis[q++] = (sv_em_basis){1, i, j, 0, -1};
     for (int k = 0; k < p->nports; k++) {
         const sv_em_port_def *d = &p->ports[k];
         for (int c = d->k0; c < d->k1; c++) {
@@ -79,9 +77,33 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
             case SV_EM_BOTTOM: b.i = c; b.j = d->line; break;
             default: b.i = c; b.j = d->line - 1; break;
             }
-            m->basis[q++] = b;
+            basis[q++] = b;
         }
     }
+}
+
+sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts, sv_em_model **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_em_model_create: out is NULL");
+    *out = NULL;
+    if (!p) return sv_error(SV_ERR_ARG, "sv_em_model_create: project is NULL");
+    sv_em_model shape = {0};
+    sv_status s = resolve_options(opts, &shape.opts);
+    if (!s) s = count_unknowns(p, &shape);
+    if (s) return s;
+    sv_em_model *m = sv_calloc(ctx, 1, sizeof *m, "em model");
+    if (!m) return sv_last_status();
+    *m = shape;
+    m->ctx = ctx;
+    m->prj = p;
+    m->basis = sv_alloc(ctx, sizeof *m->basis * (size_t)(m->n > 0 ? m->n : 1), "em basis list");
+    if (!m->basis) {
+        sv_free(ctx, m);
+        return sv_last_status();
+    }
+    sv_em_gl_make(SV_EM_GL_NEAR, 1, &m->gl_near);
+    sv_em_gl_make(SV_EM_GL_FAR, 0, &m->gl_far);
+    number_unknowns(p, m->basis);
     *out = m;
     return SV_OK;
 }

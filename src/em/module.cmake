@@ -1,4 +1,5 @@
-# em builds the sweep engine's affine model and uses the dense engine (packed L and Ψ, the direct solve), cJSON (project
+# em builds the sweep engine's affine model (and solves it with the sweep's
+# exact solver), uses the dense engine (packed L and Ψ), cJSON (project
 # files), LAPACK (small network-parameter algebra) and OpenMP (assembly).
 set(sv_module_deps_em sv_sweep sv_dense sv_core ${SV_OPENMP_LIB} ${SV_CJSON_LIBS} ${SV_BLAS_LIBS} m)
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/assemble.c PROPERTIES COMPILE_OPTIONS "${OpenMP_C_FLAGS}")

@@ -100,3 +100,33 @@ sv_status sv_em_max_singular_value(int p, const double complex *s, double *out)
     if (info != 0) return sv_error(SV_ERR_NOCONV, "sv_em_max_singular_value: zgesvd info %d", (int)info);
     return SV_OK;
 }
+
+/* S and the checks at one frequency. */
+static sv_status y_to_s_checked(int p, const double complex *y, const double *z0, double complex *s,
+                                sv_em_s_checks *checks)
+{
+    sv_status st = sv_em_y_to_s(p, y, z0, s);
+    if (st || !checks) return st;
+    double smax = 0;
+    st = sv_em_max_singular_value(p, s, &smax);
+    if (st) return st;
+    checks->reciprocity = fmax(checks->reciprocity, sv_em_reciprocity_error(p, s));
+    checks->max_singular = fmax(checks->max_singular, smax);
+    return SV_OK;
+}
+
+sv_status sv_em_y_to_s_all(int p, int nf, const double complex *y, const double *z0, double complex *s,
+                           sv_em_s_checks *checks)
+{
+    if (p < 1 || nf < 0 || !y || !z0 || !s)
+        return sv_error(SV_ERR_ARG, "sv_em_y_to_s_all: p = %d, nf = %d or NULL argument", p, nf);
+    if (checks) *checks = (sv_em_s_checks){0, 0};
+    /* One tiny LAPACK call per frequency: a thread team for each would cost
+     * more than the call (docs/threads.md). */
+    sv_threads_saved serial = sv_threads_serial_begin();
+    sv_status st = SV_OK;
+    size_t pp = (size_t)p * (size_t)p;
+    for (int i = 0; i < nf && !st; i++) st = y_to_s_checked(p, y + i * pp, z0, s + i * pp, checks);
+    sv_threads_restore(serial);
+    return st;
+}

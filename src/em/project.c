@@ -306,6 +306,130 @@ static sv_status read_port_plane(const reader *r, const cJSON *c, const char *fi
     return SV_OK;
 }
 
+
+static const char *const port_sides[] = {"left", "right", "bottom", "top"};
+
+/* ports[idx].name: non-empty, no spaces or Touchstone comment characters, unique. */
+static sv_status read_port_name(const reader *r, const cJSON *c, const char *field, const sv_em_project *p, int idx,
+                                sv_em_port_def *d)
+{
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(c, "name");
+    char f2[96];
+    snprintf(f2, sizeof f2, "%s.name", field);
+    if (!cJSON_IsString(nm) || !nm->valuestring[0] || strlen(nm->valuestring) >= sizeof d->name ||
+        strpbrk(nm->valuestring, " \t\r\n!#"))
+        return bad(r, f2, nm, "expected a non-empty string of at most 63 characters without spaces, '!' or '#'");
+    strcpy(d->name, nm->valuestring);
+    for (int q = 0; q < idx; q++)
+        if (!strcmp(p->ports[q].name, d->name)) return bad(r, f2, nm, "port names must be unique");
+    return SV_OK;
+}
+
+static sv_status read_port_side(const reader *r, const cJSON *c, const char *field, sv_em_port_def *d)
+{
+    const cJSON *sd = cJSON_GetObjectItemCaseSensitive(c, "side");
+    char f2[96];
+    snprintf(f2, sizeof f2, "%s.side", field);
+    d->side = -1;
+    if (cJSON_IsString(sd))
+        for (int q = 0; q < 4; q++)
+            if (!strcmp(sd->valuestring, port_sides[q])) d->side = q;
+    if (d->side < 0) return bad(r, f2, sd, "expected \"left\", \"right\", \"bottom\" or \"top\"");
+    return SV_OK;
+}
+
+/* The port plane (x for left/right ports, y for bottom/top) and the span
+ * along it, snapped to grid lines and inside the grid. */
+static sv_status read_port_place(const reader *r, const cJSON *c, const char *field, const sv_em_grid *g,
+                                 sv_em_port_def *d)
+{
+    int vertical = d->side <= SV_EM_RIGHT; /* port plane is an x = const line */
+    const char *at_key = vertical ? "x" : "y", *span_key = vertical ? "y" : "x";
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(c, at_key);
+    char f2[96], fs[96];
+    snprintf(f2, sizeof f2, "%s.%s", field, at_key);
+    if (!cJSON_IsNumber(at) || !isfinite(at->valuedouble))
+        return bad(r, f2, at, vertical ? "expected the x coordinate of the port plane (a number)"
+                                       : "expected the y coordinate of the port plane (a number)");
+    double a0, a1;
+    snprintf(fs, sizeof fs, "%s.%s", field, span_key);
+    sv_status s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, span_key), fs, &a0, &a1);
+    if (s) return s;
+    double atm = at->valuedouble * r->scale;
+    d->line = vertical ? snap(atm, g->x0, g->dx) : snap(atm, g->y0, g->dy);
+    d->k0 = vertical ? snap(a0, g->y0, g->dy) : snap(a0, g->x0, g->dx);
+    d->k1 = vertical ? snap(a1, g->y0, g->dy) : snap(a1, g->x0, g->dx);
+    int nline = vertical ? g->nx : g->ny, nspan = vertical ? g->ny : g->nx;
+    if (d->line < 0 || d->line > nline) return bad(r, f2, at, "port plane outside the grid");
+    if (d->k0 < 0 || d->k1 > nspan || d->k1 <= d->k0)
+        return bad(r, fs, cJSON_GetObjectItemCaseSensitive(c, span_key),
+                   "expected a span inside the grid, at least one cell wide after snapping");
+    return SV_OK;
+}
+
+/* Cell q of port d's span: the metal cell inside (ii, jj) and the cell
+ * beyond the edge (oi, oj). */
+static void port_cells(const sv_em_port_def *d, int q, int *ii, int *jj, int *oi, int *oj)
+{
+    if (d->side <= SV_EM_RIGHT) {
+        *ii = d->side == SV_EM_LEFT ? d->line : d->line - 1;
+        *oi = d->side == SV_EM_LEFT ? *ii - 1 : *ii + 1;
+        *jj = *oj = q;
+    } else {
+        *jj = d->side == SV_EM_BOTTOM ? d->line : d->line - 1;
+        *oj = d->side == SV_EM_BOTTOM ? *jj - 1 : *jj + 1;
+        *ii = *oi = q;
+    }
+}
+
+/* A port sits on the outline of the metal (every cell inside metal, none
+ * beyond) and shares no cell edge with an earlier port. */
+static sv_status check_port_edge(const reader *r, const cJSON *c, const char *field, const sv_em_project *p, int idx,
+                                 const sv_em_port_def *d)
+{
+    for (int q = d->k0; q < d->k1; q++) {
+        int ii, jj, oi, oj;
+        port_cells(d, q, &ii, &jj, &oi, &oj);
+        if (!metal_at(p, ii, jj) || metal_at(p, oi, oj)) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "cell (%d, %d) must be metal with no metal beyond the %s edge: a port sits on the "
+                     "outline of the metal",
+                     ii, jj, port_sides[d->side]);
+            return bad(r, field, c, msg);
+        }
+        for (int o = 0; o < idx; o++) {
+            const sv_em_port_def *e = &p->ports[o];
+            if (e->side == d->side && e->line == d->line && q >= e->k0 && q < e->k1) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "overlaps port '%s' on the edge of cell (%d, %d)", e->name, ii, jj);
+                return bad(r, field, c, msg);
+            }
+        }
+    }
+    return SV_OK;
+}
+
+/* ports[idx]: its fields in turn, then its place on the metal. */
+static sv_status read_port(const reader *r, const cJSON *c, sv_em_project *p, int idx)
+{
+    static const char *const k[] = {"name", "side", "x", "y", "z0", "calibration", "reference_plane", NULL};
+    sv_em_port_def *d = &p->ports[idx];
+    char field[64], f2[96];
+    snprintf(field, sizeof field, "ports[%d]", idx);
+    sv_status s;
+    if ((s = need_object(r, c, field))) return s;
+    if ((s = check_keys(r, c, field, k))) return s;
+    if ((s = read_port_name(r, c, field, p, idx, d))) return s;
+    if ((s = read_port_side(r, c, field, d))) return s;
+    if ((s = read_port_place(r, c, field, &p->grid, d))) return s;
+    if ((s = check_port_edge(r, c, field, p, idx, d))) return s;
+    d->z0 = 50.0;
+    snprintf(f2, sizeof f2, "%s.z0", field);
+    if ((s = get_num(r, c, "z0", f2, 0, 0, 1, 1e12, &d->z0))) return s;
+    return read_port_plane(r, c, field, d);
+}
+
 static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p)
 {
     const cJSON *ps = cJSON_GetObjectItemCaseSensitive(root, "ports");
@@ -316,85 +440,10 @@ static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p
     p->ports = sv_calloc(p->ctx, (size_t)np, sizeof *p->ports, "project ports");
     if (!p->ports) return sv_last_status();
     p->nports = np;
-    static const char *const k[] = {"name", "side", "x", "y", "z0", "calibration", "reference_plane", NULL};
-    const sv_em_grid *g = &p->grid;
     int idx = 0;
     for (const cJSON *c = ps->child; c; c = c->next, idx++) {
-        sv_em_port_def *d = &p->ports[idx];
-        char field[64], f2[96];
-        snprintf(field, sizeof field, "ports[%d]", idx);
-        sv_status s;
-        if ((s = need_object(r, c, field))) return s;
-        if ((s = check_keys(r, c, field, k))) return s;
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(c, "name");
-        snprintf(f2, sizeof f2, "%s.name", field);
-        if (!cJSON_IsString(nm) || !nm->valuestring[0] || strlen(nm->valuestring) >= sizeof d->name ||
-            strpbrk(nm->valuestring, " \t\r\n!#"))
-            return bad(r, f2, nm, "expected a non-empty string of at most 63 characters without spaces, '!' or '#'");
-        strcpy(d->name, nm->valuestring);
-        for (int q = 0; q < idx; q++)
-            if (!strcmp(p->ports[q].name, d->name)) return bad(r, f2, nm, "port names must be unique");
-        const cJSON *sd = cJSON_GetObjectItemCaseSensitive(c, "side");
-        snprintf(f2, sizeof f2, "%s.side", field);
-        static const char *const sides[] = {"left", "right", "bottom", "top"};
-        d->side = -1;
-        if (cJSON_IsString(sd))
-            for (int q = 0; q < 4; q++)
-                if (!strcmp(sd->valuestring, sides[q])) d->side = q;
-        if (d->side < 0) return bad(r, f2, sd, "expected \"left\", \"right\", \"bottom\" or \"top\"");
-        int vertical = d->side <= SV_EM_RIGHT; /* port plane is an x = const line */
-        const char *at_key = vertical ? "x" : "y", *span_key = vertical ? "y" : "x";
-        const cJSON *at = cJSON_GetObjectItemCaseSensitive(c, at_key);
-        snprintf(f2, sizeof f2, "%s.%s", field, at_key);
-        if (!cJSON_IsNumber(at) || !isfinite(at->valuedouble))
-            return bad(r, f2, at, vertical ? "expected the x coordinate of the port plane (a number)"
-                                           : "expected the y coordinate of the port plane (a number)");
-        double a0, a1;
-        char fs[96];
-        snprintf(fs, sizeof fs, "%s.%s", field, span_key);
-        if ((s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, span_key), fs, &a0, &a1))) return s;
-        double atm = at->valuedouble * r->scale;
-        d->line = vertical ? snap(atm, g->x0, g->dx) : snap(atm, g->y0, g->dy);
-        d->k0 = vertical ? snap(a0, g->y0, g->dy) : snap(a0, g->x0, g->dx);
-        d->k1 = vertical ? snap(a1, g->y0, g->dy) : snap(a1, g->x0, g->dx);
-        int nline = vertical ? g->nx : g->ny, nspan = vertical ? g->ny : g->nx;
-        if (d->line < 0 || d->line > nline) return bad(r, f2, at, "port plane outside the grid");
-        if (d->k0 < 0 || d->k1 > nspan || d->k1 <= d->k0)
-            return bad(r, fs, cJSON_GetObjectItemCaseSensitive(c, span_key),
-                       "expected a span inside the grid, at least one cell wide after snapping");
-        /* every cell on the inner side must be metal, the outer side empty */
-        for (int q = d->k0; q < d->k1; q++) {
-            int ii, jj, oi, oj;
-            if (vertical) {
-                ii = d->side == SV_EM_LEFT ? d->line : d->line - 1;
-                oi = d->side == SV_EM_LEFT ? ii - 1 : ii + 1;
-                jj = oj = q;
-            } else {
-                jj = d->side == SV_EM_BOTTOM ? d->line : d->line - 1;
-                oj = d->side == SV_EM_BOTTOM ? jj - 1 : jj + 1;
-                ii = oi = q;
-            }
-            if (!metal_at(p, ii, jj) || metal_at(p, oi, oj)) {
-                char msg[200];
-                snprintf(msg, sizeof msg,
-                         "cell (%d, %d) must be metal with no metal beyond the %s edge: a port sits on the "
-                         "outline of the metal",
-                         ii, jj, sides[d->side]);
-                return bad(r, field, c, msg);
-            }
-            for (int o = 0; o < idx; o++) {
-                const sv_em_port_def *e = &p->ports[o];
-                if (e->side == d->side && e->line == d->line && q >= e->k0 && q < e->k1) {
-                    char msg[160];
-                    snprintf(msg, sizeof msg, "overlaps port '%s' on the edge of cell (%d, %d)", e->name, ii, jj);
-                    return bad(r, field, c, msg);
-                }
-            }
-        }
-        d->z0 = 50.0;
-        snprintf(f2, sizeof f2, "%s.z0", field);
-        if ((s = get_num(r, c, "z0", f2, 0, 0, 1, 1e12, &d->z0))) return s;
-        if ((s = read_port_plane(r, c, field, d))) return s;
+        sv_status s = read_port(r, c, p, idx);
+        if (s) return s;
     }
     return SV_OK;
 }
@@ -402,7 +451,7 @@ static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p
 static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
 {
     sw->present = 0;
-    sw->tolerance = 1e-4;
+    sw->tolerance = SV_EM_DEFAULT_TOLERANCE;
     const cJSON *s0 = cJSON_GetObjectItemCaseSensitive(root, "sweep");
     if (!s0) return SV_OK;
     sv_status s;

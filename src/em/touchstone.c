@@ -35,29 +35,33 @@ static void put_pair(FILE *f, sv_em_ts_format fm, double complex v)
     }
 }
 
-sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts, int p, int nf,
-                                 const double *freq_hz, const double complex *data, const double *z0)
+void sv_em_ts_options_default(sv_em_ts_options *opts)
 {
-    sv_em_ts_options o = {1, SV_EM_TS_RI, SV_EM_TS_S, "GHz", NULL};
+    if (opts) *opts = (sv_em_ts_options){.version = 1, .format = SV_EM_TS_RI, .param = SV_EM_TS_S, .unit = "GHz"};
+}
+
+/* The options with defaults filled in, checked with the data they describe. */
+static sv_status check_write(const sv_em_ts_options *opts, int p, int nf, const double *freq_hz,
+                             const double complex *data, const double *z0, sv_em_ts_options *o)
+{
+    sv_em_ts_options_default(o);
     if (opts) {
-        o = *opts;
-        if (o.version == 0) o.version = 1;
-        if (!o.unit) o.unit = "GHz";
+        *o = *opts;
+        if (o->version == 0) o->version = 1;
+        if (!o->unit) o->unit = "GHz";
     }
-    if (!path || !freq_hz || !data || !z0) return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: NULL argument");
     if (p < 1 || p > 9999) return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: ports = %d: expected 1..9999", p);
     if (nf < 1) return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: frequencies = %d: expected >= 1", nf);
-    if (o.version != 1 && o.version != 2)
-        return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: version = %d: expected 1 or 2", o.version);
-    if ((unsigned)o.format > 2 || (unsigned)o.param > 2)
+    if (o->version != 1 && o->version != 2)
+        return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: version = %d: expected 1 or 2", o->version);
+    if ((unsigned)o->format > 2 || (unsigned)o->param > 2)
         return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: unknown format or parameter");
-    double us = unit_scale(o.unit);
-    if (us == 0)
-        return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: unit = '%s': expected Hz, kHz, MHz or GHz", o.unit);
+    if (unit_scale(o->unit) == 0)
+        return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: unit = '%s': expected Hz, kHz, MHz or GHz", o->unit);
     for (int k = 0; k < p; k++) {
         if (!(z0[k] > 0) || !isfinite(z0[k]))
             return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: z0[%d] = %g: expected > 0", k, z0[k]);
-        if (o.version == 1 && z0[k] != z0[0])
+        if (o->version == 1 && z0[k] != z0[0])
             return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: z0[%d] = %g differs from z0[0] = %g: version 1 "
                                         "files have one reference impedance (use version 2)",
                             k, z0[k], z0[0]);
@@ -71,187 +75,247 @@ sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts,
     for (size_t q = 0; q < (size_t)nf * p * p; q++)
         if (!isfinite(creal(data[q])) || !isfinite(cimag(data[q])))
             return sv_error(SV_ERR_NONFINITE, "sv_em_touchstone_write: data point %zu is not finite", q);
+    return SV_OK;
+}
 
-    sv_atomic_file *out;
-    sv_status st = sv_atomic_file_open(path, &out);
-    if (st != SV_OK) return st;
-    FILE *f = sv_atomic_file_stream(out);
-    if (o.comment) {
-        const char *c = o.comment;
-        while (*c) {
-            const char *e = strchr(c, '\n');
-            size_t l = e ? (size_t)(e - c) : strlen(c);
-            fprintf(f, "! %.*s\n", (int)l, c);
-            c += l + (e ? 1 : 0);
-        }
+/* The comment as ! lines, the option line and (version 2) the keywords. */
+static void write_header(FILE *f, const sv_em_ts_options *o, int p, int nf, const double *z0)
+{
+    for (const char *c = o->comment; c && *c;) {
+        const char *e = strchr(c, '\n');
+        size_t l = e ? (size_t)(e - c) : strlen(c);
+        fprintf(f, "! %.*s\n", (int)l, c);
+        c += l + (e ? 1 : 0);
     }
-    /* version 1 normalises Y and Z by the reference */
-    double norm = 1;
-    if (o.version == 1 && o.param == SV_EM_TS_Z) norm = 1 / z0[0];
-    if (o.version == 1 && o.param == SV_EM_TS_Y) norm = z0[0];
-    if (o.version == 2) fprintf(f, "[Version] 2.0\n");
-    fprintf(f, "# %s %s %s R %.15g\n", o.unit, par_name[o.param], fmt_name[o.format], z0[0]);
-    if (o.version == 2) {
+    if (o->version == 2) fprintf(f, "[Version] 2.0\n");
+    fprintf(f, "# %s %s %s R %.15g\n", o->unit, par_name[o->param], fmt_name[o->format], z0[0]);
+    if (o->version == 2) {
         fprintf(f, "[Number of Ports] %d\n", p);
         if (p == 2) fprintf(f, "[Two-Port Data Order] 21_12\n");
         fprintf(f, "[Number of Frequencies] %d\n[Reference]", nf);
         for (int k = 0; k < p; k++) fprintf(f, " %.15g", z0[k]);
         fprintf(f, "\n[Network Data]\n");
     }
+}
+
+/* One record a frequency: two-ports in 11 21 12 22 order on one line,
+ * larger networks row by row, at most four pairs a line. */
+static void write_data(FILE *f, const sv_em_ts_options *o, int p, int nf, const double *freq_hz,
+                       const double complex *data, const double *z0)
+{
+    /* version 1 normalises Y and Z by the reference */
+    double norm = 1, us = unit_scale(o->unit);
+    if (o->version == 1 && o->param == SV_EM_TS_Z) norm = 1 / z0[0];
+    if (o->version == 1 && o->param == SV_EM_TS_Y) norm = z0[0];
     for (int q = 0; q < nf; q++) {
         const double complex *d = data + (size_t)q * p * p;
         fprintf(f, "%.15g", freq_hz[q] / us);
         if (p <= 2) {
-            for (int k = 0; k < p * p; k++) put_pair(f, o.format, norm * d[k]); /* 11 21 12 22 */
+            for (int k = 0; k < p * p; k++) put_pair(f, o->format, norm * d[k]);
             fputc('\n', f);
-        } else {
-            for (int r = 0; r < p; r++) {
-                for (int c = 0; c < p; c++) {
-                    if (c > 0 && c % 4 == 0) fputc('\n', f);
-                    put_pair(f, o.format, norm * d[r + (size_t)p * c]);
-                }
-                fputc('\n', f);
+            continue;
+        }
+        for (int r = 0; r < p; r++) {
+            for (int c = 0; c < p; c++) {
+                if (c > 0 && c % 4 == 0) fputc('\n', f);
+                put_pair(f, o->format, norm * d[r + (size_t)p * c]);
             }
+            fputc('\n', f);
         }
     }
-    if (o.version == 2) fprintf(f, "[End]\n");
+    if (o->version == 2) fprintf(f, "[End]\n");
+}
+
+sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts, int p, int nf,
+                                 const double *freq_hz, const double complex *data, const double *z0)
+{
+    if (!path || !freq_hz || !data || !z0) return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: NULL argument");
+    sv_em_ts_options o;
+    sv_status st = check_write(opts, p, nf, freq_hz, data, z0, &o);
+    if (st) return st;
+    sv_atomic_file *out;
+    if ((st = sv_atomic_file_open(path, &out))) return st;
+    FILE *f = sv_atomic_file_stream(out);
+    write_header(f, &o, p, nf, z0);
+    write_data(f, &o, p, nf, freq_hz, data, z0);
     return sv_atomic_file_close(out, 1);
 }
 
 /* ---- reader ---- */
-sv_status sv_em_touchstone_read(const char *path, int *p_out, int *nf_out, double **freq_out,
-                                double complex **data_out, sv_em_ts_param *param_out, double *z0, int z0_len)
+/* What a scan of the file found: the option line, the keywords and every
+ * number of the data lines in order. */
+typedef struct ts_scan {
+    double unit, R;          /* frequency unit (Hz), reference resistance of the option line */
+    int fmt, par, p, version, order12, optseen;
+    double refs[64];         /* [Reference] */
+    int nrefs;
+    double *nums;            /* malloc'ed */
+    size_t nn, cap;
+} ts_scan;
+
+static void scan_option_line(ts_scan *t, char *s)
 {
-    if (!path || !p_out || !nf_out || !freq_out || !data_out)
-        return sv_error(SV_ERR_ARG, "sv_em_touchstone_read: NULL argument");
-    *freq_out = NULL;
-    *data_out = NULL;
+    t->optseen = 1;
+    char *save = NULL;
+    for (char *tok = strtok_r(s, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+        double sc = unit_scale(tok);
+        if (sc > 0) t->unit = sc;
+        else if (!strcasecmp(tok, "S")) t->par = SV_EM_TS_S;
+        else if (!strcasecmp(tok, "Y")) t->par = SV_EM_TS_Y;
+        else if (!strcasecmp(tok, "Z")) t->par = SV_EM_TS_Z;
+        else if (!strcasecmp(tok, "RI")) t->fmt = SV_EM_TS_RI;
+        else if (!strcasecmp(tok, "MA")) t->fmt = SV_EM_TS_MA;
+        else if (!strcasecmp(tok, "DB")) t->fmt = SV_EM_TS_DB;
+        else if (!strcasecmp(tok, "R")) {
+            tok = strtok_r(NULL, " \t\r\n", &save);
+            if (!tok) break;
+            t->R = atof(tok);
+        }
+    }
+}
+
+static void scan_keyword(ts_scan *t, const char *s)
+{
+    if (!strncasecmp(s, "[Version]", 9)) t->version = 2;
+    else if (!strncasecmp(s, "[Number of Ports]", 17)) t->p = atoi(s + 17);
+    else if (!strncasecmp(s, "[Two-Port Data Order]", 21)) t->order12 = strstr(s, "12_21") != NULL;
+    else if (!strncasecmp(s, "[Reference]", 11)) {
+        const char *e = s + 11;
+        for (;;) {
+            char *q;
+            double v = strtod(e, &q);
+            if (q == e || t->nrefs >= 64) break;
+            t->refs[t->nrefs++] = v;
+            e = q;
+        }
+    }
+}
+
+static sv_status scan_numbers(ts_scan *t, const char *s, const char *path)
+{
+    for (;;) {
+        char *q;
+        double v = strtod(s, &q);
+        if (q == s) return SV_OK;
+        if (t->nn == t->cap) {
+            size_t cap = t->cap ? 2 * t->cap : 1024;
+            double *nb = realloc(t->nums, cap * sizeof *nb);
+            if (!nb) return sv_error(SV_ERR_NOMEM, "%s: no memory", path);
+            t->nums = nb;
+            t->cap = cap;
+        }
+        t->nums[t->nn++] = v;
+        s = q;
+    }
+}
+
+/* Read the whole file; t->p starts from the .sNp extension. */
+static sv_status scan_file(const char *path, ts_scan *t)
+{
+    *t = (ts_scan){.unit = 1e9, .R = 50, .version = 1};
+    const char *dot = strrchr(path, '.');
+    if (dot && tolower((unsigned char)dot[1]) == 's') t->p = atoi(dot + 2);
     FILE *f = fopen(path, "r");
     if (!f) return sv_error(SV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    double us = 1e9, R = 50, *nums = NULL;
-    int fmt = 0, par = 0, p = 0, version = 1, order12 = 0, optseen = 0;
-    size_t nn = 0, cap = 0;
-    double refs[64];
-    int nrefs = 0;
-    const char *dot = strrchr(path, '.');
-    if (dot && tolower((unsigned char)dot[1]) == 's') p = atoi(dot + 2);
     char line[4096];
     sv_status st = SV_OK;
-    while (fgets(line, sizeof line, f)) {
+    while (!st && fgets(line, sizeof line, f)) {
         char *bang = strchr(line, '!');
         if (bang) *bang = 0;
         char *s = line;
         while (isspace((unsigned char)*s)) s++;
-        if (!*s) continue;
-        if (*s == '#') {
-            optseen = 1;
-            char *tok = strtok(s + 1, " \t\r\n");
-            while (tok) {
-                double sc = unit_scale(tok);
-                if (sc > 0) us = sc;
-                else if (!strcasecmp(tok, "S")) par = 0;
-                else if (!strcasecmp(tok, "Y")) par = 1;
-                else if (!strcasecmp(tok, "Z")) par = 2;
-                else if (!strcasecmp(tok, "RI")) fmt = 0;
-                else if (!strcasecmp(tok, "MA")) fmt = 1;
-                else if (!strcasecmp(tok, "DB")) fmt = 2;
-                else if (!strcasecmp(tok, "R")) {
-                    tok = strtok(NULL, " \t\r\n");
-                    if (tok) R = atof(tok);
-                }
-                tok = strtok(NULL, " \t\r\n");
-            }
-            continue;
-        }
-        if (*s == '[') {
-            if (!strncasecmp(s, "[Version]", 9)) version = 2;
-            else if (!strncasecmp(s, "[Number of Ports]", 17)) p = atoi(s + 17);
-            else if (!strncasecmp(s, "[Two-Port Data Order]", 21)) order12 = strstr(s, "12_21") != NULL;
-            else if (!strncasecmp(s, "[Reference]", 11)) {
-                char *e = s + 11;
-                for (;;) {
-                    char *q;
-                    double v = strtod(e, &q);
-                    if (q == e || nrefs >= 64) break;
-                    refs[nrefs++] = v;
-                    e = q;
-                }
-            }
-            continue;
-        }
-        for (;;) {
-            char *q;
-            double v = strtod(s, &q);
-            if (q == s) break;
-            if (nn == cap) {
-                cap = cap ? 2 * cap : 1024;
-                double *nb = realloc(nums, cap * sizeof *nb);
-                if (!nb) {
-                    st = sv_error(SV_ERR_NOMEM, "%s: no memory", path);
-                    goto done;
-                }
-                nums = nb;
-            }
-            nums[nn++] = v;
-            s = q;
-        }
+        if (*s == '#') scan_option_line(t, s + 1);
+        else if (*s == '[') scan_keyword(t, s);
+        else if (*s) st = scan_numbers(t, s, path);
     }
-    if (!optseen || p < 1) {
-        st = sv_error(SV_ERR_PARSE, "%s: no option line or unknown number of ports", path);
-        goto done;
-    }
-    size_t rec = 1 + 2 * (size_t)p * p;
-    if (nn % rec != 0 || nn == 0) {
-        st = sv_error(SV_ERR_PARSE, "%s: %zu numbers: not a whole number of %zu-number records", path, nn, rec);
-        goto done;
-    }
-    int nf = (int)(nn / rec);
-    double *fr = malloc(sizeof *fr * nf);
-    double complex *d = malloc(sizeof *d * (size_t)nf * p * p);
-    if (!fr || !d) {
-        free(fr);
-        free(d);
-        st = sv_error(SV_ERR_NOMEM, "%s: no memory", path);
-        goto done;
-    }
-    double norm = 1;
-    if (version == 1 && par == 2) norm = R;
-    if (version == 1 && par == 1) norm = 1 / R;
-    for (int q = 0; q < nf; q++) {
-        const double *r = nums + rec * q;
-        fr[q] = r[0] * us;
-        for (int k = 0; k < p * p; k++) {
-            double a = r[1 + 2 * k], b = r[2 + 2 * k];
-            double complex v;
-            if (fmt == 0) v = a + I * b;
-            else {
-                double mag = fmt == 1 ? a : pow(10, a / 20);
-                v = mag * cexp(I * b * SV_EM_PI / 180);
-            }
-            int row, col;
-            if (p <= 2) {
-                row = k % p;
-                col = k / p;
-                if (p == 2 && order12) {
-                    row = k / p;
-                    col = k % p;
-                }
-            } else {
-                row = k / p;
-                col = k % p;
-            }
-            d[(size_t)q * p * p + row + (size_t)p * col] = norm * v;
-        }
-    }
-    *p_out = p;
-    *nf_out = nf;
-    *freq_out = fr;
-    *data_out = d;
-    if (param_out) *param_out = (sv_em_ts_param)par;
-    if (z0)
-        for (int k = 0; k < z0_len && k < p; k++) z0[k] = k < nrefs ? refs[k] : R;
-done:
-    free(nums);
+    if (!st && ferror(f)) st = sv_error(SV_ERR_IO, "%s: read error", path);
     fclose(f);
+    if (!st && (!t->optseen || t->p < 1))
+        st = sv_error(SV_ERR_PARSE, "%s: no option line or unknown number of ports", path);
     return st;
+}
+
+/* Entry k of a record (p × p values in file order) as (row, col). */
+static void record_position(int p, int order12, int k, int *row, int *col)
+{
+    if (p > 2 || (p == 2 && order12)) { /* row by row */
+        *row = k / p;
+        *col = k % p;
+    } else { /* 11 21 12 22 */
+        *row = k % p;
+        *col = k / p;
+    }
+}
+
+static double complex decode_pair(int fmt, double a, double b)
+{
+    if (fmt == SV_EM_TS_RI) return a + I * b;
+    double mag = fmt == SV_EM_TS_MA ? a : pow(10, a / 20);
+    return mag * cexp(I * b * SV_EM_PI / 180);
+}
+
+/* The scanned numbers as records: frequency, then p × p pairs. */
+static sv_status decode_records(const ts_scan *t, const char *path, sv_em_touchstone *out)
+{
+    int p = t->p;
+    size_t rec = 1 + 2 * (size_t)p * p;
+    if (t->nn % rec != 0 || t->nn == 0)
+        return sv_error(SV_ERR_PARSE, "%s: %zu numbers: not a whole number of %zu-number records", path, t->nn, rec);
+    int nf = (int)(t->nn / rec);
+    out->p = p;
+    out->nf = nf;
+    out->version = t->version;
+    out->param = (sv_em_ts_param)t->par;
+    /* one block: the data (complex, first for its alignment), frequencies, references */
+    size_t nd = (size_t)nf * p * p;
+    out->data = sv_alloc(out->ctx, sizeof(double complex) * nd + sizeof(double) * ((size_t)nf + p), "Touchstone data");
+    if (!out->data) return sv_last_status();
+    out->freq_hz = (double *)(out->data + nd);
+    out->z0 = out->freq_hz + nf;
+    /* version 1 stores Y and Z normalised by the reference */
+    double norm = 1;
+    if (t->version == 1 && t->par == SV_EM_TS_Z) norm = t->R;
+    if (t->version == 1 && t->par == SV_EM_TS_Y) norm = 1 / t->R;
+    for (int q = 0; q < nf; q++) {
+        const double *r = t->nums + rec * q;
+        out->freq_hz[q] = r[0] * t->unit;
+        for (int k = 0; k < p * p; k++) {
+            int row, col;
+            record_position(p, t->order12, k, &row, &col);
+            out->data[(size_t)q * p * p + row + (size_t)p * col] = norm * decode_pair(t->fmt, r[1 + 2 * k], r[2 + 2 * k]);
+        }
+    }
+    for (int k = 0; k < p; k++) out->z0[k] = k < t->nrefs ? t->refs[k] : t->R;
+    return SV_OK;
+}
+
+sv_status sv_em_touchstone_read(sv_ctx *ctx, const char *path, sv_em_touchstone **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_em_touchstone_read: out is NULL");
+    *out = NULL;
+    if (!path) return sv_error(SV_ERR_ARG, "sv_em_touchstone_read: path is NULL");
+    ts_scan t;
+    sv_status st = scan_file(path, &t);
+    sv_em_touchstone *ts = NULL;
+    if (!st) {
+        ts = sv_calloc(ctx, 1, sizeof *ts, "Touchstone file");
+        if (!ts) st = sv_last_status();
+    }
+    if (!st) {
+        ts->ctx = ctx;
+        st = decode_records(&t, path, ts);
+    }
+    free(t.nums);
+    if (st)
+        sv_em_touchstone_destroy(ts);
+    else
+        *out = ts;
+    return st;
+}
+
+void sv_em_touchstone_destroy(sv_em_touchstone *t)
+{
+    if (!t) return;
+    sv_free(t->ctx, t->data); /* freq_hz and z0 live in the same block */
+    sv_free(t->ctx, t);
 }

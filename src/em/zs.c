@@ -1,6 +1,6 @@
 /* Surface impedance of a finite-thickness conductor, valid from DC up:
  * Zs = (k/σ)·coth(k·t), k = (1 + j)/δ, δ = sqrt(2/(ω·μ0·σ))
- * (current on one face; shared/reference/em-model.md). */
+ * (current on one face; docs/em.md, "The model in one page"). */
 #include <math.h>
 
 #include "em_internal.h"
@@ -21,13 +21,4 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz)
     double delta = sqrt(2 / (w * SV_EM_MU0 * sigma));
     double complex k = (1 + I) / delta;
     return k / sigma * coth_c(k * t);
-}
-
-double complex sv_em_coefficient(void *stackup, int k, double freq_hz)
-{
-    const sv_em_stackup *st = stackup;
-    double w = 2 * SV_EM_PI * freq_hz;
-    if (k == 0) return I * w;
-    if (k == 1) return -I / w;
-    return sv_em_surface_impedance(st->sigma, st->t, freq_hz);
 }

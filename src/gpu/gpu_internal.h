@@ -12,8 +12,9 @@
 
 #include <complex.h>
 
-#include "solvent/dense_layout.h"
+#include "solvent/dense.h"
 #include "solvent/gpu.h"
+#include "solvent/sweep_solver.h"
 
 #include "cuda/cuda_iface.h"
 
@@ -32,28 +33,10 @@ typedef struct sv_gpu_problem {
     sv_gpu_term_view *terms; /* nterms */
 } sv_gpu_problem;
 
-/* The sweep model's terms (model_view.c: the one file that reads the sweep
- * module's internals). terms: nterms entries, caller-allocated. nb = the
- * packed terms' block size, or 128 when there is none. */
+/* The sweep model's terms (problem.c). terms: nterms entries,
+ * caller-allocated. nb = the packed terms' block size, or 128 when there is
+ * none. */
 sv_status sv_gpu_problem_from_model(const sv_sweep_model *m, sv_gpu_term_view *terms, sv_gpu_problem *p);
-int sv_gpu_model_nterms(const sv_sweep_model *m);
-/* c_k(f) and (central differences, as the CPU path) dc_k/df, d²c_k/df². */
-sv_status sv_gpu_model_coefs(const sv_sweep_model *m, double freq, double complex *c);
-sv_status sv_gpu_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
-                                   double complex *d3);
-/* B (n × nrhs, real, column-major with ld n). */
-const double *sv_gpu_model_rhs(const sv_sweep_model *m);
-/* The sweep's block refinement (src/sweep/refine_block.c) of the solution
- * of Z(freq)·X = B and nd derivative groups, with the device's products
- * (ts + k·n·ncols ← A_k·xs for every term) and solves (v ← Z⁻¹·v, ld ldv):
- * the same scheme and tolerances as the CPU path; tol is both the target
- * and the level below which a stalled solution is still accepted. */
-sv_status sv_gpu_model_refine_block(sv_ctx *ctx, const sv_sweep_model *m, double freq, int nd,
-                                    sv_status (*products)(void *, int, const double *, double *),
-                                    sv_status (*solve)(void *, int, double complex *, int), void *user, double tol,
-                                    int maxit, double complex *x, int ldx, double complex *dx, int lddx, double *berr,
-                                    int *its);
-
 
 /* ---- the backend ------------------------------------------------------------------ */
 typedef struct sv_gpu_backend sv_gpu_backend;

@@ -1,5 +1,5 @@
 # The accelerator back end: the host-side layer (plain C, always built: device
-# discovery, the module loader, planning, the self-test, the refinement loop
+# discovery, the module loader, planning, the self-test, the exact solver
 # and its fallbacks, the CPU emulation of the device) and, with SV_HAVE_CUDA,
 # the CUDA back end (src/gpu/cuda/*.cu) as a separate shared module,
 # libsolvent-cuda.so, loaded on first use (src/gpu/loader.c): nothing else

@@ -4,16 +4,25 @@
 
 #include "builtin_internal.h"
 
-void sv_ode_builtin_bruss_free(void *data);
-void sv_ode_builtin_eb50_free(void *data);
-void sv_ode_builtin_pollu_free(void *data);
-
 static const char *const names[] = {"rober", "hires", "orego", "vdpol", "bruss2d", "eb50", "lorenz", "pollu", NULL};
 
 const char *const *sv_ode_builtin_names(void) { return names; }
 
-sv_status sv_ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1,
-                             const double *y0, const double *p, double rtol, double atol)
+/* A built-in problem and how to free its data: sv_ode_builtin_create
+ * allocates this record, so every sv_ode_builtin is one (public part first). */
+typedef struct builtin_rec {
+    sv_ode_builtin pub;
+    void (*free_data)(void *data);
+} builtin_rec;
+
+void ode_builtin_own(sv_ode_builtin *b, void *data, void (*free_data)(void *data))
+{
+    b->data = data;
+    ((builtin_rec *)b)->free_data = free_data;
+}
+
+sv_status ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1, const double *y0,
+                          const double *p, double rtol, double atol)
 {
     b->t0 = t0;
     b->t1 = t1;
@@ -24,6 +33,26 @@ sv_status sv_ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, do
     if (!b->y0 || !b->params) return sv_error(SV_ERR_NOMEM, "%s: out of memory", b->name);
     memcpy(b->y0, y0, sizeof(double) * (size_t)d->n);
     if (d->nparams) memcpy(b->params, p, sizeof(double) * (size_t)d->nparams);
+    return SV_OK;
+}
+
+/* The problem's description from the file that defines it. */
+static sv_status describe(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+{
+    sv_status st = ode_builtin_small(b, name, d, arg);
+    if (st == SV_ERR_UNSUPPORTED) st = ode_builtin_bruss(b, name, d, arg);
+    if (st == SV_ERR_UNSUPPORTED) st = ode_builtin_eb50(ctx, b, name, d, arg);
+    if (st == SV_ERR_UNSUPPORTED) st = ode_builtin_pollu(b, name, d, arg);
+    return st;
+}
+
+/* The Jacobian source asked for, when the problem has its callback. */
+static sv_status set_jac_source(sv_ode_problem_desc *d, const char *name, sv_ode_jac_source jac)
+{
+    d->jac_source = jac;
+    if (jac == SV_ODE_JAC_COMPLEX_STEP && !d->f_complex)
+        return sv_error(SV_ERR_UNSUPPORTED, "%s: no complex right-hand side for complex-step Jacobians", name);
+    if (jac == SV_ODE_JAC_JVP && !d->jvp) return sv_error(SV_ERR_UNSUPPORTED, "%s: no J·v callback", name);
     return SV_OK;
 }
 
@@ -39,43 +68,28 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
         return sv_error(SV_ERR_ARG,
                         "unknown built-in problem '%s': expected rober, hires, orego, vdpol, bruss2d, eb50, lorenz or pollu",
                         name);
-    sv_ode_builtin *b = calloc(1, sizeof *b);
-    if (!b) return sv_error(SV_ERR_NOMEM, "%s: out of memory", name);
+    builtin_rec *rec = calloc(1, sizeof *rec);
+    if (!rec) return sv_error(SV_ERR_NOMEM, "%s: out of memory", name);
+    sv_ode_builtin *b = &rec->pub;
     b->name = names[k];
     sv_ode_problem_desc d;
     memset(&d, 0, sizeof d);
     d.name = names[k];
-    sv_status st = sv_ode_builtin_small(b, name, &d, arg);
-    if (st == SV_ERR_UNSUPPORTED) st = sv_ode_builtin_bruss(ctx, b, name, &d, arg);
-    if (st == SV_ERR_UNSUPPORTED) st = sv_ode_builtin_eb50(ctx, b, name, &d, arg);
-    if (st == SV_ERR_UNSUPPORTED) st = sv_ode_builtin_pollu(ctx, b, name, &d, arg);
-    if (st == SV_OK) {
-        d.jac_source = jac;
-        if (jac == SV_ODE_JAC_COMPLEX_STEP && !d.f_complex)
-            st = sv_error(SV_ERR_UNSUPPORTED, "%s: no complex right-hand side for complex-step Jacobians", name);
-        else if (jac == SV_ODE_JAC_JVP && !d.jvp)
-            st = sv_error(SV_ERR_UNSUPPORTED, "%s: no J·v callback", name);
-        else
-            st = sv_ode_problem_create(ctx, &d, &b->prob);
-    }
-    if (st != SV_OK) {
+    sv_status st = describe(ctx, b, name, &d, arg);
+    if (st == SV_OK) st = set_jac_source(&d, name, jac);
+    if (st == SV_OK) st = sv_ode_problem_create(ctx, &d, &b->prob);
+    if (st == SV_OK)
+        *out = b;
+    else
         sv_ode_builtin_destroy(b);
-        return st;
-    }
-    *out = b;
-    return SV_OK;
+    return st;
 }
 
 void sv_ode_builtin_destroy(sv_ode_builtin *b)
 {
     if (!b) return;
+    builtin_rec *rec = (builtin_rec *)b;
     sv_ode_problem_destroy(b->prob);
-    if (b->data && b->name && !strcmp(b->name, "bruss2d")) sv_ode_builtin_bruss_free(b->data);
-    if (b->data && b->name && !strcmp(b->name, "eb50")) sv_ode_builtin_eb50_free(b->data);
-    if (b->data && b->name && !strcmp(b->name, "pollu")) sv_ode_builtin_pollu_free(b->data);
-    free(b->y0);
-    free(b->params);
-    free(b->tstops);
-    free(b->atol_vec);
-    free(b);
+    if (b->data && rec->free_data) rec->free_data(b->data);
+    ode_builtin_free_all((void *[]){b->y0, b->params, b->tstops, b->atol_vec, rec}, 5);
 }

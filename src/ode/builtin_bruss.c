@@ -1,5 +1,5 @@
 /* 2D Brusselator on an N×N periodic grid (SciMLBenchmarks StiffODE/Bruss,
- * definition in /work/shared/reference/ode-testset.md): n = 2N², state
+ * definition in docs/ode.md): n = 2N², state
  * p = i + N·j (+ N² for v), 0-based; forcing switched on at t = 1.1 (a tstop).
  * Parameters: (A, B, alpha). Sparse pattern: per row the 5-point Laplacian
  * and the u–v cross term, 12 N² entries. */
@@ -39,15 +39,15 @@ static int wrap(int i, int N) { return i < 0 ? i + N : i >= N ? i - N : i; }
             }                                                                                                  \
     } while (0)
 
-static int bruss_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+static int bruss_fb(int W, const double *t, const double *y, const double *p, double *dy, void *user)
 {
-    const bruss *B = u;
+    const bruss *B = user;
     for (int w = 0; w < W; w++) BRUSS_BODY(double, t[w], y, p, dy, W, w);
     return 0;
 }
-static int bruss_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+static int bruss_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *user)
 {
-    const bruss *B = u;
+    const bruss *B = user;
     BRUSS_BODY(double complex, t, y, p, dy, 1, 0);
     return 0;
 }
@@ -75,47 +75,17 @@ static int bruss_jb(int W, const double *t, const double *y, const double *p, do
 }
 SV_ODE_SCALAR_WRAPPERS(bruss)
 
-static void bruss_free(bruss *B)
+static void bruss_free(void *data)
 {
-    if (!B) return;
-    free(B->patch);
-    free(B->rowptr);
-    free(B->colind);
-    free(B->pos);
-    free(B);
+    bruss *B = data;
+    ode_builtin_free_all((void *[]){B->patch, B->rowptr, B->colind, B->pos, B}, 5);
 }
 
-sv_status sv_ode_builtin_bruss(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+/* Per row the 6 columns with their roles, sorted by column: pos[6r + role]
+ * is the entry of role (self, left, right, down, up, cross) in row r. */
+static void bruss_pattern(bruss *B)
 {
-    (void)ctx;
-    if (strcmp(name, "bruss2d")) return SV_ERR_UNSUPPORTED;
-    int N = arg > 0 ? (int)arg : 8;
-    if (N < 3 || N > 512 || (double)N != (arg > 0 ? arg : 8))
-        return sv_error(SV_ERR_ARG, "bruss2d: grid N = %g: expected an integer in 3..512", arg);
-    int M = N * N, n = 2 * M;
-    bruss *B = calloc(1, sizeof *B);
-    if (!B) return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
-    B->N = N;
-    B->dx = 1.0 / (N - 1);
-    B->patch = calloc((size_t)M, 1);
-    B->rowptr = malloc(sizeof(int) * (size_t)(n + 1));
-    B->colind = malloc(sizeof(int) * (size_t)n * 6);
-    B->pos = malloc(sizeof(int) * (size_t)n * 6);
-    double *y0 = malloc(sizeof(double) * (size_t)n);
-    if (!B->patch || !B->rowptr || !B->colind || !B->pos || !y0) {
-        bruss_free(B);
-        free(y0);
-        return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
-    }
-    for (int j = 0; j < N; j++)
-        for (int i = 0; i < N; i++) {
-            double x = i * B->dx, yy = j * B->dx;
-            int c = i + N * j;
-            B->patch[c] = (x - 0.3) * (x - 0.3) + (yy - 0.6) * (yy - 0.6) <= 0.1 * 0.1;
-            y0[c] = 22 * pow(yy * (1 - yy), 1.5);
-            y0[M + c] = 27 * pow(x * (1 - x), 1.5);
-        }
-    /* pattern: each row's 6 columns with their roles, sorted by column */
+    int N = B->N, M = N * N, n = 2 * M;
     for (int r = 0; r < n; r++) {
         int half = r >= M, c = r - half * M, i = c % N, j = c / N, off = half * M;
         int cols[6] = {r, wrap(i - 1, N) + N * j + off, wrap(i + 1, N) + N * j + off, i + N * wrap(j - 1, N) + off,
@@ -134,24 +104,55 @@ sv_status sv_ode_builtin_bruss(sv_ctx *ctx, sv_ode_builtin *b, const char *name,
         }
     }
     B->rowptr[n] = 6 * n;
+}
+
+/* The forcing patch and the initial state. */
+static void bruss_initial(bruss *B, double *y0)
+{
+    int N = B->N, M = N * N;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double x = i * B->dx, yy = j * B->dx;
+            int c = i + N * j;
+            B->patch[c] = (x - 0.3) * (x - 0.3) + (yy - 0.6) * (yy - 0.6) <= 0.1 * 0.1;
+            y0[c] = 22 * pow(yy * (1 - yy), 1.5);
+            y0[M + c] = 27 * pow(x * (1 - x), 1.5);
+        }
+}
+
+sv_status ode_builtin_bruss(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+{
+    if (strcmp(name, "bruss2d")) return SV_ERR_UNSUPPORTED;
+    int N = arg > 0 ? (int)arg : 8;
+    if (N < 3 || N > 512 || (double)N != (arg > 0 ? arg : 8))
+        return sv_error(SV_ERR_ARG, "bruss2d: grid N = %g: expected an integer in 3..512", arg);
+    int M = N * N, n = 2 * M;
+    bruss *B = calloc(1, sizeof *B);
+    if (!B) return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
+    ode_builtin_own(b, B, bruss_free);
+    B->N = N;
+    B->dx = 1.0 / (N - 1);
+    B->patch = calloc((size_t)M, 1);
+    B->rowptr = malloc(sizeof(int) * (size_t)(n + 1));
+    B->colind = malloc(sizeof(int) * (size_t)n * 6);
+    B->pos = malloc(sizeof(int) * (size_t)n * 6);
+    b->tstops = malloc(sizeof(double));
+    double *y0 = malloc(sizeof(double) * (size_t)n);
+    if (!B->patch || !B->rowptr || !B->colind || !B->pos || !b->tstops || !y0) {
+        free(y0);
+        return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
+    }
+    bruss_initial(B, y0);
+    bruss_pattern(B);
+    b->tstops[0] = 1.1;
+    b->ntstops = 1;
     static const double p[3] = {3.4, 1.0, 10.0};
     SV_ODE_FILL(d, bruss, n, 3);
     d->f_complex = bruss_fc;
     d->rowptr = B->rowptr;
     d->colind = B->colind;
     d->user = B;
-    sv_status st = sv_ode_builtin_set(b, d, 0, 11.5, y0, p, 1e-6, 1e-6);
+    sv_status st = ode_builtin_set(b, d, 0, 11.5, y0, p, 1e-6, 1e-6);
     free(y0);
-    if (st != SV_OK) {
-        bruss_free(B);
-        return st;
-    }
-    b->data = B;
-    b->tstops = malloc(sizeof(double));
-    if (!b->tstops) return sv_error(SV_ERR_NOMEM, "bruss2d: out of memory");
-    b->tstops[0] = 1.1;
-    b->ntstops = 1;
-    return SV_OK;
+    return st;
 }
-
-void sv_ode_builtin_bruss_free(void *data) { bruss_free(data); }

@@ -1,6 +1,6 @@
 /* The 50-variable Einstein–Boltzmann system (after DISCO-EB; equations,
- * background stand-ins and initial conditions exactly as in
- * /work/shared/reference/eb50.md): one trajectory per wavenumber k (the
+ * background stand-ins and initial conditions in docs/ode.md): one
+ * trajectory per wavenumber k (the
  * single parameter), conformal time τ from 0.1 to 14000 Mpc, linear in y
  * with τ-dependent coefficients (non-autonomous).
  *
@@ -22,7 +22,7 @@ enum { NV = 50, LMAX = 15, IT = 4, IE = 20, IN = 34 };
 #define EI(l) (IE + (l) - 2)
 #define NI(l) (IN + (l))
 
-/* Planck 2018 flat ΛCDM (eb50.md §2) */
+/* Planck 2018 flat ΛCDM */
 static const double Tcmb = 2.7255, omb = 0.02238280, omc = 0.1201075, hh = 0.6732117, Yhe = 0.2454006,
                     Neff = 3.046;
 
@@ -45,12 +45,12 @@ static void eb_background(eb_bg *g)
 typedef struct eb50 {
     eb_bg g;
     int *rowptr, *colind;
+    sv_sparse_coloring *coloring; /* of the pattern, for the analytic Jacobian's seeds */
     int ncol;
-    int *color;  /* colour per column for the analytic Jacobian */
-    int *erow, *cptr, *centry; /* row of each entry; entries of each colour */
+    const int *color;             /* colour per column (owned by coloring) */
 } eb50;
 
-/* Background at τ (§2 of eb50.md), then the linear right-hand side given the
+/* Background at τ, then the linear right-hand side given the
  * background: split so that the Jacobian's seed evaluations reuse one
  * background. One body for double and double complex (complex τ gives ∂f/∂τ
  * by complex step). */
@@ -144,18 +144,17 @@ static int eb_fc(double complex t, const double complex *y, const double *p, dou
 static int eb_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
 {
     const eb50 *E = u;
-    double seed[NV], col[NV];
+    const int nnz = E->rowptr[NV];
+    double seed[NV], col[NV], vals[NV * NV];
     for (int w = 0; w < W; w++) {
         bg_r bg;
         eb_bg_real(E, t[w], &bg);
         for (int c = 0; c < E->ncol; c++) {
             for (int j = 0; j < NV; j++) seed[j] = E->color[j] == c;
             eb_lin_real(&bg, seed, p[w], col);
-            for (int q = E->cptr[c]; q < E->cptr[c + 1]; q++) {
-                int e = E->centry[q];
-                jv[e * W + w] = col[E->erow[e]];
-            }
+            sv_sparse_recover_color_values(E->coloring, c, col, NULL, vals);
         }
+        for (int e = 0; e < nnz; e++) jv[e * W + w] = vals[e];
         if (dfdt) {
             double complex yc[NV], dc[NV];
             const double s = 1e-100;
@@ -168,32 +167,18 @@ static int eb_jb(int W, const double *t, const double *y, const double *p, doubl
 }
 SV_ODE_SCALAR_WRAPPERS(eb)
 
-void sv_ode_builtin_eb50_free(void *data)
+static void eb50_free(void *data)
 {
     eb50 *E = data;
-    if (!E) return;
-    free(E->rowptr);
-    free(E->colind);
-    free(E->color);
-    free(E->erow);
-    free(E->cptr);
-    free(E->centry);
-    free(E);
+    sv_sparse_coloring_destroy(E->coloring);
+    ode_builtin_free_all((void *[]){E->rowptr, E->colind, E}, 3);
 }
 
-/* Structural pattern by probing: J(τ) at two generic times (complex step on
- * every column); a coefficient is structurally non-zero if it is non-zero at
- * either. Then a greedy colouring for the analytic Jacobian's seeds. */
-static int eb_pattern(eb50 *E, double k)
+/* Structural pattern by probing: J(τ) at two generic times (unit seeds on
+ * every column of the linear system); a coefficient is structurally
+ * non-zero if it is non-zero at either. */
+static void eb_probe(const eb50 *E, double k, unsigned char *m)
 {
-    unsigned char *m = calloc(NV * NV, 1);
-    E->rowptr = malloc(sizeof(int) * (NV + 1));
-    E->colind = malloc(sizeof(int) * NV * NV);
-    E->color = malloc(sizeof(int) * NV);
-    if (!m || !E->rowptr || !E->colind || !E->color) {
-        free(m);
-        return 1;
-    }
     const double taus[2] = {3.7, 517.0};
     for (int q = 0; q < 2; q++)
         for (int j = 0; j < NV; j++) {
@@ -203,6 +188,17 @@ static int eb_pattern(eb50 *E, double k)
             for (int i = 0; i < NV; i++)
                 if (col[i] != 0) m[i * NV + j] = 1;
         }
+}
+
+/* The probed pattern in CSR, then a greedy colouring in column order for
+ * the analytic Jacobian's seeds. */
+static sv_status eb_pattern(sv_ctx *ctx, eb50 *E, double k)
+{
+    unsigned char m[NV * NV] = {0};
+    E->rowptr = malloc(sizeof(int) * (NV + 1));
+    E->colind = malloc(sizeof(int) * NV * NV);
+    if (!E->rowptr || !E->colind) return sv_error(SV_ERR_NOMEM, "eb50: out of memory");
+    eb_probe(E, k, m);
     int e = 0;
     for (int i = 0; i < NV; i++) {
         E->rowptr[i] = e;
@@ -210,50 +206,28 @@ static int eb_pattern(eb50 *E, double k)
             if (m[i * NV + j]) E->colind[e++] = j;
     }
     E->rowptr[NV] = e;
-    /* greedy colouring of the column intersection graph */
-    int ncol = 0;
-    for (int j = 0; j < NV; j++) {
-        unsigned char used[NV] = {0};
-        for (int i = 0; i < NV; i++)
-            if (m[i * NV + j])
-                for (int jj = 0; jj < j; jj++)
-                    if (m[i * NV + jj]) used[E->color[jj]] = 1;
-        int c = 0;
-        while (used[c]) c++;
-        E->color[j] = c;
-        if (c + 1 > ncol) ncol = c + 1;
-    }
-    E->ncol = ncol;
-    free(m);
-    E->erow = malloc(sizeof(int) * (size_t)e);
-    E->cptr = calloc((size_t)ncol + 1, sizeof(int));
-    E->centry = malloc(sizeof(int) * (size_t)e);
-    if (!E->erow || !E->cptr || !E->centry) return 1;
-    for (int i = 0; i < NV; i++)
-        for (int q = E->rowptr[i]; q < E->rowptr[i + 1]; q++) {
-            E->erow[q] = i;
-            E->cptr[E->color[E->colind[q]] + 1]++;
-        }
-    for (int c = 0; c < ncol; c++) E->cptr[c + 1] += E->cptr[c];
-    int fillp[NV + 1];
-    memcpy(fillp, E->cptr, sizeof(int) * (size_t)(ncol + 1));
-    for (int q = 0; q < e; q++) E->centry[fillp[E->color[E->colind[q]]]++] = q;
-    return 0;
+    sv_sparse_color_options o;
+    sv_sparse_color_options_default(&o);
+    o.order = SV_SPARSE_COLOR_NATURAL;
+    sv_status st = sv_sparse_color_csr(ctx, NV, E->rowptr, E->colind, &o, &E->coloring);
+    if (st != SV_OK) return st;
+    E->ncol = sv_sparse_coloring_count(E->coloring);
+    E->color = sv_sparse_coloring_colors(E->coloring);
+    return SV_OK;
 }
 
-sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+sv_status ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
 {
-    (void)ctx;
     if (strcmp(name, "eb50")) return SV_ERR_UNSUPPORTED;
     double k = arg > 0 ? arg : 0.01;
     if (!(k >= 1e-6 && k <= 10)) return sv_error(SV_ERR_ARG, "eb50: k = %g Mpc^-1: expected 1e-6..10", arg);
     eb50 *E = calloc(1, sizeof *E);
     if (!E) return sv_error(SV_ERR_NOMEM, "eb50: out of memory");
+    ode_builtin_own(b, E, eb50_free);
     eb_background(&E->g);
-    if (eb_pattern(E, 0.0123)) {
-        sv_ode_builtin_eb50_free(E);
-        return sv_error(SV_ERR_NOMEM, "eb50: out of memory");
-    }
+    /* the structure is the same for every k > 0: probe it at a generic one */
+    sv_status st = eb_pattern(ctx, E, 0.0123);
+    if (st != SV_OK) return st;
     SV_ODE_FILL(d, eb, NV, 1);
     d->f_complex = eb_fc;
     d->rowptr = E->rowptr;
@@ -263,13 +237,7 @@ sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, 
     double y0[NV];
     sv_ode_eb50_initial(k, y0);
     double p[1] = {k};
-    sv_status st = sv_ode_builtin_set(b, d, 0.1, 14000.0, y0, p, 1e-4, 1e-4);
-    if (st != SV_OK) {
-        sv_ode_builtin_eb50_free(E);
-        return st;
-    }
-    b->data = E;
-    return SV_OK;
+    return ode_builtin_set(b, d, 0.1, 14000.0, y0, p, 1e-4, 1e-4);
 }
 
 /* Initial state for another k (the N128 ensemble varies k per trajectory). */

@@ -2,6 +2,8 @@
 #ifndef SV_ODE_BUILTIN_INTERNAL_H
 #define SV_ODE_BUILTIN_INTERNAL_H
 
+#include <stdlib.h>
+
 #include "ode_internal.h"
 
 /* Scalar callbacks from the batched ones: slot-major with W = 1 is a plain
@@ -26,18 +28,25 @@
         (d)->jac_batch = name##_jb;   \
     } while (0)
 
+/* free() every one of count pointers (built-in data is small and lives as
+ * long as the problem, so it is not budgeted). */
+static inline void ode_builtin_free_all(void *const *parts, int count)
+{
+    for (int k = 0; k < count; k++) free(parts[k]);
+}
+
 /* Copy the standard interval, state, parameters and tolerances into b. */
-sv_status sv_ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1, const double *y0, const double *p,
-                             double rtol, double atol);
+sv_status ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1, const double *y0,
+                          const double *p, double rtol, double atol);
+/* b owns data from now on: sv_ode_builtin_destroy frees it with free_data,
+ * also when the creation fails later on. */
+void ode_builtin_own(sv_ode_builtin *b, void *data, void (*free_data)(void *data));
 
 /* Each returns SV_ERR_UNSUPPORTED for a name it does not know; otherwise
  * fills d (and b) and returns SV_OK or an error. */
-sv_status sv_ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
-sv_status sv_ode_builtin_bruss(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
-                               double arg);
-sv_status sv_ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
-                              double arg);
-sv_status sv_ode_builtin_pollu(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d,
-                               double arg);
+sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
+sv_status ode_builtin_bruss(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
+sv_status ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
+sv_status ode_builtin_pollu(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
 
 #endif

@@ -86,14 +86,13 @@ static int pollu_jb(int W, const double *t, const double *y, const double *p, do
 }
 SV_ODE_SCALAR_WRAPPERS(pollu)
 
-void sv_ode_builtin_pollu_free(void *data) { free(data); }
-
-sv_status sv_ode_builtin_pollu(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+sv_status ode_builtin_pollu(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
 {
-    (void)ctx, (void)arg;
+    (void)arg;
     if (strcmp(name, "pollu")) return SV_ERR_UNSUPPORTED;
     pollu *D = calloc(1, sizeof *D);
     if (!D) return sv_error(SV_ERR_NOMEM, "pollu: out of memory");
+    ode_builtin_own(b, D, free);
     unsigned char m[NS * NS] = {0};
     for (int i = 0; i < NS; i++)
         for (const signed char *q = stoich[i]; q[0]; q += 2) {
@@ -120,11 +119,5 @@ sv_status sv_ode_builtin_pollu(sv_ctx *ctx, sv_ode_builtin *b, const char *name,
     d->rowptr = D->rowptr;
     d->colind = D->colind;
     d->user = D;
-    sv_status st = sv_ode_builtin_set(b, d, 0, 60, y0, k, 1e-6, 1e-6);
-    if (st != SV_OK) {
-        free(D);
-        return st;
-    }
-    b->data = D;
-    return SV_OK;
+    return ode_builtin_set(b, d, 0, 60, y0, k, 1e-6, 1e-6);
 }

@@ -1,6 +1,6 @@
 /* Small built-in problems: ROBER, HIRES, OREGO, VDPOL (Bari test set,
- * Mazzia & Magherini, release 2.4, equations as in
- * /work/shared/reference/ode-testset.md) and Lorenz (σ, ρ, β parameters).
+ * Mazzia & Magherini, release 2.4; equations in docs/ode.md) and Lorenz
+ * (σ, ρ, β parameters).
  *
  * Each right-hand side is written once over W lanes (slot-major); the
  * scalar callback is the same code with W = 1. The complex versions for
@@ -215,7 +215,7 @@ SV_ODE_SCALAR_WRAPPERS(orego)
 SV_ODE_SCALAR_WRAPPERS(vdpol)
 SV_ODE_SCALAR_WRAPPERS(lorenz)
 
-sv_status sv_ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
+sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
 {
     (void)arg;
     if (!strcmp(name, "rober")) {
@@ -223,30 +223,30 @@ sv_status sv_ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_probl
         SV_ODE_FILL(d, rober, 3, 3);
         d->f_complex = rober_fc;
         d->jvp = rober_jvp;
-        return sv_ode_builtin_set(b, d, 0, 1e11, y0, p, 1e-6, 1e-10);
+        return ode_builtin_set(b, d, 0, 1e11, y0, p, 1e-6, 1e-10);
     }
     if (!strcmp(name, "hires")) {
         static const double y0[8] = {1, 0, 0, 0, 0, 0, 0, 0.0057};
         SV_ODE_FILL(d, hires, 8, 0);
         d->f_complex = hires_fc;
-        return sv_ode_builtin_set(b, d, 0, 321.8122, y0, NULL, 1e-6, 1e-6);
+        return ode_builtin_set(b, d, 0, 321.8122, y0, NULL, 1e-6, 1e-6);
     }
     if (!strcmp(name, "orego")) {
         static const double y0[3] = {1, 2, 3};
         SV_ODE_FILL(d, orego, 3, 0);
-        return sv_ode_builtin_set(b, d, 0, 360, y0, NULL, 1e-6, 1e-6);
+        return ode_builtin_set(b, d, 0, 360, y0, NULL, 1e-6, 1e-6);
     }
     if (!strcmp(name, "vdpol")) {
         static const double y0[2] = {2, 0}, p[1] = {1e-6};
         SV_ODE_FILL(d, vdpol, 2, 1);
         d->f_complex = vdpol_fc;
-        return sv_ode_builtin_set(b, d, 0, 2, y0, p, 1e-6, 1e-6);
+        return ode_builtin_set(b, d, 0, 2, y0, p, 1e-6, 1e-6);
     }
     if (!strcmp(name, "lorenz")) {
         static const double y0[3] = {1, 0, 0}, p[3] = {10, 28, 8.0 / 3.0};
         SV_ODE_FILL(d, lorenz, 3, 3);
         d->f_complex = lorenz_fc;
-        return sv_ode_builtin_set(b, d, 0, 1, y0, p, 1e-6, 1e-8);
+        return ode_builtin_set(b, d, 0, 1, y0, p, 1e-6, 1e-8);
     }
     return SV_ERR_UNSUPPORTED;
 }

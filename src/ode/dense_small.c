@@ -4,15 +4,11 @@
  * the diagonal holds 1/U_ii (the sparse engine's convention).
  *
  * Why this special case next to the sparse engine: for such systems the
- * engine's table-driven batch kernels spend more on walking their
- * schedule than on arithmetic. Measured on the 2-core development machine
- * (one factor + solve of a full pattern, natural order, medians of 5 runs
- * of 200 000 calls): W = 4: n = 3 35 ns here vs 101 ns in the engine
- * (2.9×), n = 5 79 vs 229 ns (2.9×), n = 8 217 vs 448 ns (2.1×); W = 8:
- * n = 3 55 vs 143 ns (2.6×), n = 8 448 vs 697 ns (1.6×). lin.c uses these
- * kernels only when the factor is at least 3/4 full.
- * A nearly full pattern is padded to full: the explicit zeros change no
- * finite value (x − l·0 = x, and a zero multiplier stays zero). */
+ * engine's table-driven batch kernels spend more on walking their schedule
+ * than on arithmetic (measured 1.6–2.9× slower: docs/ode.md). lin.c uses
+ * these kernels only when the factor is at least 3/4 full. A nearly full
+ * pattern is padded to full: the explicit zeros change no finite value
+ * (x − l·0 = x, and a zero multiplier stays zero). */
 #include <math.h>
 
 #include "ode_internal.h"

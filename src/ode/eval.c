@@ -43,22 +43,25 @@ void ode_eval_f(const sv_ode_problem *P, int W, const unsigned char *mask, const
 }
 
 struct ode_jac_work {
+    sv_ctx *ctx;
     double *y, *p, *v, *jv, *f0, *f1, *vals, *dfdt;
     double complex *yc, *fc;
 };
 
-ode_jac_work *ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, int W)
+sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, ode_jac_work **out)
 {
-    (void)W;
     int n = P->n;
+    *out = NULL;
     ode_jac_work *jw = sv_calloc(ctx, 1, sizeof *jw, "ode Jacobian work");
-    if (!jw) return NULL;
+    if (!jw) return sv_last_status();
+    jw->ctx = ctx;
     size_t nd = (size_t)6 * n + (size_t)P->np + (size_t)P->nnz + 8;
     jw->y = sv_alloc(ctx, sizeof(double) * nd, "ode Jacobian work");
     jw->yc = sv_alloc(ctx, sizeof(double complex) * (size_t)(2 * n + 2), "ode Jacobian work");
     if (!jw->y || !jw->yc) {
-        ode_jac_work_destroy(ctx, jw);
-        return NULL;
+        sv_status st = sv_last_status();
+        ode_jac_work_destroy(jw);
+        return st;
     }
     jw->p = jw->y + n;
     jw->v = jw->p + P->np;
@@ -68,114 +71,122 @@ ode_jac_work *ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, int W)
     jw->dfdt = jw->f1 + n;
     jw->vals = jw->dfdt + n;
     jw->fc = jw->yc + n;
-    return jw;
+    *out = jw;
+    return SV_OK;
 }
 
-void ode_jac_work_destroy(sv_ctx *ctx, ode_jac_work *jw)
+void ode_jac_work_destroy(ode_jac_work *jw)
 {
-    if (!jw) return;
-    sv_free(ctx, jw->y);
-    sv_free(ctx, jw->yc);
-    sv_free(ctx, jw);
+    if (jw) ode_free_all(jw->ctx, (void *[]){jw->y, jw->yc, jw}, 3);
 }
 
-/* Scatter one colour's directional derivative d (n values, = J·seed) into
- * the pattern values: entry (i, j) with colour(j) = c takes d[i] / scale[j]. */
+/* One colour's directional derivative d (n values, = J·seed) into the
+ * pattern values: entry (i, j) of colour c takes d[i] / scale[j]. */
 static void recover(const sv_ode_problem *P, int c, const double *d, const double *scale, double *vals)
 {
-    for (int i = 0; i < P->n; i++)
-        for (int e = P->rowptr[i]; e < P->rowptr[i + 1]; e++) {
-            int j = P->colind[e];
-            if (P->color[j] == c) vals[e] = d[i] / scale[j];
+    sv_sparse_recover_color_values(P->coloring, c, d, scale, vals);
+}
+
+/* The Jacobian sources for one lane (gathered into jw): J into jw->vals,
+ * ∂f/∂t into jw->dfdt (zero for autonomous problems). Each returns non-zero
+ * on a callback failure. */
+static int jac_analytic(const sv_ode_problem *P, ode_jac_work *jw, double t, const double *p)
+{
+    int want_t = P->d.nonautonomous;
+    if (!want_t) memset(jw->dfdt, 0, sizeof(double) * (size_t)P->n);
+    return P->d.jac(t, jw->y, p, jw->vals, want_t ? jw->dfdt : NULL, P->d.user);
+}
+
+/* Im f(y + i·s·e_c) / s = J e_c exactly (no subtraction), so s can be tiny;
+ * 1e-100 keeps s² far from underflow in products. */
+static int jac_complex_step(const sv_ode_problem *P, ode_jac_work *jw, double t, const double *p, long *nf)
+{
+    const int n = P->n;
+    const double s = 1e-100;
+    void *u = P->d.user;
+    for (int j = 0; j < n; j++) jw->v[j] = s;
+    for (int c = 0; c < P->ncolors; c++) {
+        for (int j = 0; j < n; j++) jw->yc[j] = P->color[j] == c ? CMPLX(jw->y[j], s) : jw->y[j];
+        if (P->d.f_complex(t, jw->yc, p, jw->fc, u)) return 1;
+        (*nf)++;
+        for (int i = 0; i < n; i++) jw->jv[i] = cimag(jw->fc[i]);
+        recover(P, c, jw->jv, jw->v, jw->vals);
+    }
+    if (!P->d.nonautonomous) {
+        memset(jw->dfdt, 0, sizeof(double) * (size_t)n);
+        return 0;
+    }
+    for (int j = 0; j < n; j++) jw->yc[j] = jw->y[j];
+    if (P->d.f_complex(CMPLX(t, s), jw->yc, p, jw->fc, u)) return 1;
+    (*nf)++;
+    for (int i = 0; i < n; i++) jw->dfdt[i] = cimag(jw->fc[i]) / s;
+    return 0;
+}
+
+static int jac_jvp(const sv_ode_problem *P, ode_jac_work *jw, double t, const double *p)
+{
+    const int n = P->n;
+    void *u = P->d.user;
+    for (int j = 0; j < n; j++) jw->f1[j] = 1.0;
+    for (int c = 0; c < P->ncolors; c++) {
+        for (int j = 0; j < n; j++) jw->v[j] = P->color[j] == c ? 1.0 : 0.0;
+        if (P->d.jvp(t, jw->y, p, 0.0, jw->v, jw->jv, u)) return 1;
+        recover(P, c, jw->jv, jw->f1, jw->vals);
+    }
+    if (!P->d.nonautonomous) {
+        memset(jw->dfdt, 0, sizeof(double) * (size_t)n);
+        return 0;
+    }
+    memset(jw->v, 0, sizeof(double) * (size_t)n);
+    return P->d.jvp(t, jw->y, p, 1.0, jw->v, jw->dfdt, u);
+}
+
+/* Forward differences, increment sqrt(eps)·max(|y_j|, sqrt(eps)) made
+ * exactly representable. Inexact: O(sqrt(eps)) relative error in J, which
+ * Rodas5P (not a W-method) feels as lost order. */
+static int jac_fd(const sv_ode_problem *P, ode_jac_work *jw, double t, const double *p, long *nf)
+{
+    const int n = P->n;
+    const double se = sqrt(DBL_EPSILON);
+    void *u = P->d.user;
+    double *dl = jw->v;
+    for (int c = 0; c < P->ncolors; c++) {
+        memcpy(jw->jv, jw->y, sizeof(double) * (size_t)n);
+        for (int j = 0; j < n; j++) {
+            if (P->color[j] != c) continue;
+            double yj = jw->y[j], hj = se * fmax(fabs(yj), se);
+            volatile double yp = yj + hj;
+            jw->jv[j] = yp;
+            dl[j] = yp - yj;
         }
+        if (P->d.f(t, jw->jv, p, jw->f1, u)) return 1;
+        (*nf)++;
+        for (int i = 0; i < n; i++) jw->f1[i] -= jw->f0[i];
+        recover(P, c, jw->f1, dl, jw->vals);
+    }
+    if (!P->d.nonautonomous) {
+        memset(jw->dfdt, 0, sizeof(double) * (size_t)n);
+        return 0;
+    }
+    double ht = se * fmax(fabs(t), 1.0);
+    volatile double tp = t + ht;
+    ht = tp - t;
+    if (P->d.f(tp, jw->y, p, jw->dfdt, u)) return 1;
+    (*nf)++;
+    for (int i = 0; i < n; i++) jw->dfdt[i] = (jw->dfdt[i] - jw->f0[i]) / ht;
+    return 0;
 }
 
 /* One lane's Jacobian into jw->vals (and jw->dfdt). Returns non-zero on a
  * callback failure. */
 static int jac_one(const sv_ode_problem *P, ode_jac_work *jw, double t, long *nf)
 {
-    int n = P->n, np = P->np;
-    const double *p = np ? jw->p : NULL;
-    int want_t = P->d.nonautonomous;
-    void *u = P->d.user;
+    const double *p = P->np ? jw->p : NULL;
     switch (P->d.jac_source) {
-    case SV_ODE_JAC_ANALYTIC:
-        if (!want_t) memset(jw->dfdt, 0, sizeof(double) * (size_t)n);
-        return P->d.jac(t, jw->y, p, jw->vals, want_t ? jw->dfdt : NULL, u);
-    case SV_ODE_JAC_COMPLEX_STEP: {
-        /* Im f(y + i·s·e_c) / s = J e_c exactly (no subtraction), so s can
-         * be tiny; 1e-100 keeps s² far from underflow in products. */
-        const double s = 1e-100;
-        for (int j = 0; j < n; j++) jw->v[j] = s;
-        for (int c = 0; c < P->ncolors; c++) {
-            for (int j = 0; j < n; j++) jw->yc[j] = jw->y[j];
-            for (int q = P->color_ptr[c]; q < P->color_ptr[c + 1]; q++) {
-                int j = P->color_cols[q];
-                jw->yc[j] = CMPLX(jw->y[j], s);
-            }
-            if (P->d.f_complex(t, jw->yc, p, jw->fc, u)) return 1;
-            (*nf)++;
-            for (int i = 0; i < n; i++) jw->jv[i] = cimag(jw->fc[i]);
-            recover(P, c, jw->jv, jw->v, jw->vals);
-        }
-        if (want_t) {
-            for (int j = 0; j < n; j++) jw->yc[j] = jw->y[j];
-            if (P->d.f_complex(CMPLX(t, s), jw->yc, p, jw->fc, u)) return 1;
-            (*nf)++;
-            for (int i = 0; i < n; i++) jw->dfdt[i] = cimag(jw->fc[i]) / s;
-        } else {
-            memset(jw->dfdt, 0, sizeof(double) * (size_t)n);
-        }
-        return 0;
-    }
-    case SV_ODE_JAC_JVP: {
-        for (int j = 0; j < n; j++) jw->f1[j] = 1.0;
-        for (int c = 0; c < P->ncolors; c++) {
-            memset(jw->v, 0, sizeof(double) * (size_t)n);
-            for (int q = P->color_ptr[c]; q < P->color_ptr[c + 1]; q++) jw->v[P->color_cols[q]] = 1.0;
-            if (P->d.jvp(t, jw->y, p, 0.0, jw->v, jw->jv, u)) return 1;
-            recover(P, c, jw->jv, jw->f1, jw->vals);
-        }
-        if (want_t) {
-            memset(jw->v, 0, sizeof(double) * (size_t)n);
-            if (P->d.jvp(t, jw->y, p, 1.0, jw->v, jw->dfdt, u)) return 1;
-        } else {
-            memset(jw->dfdt, 0, sizeof(double) * (size_t)n);
-        }
-        return 0;
-    }
-    case SV_ODE_JAC_FD: {
-        /* Forward differences, increment sqrt(eps)·max(|y_j|, sqrt(eps))
-         * made exactly representable. Inexact: O(sqrt(eps)) relative error
-         * in J, which Rodas5P (not a W-method) feels as lost order. */
-        const double se = sqrt(DBL_EPSILON);
-        double *dl = jw->v;
-        for (int c = 0; c < P->ncolors; c++) {
-            memcpy(jw->jv, jw->y, sizeof(double) * (size_t)n);
-            for (int q = P->color_ptr[c]; q < P->color_ptr[c + 1]; q++) {
-                int j = P->color_cols[q];
-                double yj = jw->y[j], hj = se * fmax(fabs(yj), se);
-                volatile double yp = yj + hj;
-                jw->jv[j] = yp;
-                dl[j] = yp - yj;
-            }
-            if (P->d.f(t, jw->jv, p, jw->f1, u)) return 1;
-            (*nf)++;
-            for (int i = 0; i < n; i++) jw->f1[i] -= jw->f0[i];
-            recover(P, c, jw->f1, dl, jw->vals);
-        }
-        if (want_t) {
-            double ht = se * fmax(fabs(t), 1.0);
-            volatile double tp = t + ht;
-            ht = tp - t;
-            if (P->d.f(tp, jw->y, p, jw->dfdt, u)) return 1;
-            (*nf)++;
-            for (int i = 0; i < n; i++) jw->dfdt[i] = (jw->dfdt[i] - jw->f0[i]) / ht;
-        } else {
-            memset(jw->dfdt, 0, sizeof(double) * (size_t)n);
-        }
-        return 0;
-    }
+    case SV_ODE_JAC_ANALYTIC: return jac_analytic(P, jw, t, p);
+    case SV_ODE_JAC_COMPLEX_STEP: return jac_complex_step(P, jw, t, p, nf);
+    case SV_ODE_JAC_JVP: return jac_jvp(P, jw, t, p);
+    case SV_ODE_JAC_FD: return jac_fd(P, jw, t, p, nf);
     }
     return 1;
 }

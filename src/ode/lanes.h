@@ -7,8 +7,9 @@
 #include "ode_internal.h"
 
 typedef struct ode_lanes {
+    sv_ctx *ctx;
     const sv_ode_problem *P;
-    const sv_ode_options *o;
+    const sv_ode_options *o;  /* resolved (solve.c): no zero meaning "default" left */
     const sv_ode_ensemble *E;
     int W, n, np, nnz;
     int rodas;              /* method: Rodas5P (1) or Tsit5 (0) */
@@ -34,16 +35,16 @@ typedef struct ode_lanes {
 } ode_lanes;
 
 /* One step attempt for every active lane: fills ynew and eest (INFINITY
- * for a non-finite error or a bad pivot) and fail (callback failures). */
-void ode_rodas5p_attempt(ode_lanes *L);
-void ode_tsit5_attempt(ode_lanes *L);
+ * for a non-finite error or a bad pivot) and fail (callback failures).
+ * The status is the linear solver's (Tsit5 has none: always SV_OK). */
+sv_status ode_rodas5p_attempt(ode_lanes *L);
+sv_status ode_tsit5_attempt(ode_lanes *L);
 /* Dense output of lane w's last attempt at t + θh into out (n values). */
 void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
 void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);
 
-/* Weighted RMS error norm of lane w: sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */
-double ode_error_norm(const ode_lanes *L, int w, const double *e);
-/* The same for every lane at once (out: W values). */
+/* Weighted RMS error norm of every lane (out: W values):
+ * sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */
 void ode_error_norms(const ode_lanes *L, const double *e, double *out);
 
 #endif

@@ -9,13 +9,13 @@
  *
  * The one exception: double-precision systems with 2 ≤ n ≤ 8 whose factor
  * fills at least 3/4 of the n × n matrix are held in full storage and
- * factored by the unrolled kernels of dense_small.c, 1.6–3.1× faster there
- * than the engine's table-driven kernels (figures in dense_small.c).
+ * factored by the unrolled kernels of dense_small.c, faster there than the
+ * engine's table-driven kernels (figures in docs/ode.md).
  *
  * Ordering: the natural order or AMD, whichever needs fewer factor updates
  * (natural on a tie: small chemical systems are often written in a good
  * order already, and AMD minimises fill only heuristically); natural is
- * tried only up to n = 256 (see analyse).
+ * tried only up to n = 256 (see choose_ordering).
  *
  * Single precision: the factor is computed in float and every solve is
  * refined against the double M (residual in double) until the correction
@@ -30,6 +30,7 @@
 #include "solvent/sparse.h"
 
 struct ode_lin {
+    sv_ctx *ctx;
     int n, W, nnz, nslots, single;
     int dense;      /* 2 ≤ n ≤ 8, double: full storage, dense_small.c */
     int ddiag[8];   /* dense: diagonal slots */
@@ -47,18 +48,25 @@ struct ode_lin {
     unsigned char use_double[ODE_WMAX]; /* single mode: lane fell back to double this step */
 };
 
-static sv_status analyse(sv_ctx *ctx, ode_lin *L)
+/* The engine's analysis of P's pattern plus diagonal: natural order or
+ * AMD, whichever needs fewer factor updates (natural on a tie). */
+static sv_status choose_ordering(ode_lin *L)
 {
     const sv_ode_problem *P = L->P;
+    sv_ctx *ctx = L->ctx;
     sv_sparse_lu *nat = NULL, *amd = NULL;
     sv_status st = sv_sparse_pattern_from_csr(ctx, P->n, P->rowptr, P->colind, &L->pat);
     if (st != SV_OK) return st;
     /* The natural order's analysis is cheap only for moderate n (its fill
      * on a 2D grid is large); beyond that AMD alone. */
-    sv_status sn = P->n <= 256 ? sv_sparse_lu_analyse(ctx, L->pat, SV_SPARSE_ORDER_NATURAL, &nat) : SV_ERR_UNSUPPORTED;
+    int try_natural = P->n <= 256;
+    sv_status sn = try_natural ? sv_sparse_lu_analyse(ctx, L->pat, SV_SPARSE_ORDER_NATURAL, &nat) : SV_ERR_UNSUPPORTED;
     sv_status sa = sv_sparse_lu_analyse(ctx, L->pat, SV_SPARSE_ORDER_AMD, &amd);
     if (sn != SV_OK && sa != SV_OK) return sa;
-    sv_clear_error();
+    /* Either analysis alone is enough: when one failed (too much fill, no
+     * memory) the other is used, which handles the failure, so its message
+     * is dropped. */
+    if ((try_natural && sn != SV_OK) || sa != SV_OK) sv_clear_error();
     if (sn == SV_OK && (sa != SV_OK || sv_sparse_lu_updates(nat) <= sv_sparse_lu_updates(amd))) {
         L->lu = nat;
         sv_sparse_lu_destroy(amd);
@@ -68,7 +76,15 @@ static sv_status analyse(sv_ctx *ctx, ode_lin *L)
     }
     L->nslots = sv_sparse_lu_nnz(L->lu);
     L->dslot = sv_sparse_lu_diag_slot(L->lu);
-    L->eslot = sv_alloc(ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode linear solver");
+    return SV_OK;
+}
+
+/* eslot: the LU slot of each of P's entries (the engine's pattern has the
+ * diagonal added, so its entry numbers differ from P's). */
+static sv_status map_entries(ode_lin *L)
+{
+    const sv_ode_problem *P = L->P;
+    L->eslot = sv_alloc(L->ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode linear solver");
     if (!L->eslot) return sv_last_status();
     const int *es = sv_sparse_lu_entry_slot(L->lu);
     for (int e = 0; e < P->nnz; e++) {
@@ -81,69 +97,76 @@ static sv_status analyse(sv_ctx *ctx, ode_lin *L)
     return SV_OK;
 }
 
-ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single)
+/* Tiny, (nearly) full factor in double: full storage and the unrolled
+ * kernels (dense_small.c). A sparser tiny pattern stays with the engine,
+ * whose work then shrinks with the pattern (docs/ode.md has the figures). */
+static int wants_dense_small(const ode_lin *L)
 {
+    int n = L->n;
+    return !L->single && n >= 2 && n <= 8 && 4 * L->nslots >= 3 * n * n;
+}
+
+/* Replace the engine's analysis by full storage: slot (i, j) = i·n + j. */
+static sv_status use_dense_small(ode_lin *L)
+{
+    const sv_ode_problem *P = L->P;
+    sv_sparse_lu_destroy(L->lu);
+    sv_sparse_pattern_destroy(L->pat);
+    L->lu = NULL;
+    L->pat = NULL;
+    L->dense = 1;
+    L->nslots = P->n * P->n;
+    for (int e = 0; e < P->nnz; e++) L->eslot[e] = P->erow[e] * P->n + P->colind[e];
+    for (int i = 0; i < P->n; i++) L->ddiag[i] = i * P->n + i;
+    L->dslot = L->ddiag;
+    return SV_OK;
+}
+
+static sv_status alloc_buffers(ode_lin *L)
+{
+    sv_ctx *ctx = L->ctx;
+    size_t nsw = (size_t)L->nslots * L->W, nw = (size_t)L->n * L->W;
+    L->buf = sv_alloc(ctx, sizeof(double) * nsw, "ode LU buffer");
+    L->r = sv_alloc(ctx, sizeof(double) * nw * 3, "ode LU work");
+    if (!L->buf || !L->r) return sv_last_status();
+    L->dx = L->r + nw;
+    L->work = L->dx + nw;
+    if (!L->single) return SV_OK;
+    L->fbuf = sv_alloc(ctx, sizeof(float) * nsw, "ode LU buffer (single)");
+    L->fx = sv_alloc(ctx, sizeof(float) * nw * 2, "ode LU work (single)");
+    if (!L->fbuf || !L->fx) return sv_last_status();
+    L->fwork = L->fx + nw;
+    return SV_OK;
+}
+
+sv_status ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single, ode_lin **out)
+{
+    *out = NULL;
     ode_lin *L = sv_calloc(ctx, 1, sizeof *L, "ode linear solver");
-    if (!L) return NULL;
+    if (!L) return sv_last_status();
+    L->ctx = ctx;
     L->n = P->n;
     L->W = W;
     L->nnz = P->nnz;
     L->single = single;
     L->P = P;
-    if (analyse(ctx, L) != SV_OK) goto fail;
-    /* Tiny, (nearly) full factor in double: full storage and the unrolled
-     * kernels (dense_small.c). A sparser tiny pattern stays with the engine,
-     * whose work then shrinks with the pattern (HIRES, n = 8 with 28 slots,
-     * W = 4: 59 ns per factor + solve in bench/results/sparse.jsonl, against
-     * 217 ns for full n = 8 here). */
-    if (!single && P->n >= 2 && P->n <= 8 && 4 * L->nslots >= 3 * P->n * P->n) {
-        sv_sparse_lu_destroy(L->lu);
-        sv_sparse_pattern_destroy(L->pat);
-        L->lu = NULL;
-        L->pat = NULL;
-        sv_free(ctx, L->eslot);
-        L->dense = 1;
-        L->nslots = P->n * P->n;
-        L->eslot = sv_alloc(ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode linear solver");
-        if (!L->eslot) goto fail;
-        for (int e = 0; e < P->nnz; e++) L->eslot[e] = P->erow[e] * P->n + P->colind[e];
-        for (int i = 0; i < P->n; i++) L->ddiag[i] = i * P->n + i;
-        L->dslot = L->ddiag;
-    }
-    size_t nsw = (size_t)L->nslots * W, nw = (size_t)L->n * W;
-    L->buf = sv_alloc(ctx, sizeof(double) * nsw, "ode LU buffer");
-    L->r = sv_alloc(ctx, sizeof(double) * nw * 3, "ode LU work");
-    if (!L->buf || !L->r) goto fail;
-    L->dx = L->r + nw;
-    L->work = L->dx + nw;
-    if (single) {
-        L->fbuf = sv_alloc(ctx, sizeof(float) * nsw, "ode LU buffer (single)");
-        L->fx = sv_alloc(ctx, sizeof(float) * nw * 2, "ode LU work (single)");
-        if (!L->fbuf || !L->fx) goto fail;
-        L->fwork = L->fx + nw;
-    }
-    return L;
-fail:
-    ode_lin_destroy(ctx, L);
-    return NULL;
+    sv_status st = choose_ordering(L);
+    if (st == SV_OK) st = map_entries(L);
+    if (st == SV_OK && wants_dense_small(L)) st = use_dense_small(L);
+    if (st == SV_OK) st = alloc_buffers(L);
+    if (st == SV_OK)
+        *out = L;
+    else
+        ode_lin_destroy(L);
+    return st;
 }
 
-void ode_lin_destroy(sv_ctx *ctx, ode_lin *L)
+void ode_lin_destroy(ode_lin *L)
 {
     if (!L) return;
     sv_sparse_lu_destroy(L->lu);
     sv_sparse_pattern_destroy(L->pat);
-    sv_free(ctx, L->eslot);
-    sv_free(ctx, L->buf);
-    sv_free(ctx, L->r);
-    sv_free(ctx, L->fbuf);
-    sv_free(ctx, L->fx);
-    sv_free(ctx, L);
-}
-
-const char *ode_lin_kind(const ode_lin *L)
-{
-    return L->dense ? "dense (n <= 8)" : L->single ? "sparse engine, single-precision factor" : "sparse engine";
+    ode_free_all(L->ctx, (void *[]){L->eslot, L->buf, L->r, L->fbuf, L->fx, L}, 6);
 }
 
 /* M = shift·I − J written straight into the LU slots (fill slots zeroed):
@@ -179,9 +202,8 @@ const char *ode_lin_kind(const ode_lin *L)
 DEFINE_LOAD(double, _d)
 DEFINE_LOAD(float, _f)
 
-void ode_lin_load(ode_lin *L, const double *jv, const double *shift, const unsigned char *mask)
+void ode_lin_load(ode_lin *L, const double *jv, const double *shift)
 {
-    (void)mask; /* every lane is loaded: inactive lanes hold stale but finite data */
     /* Single mode loads only the float buffer: the double M is built from
      * J (jv, the caller's copy) only if some lane's refinement stagnates. */
     if (L->single) {
@@ -191,81 +213,81 @@ void ode_lin_load(ode_lin *L, const double *jv, const double *shift, const unsig
     }
 }
 
-static void flags_to_bad(const ode_lin *L, unsigned char *bad)
-{
-    for (int w = 0; w < L->W; w++) bad[w] = L->flags[w] != 0;
-}
-
-void ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad)
+sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad)
 {
     unsigned char b[ODE_WMAX] = {0};
+    sv_status st = SV_OK;
     L->dfactored = 0;
     memset(L->use_double, 0, sizeof L->use_double);
     if (L->dense) {
         ode_dense_small_factor(L->n, L->W, L->buf, b);
     } else {
-        if (L->single) sv_sparse_lu_factor_batch_f32(L->lu, L->W, L->fbuf, L->flags);
-        else sv_sparse_lu_factor_batch(L->lu, L->W, L->buf, L->flags);
-        flags_to_bad(L, b);
+        st = L->single ? sv_sparse_lu_factor_batch_f32(L->lu, L->W, L->fbuf, L->flags)
+                       : sv_sparse_lu_factor_batch(L->lu, L->W, L->buf, L->flags);
+        if (st == SV_OK)
+            for (int w = 0; w < L->W; w++) b[w] = L->flags[w] != 0;
     }
     for (int w = 0; w < L->W; w++) bad[w] = mask[w] && b[w];
+    return st;
 }
 
-static void solve_raw(ode_lin *L, double *x)
+/* x = M̃⁻¹ x with the factor in use (float factor: x rounded to float). */
+static sv_status solve_raw(ode_lin *L, double *x)
 {
     if (L->dense) {
         ode_dense_small_solve(L->n, L->W, L->buf, x);
-    } else if (L->single) {
-        size_t nw = (size_t)L->n * L->W;
-        for (size_t q = 0; q < nw; q++) L->fx[q] = (float)x[q];
-        sv_sparse_lu_solve_batch_f32(L->lu, L->W, L->fbuf, L->fx, L->fx, L->fwork);
-        for (size_t q = 0; q < nw; q++) x[q] = L->fx[q];
-    } else {
-        sv_sparse_lu_solve_batch(L->lu, L->W, L->buf, x, x, L->work);
+        return SV_OK;
+    }
+    if (!L->single) return sv_sparse_lu_solve_batch(L->lu, L->W, L->buf, x, x, L->work);
+    size_t nw = (size_t)L->n * L->W;
+    for (size_t q = 0; q < nw; q++) L->fx[q] = (float)x[q];
+    sv_status st = sv_sparse_lu_solve_batch_f32(L->lu, L->W, L->fbuf, L->fx, L->fx, L->fwork);
+    for (size_t q = 0; q < nw; q++) x[q] = L->fx[q];
+    return st;
+}
+
+/* r = b − M x in double, M = shift·I − J from the caller's J. */
+static void residual(ode_lin *L, const double *jv, const double *shift, const double *b, const double *x)
+{
+    const int n = L->n, W = L->W;
+    const int *rp = L->P->rowptr, *ci = L->P->colind;
+    for (int i = 0; i < n; i++) {
+        double *ri = L->r + (size_t)i * W;
+        const double *bi = b + (size_t)i * W, *xi = x + (size_t)i * W;
+        for (int w = 0; w < W; w++) ri[w] = bi[w] - shift[w] * xi[w];
+        for (int e = rp[i]; e < rp[i + 1]; e++) {
+            const double *je = jv + (size_t)e * W, *xj = x + (size_t)ci[e] * W;
+            for (int w = 0; w < W; w++) ri[w] += je[w] * xj[w];
+        }
     }
 }
 
-int ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const double *b, double *x)
+/* Refinement: r = b − M x, x += M̃⁻¹ r, per lane until the correction is at
+ * rounding level. The residual needs J in double, which the LU buffer no
+ * longer holds (it holds the float factor): this is why the stepper keeps
+ * its own copy of J (jv), which it also needs to rebuild M with a new shift
+ * after a rejected step without a new Jacobian. A lane whose refinement
+ * stagnates (M too ill-conditioned for a float factor: κ(M)·2⁻²⁴ ≳ 1) is
+ * marked for the double factor. Every decision is the lane's own, so its
+ * result does not depend on its batch-mates. */
+static sv_status refine(ode_lin *L, const double *jv, const double *shift, const double *b, double *x, int *sweeps)
 {
-    int n = L->n, W = L->W;
-    size_t nw = (size_t)n * W;
-    if (x != b) memcpy(x, b, sizeof(double) * nw);
-    solve_raw(L, x);
-    if (!L->single) return 0;
-    /* Refinement: r = b − M x in double, x += M̃⁻¹ r, per lane until the
-     * correction is at rounding level. The residual needs J in double,
-     * which the LU buffer no longer holds (it holds the float factor): this
-     * is why the stepper keeps its own copy of J (jv), which it also needs
-     * to rebuild M with a new shift after a rejected step without a new
-     * Jacobian. A lane whose refinement stagnates (M too ill-conditioned for
-     * a float factor: κ(M)·2⁻²⁴ ≳ 1) switches to the double factor for the
-     * rest of this step. Every decision is the lane's own, so its result
-     * does not depend on its batch-mates. */
+    const int n = L->n, W = L->W;
     unsigned char go[ODE_WMAX];
     double prev[ODE_WMAX];
-    int anyd = 0;
     for (int w = 0; w < W; w++) {
         go[w] = !L->use_double[w];
-        anyd |= L->use_double[w];
         prev[w] = INFINITY;
     }
-    int sweeps = 0;
-    const int *rp = L->P->rowptr, *ci = L->P->colind;
+    *sweeps = 0;
     for (int it = 0; it < 5; it++) {
         int any = 0;
         for (int w = 0; w < W; w++) any |= go[w];
         if (!any) break;
-        for (int i = 0; i < n; i++) {
-            double *ri = L->r + (size_t)i * W;
-            const double *bi = b + (size_t)i * W, *xi = x + (size_t)i * W;
-            for (int w = 0; w < W; w++) ri[w] = bi[w] - shift[w] * xi[w];
-            for (int e = rp[i]; e < rp[i + 1]; e++) {
-                const double *je = jv + (size_t)e * W, *xj = x + (size_t)ci[e] * W;
-                for (int w = 0; w < W; w++) ri[w] += je[w] * xj[w];
-            }
-        }
-        solve_raw(L, L->r);
-        sweeps++;
+        residual(L, jv, shift, b, x);
+        sv_status st = solve_raw(L, L->r);
+        if (st != SV_OK) return st;
+        ++*sweeps;
         for (int w = 0; w < W; w++) {
             if (!go[w]) continue;
             double dmax = 0, xmax = 0;
@@ -281,24 +303,45 @@ int ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const doubl
             } else if (!(dmax < 0.25 * prev[w]) || it == 4) {
                 go[w] = 0; /* stagnating: this lane needs the double factor */
                 L->use_double[w] = 1;
-                anyd = 1;
             }
             prev[w] = dmax;
         }
     }
-    if (anyd) {
-        if (!L->dfactored) {
-            /* the double M of this step, from the caller's J and shifts
-             * (the same arrays ode_lin_load was given) */
-            load_d(L, jv, shift, L->buf);
-            sv_sparse_lu_factor_batch(L->lu, W, L->buf, L->flags);
-            L->dfactored = 1;
-        }
-        memcpy(L->dx, b, sizeof(double) * nw);
-        sv_sparse_lu_solve_batch(L->lu, W, L->buf, L->dx, L->dx, L->work);
-        for (int i = 0; i < n; i++)
-            for (int w = 0; w < W; w++)
-                if (L->use_double[w]) x[(size_t)i * W + w] = L->dx[(size_t)i * W + w];
+    return SV_OK;
+}
+
+/* The lanes marked use_double take x from the double factor of this step's
+ * M (built from the caller's J and shifts, the arrays ode_lin_load had, and
+ * factored once per step). */
+static sv_status solve_double(ode_lin *L, const double *jv, const double *shift, const double *b, double *x)
+{
+    const int n = L->n, W = L->W;
+    sv_status st = SV_OK;
+    if (!L->dfactored) {
+        load_d(L, jv, shift, L->buf);
+        st = sv_sparse_lu_factor_batch(L->lu, W, L->buf, L->flags);
+        if (st != SV_OK) return st;
+        L->dfactored = 1;
     }
-    return sweeps;
+    memcpy(L->dx, b, sizeof(double) * (size_t)n * W);
+    st = sv_sparse_lu_solve_batch(L->lu, W, L->buf, L->dx, L->dx, L->work);
+    if (st != SV_OK) return st;
+    for (int i = 0; i < n; i++)
+        for (int w = 0; w < W; w++)
+            if (L->use_double[w]) x[(size_t)i * W + w] = L->dx[(size_t)i * W + w];
+    return SV_OK;
+}
+
+sv_status ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const double *b, double *x, int *sweeps)
+{
+    size_t nw = (size_t)L->n * L->W;
+    *sweeps = 0;
+    if (x != b) memcpy(x, b, sizeof(double) * nw);
+    sv_status st = solve_raw(L, x);
+    if (st != SV_OK || !L->single) return st;
+    st = refine(L, jv, shift, b, x, sweeps);
+    int anyd = 0;
+    for (int w = 0; w < L->W; w++) anyd |= L->use_double[w];
+    if (st == SV_OK && anyd) st = solve_double(L, jv, shift, b, x);
+    return st;
 }

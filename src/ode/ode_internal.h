@@ -4,10 +4,17 @@
 #define SV_ODE_INTERNAL_H
 
 #include "solvent/ode.h"
+#include "solvent/sparse.h"
 
 /* max/min without fmax's NaN rules (and its library call in hot loops) */
 static inline double ode_max(double a, double b) { return a > b ? a : b; }
 static inline double ode_min(double a, double b) { return a < b ? a : b; }
+
+/* sv_free every one of count pointers (a destroy's arrays, then the record). */
+static inline void ode_free_all(sv_ctx *ctx, void *const *parts, int count)
+{
+    for (int k = 0; k < count; k++) sv_free(ctx, parts[k]);
+}
 
 /* Largest lane count (AVX-512 would take 8 doubles). */
 #define ODE_WMAX 8
@@ -19,9 +26,9 @@ struct sv_ode_problem {
     int nnz;                /* entries of the Jacobian pattern (n² when dense) */
     int *rowptr, *colind;   /* owned copy of the pattern (CSR, sorted) */
     int *erow;              /* row of each entry */
+    sv_sparse_coloring *coloring; /* of the pattern above, entries grouped by colour */
     int ncolors;
-    int *color;             /* colour of each column */
-    int *color_ptr, *color_cols; /* columns of each colour (CSR-like) */
+    const int *color;       /* colour of each column (owned by coloring) */
     sv_ctx *ctx;
 };
 
@@ -41,19 +48,23 @@ extern const tsit5_tab sv_ode_tsit5;
 /* ---- linear solver for M = shift·I − J, W lanes at once -------------------
  * The Jacobian arrives as pattern values (slot-major, nnz·W); `load`
  * scatters them into the factor buffer with the lane's shift, `factor`
- * factors every lane (no pivoting) and `solve` solves every lane. */
+ * factors every lane (no pivoting) and `solve` solves every lane. The
+ * statuses are the sparse engine's (SV_OK unless an invariant broke). */
 typedef struct ode_lin ode_lin;
-ode_lin *ode_lin_create(sv_ctx *ctx, const sv_ode_problem *prob, int W, int single);
-void ode_lin_destroy(sv_ctx *ctx, ode_lin *L);
-/* buf = shift[w]·I − J for the lanes with mask[w] set. */
-void ode_lin_load(ode_lin *L, const double *jvals, const double *shift, const unsigned char *mask);
-/* Factor the masked lanes; bad[w] = 1 for a zero or non-finite pivot. */
-void ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad);
+sv_status ode_lin_create(sv_ctx *ctx, const sv_ode_problem *prob, int W, int single, ode_lin **out);
+void ode_lin_destroy(ode_lin *L);
+/* buf = shift[w]·I − J for every lane: an idle lane's Jacobian and shift
+ * are stale but finite, so loading and factoring it is harmless, and the
+ * batched kernels stay one pass over all W lanes. */
+void ode_lin_load(ode_lin *L, const double *jvals, const double *shift);
+/* Factor every lane; bad[w] = 1 for a zero or non-finite pivot in a lane
+ * with mask[w] set (the other lanes' pivots are not looked at). */
+sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad);
 /* x = M⁻¹ b for all lanes (slot-major n·W); with a single-precision factor
  * the solution is refined against the double M until it stops improving.
- * Returns refinement sweeps done (max over lanes). */
-int ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x);
-const char *ode_lin_kind(const ode_lin *L);
+ * sweeps: refinement sweeps done (max over lanes). */
+sv_status ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x,
+                        int *sweeps);
 /* Full-storage kernels for 2 ≤ n ≤ 8 (dense_small.c), W in {1, 2, 4, 8}. */
 void ode_dense_small_factor(int n, int W, double *buf, unsigned char *bad);
 void ode_dense_small_solve(int n, int W, const double *buf, double *x);
@@ -63,8 +74,8 @@ void ode_dense_small_solve(int n, int W, const double *buf, double *x);
  * those lanes (used by finite differences). Returns per-lane failure in
  * fail[w]. nf[w] counts f evaluations spent. */
 typedef struct ode_jac_work ode_jac_work;
-ode_jac_work *ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *prob, int W);
-void ode_jac_work_destroy(sv_ctx *ctx, ode_jac_work *w);
+sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *prob, ode_jac_work **out);
+void ode_jac_work_destroy(ode_jac_work *w);
 void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
                   const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
                   unsigned char *fail, long *nf);

@@ -1,164 +1,112 @@
 /* Problem description: validation, an owned copy of the Jacobian pattern,
  * and the column colouring used to recover J from directional derivatives
  * (complex step, J·v, finite differences). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ode_internal.h"
 #include "solvent/sparse.h"
 
-/* Colouring of the column intersection graph (two columns that share a row
- * get different colours): a greedy largest-first pass here, replaced by the
- * sparse engine's sv_sparse_color when that finds fewer colours. */
+/* The column colouring, from the sparse engine: a greedy pass by decreasing
+ * column count on the problem's own pattern, replaced by the engine's best
+ * of several orderings on the pattern plus its diagonal when that needs
+ * fewer colours (docs/ode.md says why both; either is valid for the
+ * problem's pattern, which has no more edges than the one with the diagonal). */
 static sv_status color_columns(sv_ode_problem *P)
 {
-    int n = P->n, nnz = P->nnz;
-    sv_status st = SV_OK;
-    int *ccount = sv_calloc(P->ctx, (size_t)n + 1, sizeof(int), "ode colouring");
-    int *cptr = sv_calloc(P->ctx, (size_t)n + 1, sizeof(int), "ode colouring");
-    int *crow = sv_alloc(P->ctx, sizeof(int) * (size_t)(nnz ? nnz : 1), "ode colouring");
-    int *order = sv_alloc(P->ctx, sizeof(int) * (size_t)n, "ode colouring");
-    int *mark = sv_alloc(P->ctx, sizeof(int) * (size_t)(n + 1), "ode colouring");
-    P->color = sv_alloc(P->ctx, sizeof(int) * (size_t)n, "ode colouring");
-    P->color_ptr = sv_calloc(P->ctx, (size_t)n + 2, sizeof(int), "ode colouring");
-    P->color_cols = sv_alloc(P->ctx, sizeof(int) * (size_t)n, "ode colouring");
-    if (!ccount || !cptr || !crow || !order || !mark || !P->color || !P->color_ptr || !P->color_cols) {
-        st = sv_last_status();
-        goto done;
+    sv_sparse_color_options o;
+    sv_sparse_color_options_default(&o);
+    o.order = SV_SPARSE_COLOR_COLUMN_COUNT;
+    sv_sparse_coloring *own = NULL, *alt = NULL;
+    sv_status st = sv_sparse_color_csr(P->ctx, P->n, P->rowptr, P->colind, &o, &own);
+    if (st == SV_OK) {
+        o.order = SV_SPARSE_COLOR_BEST;
+        o.add_diagonal = 1;
+        st = sv_sparse_color_csr(P->ctx, P->n, P->rowptr, P->colind, &o, &alt);
     }
-    /* column-wise (CSC) view: rows of each column */
-    for (int e = 0; e < nnz; e++) ccount[P->colind[e]]++;
-    for (int j = 0; j < n; j++) cptr[j + 1] = cptr[j] + ccount[j];
-    for (int j = 0; j < n; j++) ccount[j] = cptr[j];
-    for (int i = 0; i < n; i++)
-        for (int e = P->rowptr[i]; e < P->rowptr[i + 1]; e++) crow[ccount[P->colind[e]]++] = i;
-    for (int j = 0; j < n; j++) order[j] = j;
-    /* insertion sort by decreasing column count (stable, deterministic) */
-    for (int a = 1; a < n; a++) {
-        int j = order[a], cj = cptr[j + 1] - cptr[j], b = a;
-        while (b > 0 && cptr[order[b - 1] + 1] - cptr[order[b - 1]] < cj) {
-            order[b] = order[b - 1];
-            b--;
-        }
-        order[b] = j;
+    if (st == SV_OK && sv_sparse_coloring_count(alt) < sv_sparse_coloring_count(own)) {
+        sv_sparse_coloring *t = own;
+        own = alt;
+        alt = t;
     }
-    for (int j = 0; j < n; j++) P->color[j] = -1;
-    for (int c = 0; c <= n; c++) mark[c] = -1;
-    int ncol = 0;
-    for (int a = 0; a < n; a++) {
-        int j = order[a];
-        /* colours already used by columns sharing a row with j */
-        for (int q = cptr[j]; q < cptr[j + 1]; q++) {
-            int i = crow[q];
-            for (int e = P->rowptr[i]; e < P->rowptr[i + 1]; e++) {
-                int c = P->color[P->colind[e]];
-                if (c >= 0) mark[c] = j;
-            }
-        }
-        int c = 0;
-        while (mark[c] == j) c++;
-        P->color[j] = c;
-        if (c + 1 > ncol) ncol = c + 1;
+    sv_sparse_coloring_destroy(alt);
+    if (st != SV_OK) {
+        sv_sparse_coloring_destroy(own);
+        return st;
     }
-    P->ncolors = ncol;
-    /* The sparse engine's colouring tries several orderings; keep it when it
-     * needs fewer colours (its pattern has the diagonal added, so its groups
-     * are valid for ours too). */
-    {
-        sv_sparse_pattern *sp = NULL;
-        sv_sparse_coloring *sc = NULL;
-        if (sv_sparse_pattern_from_csr(P->ctx, n, P->rowptr, P->colind, &sp) == SV_OK &&
-            sv_sparse_color(P->ctx, sp, &sc) == SV_OK && sv_sparse_coloring_count(sc) < ncol) {
-            const int *cc = sv_sparse_coloring_colors(sc);
-            for (int j = 0; j < n; j++) P->color[j] = cc[j];
-            ncol = P->ncolors = sv_sparse_coloring_count(sc);
-        }
-        sv_sparse_coloring_destroy(sc);
-        sv_sparse_pattern_destroy(sp);
-        sv_clear_error();
-    }
-    for (int c = 0; c <= ncol; c++) P->color_ptr[c] = 0;
-    for (int j = 0; j < n; j++) P->color_ptr[P->color[j] + 1]++;
-    for (int c = 0; c < ncol; c++) P->color_ptr[c + 1] += P->color_ptr[c];
-    for (int c = 0; c <= ncol; c++) mark[c] = P->color_ptr[c];
-    for (int j = 0; j < n; j++) P->color_cols[mark[P->color[j]]++] = j;
-done:
-    sv_free(P->ctx, ccount);
-    sv_free(P->ctx, cptr);
-    sv_free(P->ctx, crow);
-    sv_free(P->ctx, order);
-    sv_free(P->ctx, mark);
-    return st;
+    P->coloring = own;
+    P->ncolors = sv_sparse_coloring_count(own);
+    P->color = sv_sparse_coloring_colors(own);
+    return SV_OK;
 }
 
-sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_ode_problem **out)
+/* A Jacobian source needs its callback. */
+static sv_status check_jac_source(const sv_ode_problem_desc *d, const char *nm)
 {
-    if (!out) return sv_error(SV_ERR_ARG, "sv_ode_problem_create: out is NULL");
-    *out = NULL;
-    if (!d) return sv_error(SV_ERR_ARG, "sv_ode_problem_create: desc is NULL");
-    const char *nm = d->name ? d->name : "problem";
-    if (d->n < 1) return sv_error(SV_ERR_ARG, "%s: n = %d: expected >= 1", nm, d->n);
-    if (d->nparams < 0) return sv_error(SV_ERR_ARG, "%s: nparams = %d: expected >= 0", nm, d->nparams);
-    if (!d->f) return sv_error(SV_ERR_ARG, "%s: f is NULL: the right-hand side is required", nm);
     switch (d->jac_source) {
     case SV_ODE_JAC_ANALYTIC:
         if (!d->jac && !d->jac_batch)
             return sv_error(SV_ERR_ARG, "%s: jac_source = analytic but neither jac nor jac_batch is set", nm);
-        break;
+        return SV_OK;
     case SV_ODE_JAC_COMPLEX_STEP:
-        if (!d->f_complex)
-            return sv_error(SV_ERR_ARG, "%s: jac_source = complex-step but f_complex is NULL", nm);
-        break;
+        if (!d->f_complex) return sv_error(SV_ERR_ARG, "%s: jac_source = complex-step but f_complex is NULL", nm);
+        return SV_OK;
     case SV_ODE_JAC_JVP:
         if (!d->jvp) return sv_error(SV_ERR_ARG, "%s: jac_source = jvp but jvp is NULL", nm);
-        break;
+        return SV_OK;
     case SV_ODE_JAC_FD:
-        break;
-    default:
-        return sv_error(SV_ERR_ARG, "%s: jac_source = %d: expected 0..3 (analytic, complex-step, jvp, fd)", nm,
-                        (int)d->jac_source);
+        return SV_OK;
     }
+    return sv_error(SV_ERR_ARG, "%s: jac_source = %d: expected 0..3 (analytic, complex-step, jvp, fd)", nm,
+                    (int)d->jac_source);
+}
+
+/* CSR with columns in range and strictly increasing per row (or no pattern). */
+static sv_status check_pattern(const sv_ode_problem_desc *d, const char *nm)
+{
     int n = d->n;
     if ((d->rowptr == NULL) != (d->colind == NULL))
         return sv_error(SV_ERR_PATTERN, "%s: pattern needs both rowptr and colind (or neither for dense)", nm);
-    if (d->rowptr) {
-        if (d->rowptr[0] != 0)
-            return sv_error(SV_ERR_PATTERN, "%s: rowptr[0] = %d: expected 0", nm, d->rowptr[0]);
-        for (int i = 0; i < n; i++) {
-            if (d->rowptr[i + 1] < d->rowptr[i])
-                return sv_error(SV_ERR_PATTERN, "%s: rowptr[%d] = %d < rowptr[%d] = %d: must not decrease", nm,
-                                i + 1, d->rowptr[i + 1], i, d->rowptr[i]);
-            for (int e = d->rowptr[i]; e < d->rowptr[i + 1]; e++) {
-                int j = d->colind[e];
-                if (j < 0 || j >= n)
-                    return sv_error(SV_ERR_PATTERN, "%s: colind[%d] = %d (row %d): expected 0..%d", nm, e, j, i,
-                                    n - 1);
-                if (e > d->rowptr[i] && j <= d->colind[e - 1])
-                    return sv_error(SV_ERR_PATTERN,
-                                    "%s: row %d: columns must be strictly increasing (colind[%d] = %d after %d)", nm,
-                                    i, e, j, d->colind[e - 1]);
-            }
+    if (!d->rowptr) return SV_OK;
+    if (d->rowptr[0] != 0) return sv_error(SV_ERR_PATTERN, "%s: rowptr[0] = %d: expected 0", nm, d->rowptr[0]);
+    for (int i = 0; i < n; i++) {
+        if (d->rowptr[i + 1] < d->rowptr[i])
+            return sv_error(SV_ERR_PATTERN, "%s: rowptr[%d] = %d < rowptr[%d] = %d: must not decrease", nm, i + 1,
+                            d->rowptr[i + 1], i, d->rowptr[i]);
+        for (int e = d->rowptr[i]; e < d->rowptr[i + 1]; e++) {
+            int j = d->colind[e];
+            if (j < 0 || j >= n)
+                return sv_error(SV_ERR_PATTERN, "%s: colind[%d] = %d (row %d): expected 0..%d", nm, e, j, i, n - 1);
+            if (e > d->rowptr[i] && j <= d->colind[e - 1])
+                return sv_error(SV_ERR_PATTERN,
+                                "%s: row %d: columns must be strictly increasing (colind[%d] = %d after %d)", nm, i, e,
+                                j, d->colind[e - 1]);
         }
-        if ((long long)d->rowptr[n] > (long long)n * n)
-            return sv_error(SV_ERR_PATTERN, "%s: rowptr[n] = %d exceeds n² = %lld", nm, d->rowptr[n],
-                            (long long)n * n);
     }
-    sv_ode_problem *P = sv_calloc(ctx, 1, sizeof *P, "ode problem");
-    if (!P) return sv_last_status();
-    P->ctx = ctx;
-    P->d = *d;
-    P->n = n;
-    P->np = d->nparams;
-    P->dense = d->rowptr == NULL;
-    P->nnz = P->dense ? n * n : d->rowptr[n];
-    P->rowptr = sv_alloc(ctx, sizeof(int) * (size_t)(n + 1), "ode pattern");
-    P->colind = sv_alloc(ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode pattern");
-    P->erow = sv_alloc(ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode pattern");
-    if (!P->rowptr || !P->colind || !P->erow) {
-        sv_status st = sv_last_status();
-        sv_ode_problem_destroy(P);
-        return st;
-    }
+    if ((long long)d->rowptr[n] > (long long)n * n)
+        return sv_error(SV_ERR_PATTERN, "%s: rowptr[n] = %d exceeds n² = %lld", nm, d->rowptr[n], (long long)n * n);
+    return SV_OK;
+}
+
+static sv_status check_desc(const sv_ode_problem_desc *d)
+{
+    const char *nm = d->name ? d->name : "problem";
+    if (d->n < 1) return sv_error(SV_ERR_ARG, "%s: n = %d: expected >= 1", nm, d->n);
+    if (d->nparams < 0) return sv_error(SV_ERR_ARG, "%s: nparams = %d: expected >= 0", nm, d->nparams);
+    if (!d->f) return sv_error(SV_ERR_ARG, "%s: f is NULL: the right-hand side is required", nm);
+    sv_status st = check_jac_source(d, nm);
+    return st != SV_OK ? st : check_pattern(d, nm);
+}
+
+/* The owned copy of the pattern (the full n × n one when none was given)
+ * and the row of every entry. */
+static sv_status copy_pattern(sv_ode_problem *P, const sv_ode_problem_desc *d)
+{
+    int n = P->n;
+    size_t nb = sizeof(int) * (size_t)(P->nnz ? P->nnz : 1);
+    P->rowptr = sv_alloc(P->ctx, sizeof(int) * (size_t)(n + 1), "ode pattern");
+    P->colind = sv_alloc(P->ctx, nb, "ode pattern");
+    P->erow = sv_alloc(P->ctx, nb, "ode pattern");
+    if (!P->rowptr || !P->colind || !P->erow) return sv_last_status();
     if (P->dense) {
         for (int i = 0; i <= n; i++) P->rowptr[i] = i * n;
         for (int e = 0; e < n * n; e++) P->colind[e] = e % n;
@@ -170,26 +118,38 @@ sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_od
         for (int e = P->rowptr[i]; e < P->rowptr[i + 1]; e++) P->erow[e] = i;
     P->d.rowptr = P->rowptr;
     P->d.colind = P->colind;
-    sv_status st = color_columns(P);
-    if (st != SV_OK) {
-        sv_ode_problem_destroy(P);
-        return st;
-    }
-    *out = P;
     return SV_OK;
+}
+
+sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_ode_problem **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_ode_problem_create: out is NULL");
+    *out = NULL;
+    if (!d) return sv_error(SV_ERR_ARG, "sv_ode_problem_create: desc is NULL");
+    sv_status st = check_desc(d);
+    if (st != SV_OK) return st;
+    sv_ode_problem *P = sv_calloc(ctx, 1, sizeof *P, "ode problem");
+    if (!P) return sv_last_status();
+    P->ctx = ctx;
+    P->d = *d;
+    P->n = d->n;
+    P->np = d->nparams;
+    P->dense = d->rowptr == NULL;
+    P->nnz = P->dense ? d->n * d->n : d->rowptr[d->n];
+    st = copy_pattern(P, d);
+    if (st == SV_OK) st = color_columns(P);
+    if (st == SV_OK)
+        *out = P;
+    else
+        sv_ode_problem_destroy(P);
+    return st;
 }
 
 void sv_ode_problem_destroy(sv_ode_problem *P)
 {
     if (!P) return;
-    sv_ctx *ctx = P->ctx;
-    sv_free(ctx, P->rowptr);
-    sv_free(ctx, P->colind);
-    sv_free(ctx, P->erow);
-    sv_free(ctx, P->color);
-    sv_free(ctx, P->color_ptr);
-    sv_free(ctx, P->color_cols);
-    sv_free(ctx, P);
+    sv_sparse_coloring_destroy(P->coloring);
+    ode_free_all(P->ctx, (void *[]){P->rowptr, P->colind, P->erow, P}, 4);
 }
 
 int sv_ode_problem_n(const sv_ode_problem *P) { return P ? P->n : 0; }

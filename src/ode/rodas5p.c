@@ -32,14 +32,16 @@ static void combine(size_t nw, double *out, const double *base, const double *c,
 }
 #undef K
 
-/* The body is instantiated per lane count (W a compile-time constant in
- * each copy, so the per-lane loops vectorise without remainder code). */
-static inline __attribute__((always_inline)) void attempt_w(ode_lanes *L, const int W)
+/* The attempt is instantiated per lane count (W a compile-time constant in
+ * each copy, so the per-lane loops vectorise without remainder code); its
+ * steps are inlined into each copy for the same reason. */
+#define ODE_INLINE static inline __attribute__((always_inline))
+
+/* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
+ * rejected lane retries with the same J). */
+ODE_INLINE void jacobian_where_needed(ode_lanes *L, const int W)
 {
-    const rodas5p_tab *T = &sv_ode_rodas5p;
-    const int n = L->n;
-    const size_t nw = (size_t)n * W;
-    unsigned char jm[ODE_WMAX], em[ODE_WMAX];
+    unsigned char jm[ODE_WMAX];
     int anyj = 0;
     for (int w = 0; w < W; w++) {
         jm[w] = L->active[w] && L->need_jac[w];
@@ -47,56 +49,76 @@ static inline __attribute__((always_inline)) void attempt_w(ode_lanes *L, const 
         L->fail[w] = 0;
         L->bad[w] = 0;
     }
-    if (anyj) {
-        long nf[ODE_WMAX] = {0};
-        ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
-        for (int w = 0; w < W; w++)
-            if (jm[w]) {
-                L->st[w].njac++;
-                L->st[w].nf += nf[w];
-                L->need_jac[w] = 0;
-            }
-    }
+    if (!anyj) return;
+    long nf[ODE_WMAX] = {0};
+    ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
+    for (int w = 0; w < W; w++)
+        if (jm[w]) {
+            L->st[w].njac++;
+            L->st[w].nf += nf[w];
+            L->need_jac[w] = 0;
+        }
+}
+
+/* M = I/(hγ) − J loaded and factored for every lane (h changed since the
+ * last attempt). em: the lanes whose stages run (active, good pivots, no
+ * failed callback). */
+ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned char *em)
+{
+    const rodas5p_tab *T = &sv_ode_rodas5p;
     for (int w = 0; w < W; w++) L->shift[w] = 1.0 / (L->h[w] * T->gamma);
-    ode_lin_load(L->lin, L->jv, L->shift, L->active);
-    ode_lin_factor(L->lin, L->active, L->bad);
+    ode_lin_load(L->lin, L->jv, L->shift);
+    sv_status st = ode_lin_factor(L->lin, L->active, L->bad);
     for (int w = 0; w < W; w++) {
         if (L->active[w]) L->st[w].nfactor++;
         em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
     }
-    double hinv[ODE_WMAX], hd[ODE_WMAX];
-    for (int w = 0; w < W; w++) hinv[w] = 1.0 / L->h[w];
-    for (int s = 0; s < 8; s++) {
-        double *ks = L->k + (size_t)s * nw;
-        if (s == 0) {
-            memcpy(L->fv, L->f0, sizeof(double) * nw);
-        } else {
-            /* U = y + Σ_j a_sj k_j, one pass (every lane, same coefficients) */
-            combine(nw, L->U, L->y, T->a[s], L->k, s);
-            for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
-            ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
-            for (int w = 0; w < W; w++)
-                if (em[w]) L->st[w].nf++;
-        }
-        /* rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j */
-        for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
-        if (s > 0) combine(nw, L->rhs, NULL, T->C[s], L->k, s);
-        for (int i = 0; i < n; i++) {
-            double *r = L->rhs + (size_t)i * W;
-            const double *fv = L->fv + (size_t)i * W, *dt = L->dT + (size_t)i * W;
-            if (s > 0)
-                for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w] + hinv[w] * r[w];
-            else
-                for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w];
-        }
-        int sw = ode_lin_solve(L->lin, L->jv, L->shift, L->rhs, ks);
+    return st;
+}
+
+/* Stage s: U = y + Σ_j a_sj k_j and f(t + c_s h, U) (stage 0 reuses f0),
+ * rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j, then k_s = M⁻¹ rhs. */
+ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, const unsigned char *em, const double *hinv)
+{
+    const rodas5p_tab *T = &sv_ode_rodas5p;
+    const int n = L->n;
+    const size_t nw = (size_t)n * W;
+    double *ks = L->k + (size_t)s * nw, hd[ODE_WMAX];
+    if (s == 0) {
+        memcpy(L->fv, L->f0, sizeof(double) * nw);
+    } else {
+        /* one pass over every lane, same coefficients */
+        combine(nw, L->U, L->y, T->a[s], L->k, s);
+        for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
+        ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
         for (int w = 0; w < W; w++)
-            if (em[w]) {
-                L->st[w].nsolve++;
-                L->st[w].nrefine += sw;
-            }
+            if (em[w]) L->st[w].nf++;
     }
-    /* y_new = U_8 + k_8 (U holds U_8 after the loop) */
+    for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
+    if (s > 0) combine(nw, L->rhs, NULL, T->C[s], L->k, s);
+    for (int i = 0; i < n; i++) {
+        double *r = L->rhs + (size_t)i * W;
+        const double *fv = L->fv + (size_t)i * W, *dt = L->dT + (size_t)i * W;
+        if (s > 0)
+            for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w] + hinv[w] * r[w];
+        else
+            for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w];
+    }
+    int sw = 0;
+    sv_status st = ode_lin_solve(L->lin, L->jv, L->shift, L->rhs, ks, &sw);
+    for (int w = 0; w < W; w++)
+        if (em[w]) {
+            L->st[w].nsolve++;
+            L->st[w].nrefine += sw;
+        }
+    return st;
+}
+
+/* y_new = U_8 + k_8 (U holds U_8 after the last stage); the error estimate
+ * is k_8's norm, INFINITY for a bad pivot or a non-finite norm. */
+ODE_INLINE void estimate_error(ode_lanes *L, const int W)
+{
+    const size_t nw = (size_t)L->n * W;
     const double *k8 = L->k + (size_t)7 * nw;
     for (size_t q = 0; q < nw; q++) L->ynew[q] = L->U[q] + k8[q];
     double en[ODE_WMAX];
@@ -108,13 +130,25 @@ static inline __attribute__((always_inline)) void attempt_w(ode_lanes *L, const 
     }
 }
 
-void ode_rodas5p_attempt(ode_lanes *L)
+ODE_INLINE sv_status attempt_w(ode_lanes *L, const int W)
+{
+    unsigned char em[ODE_WMAX];
+    double hinv[ODE_WMAX];
+    jacobian_where_needed(L, W);
+    sv_status st = factor_iteration_matrix(L, W, em);
+    for (int w = 0; w < W; w++) hinv[w] = 1.0 / L->h[w];
+    for (int s = 0; s < 8 && st == SV_OK; s++) st = stage(L, W, s, em, hinv);
+    if (st == SV_OK) estimate_error(L, W);
+    return st;
+}
+
+sv_status ode_rodas5p_attempt(ode_lanes *L)
 {
     switch (L->W) {
-    case 1: attempt_w(L, 1); break;
-    case 2: attempt_w(L, 2); break;
-    case 4: attempt_w(L, 4); break;
-    default: attempt_w(L, 8); break;
+    case 1: return attempt_w(L, 1);
+    case 2: return attempt_w(L, 2);
+    case 4: return attempt_w(L, 4);
+    default: return attempt_w(L, 8);
     }
 }
 

@@ -1,12 +1,13 @@
 /* Ensemble driver: validates the request, splits trajectories over OpenMP
- * threads, and runs each thread's W lanes: refill idle lanes, step
- * attempt for all lanes at once, then per-lane step control, dense output
- * at the save times, and completion.
+ * threads, and runs each thread's W lanes: refill idle lanes, prepare
+ * (f at the start, first steps), clip the steps, one step attempt for all
+ * lanes at once, then per-lane step control (dense output at the save
+ * times, completion).
  *
- * Step control is OrdinaryDiffEq's PI controller (constants in
- * /work/shared/reference/rodas5p-tableau.txt): q = clamp(E^β1 / E_old^β2 / safety,
- * 1/qmax, 1/qmin), h_new = h/q; q in [1, qsteady_max] keeps h; a rejected
- * step takes h / min(1/qmin, E^β1/safety); E_old = max(E, 1e-4). */
+ * Step control is OrdinaryDiffEq's PI controller (docs/ode.md): q =
+ * clamp(E^β1 / E_old^β2 / safety, 1/qmax, 1/qmin), h_new = h/q; q in
+ * [1, qsteady_max] keeps h; a rejected step takes h / min(1/qmin,
+ * E^β1/safety); E_old = max(E, 1e-4). */
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -18,7 +19,7 @@
 
 typedef struct shared {
     const sv_ode_problem *P;
-    const sv_ode_options *o;
+    const sv_ode_options *o; /* resolved: no zero meaning "default" left */
     sv_ode_ensemble *E;
     sv_ctx *ctx;
     double *atolv, *wts;
@@ -29,13 +30,7 @@ typedef struct shared {
     char msg[512];
 } shared;
 
-double ode_error_norm(const ode_lanes *L, int w, const double *e)
-{
-    double r[ODE_WMAX];
-    ode_error_norms(L, e, r);
-    return r[w];
-}
-
+/* ---- error norms ----------------------------------------------------------- */
 static inline __attribute__((always_inline)) void error_norms_w(const ode_lanes *L, const double *e, double *out,
                                                                 const int W)
 {
@@ -64,11 +59,12 @@ void ode_error_norms(const ode_lanes *L, const double *e, double *out)
     }
 }
 
-static void lanes_free(sv_ctx *ctx, ode_lanes *L)
+/* ---- a worker's lanes -------------------------------------------------------- */
+static void lanes_free(ode_lanes *L)
 {
-    sv_free(ctx, L->y);
-    ode_lin_destroy(ctx, L->lin);
-    ode_jac_work_destroy(ctx, L->jw);
+    sv_free(L->ctx, L->y);
+    ode_lin_destroy(L->lin);
+    ode_jac_work_destroy(L->jw);
 }
 
 static size_t lanes_doubles(const sv_ode_problem *P, int W)
@@ -78,10 +74,28 @@ static size_t lanes_doubles(const sv_ode_problem *P, int W)
     return 16 * nw + (size_t)(P->np ? P->np : 1) * W + (size_t)(P->nnz ? P->nnz : 1) * W + 3 * n + P->np + 8;
 }
 
-static sv_status lanes_init(sv_ctx *ctx, shared *S, ode_lanes *L, int W)
+/* The slot-major arrays, carved from one allocation. */
+static sv_status lanes_arrays(ode_lanes *L)
+{
+    const sv_ode_problem *P = L->P;
+    size_t nw = (size_t)P->n * L->W;
+    double *base = sv_calloc(L->ctx, lanes_doubles(P, L->W), sizeof(double), "ode lane state");
+    if (!base) return sv_last_status();
+    /* eight n·W arrays side by side, then the eight stages k */
+    double **vec[8] = {&L->y, &L->ynew, &L->f0, &L->U, &L->fv, &L->rhs, &L->dT, &L->err};
+    for (int a = 0; a < 8; a++) *vec[a] = base + a * nw;
+    L->k = base + 8 * nw;
+    L->p = L->k + 8 * nw;
+    L->jv = L->p + (size_t)(P->np ? P->np : 1) * L->W;
+    L->scratch = L->jv + (size_t)(P->nnz ? P->nnz : 1) * L->W;
+    return SV_OK;
+}
+
+static sv_status lanes_init(shared *S, ode_lanes *L, int W)
 {
     const sv_ode_problem *P = S->P;
     memset(L, 0, sizeof *L);
+    L->ctx = S->ctx;
     L->P = P;
     L->o = S->o;
     L->E = S->E;
@@ -93,28 +107,12 @@ static sv_status lanes_init(sv_ctx *ctx, shared *S, ode_lanes *L, int W)
     L->tend = S->E->tsave[S->E->nsave - 1];
     L->atolv = S->atolv;
     L->wts = S->wts;
-    size_t nw = (size_t)P->n * W;
-    L->y = sv_calloc(ctx, lanes_doubles(P, W), sizeof(double), "ode lane state");
-    if (!L->y) return sv_last_status();
-    L->ynew = L->y + nw;
-    L->f0 = L->ynew + nw;
-    L->U = L->f0 + nw;
-    L->fv = L->U + nw;
-    L->rhs = L->fv + nw;
-    L->dT = L->rhs + nw;
-    L->err = L->dT + nw;
-    L->k = L->err + nw;
-    L->p = L->k + 8 * nw;
-    L->jv = L->p + (size_t)(P->np ? P->np : 1) * W;
-    L->scratch = L->jv + (size_t)(P->nnz ? P->nnz : 1) * W;
-    if (L->rodas) {
-        L->lin = ode_lin_create(ctx, P, W, S->o->lu == SV_ODE_LU_SINGLE);
-        L->jw = ode_jac_work_create(ctx, P, W);
-        if (!L->lin || !L->jw) {
-            sv_status st = sv_last_status();
-            lanes_free(ctx, L);
-            return st == SV_OK ? SV_ERR_NOMEM : st;
-        }
+    sv_status st = lanes_arrays(L);
+    if (st == SV_OK && L->rodas) st = ode_lin_create(S->ctx, P, W, S->o->lu == SV_ODE_LU_SINGLE, &L->lin);
+    if (st == SV_OK && L->rodas) st = ode_jac_work_create(S->ctx, P, &L->jw);
+    if (st != SV_OK) {
+        lanes_free(L);
+        return st;
     }
     for (int w = 0; w < W; w++) {
         L->traj[w] = -1;
@@ -141,53 +139,118 @@ static double *out_row(shared *S, long tr, int s)
     return S->E->out + ((size_t)tr * S->E->nsave + s) * S->P->n;
 }
 
-/* Give idle lane w the next trajectory; returns 0 when none is left. */
-static int refill(shared *S, ode_lanes *L, int w)
+/* ---- refill: a new trajectory for an idle lane -------------------------------- */
+/* The next trajectory nobody has taken, or -1. */
+static long claim_trajectory(shared *S)
+{
+    if (atomic_load(&S->stop)) return -1;
+    long tr = atomic_fetch_add(&S->next, 1);
+    return tr < S->E->ntraj ? tr : -1;
+}
+
+/* Lane w starts trajectory tr at t0: controller state, y0, parameters.
+ * Returns whether y0 is finite. */
+static int lane_start(shared *S, ode_lanes *L, int w, long tr)
 {
     const sv_ode_ensemble *E = S->E;
     const sv_ode_options *o = S->o;
-    int n = L->n, np = L->np, W = L->W;
+    const int n = L->n, np = L->np, W = L->W;
+    const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
+    const double *p = np ? E->params + (E->params_shared ? 0 : (size_t)tr * np) : NULL;
+    L->traj[w] = tr;
+    L->active[w] = 1;
+    memset(&L->st[w], 0, sizeof L->st[w]);
+    L->t[w] = E->t0;
+    L->errold[w] = 1e-4;
+    L->lerrold[w] = log(1e-4);
+    L->lerrolder[w] = log(1e-4);
+    L->have_f0[w] = 0;
+    L->need_jac[w] = 1;
+    L->need_h0[w] = o->fixed_step <= 0 && o->first_step <= 0;
+    L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : o->first_step;
+    L->nonfinite[w] = 0;
+    L->stop_idx[w] = 0;
+    while (L->stop_idx[w] < o->ntstops && o->tstops[L->stop_idx[w]] <= E->t0) L->stop_idx[w]++;
+    int finite = 1;
+    for (int i = 0; i < n; i++) {
+        L->y[(size_t)i * W + w] = y0[i];
+        finite &= isfinite(y0[i]) != 0;
+    }
+    for (int k = 0; k < np; k++) L->p[(size_t)k * W + w] = p[k];
+    return finite;
+}
+
+/* Save times at or before t0 take y0; save[w] is the first one after. */
+static void save_initial(shared *S, ode_lanes *L, int w, long tr)
+{
+    const sv_ode_ensemble *E = S->E;
+    const int n = L->n;
+    const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
+    int s = 0;
+    while (s < E->nsave && E->tsave[s] <= E->t0) {
+        memcpy(out_row(S, tr, s), y0, sizeof(double) * n);
+        s++;
+    }
+    L->save[w] = s;
+}
+
+/* Give idle lane w the next trajectory; returns 0 when none is left. */
+static int refill(shared *S, ode_lanes *L, int w)
+{
     for (;;) {
-        if (atomic_load(&S->stop)) return 0;
-        long tr = atomic_fetch_add(&S->next, 1);
-        if (tr >= E->ntraj) return 0;
-        const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
-        const double *p = np ? E->params + (E->params_shared ? 0 : (size_t)tr * np) : NULL;
-        L->traj[w] = tr;
-        L->active[w] = 1;
-        memset(&L->st[w], 0, sizeof L->st[w]);
-        L->t[w] = E->t0;
-        L->errold[w] = 1e-4;
-        L->lerrold[w] = log(1e-4);
-        L->lerrolder[w] = log(1e-4);
-        L->have_f0[w] = 0;
-        L->need_jac[w] = 1;
-        L->need_h0[w] = o->fixed_step <= 0 && o->first_step <= 0;
-        L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : o->first_step;
-        L->nonfinite[w] = 0;
-        L->stop_idx[w] = 0;
-        while (L->stop_idx[w] < o->ntstops && o->tstops[L->stop_idx[w]] <= E->t0) L->stop_idx[w]++;
-        int finite = 1;
-        for (int i = 0; i < n; i++) {
-            L->y[(size_t)i * W + w] = y0[i];
-            finite &= isfinite(y0[i]) != 0;
-        }
-        for (int k = 0; k < np; k++) L->p[(size_t)k * W + w] = p[k];
-        int s = 0;
-        while (s < E->nsave && E->tsave[s] <= E->t0) {
-            memcpy(out_row(S, tr, s), y0, sizeof(double) * n);
-            s++;
-        }
-        L->save[w] = s;
+        long tr = claim_trajectory(S);
+        if (tr < 0) return 0;
+        int finite = lane_start(S, L, w, tr);
+        save_initial(S, L, w, tr);
         if (!finite) {
             finish(S, L, w, SV_ODE_NONFINITE);
             continue;
         }
-        if (s >= E->nsave) {
+        if (L->save[w] >= S->E->nsave) {
             finish(S, L, w, SV_ODE_SUCCESS);
             continue;
         }
         return 1;
+    }
+}
+
+/* ---- prepare: f at the start and first steps ---------------------------------- */
+/* f for the masked lanes into out, each evaluation counted; a lane whose
+ * callback failed ends, and m keeps the lanes still going. */
+static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out)
+{
+    ode_eval_f(S->P, L->W, m, t, y, L->p, out, L->fail, L->scratch);
+    for (int w = 0; w < L->W; w++) {
+        if (!m[w]) continue;
+        L->st[w].nf++;
+        if (L->fail[w]) {
+            finish(S, L, w, SV_ODE_F_FAILED);
+            m[w] = 0;
+        }
+    }
+}
+
+/* f0 = f(t, y) for the lanes that lack it (new lanes, after a tstop). */
+static void start_f(shared *S, ode_lanes *L)
+{
+    const int W = L->W, n = L->n;
+    unsigned char m[ODE_WMAX];
+    int any = 0;
+    for (int w = 0; w < W; w++) {
+        m[w] = L->active[w] && !L->have_f0[w];
+        any |= m[w];
+        L->fail[w] = 0;
+    }
+    if (!any) return;
+    eval_masked(S, L, m, L->t, L->y, L->f0);
+    for (int w = 0; w < W; w++) {
+        if (!m[w]) continue;
+        L->have_f0[w] = 1;
+        for (int i = 0; i < n; i++)
+            if (!isfinite(L->f0[(size_t)i * W + w])) {
+                finish(S, L, w, SV_ODE_NONFINITE);
+                break;
+            }
     }
 }
 
@@ -204,82 +267,70 @@ static double rms_scaled(const ode_lanes *L, int w, const double *v, const doubl
     return sqrt(acc / n);
 }
 
-/* f0 for lanes that lack it; Hairer–Wanner first step for new lanes. */
-static void prepare(shared *S, ode_lanes *L)
+/* Hairer–Wanner initial step (as OrdinaryDiffEq's initdt, order 5), first
+ * half: the guess h0 from |y| and |f0|, and the Euler state U = y + h0·f0
+ * at which f is evaluated next. */
+static void first_step_guess(shared *S, ode_lanes *L, int w, double *h0, double *d1, double *dtmax)
 {
     const int W = L->W, n = L->n;
-    unsigned char m[ODE_WMAX];
-    int any = 0;
-    for (int w = 0; w < W; w++) {
-        m[w] = L->active[w] && !L->have_f0[w];
-        any |= m[w];
-        L->fail[w] = 0;
+    *dtmax = L->tend - L->t[w];
+    if (S->o->max_step > 0) *dtmax = fmin(*dtmax, S->o->max_step);
+    double d0 = rms_scaled(L, w, L->y, L->y, 1.0);
+    *d1 = rms_scaled(L, w, L->f0, L->y, 1.0);
+    *h0 = (d0 < 1e-5 || *d1 < 1e-5) ? 1e-6 : 0.01 * d0 / *d1;
+    *h0 = fmin(*h0, *dtmax);
+    for (int i = 0; i < n; i++) {
+        size_t q = (size_t)i * W + w;
+        L->U[q] = L->y[q] + *h0 * L->f0[q];
     }
-    if (!any) return;
-    ode_eval_f(S->P, W, m, L->t, L->y, L->p, L->f0, L->fail, L->scratch);
-    for (int w = 0; w < W; w++) {
-        if (!m[w]) continue;
-        L->st[w].nf++;
-        L->have_f0[w] = 1;
-        if (L->fail[w]) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            continue;
-        }
-        for (int i = 0; i < n; i++)
-            if (!isfinite(L->f0[(size_t)i * W + w])) {
-                finish(S, L, w, SV_ODE_NONFINITE);
-                break;
-            }
+    L->tstage[w] = L->t[w] + *h0;
+}
+
+/* Second half: the estimate of f's second derivative from f(U) − f0 gives
+ * the proposed first step. */
+static double first_step(ode_lanes *L, int w, double h0, double d1, double dtmax)
+{
+    const int W = L->W, n = L->n;
+    int same = 1;
+    for (int i = 0; i < n; i++) {
+        size_t q = (size_t)i * W + w;
+        L->err[q] = L->fv[q] - L->f0[q];
+        same &= L->err[q] == 0;
     }
-    /* Hairer–Wanner initial step (as OrdinaryDiffEq's initdt, order 5) */
+    double h;
+    if (same) {
+        h = 100 * h0;
+    } else {
+        double d2 = rms_scaled(L, w, L->err, L->y, 1.0) / h0;
+        double m2 = fmax(d1, d2);
+        double h1 = m2 <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : pow(0.01 / m2, 1.0 / 5.0);
+        h = fmin(100 * h0, h1);
+    }
+    h = fmin(h, dtmax);
+    if (!(h > 0) || !isfinite(h)) h = 1e-6;
+    return h;
+}
+
+/* The proposed first step of every new lane (one batched f evaluation). */
+static void first_steps(shared *S, ode_lanes *L)
+{
+    const int W = L->W;
     unsigned char hm[ODE_WMAX];
     double h0[ODE_WMAX], d1[ODE_WMAX], dtmax[ODE_WMAX];
-    any = 0;
+    int any = 0;
     for (int w = 0; w < W; w++) {
         hm[w] = L->active[w] && L->need_h0[w];
         if (!hm[w]) continue;
         any = 1;
-        dtmax[w] = L->tend - L->t[w];
-        if (S->o->max_step > 0) dtmax[w] = fmin(dtmax[w], S->o->max_step);
-        double d0 = rms_scaled(L, w, L->y, L->y, 1.0);
-        d1[w] = rms_scaled(L, w, L->f0, L->y, 1.0);
-        h0[w] = (d0 < 1e-5 || d1[w] < 1e-5) ? 1e-6 : 0.01 * d0 / d1[w];
-        h0[w] = fmin(h0[w], dtmax[w]);
-        for (int i = 0; i < n; i++) {
-            size_t q = (size_t)i * W + w;
-            L->U[q] = L->y[q] + h0[w] * L->f0[q];
-        }
-        L->tstage[w] = L->t[w] + h0[w];
+        first_step_guess(S, L, w, &h0[w], &d1[w], &dtmax[w]);
     }
     if (!any) return;
-    ode_eval_f(S->P, W, hm, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
-    for (int w = 0; w < W; w++) {
-        if (!hm[w]) continue;
-        L->st[w].nf++;
-        L->need_h0[w] = 0;
-        if (L->fail[w]) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            continue;
+    eval_masked(S, L, hm, L->tstage, L->U, L->fv);
+    for (int w = 0; w < W; w++)
+        if (hm[w]) {
+            L->need_h0[w] = 0;
+            L->hprop[w] = first_step(L, w, h0[w], d1[w], dtmax[w]);
         }
-        int same = 1;
-        for (int i = 0; i < n; i++) {
-            size_t q = (size_t)i * W + w;
-            L->err[q] = L->fv[q] - L->f0[q];
-            same &= L->err[q] == 0;
-        }
-        double h;
-        if (same) {
-            h = 100 * h0[w];
-        } else {
-            double d2 = rms_scaled(L, w, L->err, L->y, 1.0) / h0[w];
-            double m2 = fmax(d1[w], d2);
-            double h1 = m2 <= 1e-15 ? fmax(1e-6, 1e-3 * h0[w]) : pow(0.01 / m2, 1.0 / 5.0);
-            h = fmin(100 * h0[w], h1);
-        }
-        h = fmin(h, dtmax[w]);
-        if (!(h > 0) || !isfinite(h)) h = 1e-6;
-        L->hprop[w] = h;
-    }
 }
 
 /* Clip each lane's step to the end and to the next tstop. */
@@ -308,157 +359,227 @@ static void set_steps(shared *S, ode_lanes *L)
     }
 }
 
-static void control(shared *S, ode_lanes *L)
+/* ---- step control, lane by lane ------------------------------------------------ */
+/* A rejected step: the next, smaller h. Returns 0 when the lane ended
+ * (fixed steps, or 30 non-finite attempts in a row). */
+static int reject_step(shared *S, ode_lanes *L, int w)
 {
     const sv_ode_options *o = S->o;
+    double Ee = L->eest[w], h = L->h[w];
+    L->st[w].rejected++;
+    if (!isfinite(Ee)) {
+        L->nonfinite[w]++;
+        L->hprop[w] = h * o->qmin;
+    } else {
+        L->nonfinite[w] = 0;
+        L->hprop[w] = h / fmin(1.0 / o->qmin, pow(Ee, o->beta1) / o->safety);
+    }
+    if (o->fixed_step > 0 || L->nonfinite[w] >= 30) {
+        finish(S, L, w, SV_ODE_NONFINITE);
+        return 0;
+    }
+    return 1;
+}
+
+/* The controller's ratio q = h / h_new after an accepted step, and the
+ * error history it keeps (log E_old and the one before). */
+static double step_ratio(shared *S, ode_lanes *L, int w)
+{
+    const sv_ode_options *o = S->o;
+    double Ee = L->eest[w], q, lE = 0;
+    if (o->fixed_step > 0) {
+        q = 1.0;
+    } else if (Ee == 0) {
+        q = 1.0 / o->qmax;
+    } else {
+        /* E^β1 / E_old^β2 as one exp of logs (pow twice costs more);
+         * log E_old was kept from the previous accepted step */
+        lE = log(Ee);
+        q = exp(o->beta1 * lE - o->beta2 * L->lerrold[w] + o->beta3 * L->lerrolder[w]) / o->safety;
+        q = fmax(1.0 / o->qmax, fmin(1.0 / o->qmin, q));
+        if (q >= 1.0 && q <= o->qsteady_max) q = 1.0;
+    }
+    L->lerrolder[w] = L->lerrold[w];
+    L->errold[w] = fmax(Ee, 1e-4);
+    L->lerrold[w] = Ee > 1e-4 && lE != 0 ? lE : log(L->errold[w]);
+    return q;
+}
+
+/* The save times in (t, tn]: the new state itself at tn, dense output
+ * before it (buf: n doubles). */
+static void save_outputs(shared *S, ode_lanes *L, int w, double tn, double *buf)
+{
     const sv_ode_ensemble *E = S->E;
     const int W = L->W, n = L->n;
-    const double qsteady = o->qsteady_max > 0 ? o->qsteady_max : (L->rodas ? 1.2 : 1.0);
+    double t = L->t[w], h = L->h[w];
+    long tr = L->traj[w];
+    while (L->save[w] < E->nsave && E->tsave[L->save[w]] <= tn) {
+        int s = L->save[w]++;
+        double *dst = out_row(S, tr, s);
+        if (E->tsave[s] == tn) {
+            for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
+        } else {
+            double th = (E->tsave[s] - t) / h;
+            if (L->rodas)
+                ode_rodas5p_interp(L, w, th, buf);
+            else
+                ode_tsit5_interp(L, w, th, buf);
+            memcpy(dst, buf, sizeof(double) * n);
+        }
+    }
+}
+
+/* The lane moves to (tn, y_new). */
+static void advance(ode_lanes *L, int w, double tn)
+{
+    const int W = L->W, n = L->n;
+    /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
+     * except after a tstop where f may jump. */
+    if (!L->rodas && L->hits[w] != 2) {
+        const double *k7 = L->k + (size_t)6 * n * W;
+        for (int i = 0; i < n; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
+        L->have_f0[w] = 1;
+    } else {
+        L->have_f0[w] = 0;
+    }
+    for (int i = 0; i < n; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
+    L->t[w] = tn;
+    if (L->hits[w] == 2) L->stop_idx[w]++;
+    L->need_jac[w] = 1;
+}
+
+/* An accepted step. Returns 0 when the lane reached the end. */
+static int accept_step(shared *S, ode_lanes *L, int w, double *buf)
+{
+    const sv_ode_options *o = S->o;
+    L->nonfinite[w] = 0;
+    double q = step_ratio(S, L, w), h = L->h[w];
+    double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : L->t[w] + h;
+    save_outputs(S, L, w, tn, buf);
+    advance(L, w, tn);
+    L->st[w].accepted++;
+    L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : h / q;
+    if (L->hits[w] == 1 || tn >= L->tend) {
+        finish(S, L, w, SV_ODE_SUCCESS);
+        return 0;
+    }
+    return 1;
+}
+
+/* The step budget and the smallest step a lane may take next. */
+static void check_limits(shared *S, ode_lanes *L, int w)
+{
+    const sv_ode_options *o = S->o;
+    const sv_ode_stats *st = &L->st[w];
+    if (st->accepted + st->rejected >= o->max_steps) {
+        finish(S, L, w, SV_ODE_MAX_STEPS);
+        return;
+    }
+    double hn = L->hprop[w];
+    if (!(hn > o->min_step_rel * fabs(L->t[w])) || !(hn > 1e-300) || L->t[w] + hn == L->t[w])
+        finish(S, L, w, L->nonfinite[w] ? SV_ODE_NONFINITE : SV_ODE_STEP_TOO_SMALL);
+}
+
+static void control(shared *S, ode_lanes *L)
+{
+    const int n = L->n;
     double row[4096 / sizeof(double)];
     double *buf = n <= (int)(sizeof row / sizeof row[0]) ? row : L->err; /* err is free after the attempt */
-    for (int w = 0; w < W; w++) {
+    for (int w = 0; w < L->W; w++) {
         if (!L->active[w]) continue;
-        sv_ode_stats *st = &L->st[w];
         if (L->fail[w]) {
             finish(S, L, w, SV_ODE_F_FAILED);
             continue;
         }
-        double Ee = L->eest[w], h = L->h[w];
-        int accept = o->fixed_step > 0 ? isfinite(Ee) : Ee <= 1.0;
-        if (!accept) {
-            st->rejected++;
-            if (!isfinite(Ee)) {
-                L->nonfinite[w]++;
-                L->hprop[w] = h * o->qmin;
-            } else {
-                L->nonfinite[w] = 0;
-                L->hprop[w] = h / fmin(1.0 / o->qmin, pow(Ee, o->beta1) / o->safety);
-            }
-            if (o->fixed_step > 0 || L->nonfinite[w] >= 30) {
-                finish(S, L, w, SV_ODE_NONFINITE);
-                continue;
-            }
-        } else {
-            L->nonfinite[w] = 0;
-            double q, lE = 0;
-            if (o->fixed_step > 0) {
-                q = 1.0;
-            } else if (Ee == 0) {
-                q = 1.0 / o->qmax;
-            } else {
-                /* E^β1 / E_old^β2 as one exp of logs (pow twice costs more);
-                 * log E_old was kept from the previous accepted step */
-                lE = log(Ee);
-                q = exp(o->beta1 * lE - o->beta2 * L->lerrold[w] + o->beta3 * L->lerrolder[w]) / o->safety;
-                q = fmax(1.0 / o->qmax, fmin(1.0 / o->qmin, q));
-                if (q >= 1.0 && q <= qsteady) q = 1.0;
-            }
-            L->lerrolder[w] = L->lerrold[w];
-            L->errold[w] = fmax(Ee, 1e-4);
-            L->lerrold[w] = Ee > 1e-4 && lE != 0 ? lE : log(L->errold[w]);
-            double t = L->t[w];
-            double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : t + h;
-            long tr = L->traj[w];
-            while (L->save[w] < E->nsave && E->tsave[L->save[w]] <= tn) {
-                int s = L->save[w]++;
-                double *dst = out_row(S, tr, s);
-                if (E->tsave[s] == tn) {
-                    for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
-                } else {
-                    double th = (E->tsave[s] - t) / h;
-                    if (L->rodas) ode_rodas5p_interp(L, w, th, buf);
-                    else ode_tsit5_interp(L, w, th, buf);
-                    memcpy(dst, buf, sizeof(double) * n);
-                }
-            }
-            /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
-             * except after a tstop where f may jump. */
-            if (!L->rodas && L->hits[w] != 2) {
-                const double *k7 = L->k + (size_t)6 * n * W;
-                for (int i = 0; i < n; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
-                L->have_f0[w] = 1;
-            } else {
-                L->have_f0[w] = 0;
-            }
-            for (int i = 0; i < n; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
-            L->t[w] = tn;
-            if (L->hits[w] == 2) L->stop_idx[w]++;
-            L->need_jac[w] = 1;
-            st->accepted++;
-            L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : h / q;
-            if (L->hits[w] == 1 || tn >= L->tend) {
-                finish(S, L, w, SV_ODE_SUCCESS);
-                continue;
-            }
-        }
-        if (st->accepted + st->rejected >= o->max_steps) {
-            finish(S, L, w, SV_ODE_MAX_STEPS);
-            continue;
-        }
-        double hn = L->hprop[w];
-        if (!(hn > o->min_step_rel * fabs(L->t[w])) || !(hn > 1e-300) || L->t[w] + hn == L->t[w]) {
-            finish(S, L, w, L->nonfinite[w] ? SV_ODE_NONFINITE : SV_ODE_STEP_TOO_SMALL);
-            continue;
+        double Ee = L->eest[w];
+        int accept = S->o->fixed_step > 0 ? isfinite(Ee) : Ee <= 1.0;
+        int going = accept ? accept_step(S, L, w, buf) : reject_step(S, L, w);
+        if (going) check_limits(S, L, w);
+    }
+}
+
+/* ---- the worker ------------------------------------------------------------------ */
+/* The first error of any worker is the solve's; everyone stops. */
+static void record_error(shared *S, sv_status st)
+{
+#pragma omp critical(sv_ode_err)
+    {
+        if (S->err == SV_OK) {
+            S->err = st;
+            snprintf(S->msg, sizeof S->msg, "%s", sv_last_error());
         }
     }
+    atomic_store(&S->stop, 1);
+}
+
+/* Thread 0 reports progress about every 0.1 s (checked every 256 rounds). */
+static void report_progress(shared *S, unsigned *iter, double *last)
+{
+    if ((++*iter & 255) != 0 || sv_time_now() - *last <= 0.1) return;
+    *last = sv_time_now();
+    double frac = (double)atomic_load(&S->done) / S->E->ntraj;
+    if (sv_progress(S->ctx, "ode", frac) != SV_OK) record_error(S, SV_ERR_CANCELLED);
+}
+
+static int count_active(const ode_lanes *L)
+{
+    int nact = 0;
+    for (int w = 0; w < L->W; w++) nact += L->active[w];
+    return nact;
 }
 
 static void worker(shared *S, int W, int tid)
 {
     ode_lanes L;
-    sv_status st = lanes_init(S->ctx, S, &L, W);
+    sv_status st = lanes_init(S, &L, W);
     if (st != SV_OK) {
-#pragma omp critical(sv_ode_err)
-        {
-            if (S->err == SV_OK) {
-                S->err = st;
-                snprintf(S->msg, sizeof S->msg, "%s", sv_last_error());
-            }
-        }
-        atomic_store(&S->stop, 1);
+        record_error(S, st);
         return;
     }
     double last = sv_time_now();
     unsigned iter = 0;
     for (;;) {
-        int nact = 0;
-        for (int w = 0; w < W; w++) {
-            if (!L.active[w] && !refill(S, &L, w)) continue;
-            nact++;
-        }
-        if (!nact || atomic_load(&S->stop)) break;
-        prepare(S, &L);
-        nact = 0;
-        for (int w = 0; w < W; w++) nact += L.active[w];
-        if (!nact) continue;
+        for (int w = 0; w < W; w++)
+            if (!L.active[w]) refill(S, &L, w);
+        if (!count_active(&L) || atomic_load(&S->stop)) break;
+        start_f(S, &L);
+        first_steps(S, &L);
+        if (!count_active(&L)) continue;
         set_steps(S, &L);
-        if (L.rodas) ode_rodas5p_attempt(&L);
-        else ode_tsit5_attempt(&L);
-        control(S, &L);
-        if (tid == 0 && (++iter & 255) == 0 && sv_time_now() - last > 0.1) {
-            last = sv_time_now();
-            double frac = (double)atomic_load(&S->done) / S->E->ntraj;
-            if (sv_progress(S->ctx, "ode", frac) != SV_OK) {
-#pragma omp critical(sv_ode_err)
-                {
-                    if (S->err == SV_OK) {
-                        S->err = SV_ERR_CANCELLED;
-                        snprintf(S->msg, sizeof S->msg, "%s", sv_last_error());
-                    }
-                }
-                atomic_store(&S->stop, 1);
-            }
+        st = L.rodas ? ode_rodas5p_attempt(&L) : ode_tsit5_attempt(&L);
+        if (st != SV_OK) {
+            record_error(S, st);
+            break;
         }
+        control(S, &L);
+        if (tid == 0) report_progress(S, &iter, &last);
     }
-    lanes_free(S->ctx, &L);
+    lanes_free(&L);
 }
 
-static sv_status check_request(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E)
+/* ---- the request ----------------------------------------------------------------- */
+/* The options with every zero that means "default" replaced (ode.h). */
+static sv_ode_options resolve_options(const sv_ode_options *in)
 {
-    const char *nm = P->d.name ? P->d.name : "problem";
+    sv_ode_options o = *in, d;
+    sv_ode_options_default(&d);
+    if (o.max_steps == 0) o.max_steps = d.max_steps;
+    if (o.beta1 == 0) {
+        o.beta1 = d.beta1;
+        o.beta2 = d.beta2;
+        o.beta3 = d.beta3;
+    }
+    if (o.safety == 0) o.safety = d.safety;
+    if (o.qmin == 0) o.qmin = d.qmin;
+    if (o.qmax == 0) o.qmax = d.qmax;
+    if (!(o.qsteady_max > 0)) o.qsteady_max = o.method == SV_ODE_TSIT5 ? 1.0 : 1.2;
+    if (o.min_step_rel == 0) o.min_step_rel = d.min_step_rel;
+    return o;
+}
+
+static sv_status check_tolerances(const sv_ode_problem *P, const sv_ode_options *o, const char *nm)
+{
     int n = P->n;
-    if (o->method != SV_ODE_RODAS5P && o->method != SV_ODE_TSIT5)
-        return sv_error(SV_ERR_ARG, "%s: method = %d: expected Rodas5P (0) or Tsit5 (1)", nm, (int)o->method);
     if (!(o->rtol >= 0) || !isfinite(o->rtol))
         return sv_error(SV_ERR_ARG, "%s: rtol = %g: expected a finite value >= 0", nm, o->rtol);
     if (o->fixed_step <= 0 && o->rtol > 0 && o->rtol < 4 * DBL_EPSILON)
@@ -482,6 +603,15 @@ static sv_status check_request(const sv_ode_problem *P, const sv_ode_options *o,
             if (!(o->weights[i] >= 0) || !isfinite(o->weights[i]))
                 return sv_error(SV_ERR_ARG, "%s: weights[%d] = %g: expected a finite value >= 0", nm, i,
                                 o->weights[i]);
+    return SV_OK;
+}
+
+static sv_status check_options(const sv_ode_problem *P, const sv_ode_options *o, const char *nm)
+{
+    if (o->method != SV_ODE_RODAS5P && o->method != SV_ODE_TSIT5)
+        return sv_error(SV_ERR_ARG, "%s: method = %d: expected Rodas5P (0) or Tsit5 (1)", nm, (int)o->method);
+    sv_status st = check_tolerances(P, o, nm);
+    if (st != SV_OK) return st;
     if (o->max_steps < 1) return sv_error(SV_ERR_ARG, "%s: max_steps = %ld: expected >= 1", nm, o->max_steps);
     if (!(o->first_step >= 0) || !(o->max_step >= 0) || !(o->fixed_step >= 0))
         return sv_error(SV_ERR_ARG, "%s: first_step, max_step and fixed_step must be >= 0 (got %g, %g, %g)", nm,
@@ -492,6 +622,8 @@ static sv_status check_request(const sv_ode_problem *P, const sv_ode_options *o,
                         "%s: controller gains out of range (qmin %g in (0,1], qmax %g >= 1, safety %g in (0,1], "
                         "beta1 %g >= 0, beta2 %g >= 0)",
                         nm, o->qmin, o->qmax, o->safety, o->beta1, o->beta2);
+    if (!isfinite(o->min_step_rel))
+        return sv_error(SV_ERR_ARG, "%s: min_step_rel = %g: expected a finite value", nm, o->min_step_rel);
     if (o->lu != SV_ODE_LU_DOUBLE && o->lu != SV_ODE_LU_SINGLE)
         return sv_error(SV_ERR_ARG, "%s: lu = %d: expected double (0) or single (1)", nm, (int)o->lu);
     if (!(o->lanes == 0 || o->lanes == 1 || o->lanes == 2 || o->lanes == 4 || o->lanes == 8))
@@ -502,6 +634,11 @@ static sv_status check_request(const sv_ode_problem *P, const sv_ode_options *o,
         if (!(o->tstops[i] > o->tstops[i - 1]))
             return sv_error(SV_ERR_ARG, "%s: tstops must increase (tstops[%d] = %g after %g)", nm, i, o->tstops[i],
                             o->tstops[i - 1]);
+    return SV_OK;
+}
+
+static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *E, const char *nm)
+{
     if (E->ntraj < 0) return sv_error(SV_ERR_ARG, "%s: ntraj = %d: expected >= 0", nm, E->ntraj);
     if (E->nsave < 1 || !E->tsave)
         return sv_error(SV_ERR_ARG, "%s: nsave = %d, tsave %s: need at least one save time", nm, E->nsave,
@@ -522,20 +659,12 @@ static sv_status check_request(const sv_ode_problem *P, const sv_ode_options *o,
     return SV_OK;
 }
 
-sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, sv_ode_ensemble *E)
+/* Lanes per batch and threads: one vector register of doubles by default
+ * (8 with AVX-512, else 4); with fewer trajectories than lanes × threads,
+ * narrower lanes (results do not depend on W, and idle lanes would only
+ * cost time) and no more threads than batches. */
+static int choose_lanes(sv_ctx *ctx, const sv_ode_options *o, long ntraj, int *threads)
 {
-    if (!P || !o || !E)
-        return sv_error(SV_ERR_ARG, "sv_ode_solve: %s is NULL", !P ? "prob" : !o ? "opt" : "ens");
-    sv_status st = check_request(P, o, E);
-    if (st != SV_OK) return st;
-    if (o->method == SV_ODE_RODAS5P && P->d.jac_source == SV_ODE_JAC_ANALYTIC && !P->d.jac && !P->d.jac_batch)
-        return sv_error(SV_ERR_ARG, "%s: Rodas5P needs a Jacobian source", P->d.name ? P->d.name : "problem");
-    int n = P->n;
-    if (E->status)
-        for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
-    if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
-    if (E->ntraj == 0) return SV_OK;
-    /* default lanes: one vector register of doubles (8 with AVX-512, else 4) */
 #if defined(__AVX512F__)
     int W = o->lanes ? o->lanes : 8;
 #else
@@ -543,39 +672,69 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
 #endif
     int nthreads = sv_ctx_threads(ctx);
     if (nthreads <= 0) nthreads = omp_get_max_threads();
-    /* Fewer trajectories than lanes × threads: narrower lanes (results do
-     * not depend on W, and idle lanes would only cost time). */
-    while (W > 1 && (long)(W / 2) * nthreads >= E->ntraj) W /= 2;
-    long maxuse = (E->ntraj + W - 1) / W;
+    while (W > 1 && (long)(W / 2) * nthreads >= ntraj) W /= 2;
+    long maxuse = (ntraj + W - 1) / W;
     if (nthreads > maxuse) nthreads = (int)maxuse;
     if (nthreads < 1) nthreads = 1;
-    /* memory: per thread the lane arrays plus the LU buffers */
-    size_t per = lanes_doubles(P, W) * sizeof(double);
-    if (o->method == SV_ODE_RODAS5P) per += (size_t)n * n * W * (sizeof(double) + sizeof(float)) + 8 * (size_t)n * W * 8;
-    st = sv_mem_check(ctx, per * (size_t)nthreads + 2 * (size_t)n * sizeof(double), "ode ensemble workspace");
-    if (st != SV_OK) return st;
+    *threads = nthreads;
+    return W;
+}
 
-    shared S;
-    memset(&S, 0, sizeof S);
-    S.P = P;
-    S.o = o;
-    S.E = E;
-    S.ctx = ctx;
-    S.atolv = sv_alloc(ctx, sizeof(double) * 2 * (size_t)n, "ode tolerances");
-    if (!S.atolv) return sv_last_status();
-    S.wts = S.atolv + n;
+/* Per thread the lane arrays plus the LU buffers, checked against the budget. */
+static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int W, int nthreads)
+{
+    size_t n = (size_t)P->n, per = lanes_doubles(P, W) * sizeof(double);
+    if (o->method == SV_ODE_RODAS5P) per += n * n * W * (sizeof(double) + sizeof(float)) + 8 * n * W * 8;
+    return sv_mem_check(ctx, per * (size_t)nthreads + 2 * n * sizeof(double), "ode ensemble workspace");
+}
+
+/* The shared record: tolerance and weight vectors, counters. */
+static sv_status shared_init(shared *S, sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o,
+                             sv_ode_ensemble *E)
+{
+    int n = P->n;
+    memset(S, 0, sizeof *S);
+    S->P = P;
+    S->o = o;
+    S->E = E;
+    S->ctx = ctx;
+    S->atolv = sv_alloc(ctx, sizeof(double) * 2 * (size_t)n, "ode tolerances");
+    if (!S->atolv) return sv_last_status();
+    S->wts = S->atolv + n;
     for (int i = 0; i < n; i++) {
-        S.atolv[i] = o->atol_vec ? o->atol_vec[i] : o->atol;
-        S.wts[i] = o->weights ? o->weights[i] : 1.0;
+        S->atolv[i] = o->atol_vec ? o->atol_vec[i] : o->atol;
+        S->wts[i] = o->weights ? o->weights[i] : 1.0;
     }
+    atomic_init(&S->next, 0);
+    atomic_init(&S->done, 0);
+    atomic_init(&S->stop, 0);
+    return SV_OK;
+}
+
+sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *opt, sv_ode_ensemble *E)
+{
+    if (!P || !opt || !E)
+        return sv_error(SV_ERR_ARG, "sv_ode_solve: %s is NULL", !P ? "prob" : !opt ? "opt" : "ens");
+    const char *nm = P->d.name ? P->d.name : "problem";
+    sv_ode_options o = resolve_options(opt);
+    sv_status st = check_options(P, &o, nm);
+    if (st == SV_OK) st = check_ensemble(P, E, nm);
+    if (st != SV_OK) return st;
+    if (E->status)
+        for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
+    if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
+    if (E->ntraj == 0) return SV_OK;
+    int nthreads, W = choose_lanes(ctx, &o, E->ntraj, &nthreads);
+    st = check_memory(ctx, P, &o, W, nthreads);
+    if (st != SV_OK) return st;
+    shared S;
+    st = shared_init(&S, ctx, P, &o, E);
+    if (st != SV_OK) return st;
     st = sv_progress(ctx, "ode", 0.0);
     if (st != SV_OK) {
         sv_free(ctx, S.atolv);
         return st;
     }
-    atomic_init(&S.next, 0);
-    atomic_init(&S.done, 0);
-    atomic_init(&S.stop, 0);
     sv_threads_saved prev = sv_threads_apply(ctx);
 #pragma omp parallel num_threads(nthreads)
     worker(&S, W, omp_get_thread_num());

@@ -1,7 +1,7 @@
 /* Rodas5P (Steinebach 2023, BIT Numer. Math. 63, 27, doi:10.1007/s10543-023-00967-x)
  * in the transformed Rosenbrock form of OrdinaryDiffEq.jl: coefficients from
  * SciML/OrdinaryDiffEq.jl lib/OrdinaryDiffEqRosenbrock/src/rosenbrock_tableaus.jl
- * (RODAS5PA/C/c/d/H at commit b211787f), copied in /work/shared/reference/rodas5p-tableau.txt.
+ * (RODAS5PA/C/c/d/H at commit b211787f).
  * Stage i: U_i = y + sum_j a_ij k_j;  (I/(h gamma) - J) k_i = f(t + c_i h, U_i) + h d_i f_t + sum_j (C_ij/h) k_j;
  * y_new = U_8 + k_8; error estimate k_8; dense output rows h[0..2] = H rows 2..4. */
 #include "ode_internal.h"

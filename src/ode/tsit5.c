@@ -29,7 +29,7 @@ static void tsit_combine(size_t nw, double *out, const double *c, const double *
 }
 #undef K
 
-void ode_tsit5_attempt(ode_lanes *L)
+sv_status ode_tsit5_attempt(ode_lanes *L)
 {
     const tsit5_tab *T = &sv_ode_tsit5;
     const int W = L->W, n = L->n;
@@ -65,6 +65,7 @@ void ode_tsit5_attempt(ode_lanes *L)
         double e = en[w];
         L->eest[w] = isfinite(e) ? e : INFINITY;
     }
+    return SV_OK;
 }
 
 void ode_tsit5_interp(const ode_lanes *L, int w, double th, double *out)

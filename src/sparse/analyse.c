@@ -36,18 +36,21 @@ typedef struct ivec {
     long long len, cap;
 } ivec;
 
-static int ivec_push(sv_ctx *ctx, ivec *a, int x, const char *what)
+/* Append count values; -1 (the error recorded) when memory runs out. */
+static int ivec_append(sv_ctx *ctx, ivec *a, const int *x, int count)
 {
-    if (a->len == a->cap) {
+    if (a->len + count > a->cap) {
         long long cap = a->cap ? 2 * a->cap : 256;
-        int *nv = sv_alloc(ctx, (size_t)cap * sizeof(int), what);
+        while (cap < a->len + count) cap *= 2;
+        int *nv = sv_alloc(ctx, (size_t)cap * sizeof(int), "sparse LU column indices");
         if (!nv) return -1;
         if (a->len) memcpy(nv, a->v, (size_t)a->len * sizeof(int));
         sv_free(ctx, a->v);
         a->v = nv;
         a->cap = cap;
     }
-    a->v[a->len++] = x;
+    memcpy(a->v + a->len, x, (size_t)count * sizeof(int));
+    a->len += count;
     return 0;
 }
 
@@ -93,22 +96,42 @@ static void sort_ints(int *a, int len)
 void sv_sparse_lu_destroy(sv_sparse_lu *lu)
 {
     if (!lu) return;
-    sv_ctx *ctx = lu->ctx;
     sv_sparse_lu_unload_kernels(lu);
-    sv_free(ctx, lu->perm);
-    sv_free(ctx, lu->iperm);
-    sv_free(ctx, lu->rowptr);
-    sv_free(ctx, lu->colind);
-    sv_free(ctx, lu->diag);
-    sv_free(ctx, lu->entry_slot);
-    sv_free(ctx, lu->diag_slot);
-    sv_free(ctx, lu->diag_entry);
-    sv_free(ctx, lu->run_off);
-    sv_free(ctx, lu->run_t);
-    sv_free(ctx, lu->run_len);
-    sv_free(ctx, lu);
+    void *parts[] = {lu->perm,       lu->iperm,     lu->rowptr,     lu->colind,  lu->diag,    lu->entry_slot,
+                     lu->diag_slot,  lu->diag_entry, lu->run_off,   lu->run_t,   lu->run_len, lu};
+    sv_sparse_free_all(lu->ctx, parts, (int)(sizeof parts / sizeof parts[0]));
 }
 
+/* ---- the steps of the analysis ---------------------------------------------- */
+/* The record and its arrays of known size (the L+U structure and the
+ * schedule are sized by the steps that compute them). */
+static sv_status lu_new(sv_ctx *ctx, const sv_sparse_pattern *p, sv_sparse_lu **out)
+{
+    sv_sparse_lu *lu = sv_calloc(ctx, 1, sizeof *lu, "sparse LU analysis");
+    if (!lu) return sv_last_status();
+    int n = p->n;
+    size_t nb = (size_t)n * sizeof(int);
+    lu->ctx = ctx;
+    lu->n = n;
+    lu->pat_nnz = p->nnz;
+    lu->perm = sv_alloc(ctx, nb, "sparse LU permutation");
+    lu->iperm = sv_alloc(ctx, nb, "sparse LU inverse permutation");
+    lu->rowptr = sv_alloc(ctx, nb + sizeof(int), "sparse LU row pointers");
+    lu->diag = sv_alloc(ctx, nb, "sparse LU diagonal slots");
+    lu->diag_slot = sv_alloc(ctx, nb, "sparse LU diagonal slots");
+    lu->diag_entry = sv_alloc(ctx, nb, "sparse LU diagonal entries");
+    lu->entry_slot = sv_alloc(ctx, (size_t)p->nnz * sizeof(int), "sparse LU entry slots");
+    if (!lu->perm || !lu->iperm || !lu->rowptr || !lu->diag || !lu->diag_slot || !lu->diag_entry ||
+        !lu->entry_slot) {
+        sv_status st = sv_last_status();
+        sv_sparse_lu_destroy(lu);
+        return st;
+    }
+    *out = lu;
+    return SV_OK;
+}
+
+/* perm and iperm: AMD on S + Sᵀ, or the given order. */
 static sv_status order(sv_sparse_lu *lu, const sv_sparse_pattern *p, sv_sparse_ordering ordering)
 {
     int n = p->n;
@@ -127,6 +150,163 @@ static sv_status order(sv_sparse_lu *lu, const sv_sparse_pattern *p, sv_sparse_o
     return SV_OK;
 }
 
+/* Workspace of the symbolic factorisation, n ints each. */
+typedef struct symbolic_work {
+    int *mark;  /* mark[j] = i: column j is already in row i */
+    int *heap;  /* L columns of row i still to visit, smallest first */
+    int *ulist; /* U columns of row i */
+    int hl, ul;
+} symbolic_work;
+
+/* Column j joins row i once: an L column (j < i) to the heap, a U column
+ * to the list. */
+static void add_column(symbolic_work *w, int i, int j)
+{
+    if (w->mark[j] == i) return;
+    w->mark[j] = i;
+    if (j < i)
+        heap_push(w->heap, &w->hl, j);
+    else
+        w->ulist[w->ul++] = j;
+}
+
+/* Row i of L+U (up-looking): row i of P·A·Pᵀ united with the U part of every
+ * row k its L part reaches, the L columns taken in increasing order from the
+ * heap, newly filled ones included. Appended to cols as L, diagonal, U. */
+static sv_status symbolic_row(sv_sparse_lu *lu, const sv_sparse_pattern *p, int i, symbolic_work *w, ivec *cols)
+{
+    sv_ctx *ctx = lu->ctx;
+    int orow = lu->perm[i];
+    w->hl = w->ul = 0;
+    w->mark[i] = i;
+    for (int e = p->rowptr[orow]; e < p->rowptr[orow + 1]; e++) add_column(w, i, lu->iperm[p->colind[e]]);
+    while (w->hl > 0) {
+        int k = heap_pop(w->heap, &w->hl);
+        if (ivec_append(ctx, cols, &k, 1)) return sv_last_status();
+        for (int q = lu->diag[k] + 1; q < lu->rowptr[k + 1]; q++) add_column(w, i, cols->v[q]);
+    }
+    sort_ints(w->ulist, w->ul);
+    lu->diag[i] = (int)cols->len;
+    if (ivec_append(ctx, cols, &i, 1) || ivec_append(ctx, cols, w->ulist, w->ul)) return sv_last_status();
+    if (cols->len > INT_MAX / 2)
+        return sv_error(SV_ERR_PATTERN, "sparse analysis: nnz(L+U) passes %d after row %d of %d: too much fill",
+                        INT_MAX / 2, i, lu->n);
+    lu->rowptr[i + 1] = (int)cols->len;
+    return SV_OK;
+}
+
+/* rowptr, colind, diag and nnz: the exact structure of the unpivoted LU. */
+static sv_status symbolic(sv_sparse_lu *lu, const sv_sparse_pattern *p)
+{
+    sv_ctx *ctx = lu->ctx;
+    int n = lu->n;
+    size_t nb = (size_t)n * sizeof(int);
+    symbolic_work w = {0};
+    w.mark = sv_alloc(ctx, nb, "sparse LU symbolic workspace");
+    w.heap = sv_alloc(ctx, nb, "sparse LU symbolic workspace");
+    w.ulist = sv_alloc(ctx, nb, "sparse LU symbolic workspace");
+    ivec cols = {0};
+    sv_status st = w.mark && w.heap && w.ulist ? SV_OK : sv_last_status();
+    if (st == SV_OK) {
+        for (int j = 0; j < n; j++) w.mark[j] = -1;
+        lu->rowptr[0] = 0;
+        for (int i = 0; i < n && st == SV_OK; i++) st = symbolic_row(lu, p, i, &w, &cols);
+    }
+    if (st == SV_OK) {
+        lu->nnz = (int)cols.len;
+        lu->colind = cols.v;
+    } else {
+        sv_free(ctx, cols.v);
+    }
+    sv_free(ctx, w.mark);
+    sv_free(ctx, w.heap);
+    sv_free(ctx, w.ulist);
+    return st;
+}
+
+/* One walk over the factor's updates in schedule order (see
+ * sparse_internal.h): with list = 0 it counts the L entries, runs and
+ * updates; with list = 1 it fills run_off, run_t and run_len. pos: n ints. */
+static void schedule_walk(sv_sparse_lu *lu, int *pos, int list)
+{
+    const int *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag;
+    long long x = 0, r = 0, upd = 0;
+    for (int i = 0; i < lu->n; i++) {
+        for (int pp = rp[i]; pp < rp[i + 1]; pp++) pos[ci[pp]] = pp;
+        for (int pp = rp[i]; pp < dg[i]; pp++, x++) {
+            int k = ci[pp], last = -2;
+            if (list) lu->run_off[x] = r;
+            for (int q = dg[k] + 1; q < rp[k + 1]; q++, upd++) {
+                int t = pos[ci[q]];
+                if (t == last + 1 && q > dg[k] + 1) {
+                    if (list) lu->run_len[r - 1]++;
+                } else {
+                    if (list) {
+                        lu->run_t[r] = t;
+                        lu->run_len[r] = 1;
+                    }
+                    r++;
+                }
+                last = t;
+            }
+        }
+    }
+    if (list) lu->run_off[x] = r;
+    lu->nl = x;
+    lu->nruns = r;
+    lu->nupd = upd;
+}
+
+/* The factor schedule: count, size the arrays, list. */
+static sv_status schedule(sv_sparse_lu *lu)
+{
+    sv_ctx *ctx = lu->ctx;
+    int *pos = sv_alloc(ctx, (size_t)lu->n * sizeof(int), "sparse LU schedule workspace");
+    if (!pos) return sv_last_status();
+    schedule_walk(lu, pos, 0);
+    size_t b1, b2;
+    sv_status st = SV_OK;
+    if (sv_size_mul((size_t)lu->nl + 1, sizeof(long long), &b1) ||
+        sv_size_mul((size_t)(lu->nruns ? lu->nruns : 1), sizeof(int), &b2)) {
+        st = sv_last_status();
+    } else {
+        lu->run_off = sv_alloc(ctx, b1, "sparse LU factor schedule");
+        lu->run_t = sv_alloc(ctx, b2, "sparse LU factor schedule (runs)");
+        lu->run_len = sv_alloc(ctx, b2, "sparse LU factor schedule (runs)");
+        if (!lu->run_off || !lu->run_t || !lu->run_len) st = sv_last_status();
+    }
+    if (st == SV_OK) schedule_walk(lu, pos, 1);
+    sv_free(ctx, pos);
+    return st;
+}
+
+/* entry_slot, diag_slot and diag_entry: where the pattern's entries live. */
+static sv_status slot_maps(sv_sparse_lu *lu, const sv_sparse_pattern *p)
+{
+    for (int i = 0; i < lu->n; i++) {
+        int k = lu->iperm[i];
+        lu->diag_slot[i] = lu->diag[k];
+        for (int e = p->rowptr[i]; e < p->rowptr[i + 1]; e++) {
+            int slot = sv_sparse_find_sorted(lu->colind, lu->rowptr[k], lu->rowptr[k + 1], lu->iperm[p->colind[e]]);
+            if (slot < 0)
+                return sv_error(SV_ERR_INTERNAL, "sparse analysis: entry (%d, %d) has no slot", i, p->colind[e]);
+            lu->entry_slot[e] = slot;
+            if (p->colind[e] == i) lu->diag_entry[i] = e;
+        }
+    }
+    return SV_OK;
+}
+
+/* Hash of everything the kernels depend on. */
+static uint64_t layout_hash(const sv_sparse_lu *lu)
+{
+    int head[3] = {SV_SPARSE_KERNELS_ABI, lu->n, lu->nnz};
+    uint64_t h = sv_sparse_hash_words(SV_SPARSE_HASH_SEED, head, 3);
+    h = sv_sparse_hash_words(h, lu->perm, lu->n);
+    h = sv_sparse_hash_words(h, lu->rowptr, lu->n + 1);
+    return sv_sparse_hash_words(h, lu->colind, lu->nnz);
+}
+
 sv_status sv_sparse_lu_analyse(sv_ctx *ctx, const sv_sparse_pattern *p, sv_sparse_ordering ordering,
                                sv_sparse_lu **out)
 {
@@ -136,183 +316,20 @@ sv_status sv_sparse_lu_analyse(sv_ctx *ctx, const sv_sparse_pattern *p, sv_spars
     if (ordering != SV_SPARSE_ORDER_AMD && ordering != SV_SPARSE_ORDER_NATURAL)
         return sv_error(SV_ERR_ARG, "sv_sparse_lu_analyse: ordering = %d: expected SV_SPARSE_ORDER_AMD (0) or "
                                     "SV_SPARSE_ORDER_NATURAL (1)", (int)ordering);
-    int n = p->n;
-    sv_status s = SV_OK;
-    sv_sparse_lu *lu = sv_calloc(ctx, 1, sizeof *lu, "sparse LU analysis");
-    if (!lu) return sv_last_status();
-    lu->ctx = ctx;
-    lu->n = n;
-    lu->pat_nnz = p->nnz;
-    size_t nb = (size_t)n * sizeof(int);
-    lu->perm = sv_alloc(ctx, nb, "sparse LU permutation");
-    lu->iperm = sv_alloc(ctx, nb, "sparse LU inverse permutation");
-    lu->rowptr = sv_alloc(ctx, nb + sizeof(int), "sparse LU row pointers");
-    lu->diag = sv_alloc(ctx, nb, "sparse LU diagonal slots");
-    lu->diag_slot = sv_alloc(ctx, nb, "sparse LU diagonal slots");
-    lu->diag_entry = sv_alloc(ctx, nb, "sparse LU diagonal entries");
-    lu->entry_slot = sv_alloc(ctx, (size_t)p->nnz * sizeof(int), "sparse LU entry slots");
-    int *mark = sv_alloc(ctx, nb, "sparse LU symbolic workspace");
-    int *heap = sv_alloc(ctx, nb, "sparse LU symbolic workspace");
-    int *ulist = sv_alloc(ctx, nb, "sparse LU symbolic workspace");
-    int *pos = mark; /* reused after the symbolic phase */
-    ivec cols = {0};
-    if (!lu->perm || !lu->iperm || !lu->rowptr || !lu->diag || !lu->diag_slot || !lu->diag_entry || !lu->entry_slot || !mark || !heap ||
-        !ulist) {
-        s = sv_last_status();
-        goto fail;
+    sv_sparse_lu *lu = NULL;
+    sv_status st = lu_new(ctx, p, &lu);
+    if (st != SV_OK) return st;
+    st = order(lu, p, ordering);
+    if (st == SV_OK) st = symbolic(lu, p);
+    if (st == SV_OK) st = schedule(lu);
+    if (st == SV_OK) st = slot_maps(lu, p);
+    if (st == SV_OK) {
+        lu->hash = layout_hash(lu);
+        *out = lu;
+    } else {
+        sv_sparse_lu_destroy(lu);
     }
-    if ((s = order(lu, p, ordering))) goto fail;
-
-    /* ---- symbolic: row by row, up-looking --------------------------------- */
-    for (int j = 0; j < n; j++) mark[j] = -1;
-    lu->rowptr[0] = 0;
-    for (int i = 0; i < n; i++) {
-        int hl = 0, ul = 0, orow = lu->perm[i];
-        mark[i] = i;
-        for (int e = p->rowptr[orow]; e < p->rowptr[orow + 1]; e++) {
-            int j = lu->iperm[p->colind[e]];
-            if (mark[j] == i) continue;
-            mark[j] = i;
-            if (j < i)
-                heap_push(heap, &hl, j);
-            else
-                ulist[ul++] = j;
-        }
-        while (hl > 0) {
-            int k = heap_pop(heap, &hl);
-            if (ivec_push(ctx, &cols, k, "sparse LU column indices")) {
-                s = sv_last_status();
-                goto fail;
-            }
-            for (int q = lu->diag[k] + 1; q < lu->rowptr[k + 1]; q++) {
-                int j = cols.v[q];
-                if (mark[j] == i) continue;
-                mark[j] = i;
-                if (j < i)
-                    heap_push(heap, &hl, j);
-                else
-                    ulist[ul++] = j;
-            }
-        }
-        sort_ints(ulist, ul);
-        lu->diag[i] = (int)cols.len;
-        if (ivec_push(ctx, &cols, i, "sparse LU column indices")) {
-            s = sv_last_status();
-            goto fail;
-        }
-        for (int x = 0; x < ul; x++)
-            if (ivec_push(ctx, &cols, ulist[x], "sparse LU column indices")) {
-                s = sv_last_status();
-                goto fail;
-            }
-        if (cols.len > INT_MAX / 2) {
-            s = sv_error(SV_ERR_PATTERN, "sparse analysis: nnz(L+U) passes %d after row %d of %d: too much fill",
-                         INT_MAX / 2, i, n);
-            goto fail;
-        }
-        lu->rowptr[i + 1] = (int)cols.len;
-    }
-    lu->nnz = (int)cols.len;
-    lu->colind = cols.v;
-    cols.v = NULL;
-
-    /* ---- schedule: count, then list the runs of updates ------------------ */
-    long long nupd = 0, nl = 0, nruns = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        long long x = 0, r = 0;
-        for (int i = 0; i < n; i++) {
-            for (int pp = lu->rowptr[i]; pp < lu->rowptr[i + 1]; pp++) pos[lu->colind[pp]] = pp;
-            for (int pp = lu->rowptr[i]; pp < lu->diag[i]; pp++) {
-                int k = lu->colind[pp];
-                if (pass == 1) lu->run_off[x] = r;
-                x++;
-                int last = -2;
-                for (int q = lu->diag[k] + 1; q < lu->rowptr[k + 1]; q++) {
-                    int t = pos[lu->colind[q]];
-                    if (t == last + 1 && q > lu->diag[k] + 1) {
-                        if (pass == 1) lu->run_len[r - 1]++;
-                    } else {
-                        if (pass == 1) {
-                            lu->run_t[r] = t;
-                            lu->run_len[r] = 1;
-                        }
-                        r++;
-                    }
-                    last = t;
-                    if (pass == 0) nupd++;
-                }
-            }
-        }
-        if (pass == 0) {
-            nl = x;
-            nruns = r;
-            size_t b1, b2;
-            if (sv_size_mul((size_t)nl + 1, sizeof(long long), &b1) || sv_size_mul((size_t)(nruns ? nruns : 1), sizeof(int), &b2)) {
-                s = sv_last_status();
-                goto fail;
-            }
-            lu->run_off = sv_alloc(ctx, b1, "sparse LU factor schedule");
-            lu->run_t = sv_alloc(ctx, b2, "sparse LU factor schedule (runs)");
-            lu->run_len = sv_alloc(ctx, b2, "sparse LU factor schedule (runs)");
-            if (!lu->run_off || !lu->run_t || !lu->run_len) {
-                s = sv_last_status();
-                goto fail;
-            }
-        } else {
-            lu->run_off[x] = r;
-        }
-    }
-    lu->nupd = nupd;
-    lu->nl = nl;
-    lu->nruns = nruns;
-
-    /* ---- maps from the pattern to slots --------------------------------- */
-    for (int i = 0; i < n; i++) {
-        int k = lu->iperm[i];
-        lu->diag_slot[i] = lu->diag[k];
-        for (int e = p->rowptr[i]; e < p->rowptr[i + 1]; e++) {
-            int j = lu->iperm[p->colind[e]];
-            int lo = lu->rowptr[k], hi = lu->rowptr[k + 1] - 1, found = -1;
-            while (lo <= hi) {
-                int mid = lo + (hi - lo) / 2;
-                if (lu->colind[mid] == j) {
-                    found = mid;
-                    break;
-                }
-                if (lu->colind[mid] < j)
-                    lo = mid + 1;
-                else
-                    hi = mid - 1;
-            }
-            if (found < 0) {
-                s = sv_error(SV_ERR_INTERNAL, "sparse analysis: entry (%d, %d) has no slot", i, p->colind[e]);
-                goto fail;
-            }
-            lu->entry_slot[e] = found;
-            if (p->colind[e] == i) lu->diag_entry[i] = e;
-        }
-    }
-
-    /* ---- hash of everything the kernels depend on ----------------------- */
-    int head[3] = {SV_SPARSE_KERNELS_ABI, n, lu->nnz};
-    uint64_t h = sv_sparse_hash_words(SV_SPARSE_HASH_SEED, head, 3);
-    h = sv_sparse_hash_words(h, lu->perm, n);
-    h = sv_sparse_hash_words(h, lu->rowptr, n + 1);
-    h = sv_sparse_hash_words(h, lu->colind, lu->nnz);
-    lu->hash = h;
-
-    sv_free(ctx, mark);
-    sv_free(ctx, heap);
-    sv_free(ctx, ulist);
-    *out = lu;
-    return SV_OK;
-fail:
-    sv_free(ctx, cols.v);
-    sv_free(ctx, mark);
-    sv_free(ctx, heap);
-    sv_free(ctx, ulist);
-    sv_sparse_lu_destroy(lu);
-    return s;
+    return st;
 }
 
 int sv_sparse_lu_n(const sv_sparse_lu *lu) { return lu ? lu->n : 0; }

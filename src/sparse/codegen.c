@@ -6,26 +6,32 @@
  * macro calls under different macro definitions, cut into functions of
  * about SV_CHUNK operations. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "sparse_internal.h"
 
-void sv_sparse_codegen_defaults(sv_sparse_codegen_options *opt)
+void sv_sparse_codegen_options_default(sv_sparse_codegen_options *opt)
 {
     if (!opt) return;
-    opt->emit = SV_SPARSE_EMIT_F64 | SV_SPARSE_EMIT_F32 | SV_SPARSE_EMIT_BATCH4_F64 | SV_SPARSE_EMIT_BATCH8_F64 |
-                SV_SPARSE_EMIT_BATCH8_F32;
+    opt->emit = SV_SPARSE_EMIT_DEFAULT;
     opt->max_updates = 50000;
     opt->max_subst = 50000;
 }
 
+sv_sparse_codegen_options sv_sparse_codegen_resolve(const sv_sparse_codegen_options *opt)
+{
+    sv_sparse_codegen_options r;
+    if (opt)
+        r = *opt;
+    else
+        sv_sparse_codegen_options_default(&r);
+    if (!r.emit) r.emit = SV_SPARSE_EMIT_DEFAULT;
+    return r;
+}
+
 sv_status sv_sparse_codegen_check(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt)
 {
-    sv_sparse_codegen_options d;
-    if (!opt) {
-        sv_sparse_codegen_defaults(&d);
-        opt = &d;
-    }
     long long subst = lu->nnz; /* n pivots + nnz - n off-diagonal terms */
     if (lu->nupd > opt->max_updates)
         return sv_error(SV_ERR_UNSUPPORTED,
@@ -52,8 +58,6 @@ static void put(emitter *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-
-#include <stdarg.h>
 static void put(emitter *e, const char *fmt, ...)
 {
     va_list ap;
@@ -84,7 +88,6 @@ static void op(emitter *e, const char *fmt, ...)
     if (r < 0) e->err = 1;
     else e->col += r + 1;
 }
-
 
 /* Straight-line bodies are cut into functions of about SV_CHUNK operations
  * (at row boundaries): compilers' register allocation and redundancy
@@ -264,23 +267,12 @@ static int valid_ident(const char *s)
     return strlen(s) < 200;
 }
 
-sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *name,
-                                  FILE *out)
+/* The file's header: what it is, how to use it, the pragmas that keep
+ * contraction off, and the kernel table's layout for programs that do not
+ * include solvent/sparse.h. */
+static void write_header(emitter *e, const sv_sparse_lu *lu, const char *name)
 {
-    if (!lu || !out) return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: lu or out is NULL");
-    if (!valid_ident(name))
-        return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: name = '%s': expected a C identifier",
-                        name ? name : "(null)");
-    sv_sparse_codegen_options d;
-    if (!opt) {
-        sv_sparse_codegen_defaults(&d);
-        opt = &d;
-    }
-    sv_status s = sv_sparse_codegen_check(lu, opt);
-    if (s) return s;
-    unsigned m = opt->emit;
-    emitter e = {out, 0, 0};
-    put(&e,
+    put(e,
         "/* Straight-line sparse LU kernels for one pattern, written by Solvent's code\n"
         " * generator (sv_sparse_codegen_write / `solvent codegen`). Do not edit.\n"
         " *   pattern hash %016" PRIx64 ", n = %d, nnz(L+U) = %d, %lld updates per factor\n"
@@ -310,30 +302,58 @@ sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codege
         "    void (*solve_batch_f32[4])(const float *buf, const float *b, float *x, float *work);\n"
         "} sv_sparse_kernels;\n#endif\n",
         lu->hash, lu->n, lu->nnz, lu->nupd, name, name, SV_SPARSE_KERNELS_ABI);
-    if (m & SV_SPARSE_EMIT_F64) variant(&e, lu, "double", 1, "d1");
-    if (m & SV_SPARSE_EMIT_BATCH2_F64) variant(&e, lu, "double", 2, "d2");
-    if (m & SV_SPARSE_EMIT_BATCH4_F64) variant(&e, lu, "double", 4, "d4");
-    if (m & SV_SPARSE_EMIT_BATCH8_F64) variant(&e, lu, "double", 8, "d8");
-    if (m & SV_SPARSE_EMIT_F32) variant(&e, lu, "float", 1, "f1");
-    if (m & SV_SPARSE_EMIT_BATCH4_F32) variant(&e, lu, "float", 4, "f4");
-    if (m & SV_SPARSE_EMIT_BATCH8_F32) variant(&e, lu, "float", 8, "f8");
+}
+
+/* The variants selected by the emit mask, in this order in the file. */
+static const struct {
+    unsigned bit;
+    const char *T;
+    int W;
+    const char *tag;
+} variants[] = {
+    {SV_SPARSE_EMIT_F64, "double", 1, "d1"},       {SV_SPARSE_EMIT_BATCH2_F64, "double", 2, "d2"},
+    {SV_SPARSE_EMIT_BATCH4_F64, "double", 4, "d4"}, {SV_SPARSE_EMIT_BATCH8_F64, "double", 8, "d8"},
+    {SV_SPARSE_EMIT_F32, "float", 1, "f1"},         {SV_SPARSE_EMIT_BATCH4_F32, "float", 4, "f4"},
+    {SV_SPARSE_EMIT_BATCH8_F32, "float", 8, "f8"},
+};
+
+/* The kernel table NAME, 0 for the variants not emitted. */
+static void write_table(emitter *e, const sv_sparse_lu *lu, unsigned m, const char *name)
+{
 #define FN(bit, tag, suffix) ((m & (bit)) ? tag "_" suffix : "0")
 #define FV(bit, tag, suffix) ((m & (bit)) ? "SV_VEC_(" tag "_" suffix ")" : "0")
-    put(&e, "\nextern const sv_sparse_kernels %s;\nconst sv_sparse_kernels %s = {\n", name, name);
-    put(&e, "    %d, UINT64_C(0x%016" PRIx64 "), %d, %d,\n", SV_SPARSE_KERNELS_ABI, lu->hash, lu->n, lu->nnz);
-    put(&e, "    %s, %s, %s, %s,\n", FN(SV_SPARSE_EMIT_F64, "d1", "factor1"), FN(SV_SPARSE_EMIT_F64, "d1", "solve"),
+    put(e, "\nextern const sv_sparse_kernels %s;\nconst sv_sparse_kernels %s = {\n", name, name);
+    put(e, "    %d, UINT64_C(0x%016" PRIx64 "), %d, %d,\n", SV_SPARSE_KERNELS_ABI, lu->hash, lu->n, lu->nnz);
+    put(e, "    %s, %s, %s, %s,\n", FN(SV_SPARSE_EMIT_F64, "d1", "factor1"), FN(SV_SPARSE_EMIT_F64, "d1", "solve"),
         FN(SV_SPARSE_EMIT_F32, "f1", "factor1"), FN(SV_SPARSE_EMIT_F32, "f1", "solve"));
-    put(&e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "factor"), FV(SV_SPARSE_EMIT_BATCH2_F64, "d2", "factor"),
+    put(e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "factor"), FV(SV_SPARSE_EMIT_BATCH2_F64, "d2", "factor"),
         FV(SV_SPARSE_EMIT_BATCH4_F64, "d4", "factor"), FV(SV_SPARSE_EMIT_BATCH8_F64, "d8", "factor"));
-    put(&e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "solve"), FV(SV_SPARSE_EMIT_BATCH2_F64, "d2", "solve"),
+    put(e, "    {%s, %s, %s, %s},\n", FN(SV_SPARSE_EMIT_F64, "d1", "solve"), FV(SV_SPARSE_EMIT_BATCH2_F64, "d2", "solve"),
         FV(SV_SPARSE_EMIT_BATCH4_F64, "d4", "solve"), FV(SV_SPARSE_EMIT_BATCH8_F64, "d8", "solve"));
-    put(&e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "factor"), FV(SV_SPARSE_EMIT_BATCH4_F32, "f4", "factor"),
+    put(e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "factor"), FV(SV_SPARSE_EMIT_BATCH4_F32, "f4", "factor"),
         FV(SV_SPARSE_EMIT_BATCH8_F32, "f8", "factor"));
-    put(&e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "solve"), FV(SV_SPARSE_EMIT_BATCH4_F32, "f4", "solve"),
+    put(e, "    {%s, 0, %s, %s},\n", FN(SV_SPARSE_EMIT_F32, "f1", "solve"), FV(SV_SPARSE_EMIT_BATCH4_F32, "f4", "solve"),
         FV(SV_SPARSE_EMIT_BATCH8_F32, "f8", "solve"));
-    put(&e, "};\n");
+    put(e, "};\n");
 #undef FN
 #undef FV
+}
+
+sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *name,
+                                  FILE *out)
+{
+    if (!lu || !out) return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: lu or out is NULL");
+    if (!valid_ident(name))
+        return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: name = '%s': expected a C identifier",
+                        name ? name : "(null)");
+    sv_sparse_codegen_options o = sv_sparse_codegen_resolve(opt);
+    sv_status s = sv_sparse_codegen_check(lu, &o);
+    if (s) return s;
+    emitter e = {out, 0, 0};
+    write_header(&e, lu, name);
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
+        if (o.emit & variants[v].bit) variant(&e, lu, variants[v].T, variants[v].W, variants[v].tag);
+    write_table(&e, lu, o.emit, name);
     if (e.err || ferror(out)) return sv_error(SV_ERR_IO, "sv_sparse_codegen_write: writing the generated C failed");
     return SV_OK;
 }

@@ -46,56 +46,42 @@ static sv_status run_compiler(const char *cc, const char *src, const char *obj, 
     return SV_OK;
 }
 
-sv_status sv_sparse_lu_compile(sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *cache_dir,
-                               const char *cc)
+/* Generate the C for `lu` into a private source file beside `base`,
+ * compile it, and rename the object to obj (atomic, so that two processes
+ * filling the same cache never see a half-written object). */
+static sv_status build_object(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *cc,
+                              const char *base, const char *obj, const char *sym)
 {
-    if (!lu || !cache_dir) return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: lu or cache_dir is NULL");
-    sv_sparse_codegen_options d;
-    if (!opt) {
-        sv_sparse_codegen_defaults(&d);
-        opt = &d;
+    if (access(cc, X_OK) != 0)
+        return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: no C compiler at '%s': keeping the table-driven kernels",
+                        cc);
+    char src[4200], tmp[4200], log[4200];
+    long pid = (long)getpid();
+    snprintf(src, sizeof src, "%s.%ld.c", base, pid);
+    snprintf(tmp, sizeof tmp, "%s.%ld.so", base, pid);
+    snprintf(log, sizeof log, "%s.%ld.log", base, pid);
+    FILE *f = fopen(src, "w");
+    if (!f) return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cannot write '%s': %s", src, strerror(errno));
+    sv_status s = sv_sparse_codegen_write(lu, opt, sym, f);
+    if (fclose(f) != 0 && !s) s = sv_error(SV_ERR_IO, "runtime codegen: writing '%s' failed", src);
+    if (!s) s = run_compiler(cc, src, tmp, log);
+    remove(src);
+    if (s) {
+        remove(tmp);
+        /* Every failure here means "no straight-line kernels": one status. */
+        return s == SV_ERR_UNSUPPORTED ? s : sv_error(SV_ERR_UNSUPPORTED, "%s", sv_last_error());
     }
-    if (!cc) cc = "/usr/bin/cc";
-    sv_status s = sv_sparse_codegen_check(lu, opt);
-    if (s) return s;
-    if (cc[0] != '/') return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: cc = '%s': expected an absolute path", cc);
-    struct stat sb;
-    if (stat(cache_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cache_dir '%s' is not a directory", cache_dir);
+    remove(log);
+    if (rename(tmp, obj) != 0) {
+        remove(tmp);
+        return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cannot rename to '%s': %s", obj, strerror(errno));
+    }
+    return SV_OK;
+}
 
-    char base[4096], obj[4200], src[4200], tmp[4200], log[4200], sym[64];
-    int len = snprintf(base, sizeof base, "%s/sv_sparse_%016" PRIx64 "_%02x_g%d", cache_dir, lu->hash, opt->emit & 0xffu,
-                   SV_SPARSE_CODEGEN_VERSION);
-    if (len < 0 || (size_t)len >= sizeof base)
-        return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: cache_dir path too long");
-    snprintf(sym, sizeof sym, "sv_sparse_kernels_%016" PRIx64, lu->hash);
-    snprintf(obj, sizeof obj, "%s.so", base);
-    if (access(obj, R_OK) != 0) {
-        if (access(cc, X_OK) != 0)
-            return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: no C compiler at '%s': keeping the table-driven kernels",
-                            cc);
-        /* Private names while building, then an atomic rename, so that two
-         * processes filling the same cache never see a half-written object. */
-        long pid = (long)getpid();
-        snprintf(src, sizeof src, "%s.%ld.c", base, pid);
-        snprintf(tmp, sizeof tmp, "%s.%ld.so", base, pid);
-        snprintf(log, sizeof log, "%s.%ld.log", base, pid);
-        FILE *f = fopen(src, "w");
-        if (!f) return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cannot write '%s': %s", src, strerror(errno));
-        s = sv_sparse_codegen_write(lu, opt, sym, f);
-        if (fclose(f) != 0 && !s) s = sv_error(SV_ERR_IO, "runtime codegen: writing '%s' failed", src);
-        if (!s) s = run_compiler(cc, src, tmp, log);
-        remove(src);
-        if (s) {
-            remove(tmp);
-            return s == SV_ERR_UNSUPPORTED ? s : sv_error(SV_ERR_UNSUPPORTED, "%s", sv_last_error());
-        }
-        remove(log);
-        if (rename(tmp, obj) != 0) {
-            remove(tmp);
-            return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cannot rename to '%s': %s", obj, strerror(errno));
-        }
-    }
+/* dlopen obj and install its table sym; the handle replaces any earlier one. */
+static sv_status load_object(sv_sparse_lu *lu, const char *obj, const char *sym)
+{
     void *h = dlopen(obj, RTLD_NOW | RTLD_LOCAL);
     if (!h) return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cannot load '%s': %s", obj, dlerror());
     const sv_sparse_kernels *k = dlsym(h, sym);
@@ -103,7 +89,7 @@ sv_status sv_sparse_lu_compile(sv_sparse_lu *lu, const sv_sparse_codegen_options
         dlclose(h);
         return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: '%s' has no symbol %s", obj, sym);
     }
-    s = sv_sparse_lu_use_kernels(lu, k);
+    sv_status s = sv_sparse_lu_use_kernels(lu, k);
     if (s) {
         dlclose(h);
         return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cached '%s' does not match: %s", obj, sv_last_error());
@@ -111,4 +97,28 @@ sv_status sv_sparse_lu_compile(sv_sparse_lu *lu, const sv_sparse_codegen_options
     if (lu->dl_handle) dlclose(lu->dl_handle);
     lu->dl_handle = h;
     return SV_OK;
+}
+
+sv_status sv_sparse_lu_compile(sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *cache_dir,
+                               const char *cc)
+{
+    if (!lu || !cache_dir) return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: lu or cache_dir is NULL");
+    sv_sparse_codegen_options o = sv_sparse_codegen_resolve(opt);
+    if (!cc) cc = "/usr/bin/cc";
+    sv_status s = sv_sparse_codegen_check(lu, &o);
+    if (s) return s;
+    if (cc[0] != '/') return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: cc = '%s': expected an absolute path", cc);
+    struct stat sb;
+    if (stat(cache_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return sv_error(SV_ERR_UNSUPPORTED, "runtime codegen: cache_dir '%s' is not a directory", cache_dir);
+    /* Cache names: pattern hash, emitted variants, generator version. */
+    char base[4096], obj[4200], sym[64];
+    int len = snprintf(base, sizeof base, "%s/sv_sparse_%016" PRIx64 "_%02x_g%d", cache_dir, lu->hash,
+                       o.emit & 0xffu, SV_SPARSE_CODEGEN_VERSION);
+    if (len < 0 || (size_t)len >= sizeof base)
+        return sv_error(SV_ERR_ARG, "sv_sparse_lu_compile: cache_dir path too long");
+    snprintf(sym, sizeof sym, "sv_sparse_kernels_%016" PRIx64, lu->hash);
+    snprintf(obj, sizeof obj, "%s.so", base);
+    if (access(obj, R_OK) != 0 && (s = build_object(lu, &o, cc, base, obj, sym)) != SV_OK) return s;
+    return load_object(lu, obj, sym);
 }

@@ -151,36 +151,6 @@ SV_DEFINE_BATCH(float, 4, _f4)
 SV_DEFINE_BATCH(float, 8, _f8)
 
 /* ---- public entry points ------------------------------------------------- */
-int sv_sparse_lu_factor(const sv_sparse_lu *lu, double *buf)
-{
-    if (lu->kern && lu->kern->factor) return lu->kern->factor(buf);
-    return factor_table_d(lu, buf);
-}
-
-void sv_sparse_lu_solve(const sv_sparse_lu *lu, const double *buf, const double *b, double *x, double *work)
-{
-    if (lu->kern && lu->kern->solve) {
-        lu->kern->solve(buf, b, x, work);
-        return;
-    }
-    solve_table_d(lu, buf, b, x, work);
-}
-
-int sv_sparse_lu_factor_f32(const sv_sparse_lu *lu, float *buf)
-{
-    if (lu->kern && lu->kern->factor_f32) return lu->kern->factor_f32(buf);
-    return factor_table_f(lu, buf);
-}
-
-void sv_sparse_lu_solve_f32(const sv_sparse_lu *lu, const float *buf, const float *b, float *x, float *work)
-{
-    if (lu->kern && lu->kern->solve_f32) {
-        lu->kern->solve_f32(buf, b, x, work);
-        return;
-    }
-    solve_table_f(lu, buf, b, x, work);
-}
-
 static int lane_index(int W)
 {
     switch (W) {
@@ -192,90 +162,77 @@ static int lane_index(int W)
     }
 }
 
-static sv_status check_batch(const sv_sparse_lu *lu, const void *buf, const char *fn)
+/* Lane index of W for valid arguments, else -1 with the error recorded. */
+static int check_batch(const sv_sparse_lu *lu, const void *buf, int W, const char *fn)
 {
-    if (!lu || !buf) return sv_error(SV_ERR_ARG, "%s: lu or buf is NULL", fn);
-    return SV_OK;
+    if (!lu || !buf) {
+        sv_error(SV_ERR_ARG, "%s: lu or buf is NULL", fn);
+        return -1;
+    }
+    int li = lane_index(W);
+    if (li < 0) sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", fn, W);
+    return li;
 }
 
-sv_status sv_sparse_lu_factor_batch(const sv_sparse_lu *lu, int W, double *buf, int *flags)
+/* The scalar factor's result as a status, the kernel's flag as info. */
+static sv_status pivot_status(const sv_sparse_lu *lu, int flag, int *info, const char *fn)
 {
-    sv_status s = check_batch(lu, buf, "sv_sparse_lu_factor_batch");
-    if (s) return s;
-    int li = lane_index(W);
-    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_factor_batch", W);
-    int f[8];
-    if (lu->kern && lu->kern->factor_batch[li])
-        lu->kern->factor_batch[li](buf, f);
-    else
-        switch (W) {
-        case 1: factor_batch_d1(lu, buf, f); break;
-        case 2: factor_batch_d2(lu, buf, f); break;
-        case 4: factor_batch_d4(lu, buf, f); break;
-        default: factor_batch_d8(lu, buf, f); break;
-        }
-    if (flags) memcpy(flags, f, (size_t)W * sizeof(int));
-    return SV_OK;
+    if (info) *info = flag;
+    if (!flag) return SV_OK;
+    return sv_error(SV_ERR_SINGULAR, "%s: zero or non-finite pivot in row %d of the permuted matrix (original row %d)",
+                    fn, flag - 1, lu->perm[flag - 1]);
 }
 
-sv_status sv_sparse_lu_solve_batch(const sv_sparse_lu *lu, int W, const double *buf, const double *b, double *x,
-                                   double *work)
-{
-    sv_status s = check_batch(lu, buf, "sv_sparse_lu_solve_batch");
-    if (s) return s;
-    int li = lane_index(W);
-    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_solve_batch", W);
-    if (!b || !x || !work) return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch: b, x or work is NULL");
-    if (lu->kern && lu->kern->solve_batch[li]) {
-        lu->kern->solve_batch[li](buf, b, x, work);
-        return SV_OK;
+/* One set of entry points per precision: generated kernels when installed
+ * (KF names their table fields), else the table-driven ones (TAB, BAT). */
+#define SV_DEFINE_ENTRIES(T, PUB, KF, TAB, BAT)                                                          \
+    sv_status sv_sparse_lu_factor##PUB(const sv_sparse_lu *lu, T *buf, int *info)                        \
+    {                                                                                                    \
+        int flag = lu->kern && lu->kern->factor##KF ? lu->kern->factor##KF(buf) : factor_table##TAB(lu, buf); \
+        return pivot_status(lu, flag, info, "sv_sparse_lu_factor" #PUB);                                 \
+    }                                                                                                    \
+    void sv_sparse_lu_solve##PUB(const sv_sparse_lu *lu, const T *buf, const T *b, T *x, T *work)        \
+    {                                                                                                    \
+        if (lu->kern && lu->kern->solve##KF)                                                             \
+            lu->kern->solve##KF(buf, b, x, work);                                                        \
+        else                                                                                             \
+            solve_table##TAB(lu, buf, b, x, work);                                                       \
+    }                                                                                                    \
+    sv_status sv_sparse_lu_factor_batch##PUB(const sv_sparse_lu *lu, int W, T *buf, int *flags)          \
+    {                                                                                                    \
+        int li = check_batch(lu, buf, W, "sv_sparse_lu_factor_batch" #PUB), f[8];                        \
+        if (li < 0) return SV_ERR_ARG;                                                                   \
+        if (lu->kern && lu->kern->factor_batch##KF[li])                                                  \
+            lu->kern->factor_batch##KF[li](buf, f);                                                      \
+        else                                                                                             \
+            switch (W) {                                                                                 \
+            case 1: factor_batch##BAT##1(lu, buf, f); break;                                             \
+            case 2: factor_batch##BAT##2(lu, buf, f); break;                                             \
+            case 4: factor_batch##BAT##4(lu, buf, f); break;                                             \
+            default: factor_batch##BAT##8(lu, buf, f); break;                                            \
+            }                                                                                            \
+        if (flags) memcpy(flags, f, (size_t)W * sizeof(int));                                            \
+        return SV_OK;                                                                                    \
+    }                                                                                                    \
+    sv_status sv_sparse_lu_solve_batch##PUB(const sv_sparse_lu *lu, int W, const T *buf, const T *b, T *x, \
+                                            T *work)                                                     \
+    {                                                                                                    \
+        int li = check_batch(lu, buf, W, "sv_sparse_lu_solve_batch" #PUB);                               \
+        if (li < 0) return SV_ERR_ARG;                                                                   \
+        if (!b || !x || !work)                                                                           \
+            return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch" #PUB ": b, x or work is NULL");       \
+        if (lu->kern && lu->kern->solve_batch##KF[li]) {                                                 \
+            lu->kern->solve_batch##KF[li](buf, b, x, work);                                              \
+            return SV_OK;                                                                                \
+        }                                                                                                \
+        switch (W) {                                                                                     \
+        case 1: solve_batch##BAT##1(lu, buf, b, x, work); break;                                         \
+        case 2: solve_batch##BAT##2(lu, buf, b, x, work); break;                                         \
+        case 4: solve_batch##BAT##4(lu, buf, b, x, work); break;                                         \
+        default: solve_batch##BAT##8(lu, buf, b, x, work); break;                                        \
+        }                                                                                                \
+        return SV_OK;                                                                                    \
     }
-    switch (W) {
-    case 1: solve_batch_d1(lu, buf, b, x, work); break;
-    case 2: solve_batch_d2(lu, buf, b, x, work); break;
-    case 4: solve_batch_d4(lu, buf, b, x, work); break;
-    default: solve_batch_d8(lu, buf, b, x, work); break;
-    }
-    return SV_OK;
-}
 
-sv_status sv_sparse_lu_factor_batch_f32(const sv_sparse_lu *lu, int W, float *buf, int *flags)
-{
-    sv_status s = check_batch(lu, buf, "sv_sparse_lu_factor_batch_f32");
-    if (s) return s;
-    int li = lane_index(W);
-    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_factor_batch_f32", W);
-    int f[8];
-    if (lu->kern && lu->kern->factor_batch_f32[li])
-        lu->kern->factor_batch_f32[li](buf, f);
-    else
-        switch (W) {
-        case 1: factor_batch_f1(lu, buf, f); break;
-        case 2: factor_batch_f2(lu, buf, f); break;
-        case 4: factor_batch_f4(lu, buf, f); break;
-        default: factor_batch_f8(lu, buf, f); break;
-        }
-    if (flags) memcpy(flags, f, (size_t)W * sizeof(int));
-    return SV_OK;
-}
-
-sv_status sv_sparse_lu_solve_batch_f32(const sv_sparse_lu *lu, int W, const float *buf, const float *b, float *x,
-                                       float *work)
-{
-    sv_status s = check_batch(lu, buf, "sv_sparse_lu_solve_batch_f32");
-    if (s) return s;
-    int li = lane_index(W);
-    if (li < 0) return sv_error(SV_ERR_ARG, "%s: W = %d: expected 1, 2, 4 or 8", "sv_sparse_lu_solve_batch_f32", W);
-    if (!b || !x || !work) return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch_f32: b, x or work is NULL");
-    if (lu->kern && lu->kern->solve_batch_f32[li]) {
-        lu->kern->solve_batch_f32[li](buf, b, x, work);
-        return SV_OK;
-    }
-    switch (W) {
-    case 1: solve_batch_f1(lu, buf, b, x, work); break;
-    case 2: solve_batch_f2(lu, buf, b, x, work); break;
-    case 4: solve_batch_f4(lu, buf, b, x, work); break;
-    default: solve_batch_f8(lu, buf, b, x, work); break;
-    }
-    return SV_OK;
-}
+SV_DEFINE_ENTRIES(double, , , _d, _d)
+SV_DEFINE_ENTRIES(float, _f32, _f32, _f, _f)

@@ -20,9 +20,52 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Build from per-row lists given as (rows, cols) pairs already range-checked:
- * counting sort by row, then per-row insertion sort and dedupe. `extra`
- * entries (i, i) are always added. */
+/* Sort a[lo .. hi-1] (insertion sort for short rows, qsort for long ones). */
+static void sort_row(int *a, int lo, int hi)
+{
+    if (hi - lo > 32) {
+        qsort(a + lo, (size_t)(hi - lo), sizeof(int), cmp_int);
+        return;
+    }
+    for (int x = lo + 1; x < hi; x++) {
+        int v = a[x], y = x - 1;
+        while (y >= lo && a[y] > v) {
+            a[y + 1] = a[y];
+            y--;
+        }
+        a[y + 1] = v;
+    }
+}
+
+/* Counting sort of the m pairs by row into col (rowptr set), each row's
+ * diagonal first; fillp: n ints of workspace. */
+static void bucket_rows(int n, long long m, const int *rows, const int *cols, int *rowptr, int *col, int *fillp)
+{
+    for (long long e = 0; e < m; e++) rowptr[rows[e] + 1]++;
+    for (int i = 0; i < n; i++) rowptr[i + 1]++; /* the diagonal */
+    for (int i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
+    for (int i = 0; i < n; i++) fillp[i] = rowptr[i];
+    for (int i = 0; i < n; i++) col[fillp[i]++] = i;
+    for (long long e = 0; e < m; e++) col[fillp[rows[e]]++] = cols[e];
+}
+
+/* Sort each row, merge duplicates and compact in place; returns nnz. */
+static int sort_unique_rows(int n, int *rowptr, int *col)
+{
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        int a = rowptr[i], b = rowptr[i + 1];
+        sort_row(col, a, b);
+        rowptr[i] = w;
+        for (int x = a; x < b; x++)
+            if (x == a || col[x] != col[x - 1]) col[w++] = col[x];
+    }
+    rowptr[n] = w;
+    return w;
+}
+
+/* Build from (rows, cols) pairs already range-checked, the diagonal
+ * (i, i) always added. */
 static sv_status build(sv_ctx *ctx, int n, long long m, const int *rows, const int *cols, sv_sparse_pattern **out)
 {
     long long total = m + n;
@@ -34,51 +77,23 @@ static sv_status build(sv_ctx *ctx, int n, long long m, const int *rows, const i
     p->rowptr = sv_calloc(ctx, (size_t)n + 1, sizeof(int), "sparse pattern row pointers");
     int *col = sv_alloc(ctx, (size_t)total * sizeof(int), "sparse pattern column indices");
     int *fillp = sv_alloc(ctx, (size_t)n * sizeof(int), "sparse pattern workspace");
-    if (!p->rowptr || !col || !fillp) {
-        sv_status s = sv_last_status();
-        sv_free(ctx, col);
-        sv_free(ctx, fillp);
-        sv_sparse_pattern_destroy(p);
-        return s;
+    sv_status st = p->rowptr && col && fillp ? SV_OK : sv_last_status();
+    if (st == SV_OK) {
+        bucket_rows(n, m, rows, cols, p->rowptr, col, fillp);
+        p->nnz = sort_unique_rows(n, p->rowptr, col);
+        p->colind = sv_alloc(ctx, (size_t)(p->nnz ? p->nnz : 1) * sizeof(int), "sparse pattern column indices");
+        if (p->colind)
+            memcpy(p->colind, col, (size_t)p->nnz * sizeof(int));
+        else
+            st = sv_last_status();
     }
-    for (long long e = 0; e < m; e++) p->rowptr[rows[e] + 1]++;
-    for (int i = 0; i < n; i++) p->rowptr[i + 1]++; /* the diagonal */
-    for (int i = 0; i < n; i++) p->rowptr[i + 1] += p->rowptr[i];
-    for (int i = 0; i < n; i++) fillp[i] = p->rowptr[i];
-    for (int i = 0; i < n; i++) col[fillp[i]++] = i;
-    for (long long e = 0; e < m; e++) col[fillp[rows[e]]++] = cols[e];
-    /* Sort each row (insertion sort for short rows, qsort for long ones),
-     * merge duplicates and compact in place. */
-    int w = 0;
-    for (int i = 0; i < n; i++) {
-        int a = p->rowptr[i], b = p->rowptr[i + 1];
-        if (b - a > 32) qsort(col + a, (size_t)(b - a), sizeof(int), cmp_int);
-        else for (int x = a + 1; x < b; x++) {
-            int v = col[x], y = x - 1;
-            while (y >= a && col[y] > v) {
-                col[y + 1] = col[y];
-                y--;
-            }
-            col[y + 1] = v;
-        }
-        p->rowptr[i] = w;
-        for (int x = a; x < b; x++)
-            if (x == a || col[x] != col[x - 1]) col[w++] = col[x];
-    }
-    p->rowptr[n] = w;
-    p->nnz = w;
-    sv_free(ctx, fillp);
-    p->colind = sv_alloc(ctx, (size_t)(w ? w : 1) * sizeof(int), "sparse pattern column indices");
-    if (!p->colind) {
-        sv_status s = sv_last_status();
-        sv_free(ctx, col);
-        sv_sparse_pattern_destroy(p);
-        return s;
-    }
-    memcpy(p->colind, col, (size_t)w * sizeof(int));
     sv_free(ctx, col);
-    *out = p;
-    return SV_OK;
+    sv_free(ctx, fillp);
+    if (st == SV_OK)
+        *out = p;
+    else
+        sv_sparse_pattern_destroy(p);
+    return st;
 }
 
 sv_status sv_sparse_pattern_from_coo(sv_ctx *ctx, int n, int nnz, const int *rows, const int *cols,
@@ -193,11 +208,7 @@ sv_status sv_sparse_pattern_dense(sv_ctx *ctx, int n, sv_sparse_pattern **out)
 
 void sv_sparse_pattern_destroy(sv_sparse_pattern *p)
 {
-    if (!p) return;
-    sv_ctx *ctx = p->ctx;
-    sv_free(ctx, p->rowptr);
-    sv_free(ctx, p->colind);
-    sv_free(ctx, p);
+    if (p) sv_sparse_free_all(p->ctx, (void *[]){p->rowptr, p->colind, p}, 3);
 }
 
 int sv_sparse_pattern_n(const sv_sparse_pattern *p) { return p ? p->n : 0; }
@@ -208,11 +219,16 @@ const int *sv_sparse_pattern_colind(const sv_sparse_pattern *p) { return p ? p->
 int sv_sparse_pattern_find(const sv_sparse_pattern *p, int i, int j)
 {
     if (!p || i < 0 || j < 0 || i >= p->n || j >= p->n) return -1;
-    int lo = p->rowptr[i], hi = p->rowptr[i + 1] - 1;
+    return sv_sparse_find_sorted(p->colind, p->rowptr[i], p->rowptr[i + 1], j);
+}
+
+int sv_sparse_find_sorted(const int *a, int lo, int end, int key)
+{
+    int hi = end - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
-        if (p->colind[mid] == j) return mid;
-        if (p->colind[mid] < j)
+        if (a[mid] == key) return mid;
+        if (a[mid] < key)
             lo = mid + 1;
         else
             hi = mid - 1;

@@ -18,6 +18,82 @@
 
 static int word_is(const char *w, const char *s) { return strcasecmp(w, s) == 0; }
 
+/* The next line that is not a comment or blank, leading space skipped; NULL at the end. */
+static char *next_line(FILE *f, char *line, int cap, long *lineno)
+{
+    while (fgets(line, cap, f)) {
+        ++*lineno;
+        char *c = line;
+        while (isspace((unsigned char)*c)) c++;
+        if (*c != '%' && *c != 0) return c;
+    }
+    return NULL;
+}
+
+/* Line 1: "%%MatrixMarket matrix coordinate FIELD SYMMETRY"; *mirror for the
+ * symmetries whose mirrored entries are implied. */
+static sv_status read_header(FILE *f, const char *path, int *mirror)
+{
+    char line[1024], w[5][64];
+    if (!fgets(line, sizeof line, f) ||
+        sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]) != 5 ||
+        !word_is(w[0], "%%MatrixMarket") || !word_is(w[1], "matrix") || !word_is(w[2], "coordinate"))
+        return sv_error(SV_ERR_PARSE,
+                        "pattern file '%s', line 1: expected '%%%%MatrixMarket matrix coordinate FIELD SYMMETRY'", path);
+    if (!word_is(w[3], "pattern") && !word_is(w[3], "real") && !word_is(w[3], "integer") &&
+        !word_is(w[3], "complex"))
+        return sv_error(SV_ERR_PARSE, "pattern file '%s', line 1: field '%s': expected pattern, real, integer or complex",
+                        path, w[3]);
+    *mirror = word_is(w[4], "symmetric") || word_is(w[4], "skew-symmetric") || word_is(w[4], "hermitian");
+    if (!*mirror && !word_is(w[4], "general"))
+        return sv_error(SV_ERR_PARSE, "pattern file '%s', line 1: symmetry '%s': expected general, symmetric, "
+                                      "skew-symmetric or hermitian", path, w[4]);
+    return SV_OK;
+}
+
+/* The size line "rows cols entries" of a square matrix. */
+static sv_status read_size(FILE *f, const char *path, long *lineno, long *n, long *ne)
+{
+    char line[1024];
+    long nr = -1, nc = -1;
+    *ne = -1;
+    char *c = next_line(f, line, sizeof line, lineno);
+    if (c && sscanf(c, "%ld %ld %ld", &nr, &nc, ne) != 3)
+        return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: expected 'rows cols entries'", path, *lineno);
+    if (nr < 1 || nc != nr || *ne < 0 || nr > 100000000 || *ne > 500000000)
+        return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: size %ld x %ld with %ld entries: expected a square "
+                                      "matrix, n >= 1", path, *lineno, nr, nc, *ne);
+    *n = nr;
+    return SV_OK;
+}
+
+/* ne 1-based "i j" lines into 0-based rows/cols (mirrored ones added);
+ * *m receives the number of pairs. */
+static sv_status read_entries(FILE *f, const char *path, long *lineno, long n, long ne, int mirror, int *rows,
+                              int *cols, long *m)
+{
+    char line[1024];
+    long got = 0;
+    *m = 0;
+    for (char *c; got < ne && (c = next_line(f, line, sizeof line, lineno)); got++) {
+        long i, j;
+        if (sscanf(c, "%ld %ld", &i, &j) != 2)
+            return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: expected 'i j'", path, *lineno);
+        if (i < 1 || i > n || j < 1 || j > n)
+            return sv_error(SV_ERR_PATTERN, "pattern file '%s', line %ld: entry (%ld, %ld) outside 1..%ld", path,
+                            *lineno, i, j, n);
+        rows[*m] = (int)(i - 1);
+        cols[(*m)++] = (int)(j - 1);
+        if (mirror && i != j) {
+            rows[*m] = (int)(j - 1);
+            cols[(*m)++] = (int)(i - 1);
+        }
+    }
+    if (got < ne)
+        return sv_error(SV_ERR_PARSE, "pattern file '%s': %ld entries announced, %ld found", path, ne, got);
+    return SV_OK;
+}
+
 sv_status sv_sparse_pattern_read_mm(sv_ctx *ctx, const char *path, sv_sparse_pattern **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_read_mm: out is NULL");
@@ -25,91 +101,21 @@ sv_status sv_sparse_pattern_read_mm(sv_ctx *ctx, const char *path, sv_sparse_pat
     if (!path) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_read_mm: path is NULL");
     FILE *f = fopen(path, "r");
     if (!f) return sv_error(SV_ERR_IO, "pattern file '%s': cannot open: %s", path, strerror(errno));
-    char line[1024], w[5][64];
-    sv_status s = SV_OK;
-    int *rows = NULL, *cols = NULL;
-    long lineno = 1;
-    if (!fgets(line, sizeof line, f) ||
-        sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]) != 5 ||
-        !word_is(w[0], "%%MatrixMarket") || !word_is(w[1], "matrix") || !word_is(w[2], "coordinate")) {
-        s = sv_error(SV_ERR_PARSE,
-                     "pattern file '%s', line 1: expected '%%%%MatrixMarket matrix coordinate FIELD SYMMETRY'", path);
-        goto done;
+    int *rows = NULL, *cols = NULL, mirror = 0;
+    long lineno = 1, n = 0, ne = 0, m = 0;
+    sv_status st = read_header(f, path, &mirror);
+    if (st == SV_OK) st = read_size(f, path, &lineno, &n, &ne);
+    if (st == SV_OK) {
+        long cap = (mirror ? 2 : 1) * ne;
+        rows = sv_alloc(ctx, (size_t)(cap ? cap : 1) * sizeof(int), "pattern file rows");
+        cols = sv_alloc(ctx, (size_t)(cap ? cap : 1) * sizeof(int), "pattern file cols");
+        st = rows && cols ? read_entries(f, path, &lineno, n, ne, mirror, rows, cols, &m) : sv_last_status();
     }
-    if (!word_is(w[3], "pattern") && !word_is(w[3], "real") && !word_is(w[3], "integer") &&
-        !word_is(w[3], "complex")) {
-        s = sv_error(SV_ERR_PARSE, "pattern file '%s', line 1: field '%s': expected pattern, real, integer or complex",
-                     path, w[3]);
-        goto done;
-    }
-    int mirror = 0;
-    if (word_is(w[4], "symmetric") || word_is(w[4], "skew-symmetric") || word_is(w[4], "hermitian"))
-        mirror = 1;
-    else if (!word_is(w[4], "general")) {
-        s = sv_error(SV_ERR_PARSE, "pattern file '%s', line 1: symmetry '%s': expected general, symmetric, "
-                                   "skew-symmetric or hermitian", path, w[4]);
-        goto done;
-    }
-    long nr = -1, nc = -1, ne = -1;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *c = line;
-        while (isspace((unsigned char)*c)) c++;
-        if (*c == '%' || *c == 0) continue;
-        if (sscanf(c, "%ld %ld %ld", &nr, &nc, &ne) != 3) {
-            s = sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: expected 'rows cols entries'", path, lineno);
-            goto done;
-        }
-        break;
-    }
-    if (nr < 1 || nc != nr || ne < 0 || nr > 100000000 || ne > 500000000) {
-        s = sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: size %ld x %ld with %ld entries: expected a square "
-                                   "matrix, n >= 1", path, lineno, nr, nc, ne);
-        goto done;
-    }
-    long cap = (mirror ? 2 : 1) * ne;
-    rows = sv_alloc(ctx, (size_t)(cap ? cap : 1) * sizeof(int), "pattern file rows");
-    cols = sv_alloc(ctx, (size_t)(cap ? cap : 1) * sizeof(int), "pattern file cols");
-    if (!rows || !cols) {
-        s = sv_last_status();
-        goto done;
-    }
-    long m = 0, got = 0;
-    while (got < ne && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *c = line;
-        while (isspace((unsigned char)*c)) c++;
-        if (*c == '%' || *c == 0) continue;
-        long i, j;
-        if (sscanf(c, "%ld %ld", &i, &j) != 2) {
-            s = sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: expected 'i j'", path, lineno);
-            goto done;
-        }
-        if (i < 1 || i > nr || j < 1 || j > nr) {
-            s = sv_error(SV_ERR_PATTERN, "pattern file '%s', line %ld: entry (%ld, %ld) outside 1..%ld", path, lineno,
-                         i, j, nr);
-            goto done;
-        }
-        rows[m] = (int)(i - 1);
-        cols[m] = (int)(j - 1);
-        m++;
-        if (mirror && i != j) {
-            rows[m] = (int)(j - 1);
-            cols[m] = (int)(i - 1);
-            m++;
-        }
-        got++;
-    }
-    if (got < ne) {
-        s = sv_error(SV_ERR_PARSE, "pattern file '%s': %ld entries announced, %ld found", path, ne, got);
-        goto done;
-    }
-    s = sv_sparse_pattern_from_coo(ctx, (int)nr, (int)m, rows, cols, out);
-done:
+    if (st == SV_OK) st = sv_sparse_pattern_from_coo(ctx, (int)n, (int)m, rows, cols, out);
     sv_free(ctx, rows);
     sv_free(ctx, cols);
     fclose(f);
-    return s;
+    return st;
 }
 
 sv_status sv_sparse_pattern_write_mm(const sv_sparse_pattern *p, FILE *out)

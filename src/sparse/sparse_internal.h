@@ -49,6 +49,15 @@ struct sv_sparse_lu {
     void *dl_handle;     /* shared object loaded by the runtime path, or NULL */
 };
 
+/* sv_free every one of count pointers (a destroy's arrays, then the record). */
+static inline void sv_sparse_free_all(sv_ctx *ctx, void *const *parts, int count)
+{
+    for (int k = 0; k < count; k++) sv_free(ctx, parts[k]);
+}
+
+/* Index of key in the sorted a[lo .. end-1], or -1 (a row of a CSR). */
+int sv_sparse_find_sorted(const int *a, int lo, int end, int key);
+
 /* FNV-1a over 32-bit words. */
 uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
 /* Version of the code generator: part of cached object names, so that a
@@ -56,9 +65,10 @@ uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
 #define SV_SPARSE_CODEGEN_VERSION 3
 #define SV_SPARSE_HASH_SEED 0xcbf29ce484222325ULL
 
-
-
-/* Would straight-line code for `lu` stay within `opt`'s limits (NULL:
- * defaults)? SV_OK or SV_ERR_UNSUPPORTED with a message. */
+/* The options in force: a copy of *opt (NULL: the defaults) with emit = 0
+ * replaced by SV_SPARSE_EMIT_DEFAULT. */
+sv_sparse_codegen_options sv_sparse_codegen_resolve(const sv_sparse_codegen_options *opt);
+/* Would straight-line code for `lu` stay within `opt`'s limits (resolved
+ * options)? SV_OK or SV_ERR_UNSUPPORTED with a message. */
 sv_status sv_sparse_codegen_check(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt);
 #endif

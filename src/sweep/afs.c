@@ -81,7 +81,7 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     fill_defaults(opts, &o);
     if (n < 1 || nterms < 1 || nrhs < 1 || nout < 1 || nfreq < 1) return 0;
     int cap = o.max_exact < nfreq ? o.max_exact : nfreq;
-    int nderiv = o.exact_all || o.exact || o.derivatives < 0 ? 0 : o.derivatives;
+    int nderiv = o.exact_all || o.derivatives < 0 ? 0 : o.derivatives;
     size_t q = o.exact_all ? 0 : (size_t)qmax_for(n, nrhs, cap, nderiv);
     size_t K = (size_t)nterms, N = (size_t)n, P = (size_t)nrhs;
     size_t cols = K * q + P;
@@ -121,7 +121,23 @@ typedef struct afs {
     sv_sweep_hook hook;
     void *hook_user;
     double complex *hook_y; /* nf × q × p reduced solutions, only with a hook */
+    sv_sweep_solver *solver; /* the exact solver: the caller's or own */
+    sv_sweep_solver *own;    /* the built-in one, when the caller gave none */
 } afs;
+
+/* The caller's exact solver (for this model), or the built-in one. */
+static sv_status exact_solver(afs *s)
+{
+    if (s->o.solver) {
+        if (sv_sweep_solver_model(s->o.solver) != s->m)
+            return sv_error(SV_ERR_ARG, "options.solver was set up for another model");
+        s->solver = s->o.solver;
+        return SV_OK;
+    }
+    sv_status st = sv_sweep_solver_create_builtin(s->ctx, s->m, s->o.precision, s->o.refine_tolerance, &s->own);
+    s->solver = s->own;
+    return st;
+}
 
 static sv_status alloc_all(afs *s)
 {
@@ -208,6 +224,7 @@ static void free_all(afs *s)
     sv_free(ctx, s->Br);
     sv_free(ctx, s->Cr);
     sv_free(ctx, s->hook_y);
+    sv_sweep_solver_destroy(s->own);
 }
 
 void sv_sweep_result_destroy(sv_sweep_result *r)
@@ -246,52 +263,51 @@ static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const doubl
 }
 
 /* ---- exact solves -------------------------------------------------------------- */
-static sv_status solve_exact_at(afs *s, int i)
+/* H(f_i) = Cᵀ·X from the exact solution. */
+static void exact_outputs(afs *s, int i)
 {
-    sv_sweep_exact_info info;
-    memset(&info, 0, sizeof(info));
-    double t0 = sv_time_now();
-    sv_status st;
-    if (s->o.exact)
-        st = s->o.exact(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, &info);
-    else if (s->o.exact_deriv)
-        st = s->o.exact_deriv(s->o.exact_user, s->ctx, s->m, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n,
-                              &info);
-    else if (s->o.precision == SV_SWEEP_LAPACK)
-        st = sv_sweep_exact_lapack(s->ctx, s->m, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n, &info);
-    else
-        st = sv_sweep_exact_dense(s->ctx, s->m, s->res->freq[i], s->o.precision == SV_SWEEP_MIXED,
-                                  s->o.refine_tolerance, s->x, s->n, s->nderiv, s->dx, s->n, &info);
-    s->res->seconds_exact += sv_time_now() - t0;
-    if (st) return st;
-    const sv_sweep_model *m = s->m;
-    for (size_t e = 0; e < (size_t)s->n * (size_t)s->p; e++)
-        if (!isfinite(creal(s->x[e])) || !isfinite(cimag(s->x[e])))
-            return sv_error(SV_ERR_NONFINITE, "the exact solution at f = %g is not finite", s->res->freq[i]);
-    /* H = Cᵀ·X from the exact solution. */
     double complex *h = s->res->h + (size_t)i * (size_t)s->nout * (size_t)s->p;
     for (int j = 0; j < s->p; j++)
         for (int a = 0; a < s->nout; a++) {
             double complex acc = 0;
-            const double *ca = m->c + (size_t)a * s->n;
+            const double *ca = s->m->c + (size_t)a * s->n;
             const double complex *xj = s->x + (size_t)j * s->n;
             for (int r = 0; r < s->n; r++) acc += ca[r] * xj[r];
             h[(size_t)j * s->nout + a] = acc;
         }
+}
+
+/* What the result says about the exact solve at f_i. */
+static void exact_record(afs *s, int i, const sv_sweep_exact_info *info)
+{
     s->res->exact[i] = 1;
-    s->res->fallback[i] = (unsigned char)(info.fell_back != 0);
-    s->res->residual[i] = info.backward_error;
+    s->res->fallback[i] = (unsigned char)(info->fell_back != 0);
+    s->res->residual[i] = info->backward_error;
     s->res->n_exact++;
-    if (info.gmres_steps > 0 && !info.fell_back) {
+    if (info->gmres_steps > 0 && !info->fell_back) {
         s->res->n_gmres++;
         sv_log(s->ctx, SV_LOG_INFO, "f = %g: classical refinement stalled, GMRES refinement took %d steps",
-               s->res->freq[i], info.gmres_steps);
+               s->res->freq[i], info->gmres_steps);
     }
-    if (info.fell_back) {
+    if (info->fell_back) {
         s->res->n_fallback++;
         sv_log(s->ctx, SV_LOG_INFO, "f = %g: mixed-precision refinement failed, solved in double instead",
                s->res->freq[i]);
     }
+}
+
+static sv_status solve_exact_at(afs *s, int i)
+{
+    sv_sweep_exact_info info;
+    double t0 = sv_time_now();
+    sv_status st = sv_sweep_solver_solve(s->solver, s->ctx, s->res->freq[i], s->x, s->n, s->nderiv, s->dx, s->n, &info);
+    s->res->seconds_exact += sv_time_now() - t0;
+    if (st) return st;
+    for (size_t e = 0; e < (size_t)s->n * (size_t)s->p; e++)
+        if (!isfinite(creal(s->x[e])) || !isfinite(cimag(s->x[e])))
+            return sv_error(SV_ERR_NONFINITE, "the exact solution at f = %g is not finite", s->res->freq[i]);
+    exact_outputs(s, i);
+    exact_record(s, i, &info);
     return SV_OK;
 }
 
@@ -436,96 +452,129 @@ static sv_status factor_estimator_serial(afs *s)
     return SV_OK;
 }
 
+/* ---- the reduced model at every frequency ------------------------------------------ */
+/* Z_r(f) = Σ_k c_k·A_k,r (q × q). */
+static void reduced_form(const afs *s, const double complex *c, double complex *Z)
+{
+    int q = s->q, qm = s->qmax;
+    for (size_t e = 0; e < (size_t)q * q; e++) Z[e] = 0;
+    for (int k = 0; k < s->K; k++) {
+        const double *Ak = s->Ar + (size_t)k * qm * qm;
+        for (int cc = 0; cc < q; cc++)
+            for (int r = 0; r < q; r++) Z[(size_t)cc * q + r] += c[k] * Ak[(size_t)cc * qm + r];
+    }
+}
+
+/* Y = Z_r⁻¹·B_r (q × p); LAPACK's status (non-zero: Z_r singular). */
+static lapack_int reduced_solve(const afs *s, double complex *Z, double complex *Y, lapack_int *ip)
+{
+    int q = s->q, qm = s->qmax;
+    for (int j = 0; j < s->p; j++)
+        for (int r = 0; r < q; r++) Y[(size_t)j * q + r] = s->Br[(size_t)j * qm + r];
+    return LAPACKE_zgesv(LAPACK_COL_MAJOR, q, s->p, Z, q, ip, Y, q);
+}
+
+/* The residual estimate max_j ‖R·z_j‖ / ‖b_j‖ (the file's head comment);
+ * zv: workspace of cols + rows entries. */
+static double reduced_residual(const afs *s, const double complex *c, const double complex *Y, double complex *zv)
+{
+    int q = s->q, rows = s->mrows, cols = s->mcols, n = s->n;
+    double worst = 0.0;
+    for (int j = 0; j < s->p; j++) {
+        const double complex *y = Y + (size_t)j * q;
+        for (int cc = 0; cc < cols; cc++)
+            zv[cc] = s->colk[cc] >= 0 ? c[s->colk[cc]] * y[s->colr[cc]] : (s->colr[cc] == j ? -1.0 : 0.0);
+        /* R·z column by column (R's columns are contiguous in M) */
+        double complex *acc = zv + cols;
+        memset(acc, 0, sizeof(double complex) * (size_t)rows);
+        for (int cc = 0; cc < cols; cc++) {
+            const double *Rc = s->M + (size_t)cc * n;
+            int top = cc < rows - 1 ? cc : rows - 1;
+            for (int r = 0; r <= top; r++) acc[r] += Rc[r] * zv[cc];
+        }
+        double ss = 0.0;
+        for (int r = 0; r < rows; r++) ss += creal(acc[r]) * creal(acc[r]) + cimag(acc[r]) * cimag(acc[r]);
+        double e = sqrt(ss) / s->m->bnorm[j];
+        if (!(e <= worst)) worst = e;
+    }
+    return worst;
+}
+
+/* H(f_i) = C_rᵀ·Y, NaN where the reduced system was singular. */
+static void reduced_outputs(afs *s, int i, const double complex *Y, int ok)
+{
+    int q = s->q, qm = s->qmax, nout = s->nout, p = s->p;
+    double complex *h = s->res->h + (size_t)i * nout * p;
+    for (int j = 0; j < p; j++)
+        for (int a = 0; a < nout; a++) {
+            double complex acc = 0;
+            if (ok)
+                for (int r = 0; r < q; r++) acc += s->Cr[(size_t)a * qm + r] * Y[(size_t)j * q + r];
+            else
+                acc = NAN;
+            h[(size_t)j * nout + a] = acc;
+        }
+}
+
+/* One frequency: form, solve, estimate, outputs. A singular reduced system
+ * gets an infinite estimate, so that the frequency is solved exactly next. */
+static void reduced_at(afs *s, int i, double complex *ws, lapack_int *ip)
+{
+    int q = s->q, p = s->p;
+    const double complex *c = s->coef + (size_t)i * s->K;
+    double complex *Z = ws, *Y = Z + (size_t)q * q, *zv = Y + (size_t)q * p;
+    reduced_form(s, c, Z);
+    lapack_int rc = reduced_solve(s, Z, Y, ip);
+    double worst = rc == 0 ? reduced_residual(s, c, Y, zv) : INFINITY;
+    s->res->residual[i] = isnan(worst) ? INFINITY : worst;
+    if (s->hook_y && rc == 0) memcpy(s->hook_y + (size_t)i * q * p, Y, sizeof(double complex) * (size_t)q * p);
+    reduced_outputs(s, i, Y, rc == 0);
+}
+
+/* The non-exact frequency with the largest estimate (−1: none). */
+static void largest_estimate(const afs *s, double *max_res, int *argmax)
+{
+    *max_res = 0.0;
+    *argmax = -1;
+    for (int i = 0; i < s->nf; i++)
+        if (!s->res->exact[i] && (*argmax < 0 || s->res->residual[i] > *max_res)) {
+            *max_res = s->res->residual[i];
+            *argmax = i;
+        }
+}
+
 /* Solve the reduced model at every non-exact frequency: outputs and the
- * residual estimate. Frequencies where the reduced system is singular get
- * an infinite estimate so that they are solved exactly next. */
+ * residual estimate. One thread unless there is real work: a team's
+ * start-up and barrier cost more than small reduced solves. Either way each
+ * reduced solve (LAPACK on a q × q matrix) must run on one BLAS thread:
+ * inside a parallel region OpenBLAS does that by itself, outside it would
+ * start its own team for every tiny call (on a busy machine seconds instead
+ * of milliseconds per evaluation). */
 static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
 {
-    int q = s->q, qm = s->qmax, K = s->K, p = s->p, nout = s->nout, nf = s->nf;
-    int rows = s->mrows, cols = s->mcols, n = s->n;
-    /* One thread unless there is real work: a team's start-up and barrier
-     * cost more than small reduced solves. Either way each reduced solve
-     * (LAPACK on a q × q matrix) must run on one BLAS thread: inside a
-     * parallel region OpenBLAS does that by itself, outside it would start
-     * its own team for every tiny call, which on a busy machine made an
-     * evaluation take seconds instead of milliseconds. */
+    int q = s->q, p = s->p, nf = s->nf, rows = s->mrows, cols = s->mcols;
     int nthr = (double)nf * q * q * (q + cols) > 4e7 ? omp_get_max_threads() : 1;
     sv_threads_saved ss = {0, 0};
     if (nthr == 1) ss = sv_threads_serial_begin();
     size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");
     lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
-    if (!ws || !piv) {
-        sv_status st = sv_last_status();
-        sv_free(s->ctx, ws);
-        sv_free(s->ctx, piv);
-        return st;
-    }
-    sv_sweep_result *res = s->res;
+    sv_status st = ws && piv ? SV_OK : sv_last_status();
+    if (!st) {
 #pragma omp parallel num_threads(nthr)
-    {
-        int t = omp_get_thread_num();
-        double complex *Z = ws + per * (size_t)t, *Y = Z + (size_t)q * q, *zv = Y + (size_t)q * p;
-        lapack_int *ip = piv + (size_t)q * t;
+        {
+            int t = omp_get_thread_num();
 #pragma omp for schedule(dynamic, 4)
-        for (int i = 0; i < nf; i++) {
-            if (res->exact[i]) continue;
-            const double complex *c = s->coef + (size_t)i * K;
-            for (size_t e = 0; e < (size_t)q * q; e++) Z[e] = 0;
-            for (int k = 0; k < K; k++) {
-                const double *Ak = s->Ar + (size_t)k * qm * qm;
-                for (int cc = 0; cc < q; cc++)
-                    for (int r = 0; r < q; r++) Z[(size_t)cc * q + r] += c[k] * Ak[(size_t)cc * qm + r];
-            }
-            for (int j = 0; j < p; j++)
-                for (int r = 0; r < q; r++) Y[(size_t)j * q + r] = s->Br[(size_t)j * qm + r];
-            lapack_int rc = LAPACKE_zgesv(LAPACK_COL_MAJOR, q, p, Z, q, ip, Y, q);
-            double worst = 0.0;
-            if (rc != 0) worst = INFINITY;
-            for (int j = 0; j < p && rc == 0; j++) {
-                const double complex *y = Y + (size_t)j * q;
-                for (int cc = 0; cc < cols; cc++)
-                    zv[cc] = s->colk[cc] >= 0 ? c[s->colk[cc]] * y[s->colr[cc]] : (s->colr[cc] == j ? -1.0 : 0.0);
-                /* R·z column by column (R's columns are contiguous in M) */
-                double complex *acc = zv + cols;
-                memset(acc, 0, sizeof(double complex) * (size_t)rows);
-                for (int cc = 0; cc < cols; cc++) {
-                    const double *Rc = s->M + (size_t)cc * n;
-                    int top = cc < rows - 1 ? cc : rows - 1;
-                    for (int r = 0; r <= top; r++) acc[r] += Rc[r] * zv[cc];
-                }
-                double ss = 0.0;
-                for (int r = 0; r < rows; r++) ss += creal(acc[r]) * creal(acc[r]) + cimag(acc[r]) * cimag(acc[r]);
-                double e = sqrt(ss) / s->m->bnorm[j];
-                if (!(e <= worst)) worst = e;
-            }
-            if (isnan(worst)) worst = INFINITY;
-            res->residual[i] = worst;
-            if (s->hook_y && rc == 0)
-                memcpy(s->hook_y + (size_t)i * q * p, Y, sizeof(double complex) * (size_t)q * p);
-            double complex *h = res->h + (size_t)i * nout * p;
-            for (int j = 0; j < p; j++)
-                for (int a = 0; a < nout; a++) {
-                    double complex acc = 0;
-                    if (rc == 0)
-                        for (int r = 0; r < q; r++) acc += s->Cr[(size_t)a * qm + r] * Y[(size_t)j * q + r];
-                    else
-                        acc = NAN;
-                    h[(size_t)j * nout + a] = acc;
-                }
+            for (int i = 0; i < nf; i++)
+                if (!s->res->exact[i]) reduced_at(s, i, ws + per * (size_t)t, piv + (size_t)q * t);
         }
     }
     if (nthr == 1) sv_threads_restore(ss);
     sv_free(s->ctx, ws);
     sv_free(s->ctx, piv);
-    *max_res = 0.0;
-    *argmax = -1;
-    for (int i = 0; i < nf; i++)
-        if (!res->exact[i] && (*argmax < 0 || res->residual[i] > *max_res)) {
-            *max_res = res->residual[i];
-            *argmax = i;
-        }
-    if (s->hook) s->hook(s->hook_user, s->V, s->n, q, s->hook_y, res);
+    if (st) return st;
+    largest_estimate(s, max_res, argmax);
+    if (s->hook) s->hook(s->hook_user, s->V, s->n, q, s->hook_y, s->res);
     return SV_OK;
 }
 
@@ -550,89 +599,125 @@ static int cmp_fidx(const void *a, const void *b)
     return x->f < y->f ? -1 : x->f > y->f ? 1 : x->i - y->i;
 }
 
-static sv_status run(afs *s)
+/* ---- the sweep's loop ----------------------------------------------------------- */
+/* c_k(f_i) for every frequency, once. */
+static sv_status sweep_coefs(afs *s)
 {
-    sv_sweep_result *res = s->res;
-    int nf = s->nf;
-    for (int i = 0; i < nf; i++) {
-        sv_status st = sv_sweep_coefs(s->m, res->freq[i], s->coef + (size_t)i * s->K);
+    for (int i = 0; i < s->nf; i++) {
+        sv_status st = sv_sweep_model_coefs(s->m, s->res->freq[i], s->coef + (size_t)i * s->K);
         if (st) return st;
     }
-    if (s->o.exact_all) {
-        for (int i = 0; i < nf; i++) {
-            sv_status st = solve_exact_at(s, i);
-            if (!st) st = sv_progress(s->ctx, "sweep", (double)(i + 1) / nf);
-            if (st) return st;
-        }
-        res->converged = 1;
-        return SV_OK;
+    return SV_OK;
+}
+
+/* An exact solve at f_i whose solution (and derivatives) then widen the basis. */
+static sv_status solve_and_extend(afs *s, int i)
+{
+    sv_status st = solve_exact_at(s, i);
+    if (st) return st;
+    double t0 = sv_time_now();
+    st = extend_basis(s);
+    s->res->seconds_reduced += sv_time_now() - t0;
+    return st;
+}
+
+static sv_status run_exact_all(afs *s)
+{
+    for (int i = 0; i < s->nf; i++) {
+        sv_status st = solve_exact_at(s, i);
+        if (!st) st = sv_progress(s->ctx, "sweep", (double)(i + 1) / s->nf);
+        if (st) return st;
     }
-    int cap = s->o.max_exact < nf ? s->o.max_exact : nf;
-    int init = s->o.initial < cap ? s->o.initial : cap;
-    /* Initial samples: evenly spaced in sorted frequency order (edges and middle for 3). */
+    s->res->converged = 1;
+    return SV_OK;
+}
+
+/* Initial samples: evenly spaced in sorted frequency order (edges and middle for 3). */
+static sv_status run_initial(afs *s, int cap)
+{
+    int nf = s->nf, init = s->o.initial < cap ? s->o.initial : cap;
     fidx *order = sv_alloc(s->ctx, sizeof(fidx) * (size_t)nf, "frequency order");
     if (!order) return sv_last_status();
-    for (int i = 0; i < nf; i++) order[i] = (fidx){res->freq[i], i};
+    for (int i = 0; i < nf; i++) order[i] = (fidx){s->res->freq[i], i};
     qsort(order, (size_t)nf, sizeof(fidx), cmp_fidx);
     sv_status st = SV_OK;
     for (int a = 0; a < init && !st; a++) {
         int pos = init == 1 ? (nf - 1) / 2 : (int)lround((double)a * (nf - 1) / (init - 1));
         int i = order[pos].i;
-        if (res->exact[i]) continue;
-        st = solve_exact_at(s, i);
-        if (!st) {
-            double t0 = sv_time_now();
-            st = extend_basis(s);
-            res->seconds_reduced += sv_time_now() - t0;
-        }
+        if (s->res->exact[i]) continue;
+        st = solve_and_extend(s, i);
         if (!st) st = sv_progress(s->ctx, "sweep", 0.0);
     }
     sv_free(s->ctx, order);
-    if (st) return st;
+    return st;
+}
+
+/* The residual estimate at every frequency not solved exactly: its largest
+ * value and where (−1: none left). */
+static sv_status estimate(afs *s, double *mx, int *arg)
+{
+    double t0 = sv_time_now();
+    sv_status st = SV_OK;
+    *mx = 0.0;
+    *arg = -1;
+    if (s->q > 0) {
+        st = factor_estimator(s);
+        if (!st) st = evaluate_reduced(s, mx, arg);
+    } else {
+        /* Every solution was zero: nothing to project on; solve the rest exactly. */
+        for (int i = 0; i < s->nf; i++)
+            if (!s->res->exact[i]) {
+                s->res->residual[i] = INFINITY;
+                if (*arg < 0) *arg = i, *mx = INFINITY;
+            }
+    }
+    s->res->seconds_reduced += sv_time_now() - t0;
+    return st;
+}
+
+/* Solve exactly where the estimate is largest until every estimate is below
+ * the tolerance or the cap is reached. */
+static sv_status run_adaptive(afs *s, int cap)
+{
+    sv_sweep_result *res = s->res;
     double first = -1.0;
     for (;;) {
-        double t0 = sv_time_now();
-        double mx = 0.0;
-        int arg = -1;
-        if (s->q > 0) {
-            st = factor_estimator(s);
-            if (!st) st = evaluate_reduced(s, &mx, &arg);
-        } else {
-            /* Every solution was zero: nothing to project on; solve the rest exactly. */
-            for (int i = 0; i < nf; i++)
-                if (!res->exact[i]) {
-                    res->residual[i] = INFINITY;
-                    if (arg < 0) arg = i, mx = INFINITY;
-                }
-        }
-        res->seconds_reduced += sv_time_now() - t0;
+        double mx;
+        int arg;
+        sv_status st = estimate(s, &mx, &arg);
         if (st) return st;
         res->max_residual = arg < 0 ? 0.0 : mx;
         if (first < 0) first = mx;
         if (arg < 0 || mx < s->o.tolerance) {
             res->converged = 1;
-            break;
+            return SV_OK;
         }
         if (res->n_exact >= cap) {
-            if (res->n_exact < nf)
+            if (res->n_exact < s->nf)
                 sv_log(s->ctx, SV_LOG_WARN,
                        "adaptive sweep stopped at the cap of %d exact solves with residual estimate %.3g > "
                        "tolerance %.3g (at f = %g)",
                        cap, mx, s->o.tolerance, res->freq[arg]);
             res->converged = 0;
-            break;
+            return SV_OK;
         }
         st = report(s, first, mx);
-        if (!st) st = solve_exact_at(s, arg);
-        if (!st) {
-            t0 = sv_time_now();
-            st = extend_basis(s);
-            res->seconds_reduced += sv_time_now() - t0;
-        }
+        if (!st) st = solve_and_extend(s, arg);
         if (st) return st;
     }
+}
+
+static sv_status run(afs *s)
+{
+    sv_status st = sweep_coefs(s);
+    if (st || s->o.exact_all) return st ? st : run_exact_all(s);
+    int cap = s->o.max_exact < s->nf ? s->o.max_exact : s->nf;
+    st = run_initial(s, cap);
+    if (!st) st = run_adaptive(s, cap);
+    if (st) return st;
+    sv_sweep_result *res = s->res;
     res->max_residual = 0.0;
-    for (int i = 0; i < nf; i++)
+    for (int i = 0; i < s->nf; i++)
         if (!res->exact[i] && !(res->residual[i] <= res->max_residual)) res->max_residual = res->residual[i];
     return sv_progress(s->ctx, "sweep", 1.0);
 }
@@ -643,9 +728,7 @@ sv_status sv_sweep_run(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const do
     return sv_sweep_run_hooked(ctx, m, nfreq, freq, opts, NULL, NULL, out);
 }
 
-sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
-                              const sv_sweep_options *opts, sv_sweep_hook hook, void *hook_user,
-                              sv_sweep_result **out)
+static sv_status check_run(const sv_sweep_model *m, int nfreq, const double *freq, sv_sweep_result **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "out is NULL");
     *out = NULL;
@@ -654,29 +737,45 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     if (!freq) return sv_error(SV_ERR_ARG, "freq is NULL");
     for (int i = 0; i < nfreq; i++)
         if (!isfinite(freq[i])) return sv_error(SV_ERR_NONFINITE, "freq[%d] = %g: expected a finite value", i, freq[i]);
+    return SV_OK;
+}
+
+/* The working state's sizes (its arrays come in alloc_all). */
+static void afs_init(afs *s, sv_ctx *ctx, const sv_sweep_model *m, int nfreq, sv_sweep_hook hook, void *hook_user)
+{
+    s->ctx = ctx;
+    s->m = m;
+    s->n = m->n;
+    s->K = m->nterms;
+    s->p = m->nrhs;
+    s->nout = m->nout;
+    s->nf = nfreq;
+    s->hook = hook;
+    s->hook_user = hook_user;
+    int cap = s->o.max_exact < nfreq ? s->o.max_exact : nfreq;
+    s->nderiv = s->o.exact_all || s->o.derivatives < 0 ? 0 : s->o.derivatives;
+    s->qmax = qmax_for(m->n, m->nrhs, cap, s->nderiv);
+}
+
+sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
+                              const sv_sweep_options *opts, sv_sweep_hook hook, void *hook_user,
+                              sv_sweep_result **out)
+{
+    sv_status st = check_run(m, nfreq, freq, out);
+    if (st) return st;
     afs s;
     memset(&s, 0, sizeof(s));
     fill_defaults(opts, &s.o);
-    sv_status st = check_options(&s.o);
+    st = check_options(&s.o);
     if (st) return st;
     double t0 = sv_time_now();
     size_t need = sv_sweep_estimate_bytes(m->n, m->nterms, m->nrhs, m->nout, m->nb, nfreq, &s.o);
     st = sv_mem_check(ctx, need, "adaptive sweep (basis, reduced model, exact solve)");
     if (st) return st;
     sv_threads_saved prev = sv_threads_apply(ctx);
-    s.ctx = ctx;
-    s.m = m;
-    s.n = m->n;
-    s.K = m->nterms;
-    s.p = m->nrhs;
-    s.nout = m->nout;
-    s.nf = nfreq;
-    s.hook = hook;
-    s.hook_user = hook_user;
-    int cap = s.o.max_exact < nfreq ? s.o.max_exact : nfreq;
-    s.nderiv = s.o.exact_all || s.o.exact || s.o.derivatives < 0 ? 0 : s.o.derivatives;
-    s.qmax = qmax_for(m->n, m->nrhs, cap, s.nderiv);
+    afs_init(&s, ctx, m, nfreq, hook, hook_user);
     st = result_create(ctx, nfreq, m->nout, m->nrhs, freq, &s.res);
+    if (!st) st = exact_solver(&s);
     if (!st) st = alloc_all(&s);
     if (!st) st = run(&s);
     free_all(&s);

@@ -1,6 +1,6 @@
 /* The affine model Z(f) = Σ_k c_k(f)·A_k with a real right-hand side B:
- * creation and validation, products with Z in double from the terms,
- * residuals and backward errors. */
+ * creation and validation, accessors, products with Z in double from the
+ * terms, residuals. */
 #include <math.h>
 #include <string.h>
 
@@ -58,6 +58,68 @@ static int packed_ok(int n, const sv_sweep_term *t, int k)
     return 1;
 }
 
+/* Every term valid; *nb: the packed terms' shared block size (0: none). */
+static sv_status check_terms(int n, int nterms, const sv_sweep_term *terms, int *nb)
+{
+    *nb = 0;
+    for (int k = 0; k < nterms; k++) {
+        const sv_sweep_term *t = &terms[k];
+        if (t->kind == SV_SWEEP_TERM_PACKED) {
+            if (t->nb < 1) return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected >= 1", k, t->nb);
+            if (*nb && t->nb != *nb)
+                return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected the block size %d of the other packed terms",
+                                k, t->nb, *nb);
+            *nb = t->nb;
+            if (!packed_ok(n, t, k)) return sv_last_status();
+        } else if (t->kind == SV_SWEEP_TERM_CSR) {
+            if (!csr_ok(n, t, k)) return sv_last_status();
+        } else {
+            return sv_error(SV_ERR_ARG, "terms[%d].kind = %d: expected SV_SWEEP_TERM_PACKED or _CSR", k, (int)t->kind);
+        }
+    }
+    return SV_OK;
+}
+
+/* B copied (ld n) with its column norms; a zero column is refused. */
+static sv_status copy_rhs(sv_sweep_model *m, const double *b, int ldb)
+{
+    int n = m->n;
+    for (int j = 0; j < m->nrhs; j++) {
+        double s = 0.0;
+        for (int i = 0; i < n; i++) {
+            double v = b[(size_t)j * ldb + i];
+            m->b[(size_t)j * n + i] = v;
+            s += v * v;
+        }
+        if (s == 0.0) return sv_error(SV_ERR_ARG, "b column %d is zero: expected a non-zero excitation", j);
+        m->bnorm[j] = sqrt(s);
+    }
+    m->c = m->b;
+    return SV_OK;
+}
+
+/* ‖A_k‖∞ of every term. */
+static sv_status term_norms(sv_sweep_model *m)
+{
+    int n = m->n;
+    for (int k = 0; k < m->nterms; k++) {
+        const sv_sweep_term *t = &m->terms[k];
+        if (t->kind == SV_SWEEP_TERM_PACKED) {
+            m->term_norm[k] = sv_sweep_packed_norm_inf(n, t->nb, t->packed);
+        } else {
+            double mx = 0.0;
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int e = t->rowptr[i]; e < t->rowptr[i + 1]; e++) s += fabs(t->values[e]);
+                if (s > mx) mx = s;
+            }
+            m->term_norm[k] = mx;
+        }
+        if (m->term_norm[k] < 0) return sv_error(SV_ERR_NOMEM, "no memory for the norm of terms[%d]", k);
+    }
+    return SV_OK;
+}
+
 sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_term *terms, sv_sweep_coef_fn coef,
                                 void *coef_user, int nrhs, const double *b, int ldb, sv_sweep_model **out)
 {
@@ -70,22 +132,9 @@ sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_t
     if (nrhs < 1) return sv_error(SV_ERR_ARG, "nrhs = %d: expected >= 1", nrhs);
     if (!b) return sv_error(SV_ERR_ARG, "b is NULL");
     if (ldb < n) return sv_error(SV_ERR_ARG, "ldb = %d: expected >= n = %d", ldb, n);
-    int nb = 0;
-    for (int k = 0; k < nterms; k++) {
-        const sv_sweep_term *t = &terms[k];
-        if (t->kind == SV_SWEEP_TERM_PACKED) {
-            if (t->nb < 1) return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected >= 1", k, t->nb);
-            if (nb && t->nb != nb)
-                return sv_error(SV_ERR_ARG, "terms[%d].nb = %d: expected the block size %d of the other packed terms",
-                                k, t->nb, nb);
-            nb = t->nb;
-            if (!packed_ok(n, t, k)) return sv_last_status();
-        } else if (t->kind == SV_SWEEP_TERM_CSR) {
-            if (!csr_ok(n, t, k)) return sv_last_status();
-        } else {
-            return sv_error(SV_ERR_ARG, "terms[%d].kind = %d: expected SV_SWEEP_TERM_PACKED or _CSR", k, (int)t->kind);
-        }
-    }
+    int nb;
+    sv_status st = check_terms(n, nterms, terms, &nb);
+    if (st) return st;
     for (int j = 0; j < nrhs; j++)
         for (int i = 0; i < n; i++)
             if (!isfinite(b[(size_t)j * ldb + i]))
@@ -93,55 +142,21 @@ sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_t
 
     sv_sweep_model *m = sv_calloc(ctx, 1, sizeof(*m), "sweep model");
     if (!m) return sv_last_status();
-    m->ctx = ctx;
-    m->n = n;
-    m->nterms = nterms;
-    m->nrhs = nrhs;
-    m->nout = nrhs;
-    m->nb = nb;
-    m->coef = coef;
-    m->coef_user = coef_user;
+    *m = (sv_sweep_model){.ctx = ctx, .n = n, .nterms = nterms, .nrhs = nrhs, .nout = nrhs, .nb = nb,
+                          .coef = coef, .coef_user = coef_user};
     m->terms = sv_alloc(ctx, sizeof(sv_sweep_term) * (size_t)nterms, "sweep model terms");
     m->term_norm = sv_alloc(ctx, sizeof(double) * (size_t)nterms, "sweep model term norms");
     m->b = sv_alloc(ctx, sizeof(double) * (size_t)n * (size_t)nrhs, "sweep right-hand sides");
     m->bnorm = sv_alloc(ctx, sizeof(double) * (size_t)nrhs, "sweep right-hand side norms");
-    if (!m->terms || !m->term_norm || !m->b || !m->bnorm) {
-        sv_status st = sv_last_status();
+    st = m->terms && m->term_norm && m->b && m->bnorm ? SV_OK : sv_last_status();
+    if (!st) {
+        memcpy(m->terms, terms, sizeof(sv_sweep_term) * (size_t)nterms);
+        st = copy_rhs(m, b, ldb);
+    }
+    if (!st) st = term_norms(m);
+    if (st) {
         sv_sweep_model_destroy(m);
         return st;
-    }
-    memcpy(m->terms, terms, sizeof(sv_sweep_term) * (size_t)nterms);
-    for (int j = 0; j < nrhs; j++) {
-        double s = 0.0;
-        for (int i = 0; i < n; i++) {
-            double v = b[(size_t)j * ldb + i];
-            m->b[(size_t)j * n + i] = v;
-            s += v * v;
-        }
-        if (s == 0.0) {
-            sv_sweep_model_destroy(m);
-            return sv_error(SV_ERR_ARG, "b column %d is zero: expected a non-zero excitation", j);
-        }
-        m->bnorm[j] = sqrt(s);
-    }
-    m->c = m->b;
-    for (int k = 0; k < nterms; k++) {
-        const sv_sweep_term *t = &terms[k];
-        if (t->kind == SV_SWEEP_TERM_PACKED) {
-            m->term_norm[k] = sv_sweep_packed_norm_inf(n, t->nb, t->packed);
-        } else {
-            double mx = 0.0;
-            for (int i = 0; i < n; i++) {
-                double s = 0.0;
-                for (int e = t->rowptr[i]; e < t->rowptr[i + 1]; e++) s += fabs(t->values[e]);
-                if (s > mx) mx = s;
-            }
-            m->term_norm[k] = mx;
-        }
-        if (m->term_norm[k] < 0) {
-            sv_sweep_model_destroy(m);
-            return sv_error(SV_ERR_NOMEM, "no memory for the norm of terms[%d]", k);
-        }
     }
     *out = m;
     return SV_OK;
@@ -185,9 +200,18 @@ sv_status sv_sweep_model_set_output(sv_sweep_model *m, int nout, const double *c
 int sv_sweep_model_order(const sv_sweep_model *m) { return m ? m->n : 0; }
 int sv_sweep_model_nrhs(const sv_sweep_model *m) { return m ? m->nrhs : 0; }
 int sv_sweep_model_nout(const sv_sweep_model *m) { return m ? m->nout : 0; }
+int sv_sweep_model_nterms(const sv_sweep_model *m) { return m ? m->nterms : 0; }
+int sv_sweep_model_block(const sv_sweep_model *m) { return m ? m->nb : 0; }
+const double *sv_sweep_model_rhs(const sv_sweep_model *m) { return m ? m->b : NULL; }
 
-sv_status sv_sweep_coefs(const sv_sweep_model *m, double freq, double complex *c)
+const sv_sweep_term *sv_sweep_model_term(const sv_sweep_model *m, int k)
 {
+    return m && k >= 0 && k < m->nterms ? &m->terms[k] : NULL;
+}
+
+sv_status sv_sweep_model_coefs(const sv_sweep_model *m, double freq, double complex *c)
+{
+    if (!m || !c) return sv_error(SV_ERR_ARG, "model or c is NULL");
     if (!isfinite(freq)) return sv_error(SV_ERR_NONFINITE, "frequency %g is not finite", freq);
     for (int k = 0; k < m->nterms; k++) {
         c[k] = m->coef(m->coef_user, k, freq);
@@ -214,8 +238,19 @@ sv_status sv_sweep_model_apply_term(const sv_sweep_model *m, int k, int ncols, c
     return SV_OK;
 }
 
-sv_status sv_sweep_apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
-                               int ldx, double complex *y, int ldy)
+sv_status sv_sweep_model_apply_terms(const sv_sweep_model *m, int ncols, const double *x, double *y)
+{
+    if (!m) return sv_error(SV_ERR_ARG, "model is NULL");
+    for (int k = 0; k < m->nterms; k++) {
+        sv_status st = sv_sweep_model_apply_term(m, k, ncols, x, m->n, y + (size_t)k * m->n * ncols, m->n);
+        if (st) return st;
+    }
+    return SV_OK;
+}
+
+/* Y = Σ c_k·A_k·X with the given coefficients. */
+static sv_status apply_coefs(const sv_sweep_model *m, const double complex *c, int ncols, const double complex *x,
+                             int ldx, double complex *y, int ldy)
 {
     int n = m->n;
     sv_status st = SV_OK;
@@ -258,14 +293,15 @@ sv_status sv_sweep_model_apply(const sv_sweep_model *m, double freq, int ncols, 
         return sv_error(SV_ERR_ARG, "ncols = %d, ldx = %d, ldy = %d: expected ncols >= 0 and ld >= n = %d", ncols,
                         ldx, ldy, m->n);
     double complex c[m->nterms];
-    sv_status st = sv_sweep_coefs(m, freq, c);
+    sv_status st = sv_sweep_model_coefs(m, freq, c);
     if (st) return st;
-    return sv_sweep_apply_coefs(m, c, ncols, x, ldx, y, ldy);
+    return apply_coefs(m, c, ncols, x, ldx, y, ldy);
 }
 
-sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
-                               double complex *d3)
+sv_status sv_sweep_model_coef_derivs(const sv_sweep_model *m, double freq, double complex *d1, double complex *d2,
+                                     double complex *d3)
 {
+    if (!m) return sv_error(SV_ERR_ARG, "model is NULL");
     /* Central differences: the derivatives only orient basis directions,
      * so their errors are harmless as long as they are small: with
      * h = 1e-4·f the first and second have O(h²) truncation and eps/h²
@@ -274,9 +310,9 @@ sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double comp
     double h = 1e-4 * fabs(freq);
     if (h == 0) h = 1e-4;
     double complex cp[m->nterms], cm[m->nterms], c0[m->nterms];
-    sv_status st = sv_sweep_coefs(m, freq + h, cp);
-    if (!st) st = sv_sweep_coefs(m, freq - h, cm);
-    if (!st) st = sv_sweep_coefs(m, freq, c0);
+    sv_status st = sv_sweep_model_coefs(m, freq + h, cp);
+    if (!st) st = sv_sweep_model_coefs(m, freq - h, cm);
+    if (!st) st = sv_sweep_model_coefs(m, freq, c0);
     if (st) return st;
     for (int k = 0; k < m->nterms; k++) {
         if (d1) d1[k] = (cp[k] - cm[k]) / (2 * h);
@@ -285,10 +321,10 @@ sv_status sv_sweep_coef_derivs(const sv_sweep_model *m, double freq, double comp
     if (!d3) return SV_OK;
     double H = 10 * h;
     double complex p1[m->nterms], p2[m->nterms], m1[m->nterms], m2[m->nterms];
-    st = sv_sweep_coefs(m, freq + H, p1);
-    if (!st) st = sv_sweep_coefs(m, freq + 2 * H, p2);
-    if (!st) st = sv_sweep_coefs(m, freq - H, m1);
-    if (!st) st = sv_sweep_coefs(m, freq - 2 * H, m2);
+    st = sv_sweep_model_coefs(m, freq + H, p1);
+    if (!st) st = sv_sweep_model_coefs(m, freq + 2 * H, p2);
+    if (!st) st = sv_sweep_model_coefs(m, freq - H, m1);
+    if (!st) st = sv_sweep_model_coefs(m, freq - 2 * H, m2);
     if (st) return st;
     for (int k = 0; k < m->nterms; k++) d3[k] = (p2[k] - 2.0 * p1[k] + 2.0 * m1[k] - m2[k]) / (2 * H * H * H);
     return SV_OK;
@@ -313,36 +349,11 @@ double sv_sweep_model_norm_inf(const sv_sweep_model *m, double freq)
     return s;
 }
 
-sv_status sv_sweep_backward_error(const sv_sweep_model *m, double freq, const double complex *x, int ldx, double *berr)
-{
-    int n = m->n;
-    double complex *r = sv_alloc(m->ctx, sizeof(double complex) * (size_t)n * (size_t)m->nrhs, "residual");
-    if (!r) return sv_last_status();
-    sv_status st = sv_sweep_model_residual(m, freq, x, ldx, r, n);
-    double znorm = sv_sweep_model_norm_inf(m, freq);
-    double worst = 0.0;
-    for (int j = 0; j < m->nrhs && !st; j++) {
-        double rn = 0.0, xn = 0.0, bn = 0.0;
-        for (int i = 0; i < n; i++) {
-            double a = cabs(r[(size_t)j * n + i]), xv = cabs(x[(size_t)j * ldx + i]),
-                   bv = fabs(m->b[(size_t)j * n + i]);
-            if (a > rn) rn = a;
-            if (xv > xn) xn = xv;
-            if (bv > bn) bn = bv;
-        }
-        double e = rn / (znorm * xn + bn);
-        if (!(e <= worst)) worst = e; /* NaN propagates */
-    }
-    sv_free(m->ctx, r);
-    if (!st) *berr = worst;
-    return st;
-}
-
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz)
 {
     int n = m->n;
     double complex c[m->nterms];
-    sv_status st = sv_sweep_coefs(m, freq, c);
+    sv_status st = sv_sweep_model_coefs(m, freq, c);
     if (st) return st;
     for (int j = 0; j < n; j++) memset(z + (size_t)j * ldz, 0, sizeof(double complex) * (size_t)n);
     for (int k = 0; k < m->nterms; k++) {

@@ -171,7 +171,7 @@ static void test_plain_gemm_option(void **state)
     assert_int_equal(td_lapack_lu_solve(n, p, a, b, xref), 0);
     for (int single = 0; single < 2; single++) {
         sv_dense_sym *m = td_packed(a, n, 32, single);
-        sv_dense_factor_options o = {.pivot_threshold = 0, .allow_fallback = 1, .plain_gemm = 1};
+        sv_dense_factor_options o = {.plain_gemm = 1};
         sv_dense_factor *f;
         sv_dense_factor_info info;
         assert_int_equal(sv_dense_factor_create(NULL, m, &o, &f, &info), SV_OK);
@@ -323,7 +323,7 @@ static void test_fallback_disabled_restores_a(void **state)
         int n = 70, nb = 16;
         double complex *a = td_sym_zero_pivot(&r, n, pos[t]);
         sv_dense_sym *m = td_packed(a, n, nb, 0);
-        sv_dense_factor_options o = {.pivot_threshold = 0, .allow_fallback = 0};
+        sv_dense_factor_options o = {.disallow_fallback = 1};
         sv_dense_factor *f = (sv_dense_factor *)&f;
         sv_dense_factor_info info;
         assert_int_equal(sv_dense_factor_create(NULL, m, &o, &f, &info), SV_ERR_SINGULAR);
@@ -357,7 +357,7 @@ static void test_threshold_and_min_pivot(void **state)
     sv_dense_factor_info info;
     sv_dense_sym *m = td_packed(a, n, 8, 0);
     sv_dense_factor *f;
-    sv_dense_factor_options o = {.pivot_threshold = 1e-4, .allow_fallback = 1};
+    sv_dense_factor_options o = {.pivot_threshold = 1e-4};
     assert_int_equal(sv_dense_factor_create(NULL, m, &o, &f, &info), SV_OK);
     assert_int_equal(info.path, SV_DENSE_PATH_LDLT);
     sv_assert_close(info.min_pivot_ratio, 0.02 / amax, 1e-15, 0);

@@ -79,7 +79,7 @@ static void test_gmres_after_stall(void **state)
     assert_true(td_rel_diff(n, p, m.x, xref) < cond * 1e-14);
 
     /* Without GMRES the double fallback finishes the job... */
-    sv_dense_refine_options o = {.tolerance = 0, .max_iterations = 0, .allow_gmres = 0, .allow_fallback = 1};
+    sv_dense_refine_options o = {.disallow_gmres = 1};
     mixed_run m2 = run_mixed(a, n, 32, p, b, &o, NULL);
     assert_int_equal(m2.st, SV_OK);
     assert_false(m2.info.gmres_used);
@@ -88,7 +88,7 @@ static void test_gmres_after_stall(void **state)
     assert_true(td_backward_error(n, p, a, m2.x, b) <= 1e-15);
     assert_true(td_rel_diff(n, p, m2.x, xref) < cond * 1e-14);
     /* ...and without either, the failure is reported. */
-    o.allow_fallback = 0;
+    o.disallow_fallback = 1;
     mixed_run m3 = run_mixed(a, n, 32, p, b, &o, NULL);
     assert_int_equal(m3.st, SV_ERR_NOCONV);
     assert_non_null(strstr(sv_last_error(), "allow_fallback"));
@@ -117,7 +117,7 @@ static void test_single_fallback_then_refine(void **state)
     /* The single factorisation's threshold is settable through the options:
      * 0.9 sends even this matrix's first pivots to the LU fallback. */
     double complex *g = td_random_sym(&r, n, 2.0), *xg;
-    sv_dense_refine_options o = {.allow_gmres = 1, .allow_fallback = 1, .pivot_threshold = 0.9};
+    sv_dense_refine_options o = {.pivot_threshold = 0.9};
     mixed_run m2 = run_mixed(g, n, 16, p, b, &o, NULL);
     xg = m2.x;
     assert_int_equal(m2.st, SV_OK);
@@ -213,7 +213,7 @@ static void test_caller_operator(void **state)
     sv_assert_close(be, td_backward_error(n, p, full, xp, b), 1e-5, 0);
     free(xp);
     /* The double fallback forms A through the operator. */
-    sv_dense_refine_options o = {.tolerance = 0, .max_iterations = 1, .allow_gmres = 0, .allow_fallback = 1};
+    sv_dense_refine_options o = {.max_iterations = 1, .disallow_gmres = 1};
     assert_int_equal(sv_dense_sym_convert(a1, a32), SV_OK); /* a32 is factored: refill */
     for (size_t i = 0; i < sv_dense_sym_size(a32); i++) s[i] = (float complex)(m.alpha * d1[i] + m.beta * d2[i]);
     o.tolerance = 1e-30; /* unreachable: forces the fallback */
@@ -283,7 +283,7 @@ static void test_fallback_budget(void **state)
     sv_ctx *ctx;
     assert_int_equal(sv_ctx_create(&ctx), SV_OK);
     assert_int_equal(sv_ctx_set_memory_limit(ctx, sv_dense_sym_bytes(n, SV_DENSE_C64, nb) / 2), SV_OK);
-    sv_dense_refine_options o = {.tolerance = 1e-30, .max_iterations = 2, .allow_gmres = 0, .allow_fallback = 1};
+    sv_dense_refine_options o = {.tolerance = 1e-30, .max_iterations = 2, .disallow_gmres = 1};
     assert_int_equal(sv_dense_solve_mixed(ctx, a32, &op, 1, b, n, x, n, &o, NULL), SV_ERR_BUDGET);
     assert_non_null(strstr(sv_last_error(), "fallback"));
     assert_int_equal(sv_ctx_memory_current(ctx), 0);

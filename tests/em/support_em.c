@@ -9,6 +9,16 @@
 
 #include "sv_test.h"
 
+const char em_test_lossy_project[] =
+    "{\"radiation\": false, \"units\": \"mm\", \"substrate\": {\"thickness\": 0.8, \"eps_r\": 10.2},"
+    "\"metal\": {\"conductivity\": 1e6, \"thickness\": 0.005},"
+    "\"grid\": {\"dx\": 0.3, \"dy\": 0.2, \"nx\": 12, \"ny\": 9},"
+    "\"pixels\": [\"....########\", \"....#......#\", \"############\", \"###.........\", \"###..##.....\","
+    "             \"#######.....\", \".#..........\", \".####.......\", \"....#.......\"],"
+    "\"ports\": [{\"name\": \"L\", \"side\": \"left\", \"x\": 0, \"y\": [0.6, 1.4]},"
+    "          {\"name\": \"R\", \"side\": \"right\", \"x\": 3.6, \"y\": [1.2, 1.8]},"
+    "          {\"name\": \"B\", \"side\": \"bottom\", \"y\": 0, \"x\": [1.2, 1.5]}]}";
+
 sv_em_project *em_test_project(const char *json)
 {
     sv_em_project *p = NULL;
@@ -23,6 +33,34 @@ sv_em_model *em_test_model(const sv_em_project *p)
     sv_em_model *m = NULL;
     assert_int_equal(sv_em_model_create(NULL, p, NULL, &m), SV_OK);
     return m;
+}
+
+char *em_test_quasistatic(const char *json)
+{
+    const char *brace = strchr(json, '{');
+    assert_non_null(brace);
+    const char *sw = strstr(json, "\"radiation\"") ? "" : "\"radiation\": false, ";
+    char *s = malloc(strlen(json) + strlen(sw) + 1);
+    assert_non_null(s);
+    size_t head = (size_t)(brace - json) + 1;
+    memcpy(s, json, head);
+    strcpy(s + head, sw);
+    strcat(s, brace + 1);
+    return s;
+}
+
+void em_test_case_open(em_test_case *c, const char *json)
+{
+    c->p = em_test_project(json);
+    c->m = em_test_model(c->p);
+    assert_int_equal(sv_em_affine_create(NULL, c->m, &c->a), SV_OK);
+}
+
+void em_test_case_close(em_test_case *c)
+{
+    sv_em_affine_destroy(c->a);
+    sv_em_model_destroy(c->m);
+    sv_em_project_destroy(c->p);
 }
 
 static size_t colbase_full(void *user, int j) { return (size_t)j * *(int *)user + j; }
@@ -117,27 +155,24 @@ char *em_test_slurp(const char *relpath)
     return s;
 }
 
-/* Solve with the dense engine (sv_em_solve) at f; optionally compare with
+/* The direct solve (sv_em_solve) at f; optionally compare with
  * LAPACK on a full copy; assert reciprocity, passivity, and unitarity when
  * lossless (strict passivity when lossy). */
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare)
 {
-    sv_em_project *p;
-    if (is_path) {
-        char *t = em_test_slurp(json_or_path);
-        p = em_test_project(t);
-        free(t);
-    } else {
-        p = em_test_project(json_or_path);
-    }
-    sv_em_model *m = em_test_model(p);
+    em_test_case tc;
+    char *file = is_path ? em_test_slurp(json_or_path) : NULL;
+    char *text = em_test_quasistatic(file ? file : json_or_path);
+    em_test_case_open(&tc, text);
+    free(text);
+    free(file);
+    const sv_em_project *p = tc.p;
+    const sv_em_model *m = tc.m;
     int np = sv_em_model_ports(m);
-    sv_dense_sym *L, *Psi;
     sv_em_csr *G;
-    assert_int_equal(sv_em_assemble(NULL, m, 0, &L, &Psi, NULL), SV_OK);
     assert_int_equal(sv_em_gram(NULL, m, &G), SV_OK);
     double complex Y[16], S[16], Yr[16];
-    sv_status s = sv_em_solve(NULL, m, L, Psi, G, f, Y);
+    sv_status s = sv_em_solve(NULL, tc.a, f, Y);
     if (s) printf("%s\n", sv_last_error());
     assert_int_equal(s, SV_OK);
     em_test_s(m, Y, S);
@@ -170,10 +205,7 @@ void em_test_check_solve(const char *json_or_path, int is_path, double f, int co
     if (isinf(st.sigma)) assert_true(unit <= 1e-8);
     else assert_true(smax < 1 - 1e-6); /* a lossy structure absorbs some power */
     sv_em_csr_destroy(G);
-    sv_dense_sym_destroy(L);
-    sv_dense_sym_destroy(Psi);
-    sv_em_model_destroy(m);
-    sv_em_project_destroy(p);
+    em_test_case_close(&tc);
 }
 
 

@@ -1,6 +1,6 @@
 /* Test helpers for em: projects from text, full (column-major) L and Ψ,
  * and port admittances by LAPACK solves on full copies (an independent
- * path from the dense engine). */
+ * path from the library's solvers). */
 #ifndef SUPPORT_EM_H
 #define SUPPORT_EM_H
 
@@ -8,8 +8,21 @@
 
 #include "em/em_internal.h"
 
+/* A 3-port irregular shape (12 × 9 cells, εr 10.2) with lossy metal. */
+extern const char em_test_lossy_project[];
 sv_em_project *em_test_project(const char *json);
 sv_em_model *em_test_model(const sv_em_project *p);
+/* A project from text, its mesh and its planar model, made and released together. */
+typedef struct em_test_case {
+    sv_em_project *p;
+    sv_em_model *m;
+    sv_em_affine *a;
+} em_test_case;
+void em_test_case_open(em_test_case *c, const char *json);
+/* The project text with "radiation": false added unless it sets the switch (malloc'ed): the
+ * quasi-static model, for checks against references that have none. */
+char *em_test_quasistatic(const char *json);
+void em_test_case_close(em_test_case *c);
 /* Full n × n symmetric L and Ψ (malloc'ed). */
 void em_test_full(const sv_em_model *m, double **L, double **Psi);
 /* Y (P × P) at f: lossless (real symmetric dsysv on ω²L − Ψ) if G is NULL,
@@ -27,7 +40,7 @@ double *em_test_radiation_full(const sv_em_radiation *rad, int n, double f);
 void em_test_s(const sv_em_model *m, const double complex *Y, double complex *S);
 /* Hammerstad–Jensen static Z0 and εeff for a thin strip. */
 void em_test_hj(double w, double h, double er, double *z0, double *eeff);
-/* Dense-engine solve of a project (text, or a path under the source tree if
+/* Direct solve (sv_em_solve) of a project's quasi-static model (text, or a path under the source tree if
  * is_path) at f with the checks users apply; compare = 1 also checks Y
  * against LAPACK on a full copy (1e-9). */
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare);

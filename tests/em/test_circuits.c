@@ -1,5 +1,5 @@
-/* Circuits against the full-wave (openEMS) references of
- * shared/reference/em-model.md: the quarter-wave stub's |S21| notch
+/* Circuits against the full-wave (openEMS) references listed in docs/em.md
+ * (Validation): the quarter-wave stub's |S21| notch
  * (1.977 GHz, within 2 %) and the −3 dB / −20 dB crossings of Pozar's
  * stepped-impedance low-pass filter (2.231 / 3.398 GHz, within 3 %).
  * Edge ports are not matched-line ports, so feature frequencies are

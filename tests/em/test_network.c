@@ -73,19 +73,16 @@ static void test_touchstone_roundtrip(void **state)
                     snprintf(path, sizeof path, "%s/ts_%d_%d_%d.s%dp", SV_BINARY_DIR, ver, fm, pm, p);
                     sv_em_ts_options o = {ver, (sv_em_ts_format)fm, (sv_em_ts_param)pm, "MHz", "round trip\ntwo lines"};
                     assert_int_equal(sv_em_touchstone_write(path, &o, p, nf, f, d, z0), SV_OK);
-                    int p2, nf2;
-                    double *f2, z2[5];
-                    double complex *d2;
-                    sv_em_ts_param pm2;
-                    assert_int_equal(sv_em_touchstone_read(path, &p2, &nf2, &f2, &d2, &pm2, z2, 5), SV_OK);
-                    assert_int_equal(p2, p);
-                    assert_int_equal(nf2, nf);
-                    assert_int_equal((int)pm2, pm);
-                    for (int k = 0; k < p; k++) sv_assert_close(z2[k], z0[k], 1e-15, 0);
-                    for (int q = 0; q < nf; q++) sv_assert_close(f2[q], f[q], 1e-14, 0);
-                    for (int q = 0; q < nf * p * p; q++) assert_true(cabs(d2[q] - d[q]) <= 1e-12 * (1 + cabs(d[q])));
-                    free(f2);
-                    free(d2);
+                    sv_em_touchstone *t;
+                    assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
+                    assert_int_equal(t->p, p);
+                    assert_int_equal(t->nf, nf);
+                    assert_int_equal((int)t->param, pm);
+                    for (int k = 0; k < p; k++) sv_assert_close(t->z0[k], z0[k], 1e-15, 0);
+                    for (int q = 0; q < nf; q++) sv_assert_close(t->freq_hz[q], f[q], 1e-14, 0);
+                    for (int q = 0; q < nf * p * p; q++)
+                        assert_true(cabs(t->data[q] - d[q]) <= 1e-12 * (1 + cabs(d[q])));
+                    sv_em_touchstone_destroy(t);
                     free(d);
                     unlink(path);
                 }
@@ -100,29 +97,25 @@ static void test_touchstone_order(void **state)
     FILE *f = fopen(path, "w");
     fprintf(f, "! comment\n# MHz S MA R 50\n100 0.1 0 0.2 90 0.3 180 0.4 -90 ! trailing comment\n");
     fclose(f);
-    int p, nf;
-    double *fr;
-    double complex *d;
-    assert_int_equal(sv_em_touchstone_read(path, &p, &nf, &fr, &d, NULL, NULL, 0), SV_OK);
-    assert_true(p == 2 && nf == 1);
-    sv_assert_close(fr[0], 1e8, 1e-15, 0);
-    assert_true(cabs(d[0] - 0.1) < 1e-15);          /* S11 */
-    assert_true(cabs(d[1] - 0.2 * I) < 1e-15);      /* S21 */
-    assert_true(cabs(d[2] + 0.3) < 1e-15);          /* S12 */
-    assert_true(cabs(d[3] + 0.4 * I) < 1e-15);      /* S22 */
-    free(fr);
-    free(d);
+    sv_em_touchstone *t;
+    assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
+    assert_true(t->p == 2 && t->nf == 1);
+    sv_assert_close(t->freq_hz[0], 1e8, 1e-15, 0);
+    assert_true(cabs(t->data[0] - 0.1) < 1e-15);          /* S11 */
+    assert_true(cabs(t->data[1] - 0.2 * I) < 1e-15);      /* S21 */
+    assert_true(cabs(t->data[2] + 0.3) < 1e-15);          /* S12 */
+    assert_true(cabs(t->data[3] + 0.4 * I) < 1e-15);      /* S22 */
+    sv_em_touchstone_destroy(t);
     unlink(path);
     snprintf(path, sizeof path, "%s/hand.s3p", SV_BINARY_DIR);
     f = fopen(path, "w");
     fprintf(f, "# Hz Z RI R 10\n5 1 0 2 0 3 0\n 4 0 5 0 6 0\n 7 0 8 0 9 0\n");
     fclose(f);
-    assert_int_equal(sv_em_touchstone_read(path, &p, &nf, &fr, &d, NULL, NULL, 0), SV_OK);
-    assert_true(p == 3 && nf == 1);
-    sv_assert_close(creal(d[0 + 3 * 1]), 20, 1e-15, 0); /* Z12 = 2 normalised by 10 Ω */
-    sv_assert_close(creal(d[2 + 3 * 0]), 70, 1e-15, 0); /* Z31 */
-    free(fr);
-    free(d);
+    assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
+    assert_true(t->p == 3 && t->nf == 1);
+    sv_assert_close(creal(t->data[0 + 3 * 1]), 20, 1e-15, 0); /* Z12 = 2 normalised by 10 Ω */
+    sv_assert_close(creal(t->data[2 + 3 * 0]), 70, 1e-15, 0); /* Z31 */
+    sv_em_touchstone_destroy(t);
     unlink(path);
 }
 

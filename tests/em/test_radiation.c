@@ -165,24 +165,20 @@ static void test_patch(void **state)
  * interpolation on its 5 MHz grid). */
 static void openems_s(const char *name, double f, double complex S[4])
 {
-    static int np = 0, nf = 0;
-    static double *fr = NULL;
-    static double complex *data = NULL;
+    static sv_em_touchstone *t = NULL;
     static char loaded[64] = "";
     if (strcmp(loaded, name)) {
-        free(fr);
-        free(data);
+        sv_em_touchstone_destroy(t);
         char path[512];
         snprintf(path, sizeof path, "%s/tests/em/data/openems/%s", SV_SOURCE_DIR, name);
-        double z0;
-        sv_em_ts_param par;
-        assert_int_equal(sv_em_touchstone_read(path, &np, &nf, &fr, &data, &par, &z0, 1), SV_OK);
+        assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
         snprintf(loaded, sizeof loaded, "%s", name);
     }
-    int i = 0;
+    int i = 0, nf = t->nf;
+    const double *fr = t->freq_hz;
     while (i + 2 < nf && fr[i + 1] < f) i++;
-    double t = (f - fr[i]) / (fr[i + 1] - fr[i]);
-    for (int q = 0; q < 4; q++) S[q] = (1 - t) * data[4 * i + q] + t * data[4 * (i + 1) + q];
+    double u = (f - fr[i]) / (fr[i + 1] - fr[i]);
+    for (int q = 0; q < 4; q++) S[q] = (1 - u) * t->data[4 * i + q] + u * t->data[4 * (i + 1) + q];
 }
 
 /* Calibrated 1 − |S11|² − |S21|² of a project (radiation on) at nf

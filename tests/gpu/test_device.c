@@ -124,8 +124,7 @@ static void test_sweep_on_device(void **state)
         assert_int_equal(sv_gpu_solver_create(NULL, s.model, 2, &o, &g), SV_OK);
         sv_sweep_options so;
         sv_sweep_options_default(&so);
-        so.exact_deriv = sv_gpu_exact_deriv;
-        so.exact_user = g;
+        so.solver = sv_gpu_solver_sweep(g);
         so.exact_all = 1;
         sv_sweep_result *res;
         assert_int_equal(sv_sweep_run(NULL, s.model, nf, f, &so, &res), SV_OK);

@@ -2,8 +2,8 @@
  * pixelated example (examples/pixel2port.json, 2042 unknowns, lossy metal)
  * solved exactly at 21 frequencies by the GPU solver's host-side loop on the
  * CPU emulation of the device (the blocked single-precision LDLᵀ, the
- * device's products), against the EM module's own direct double solve
- * (sv_em_solve): max |ΔS| ≤ 1e-9 with double residuals; double-float
+ * device's products), against the EM module's direct double solve on the
+ * CPU (sv_em_solve): max |ΔS| ≤ 1e-9 with double residuals; double-float
  * residuals at two frequencies (their products are slow on the CPU). */
 #include <math.h>
 #include <stdio.h>
@@ -12,19 +12,16 @@
 
 #include "sv_test.h"
 #include "gpu/gpu_internal.h"
-#include "solvent/dense.h"
 #include "solvent/em.h"
 
 typedef struct em_case {
     sv_em_project *prj;
     sv_em_model *em;
-    sv_dense_sym *L, *Psi;
-    sv_em_csr *G;
-    sv_em_stackup st;
+    sv_em_affine *model;
     sv_em_sweep sw;
-    double *b, *z0;
+    double *z0;
     int n, p;
-    sv_sweep_model *m;
+    const sv_sweep_model *m;
 } em_case;
 
 static void em_case_open(em_case *c, const char *name)
@@ -36,38 +33,18 @@ static void em_case_open(em_case *c, const char *name)
     assert_int_equal(sv_em_model_create(NULL, c->prj, NULL, &c->em), SV_OK);
     c->n = sv_em_model_unknowns(c->em);
     c->p = sv_em_model_ports(c->em);
-    sv_em_project_stackup(c->prj, &c->st);
     sv_em_project_sweep(c->prj, &c->sw);
-    assert_int_equal(sv_em_assemble(NULL, c->em, 0, &c->L, &c->Psi, NULL), SV_OK);
-    int lossy = isfinite(c->st.sigma);
-    if (lossy) assert_int_equal(sv_em_gram(NULL, c->em, &c->G), SV_OK);
-    c->b = malloc(sizeof(double) * c->n * c->p);
     c->z0 = malloc(sizeof(double) * c->p);
-    assert_int_equal(sv_em_port_rhs(c->em, c->b, c->n), SV_OK);
     for (int k = 0; k < c->p; k++) c->z0[k] = sv_em_project_port_z0(c->prj, k);
-    sv_sweep_term terms[3] = {
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(c->L), .nb = sv_dense_sym_block(c->L)},
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(c->Psi), .nb = sv_dense_sym_block(c->Psi)},
-        {.kind = SV_SWEEP_TERM_CSR}};
-    if (lossy) {
-        terms[2].rowptr = c->G->rowptr;
-        terms[2].colind = c->G->col;
-        terms[2].values = c->G->val;
-    }
-    assert_int_equal(sv_sweep_model_create(NULL, c->n, lossy ? 3 : 2, terms, sv_em_coefficient, &c->st, c->p, c->b,
-                                           c->n, &c->m),
-                     SV_OK);
+    assert_int_equal(sv_em_affine_create(NULL, c->em, &c->model), SV_OK);
+    c->m = sv_em_affine_model(c->model);
 }
 
 static void em_case_close(em_case *c)
 {
-    sv_sweep_model_destroy(c->m);
-    sv_em_csr_destroy(c->G);
-    sv_dense_sym_destroy(c->L);
-    sv_dense_sym_destroy(c->Psi);
+    sv_em_affine_destroy(c->model);
     sv_em_model_destroy(c->em);
     sv_em_project_destroy(c->prj);
-    free(c->b);
     free(c->z0);
 }
 
@@ -84,7 +61,7 @@ static double max_ds(em_case *c, sv_gpu_solver *g, int nf, int *fell_back)
         assert_int_equal(sv_gpu_exact_deriv(g, NULL, c->m, f, x, n, 0, NULL, 0, &info), SV_OK);
         *fell_back += info.fell_back;
         assert_int_equal(sv_em_port_admittance(c->em, x, n, y1), SV_OK);
-        assert_int_equal(sv_em_solve(NULL, c->em, c->L, c->Psi, c->G, f, y2), SV_OK);
+        assert_int_equal(sv_em_solve(NULL, c->model, f, y2), SV_OK);
         assert_int_equal(sv_em_y_to_s(p, y1, c->z0, s1), SV_OK);
         assert_int_equal(sv_em_y_to_s(p, y2, c->z0, s2), SV_OK);
         for (int k = 0; k < p * p; k++) worst = fmax(worst, cabs(s1[k] - s2[k]));

@@ -167,8 +167,7 @@ static sv_sweep_result *run_with(sweep_case *c, sv_gpu_solver *g, int exact_all)
 {
     sv_sweep_options o;
     sv_sweep_options_default(&o);
-    o.exact_deriv = sv_gpu_exact_deriv;
-    o.exact_user = g;
+    o.solver = sv_gpu_solver_sweep(g);
     o.derivatives = SV_GPU_MAX_DERIV; /* as the tool does on a device */
     o.exact_all = exact_all;
     o.tolerance = 1e-8;
@@ -525,6 +524,33 @@ static void test_options(void **state)
         sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV + 1, NULL, &d, sv_gpu_backend_emulated, NULL, &g),
         SV_ERR_ARG);
     assert_int_equal(sv_gpu_solver_create_with(NULL, NULL, 2, NULL, &d, sv_gpu_backend_emulated, NULL, &g), SV_ERR_ARG);
+    /* a zero-filled struct is the defaults, and the same solver as NULL options */
+    sv_gpu_options zero;
+    memset(&zero, 0, sizeof zero);
+    sv_gpu_options_default(&o);
+    assert_memory_equal(&zero, &o, sizeof o);
+    sv_gpu_solver *gz, *gn;
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, &zero, &d, sv_gpu_backend_emulated, NULL, &gz),
+        SV_OK);
+    assert_int_equal(
+        sv_gpu_solver_create_with(NULL, c.s.model, SV_GPU_MAX_DERIV, NULL, &d, sv_gpu_backend_emulated, NULL, &gn),
+        SV_OK);
+    sv_gpu_report rz, rn;
+    sv_gpu_solver_report(gz, &rz);
+    sv_gpu_solver_report(gn, &rn);
+    assert_true(rz.on_device && rn.on_device);
+    assert_int_equal(rz.residual, rn.residual);
+    int n = c.s.n, p = c.s.p;
+    double complex *xz = malloc(sizeof *xz * (size_t)n * p), *xn = malloc(sizeof *xn * (size_t)n * p);
+    assert_int_equal(sv_sweep_solver_solve(sv_gpu_solver_sweep(gz), NULL, 3e9, xz, n, 0, NULL, 0, NULL), SV_OK);
+    assert_int_equal(sv_gpu_exact_deriv(gn, NULL, c.s.model, 3e9, xn, n, 0, NULL, 0, NULL), SV_OK);
+    assert_memory_equal(xz, xn, sizeof *xz * (size_t)n * p);
+    assert_null(sv_gpu_solver_sweep(NULL));
+    free(xz);
+    free(xn);
+    sv_gpu_solver_destroy(gz);
+    sv_gpu_solver_destroy(gn);
     sweep_case_free(&c);
 }
 

@@ -1,6 +1,6 @@
-/* 2D Brusselator N = 8 at t = 11.5: scipy Radau rtol = atol = 1e-14 reference from
- * /work/shared/reference/ode-testset.md (13 significant digits; u then v,
- * index i + N*j, 0-based). */
+/* 2D Brusselator N = 8 at t = 11.5 (definition in docs/ode.md): scipy Radau
+ * rtol = atol = 1e-14 reference (13 significant digits; u then v, index
+ * i + N*j, 0-based). */
 static const double bruss8_ref[128] = {
     5.233410696425e-01, 5.234585874681e-01, 5.235155663368e-01, 5.234585874681e-01,
     5.233410696425e-01, 5.232372199001e-01, 5.231970415176e-01, 5.232372199001e-01,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "support_ode.h"
+#include "sv_test.h"
 
 sv_status ode_run_builtin(const sv_ode_builtin *b, const sv_ode_options *o_in, double *yend,
                           sv_ode_traj_status *status, sv_ode_stats *stats)
@@ -24,6 +25,15 @@ sv_status ode_run_builtin(const sv_ode_builtin *b, const sv_ode_options *o_in, d
                          .status = status,
                          .stats = stats};
     return sv_ode_solve(NULL, b->prob, &o, &e);
+}
+
+sv_ode_stats ode_run_success(const sv_ode_builtin *b, const sv_ode_options *o, double *yend)
+{
+    sv_ode_traj_status st;
+    sv_ode_stats stats;
+    assert_int_equal(ode_run_builtin(b, o, yend, &st, &stats), SV_OK);
+    assert_int_equal(st, SV_ODE_SUCCESS);
+    return stats;
 }
 
 double ode_scd(int n, const double *y, const double *ref)

@@ -22,7 +22,7 @@ sv_sparse_pattern *tp_eb50_true(void);
 sv_sparse_pattern *tp_pollu(void);
 sv_sparse_pattern *tp_hires(void);
 
-/* EB-50 variable indices (eb50.md section 1). */
+/* EB-50 variable indices (docs/ode.md, EB-50). */
 enum { EB_ETA = 0, EB_DC = 1, EB_DB = 2, EB_VB = 3, EB_T0 = 4, EB_E2 = 20, EB_N0 = 34 };
 
 #endif

@@ -93,7 +93,7 @@ sv_sparse_pattern *tp_random(int n, int per_row, uint64_t seed)
     return finish(&a, n);
 }
 
-/* EB-50 (../shared/reference/eb50.md, section 5): dense 11 × 11 core plus
+/* EB-50 (docs/ode.md, EB-50): dense 11 × 11 core plus
  * three tridiagonal tails T3..T15, E3..E15, N3..N15, each tied to its parent
  * T2, E2, N2 by one entry in each direction. */
 static const int eb_core[11] = {0, 1, 2, 3, 4, 5, 6, 20, 34, 35, 36};
@@ -117,7 +117,7 @@ sv_sparse_pattern *tp_eb50_declared(void)
     return finish(&a, 50);
 }
 
-/* True structure of the equations of eb50.md section 3 (160 nonzeros; the
+/* True structure of the equations in docs/ode.md (160 nonzeros; the
  * diagonal, added by the pattern constructor, makes 175 slots). */
 sv_sparse_pattern *tp_eb50_true(void)
 {
@@ -183,7 +183,7 @@ sv_sparse_pattern *tp_pollu(void)
     return finish(&a, 20);
 }
 
-/* HIRES (Bari test set; ../shared/reference/ode-testset.md): 25 nonzeros. */
+/* HIRES (Bari test set; docs/ode.md): 25 nonzeros. */
 sv_sparse_pattern *tp_hires(void)
 {
     static const int rows[8][6] = {{0, 1, 2, -1},    {0, 1, -1},    {2, 3, 4, -1}, {1, 2, 3, -1},

@@ -63,10 +63,10 @@ static void run_all(sv_sparse_lu *lu, const sv_sparse_pattern *p, double **vals,
     r->ff = malloc((size_t)nnz * sizeof(float));
     r->xf = malloc((size_t)n * sizeof(float));
     sv_sparse_lu_load_shifted(lu, vals[0], 1.5, r->fd);
-    r->flag = sv_sparse_lu_factor(lu, r->fd);
+    sv_sparse_lu_factor(lu, r->fd, &r->flag);
     sv_sparse_lu_solve(lu, r->fd, rhs, r->xd, w);
     sv_sparse_lu_load_shifted_f32(lu, vals[0], 1.5, r->ff);
-    r->flagf = sv_sparse_lu_factor_f32(lu, r->ff);
+    sv_sparse_lu_factor_f32(lu, r->ff, &r->flagf);
     sv_sparse_lu_solve_f32(lu, r->ff, rf, r->xf, wf);
     for (int k = 0; k < 4; k++) {
         int W = lanes[k];
@@ -124,7 +124,7 @@ static void test_bit_for_bit(void **state)
     const unsigned emit[] = {SV_SPARSE_EMIT_ALL, SV_SPARSE_EMIT_ALL, SV_SPARSE_EMIT_F64 | SV_SPARSE_EMIT_BATCH8_F64,
                              SV_SPARSE_EMIT_F64 | SV_SPARSE_EMIT_BATCH4_F64};
     sv_sparse_codegen_options opt;
-    sv_sparse_codegen_defaults(&opt);
+    sv_sparse_codegen_options_default(&opt);
     for (size_t x = 0; x < sizeof ps / sizeof ps[0]; x++) {
         opt.emit = emit[x];
         sv_sparse_pattern *p = ps[x];
@@ -180,7 +180,7 @@ static void test_cache_and_fallback(void **state)
     assert_non_null(strstr(sv_last_error(), "another pattern"));
     /* Too large for the limits: refused, table-driven kept. */
     sv_sparse_codegen_options opt;
-    sv_sparse_codegen_defaults(&opt);
+    sv_sparse_codegen_options_default(&opt);
     opt.max_updates = 0;
     sv_sparse_pattern *r = tp_random(30, 4, 1);
     sv_sparse_lu *d = NULL;
@@ -200,11 +200,63 @@ static void test_cache_and_fallback(void **state)
     sv_sparse_pattern_destroy(r);
 }
 
+/* The generated source for `opt`, as a malloc'd string (NULL on refusal). */
+static char *generated(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, sv_status *st)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    *st = sv_sparse_codegen_write(lu, opt, "k", f);
+    long len = ftell(f);
+    char *text = NULL;
+    if (*st == SV_OK) {
+        text = calloc((size_t)len + 1, 1);
+        rewind(f);
+        assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    }
+    fclose(f);
+    return text;
+}
+
+/* Options: emit = 0 means the default kernels; a zero-filled struct has
+ * limits of 0 and refuses the code (limits are values, not "unset"). */
+static void test_options_zero(void **state)
+{
+    (void)state;
+    sv_sparse_pattern *p = tp_pollu();
+    sv_sparse_lu *lu = NULL;
+    assert_int_equal(sv_sparse_lu_analyse(NULL, p, SV_SPARSE_ORDER_AMD, &lu), SV_OK);
+    sv_sparse_codegen_options d, z;
+    sv_sparse_codegen_options_default(&d);
+    assert_int_equal(d.emit, SV_SPARSE_EMIT_DEFAULT);
+    sv_status s1, s2, s3;
+    char *a = generated(lu, &d, &s1), *b = generated(lu, NULL, &s2);
+    d.emit = 0;
+    char *c = generated(lu, &d, &s3);
+    assert_int_equal(s1, SV_OK);
+    assert_int_equal(s2, SV_OK);
+    assert_int_equal(s3, SV_OK);
+    assert_string_equal(a, b);
+    assert_string_equal(a, c);
+    memset(&z, 0, sizeof z);
+    char *r = generated(lu, &z, &s1);
+    assert_null(r);
+    assert_int_equal(s1, SV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(sv_last_error(), "max_updates = 0"));
+    z.emit = 1u << 9; /* a bit outside SV_SPARSE_EMIT_ALL */
+    z.max_updates = z.max_subst = 1000000;
+    assert_null(generated(lu, &z, &s1));
+    assert_int_equal(s1, SV_ERR_ARG);
+    free(a), free(b), free(c);
+    sv_sparse_lu_destroy(lu);
+    sv_sparse_pattern_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bit_for_bit),
         cmocka_unit_test(test_cache_and_fallback),
+        cmocka_unit_test(test_options_zero),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

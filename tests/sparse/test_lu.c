@@ -42,7 +42,7 @@ static void check_factors(const sv_sparse_pattern *p, sv_sparse_ordering ord, sv
     double *f = ts_lapack_lu_permuted(lu, a);
     double *buf = malloc((size_t)nnz * sizeof *buf);
     sv_sparse_lu_load(lu, v, buf);
-    assert_int_equal(sv_sparse_lu_factor(lu, buf), 0);
+    assert_int_equal(sv_sparse_lu_factor(lu, buf, NULL), SV_OK);
     char *is_slot = calloc((size_t)n * n, 1);
     double umax = 0;
     for (int x = 0; x < n * n; x++) umax = fmax(umax, fabs(f[x]));
@@ -88,7 +88,7 @@ static void test_factors_match_lapack(void **state)
     }
 }
 
-/* eb50.md: declared pattern 238 entries -> 238 slots with AMD (zero fill),
+/* docs/ode.md, EB-50: declared pattern 238 entries -> 238 slots with AMD (zero fill),
  * 420 in natural order; true pattern 175 slots -> 196 with AMD, 325 natural. */
 static void test_eb50_fill(void **state)
 {
@@ -205,7 +205,10 @@ static void test_zero_pivot(void **state)
     v[sv_sparse_pattern_find(p, 0, 0)] = 0.0;
     double buf[16], b[3] = {1, 2, 3}, x[3], w[3];
     sv_sparse_lu_load(lu, v, buf);
-    assert_int_equal(sv_sparse_lu_factor(lu, buf), 1);
+    int info = -1;
+    assert_int_equal(sv_sparse_lu_factor(lu, buf, &info), SV_ERR_SINGULAR);
+    assert_int_equal(info, 1);
+    assert_non_null(strstr(sv_last_error(), "row 0 of the permuted matrix"));
     sv_sparse_lu_solve(lu, buf, b, x, w);
     int bad = 0;
     for (int i = 0; i < 3; i++) bad += !isfinite(x[i]);
@@ -214,7 +217,14 @@ static void test_zero_pivot(void **state)
     for (int e = 0; e < sv_sparse_pattern_nnz(p); e++) v[e] = 1.0 + e;
     v[sv_sparse_pattern_find(p, 2, 2)] = NAN;
     sv_sparse_lu_load(lu, v, buf);
-    assert_int_equal(sv_sparse_lu_factor(lu, buf), 3);
+    assert_int_equal(sv_sparse_lu_factor(lu, buf, &info), SV_ERR_SINGULAR);
+    assert_int_equal(info, 3);
+    /* A good factorisation reports SV_OK and info 0. */
+    for (int e = 0; e < sv_sparse_pattern_nnz(p); e++) v[e] = 1.0 + e;
+    v[sv_sparse_pattern_find(p, 0, 0)] = 5.0;
+    sv_sparse_lu_load(lu, v, buf);
+    assert_int_equal(sv_sparse_lu_factor(lu, buf, &info), SV_OK);
+    assert_int_equal(info, 0);
     sv_sparse_lu_destroy(lu);
     sv_sparse_pattern_destroy(p);
 }

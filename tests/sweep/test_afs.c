@@ -8,6 +8,7 @@
 
 #include "support_synth.h"
 #include "sv_test.h"
+#include "solvent/sweep_solver.h"
 #include "sweep/sweep_internal.h"
 
 #define Z0 50.0
@@ -167,7 +168,7 @@ static void test_derivatives_against_differences(void **state)
     size_t sz = (size_t)n * p;
     double complex *x = malloc(sizeof(double complex) * sz), *dx = malloc(sizeof(double complex) * sz * 2),
                    *xp = malloc(sizeof(double complex) * sz), *xm = malloc(sizeof(double complex) * sz);
-    assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f, x, n, 2, dx, n, NULL), SV_OK);
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, f, SV_SWEEP_LAPACK, 0.0, x, n, 2, dx, n, NULL), SV_OK);
     synth_solve(&s, f + h, xp);
     synth_solve(&s, f - h, xm);
     double e1 = 0, s1 = 0, e2 = 0, s2 = 0;
@@ -220,13 +221,45 @@ static void test_cap_and_exact_all(void **state)
     synth_destroy(&s);
 }
 
-static int calls;
-static sv_status counting_exact(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq, double complex *x,
-                                int ldx, sv_sweep_exact_info *info)
+/* A caller's exact solver: a toy implementation of the interface that
+ * counts its set-ups and the derivative order it is asked for, with the
+ * LAPACK reference's factors behind it. */
+typedef struct counting {
+    sv_sweep_solver *inner;
+    int setups, nderiv;
+} counting;
+
+static sv_status counting_setup(void *content, sv_ctx *ctx, double freq, int nderiv, sv_sweep_solver_plan *plan)
 {
-    (void)user;
-    calls++;
-    return sv_sweep_solve_exact(ctx, m, freq, SV_SWEEP_LAPACK, x, ldx, info);
+    counting *c = content;
+    c->setups++;
+    c->nderiv = nderiv;
+    return sv_sweep_solver_setup(c->inner, ctx, freq, nderiv, plan);
+}
+
+static sv_status counting_precond(void *content, int ncols, double complex *v, int ldv)
+{
+    return sv_sweep_solver_precond(((counting *)content)->inner, ncols, v, ldv);
+}
+
+static void counting_release(void *content) { sv_sweep_solver_release(((counting *)content)->inner); }
+
+static const sv_sweep_solver_ops counting_ops = {.name = "counting", .setup = counting_setup,
+                                                 .precond = counting_precond, .release = counting_release};
+
+static sv_sweep_solver *counting_create(const synth *s, counting *c)
+{
+    sv_sweep_solver *out;
+    memset(c, 0, sizeof *c);
+    assert_int_equal(sv_sweep_solver_create_builtin(NULL, s->model, SV_SWEEP_LAPACK, 0.0, &c->inner), SV_OK);
+    assert_int_equal(sv_sweep_solver_create(NULL, s->model, &counting_ops, c, &out), SV_OK);
+    return out;
+}
+
+static void counting_destroy(sv_sweep_solver *solver, counting *c)
+{
+    sv_sweep_solver_destroy(solver);
+    sv_sweep_solver_destroy(c->inner);
 }
 
 static void test_custom_solver_unsorted_and_duplicate_frequencies(void **state)
@@ -237,34 +270,23 @@ static void test_custom_solver_unsorted_and_duplicate_frequencies(void **state)
     double f[9] = {5e9, 1e9, 9e9, 3e9, 5e9, 7e9, 2e9, 8e9, 4e9};
     sv_sweep_options o;
     sv_sweep_options_default(&o);
-    o.exact = counting_exact;
-    calls = 0;
+    counting cs;
+    o.solver = counting_create(&s, &cs);
+    o.derivatives = -1; /* solutions only */
     sv_sweep_result *res = NULL;
     assert_int_equal(sv_sweep_run(NULL, s.model, 9, f, &o, &res), SV_OK);
+    int calls = cs.setups;
     assert_int_equal(calls, res->n_exact);
     assert_true(res->exact[1] && res->exact[2]); /* the band edges */
     assert_true(max_s_error(&s, res, NULL) < 1e-9);
     sv_sweep_result_destroy(res);
-    free(NULL);
+    counting_destroy(o.solver, &cs);
     synth_destroy(&s);
 }
 
-/* A custom solver with derivatives (through the public entry point, LAPACK
- * path) is asked for the sweep's derivative order, and its derivatives
- * enter the basis: the sweep then needs no more exact solves than the
- * built-in solver does with its derivatives, and fewer than a solver that
- * gives solutions only. */
-static int deriv_asked;
-static sv_status counting_exact_deriv(void *user, sv_ctx *ctx, const sv_sweep_model *m, double freq,
-                                      double complex *x, int ldx, int nderiv, double complex *dx, int lddx,
-                                      sv_sweep_exact_info *info)
-{
-    (void)user;
-    calls++;
-    deriv_asked = nderiv;
-    return sv_sweep_solve_exact_deriv(ctx, m, freq, SV_SWEEP_LAPACK, 0.0, x, ldx, nderiv, dx, lddx, info);
-}
-
+/* A caller's solver is asked for the sweep's derivative order and its
+ * derivatives enter the basis: the sweep then needs no more exact solves
+ * than with the built-in solver, and fewer than with solutions alone. */
 static void test_custom_solver_with_derivatives(void **state)
 {
     (void)state;
@@ -274,15 +296,18 @@ static void test_custom_solver_with_derivatives(void **state)
     sv_sweep_options o;
     sv_sweep_options_default(&o);
     sv_sweep_result *plain = NULL, *deriv = NULL, *builtin = NULL;
-    o.exact = counting_exact;
+    counting cs;
+    o.solver = counting_create(&s, &cs);
+    o.derivatives = -1; /* solutions only */
     assert_int_equal(sv_sweep_run(NULL, s.model, 41, f, &o, &plain), SV_OK);
-    o.exact = NULL;
-    o.exact_deriv = counting_exact_deriv;
-    calls = 0;
+    o.derivatives = 0;
+    cs.setups = 0;
     assert_int_equal(sv_sweep_run(NULL, s.model, 41, f, &o, &deriv), SV_OK);
+    int calls = cs.setups, deriv_asked = cs.nderiv;
     assert_int_equal(calls, deriv->n_exact);
     assert_int_equal(deriv_asked, 3); /* the default order */
-    o.exact_deriv = NULL;
+    counting_destroy(o.solver, &cs);
+    o.solver = NULL;
     assert_int_equal(sv_sweep_run(NULL, s.model, 41, f, &o, &builtin), SV_OK);
     print_message("exact solves: solutions only %d, custom with derivatives %d, built-in %d\n", plain->n_exact,
                   deriv->n_exact, builtin->n_exact);

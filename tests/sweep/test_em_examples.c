@@ -9,10 +9,8 @@
 #include <string.h>
 
 #include "sv_test.h"
-#include "solvent/dense.h"
 #include "solvent/em.h"
 #include "solvent/sweep.h"
-
 
 static void check_example(const char *name, int nf, int max_exact_expected)
 {
@@ -23,41 +21,25 @@ static void check_example(const char *name, int nf, int max_exact_expected)
     sv_em_model *em;
     assert_int_equal(sv_em_model_create(NULL, prj, NULL, &em), SV_OK);
     int n = sv_em_model_unknowns(em), p = sv_em_model_ports(em);
-    sv_em_stackup st;
-    sv_em_project_stackup(prj, &st);
     sv_em_sweep sw;
     sv_em_project_sweep(prj, &sw);
     assert_true(sw.present);
-    sv_dense_sym *L, *Psi;
-    assert_int_equal(sv_em_assemble(NULL, em, 0, &L, &Psi, NULL), SV_OK);
-    sv_em_csr *G = NULL;
-    int lossy = isfinite(st.sigma);
-    if (lossy) assert_int_equal(sv_em_gram(NULL, em, &G), SV_OK);
-    double *b = malloc(sizeof(double) * n * p), *z0 = malloc(sizeof(double) * p);
-    assert_int_equal(sv_em_port_rhs(em, b, n), SV_OK);
+    double *z0 = malloc(sizeof(double) * p);
     for (int k = 0; k < p; k++) z0[k] = sv_em_project_port_z0(prj, k);
-    sv_sweep_term terms[3] = {
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(L), .nb = sv_dense_sym_block(L)},
-        {.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(Psi), .nb = sv_dense_sym_block(Psi)},
-        {.kind = SV_SWEEP_TERM_CSR}};
-    if (lossy) {
-        terms[2].rowptr = G->rowptr;
-        terms[2].colind = G->col;
-        terms[2].values = G->val;
-    }
-    sv_sweep_model *m;
-    assert_int_equal(sv_sweep_model_create(NULL, n, lossy ? 3 : 2, terms, sv_em_coefficient, &st, p, b, n, &m), SV_OK);
+    sv_em_affine *model;
+    assert_int_equal(sv_em_affine_create(NULL, em, &model), SV_OK);
+    const sv_sweep_model *m = sv_em_affine_model(model);
     double *f = malloc(sizeof(double) * nf);
     for (int i = 0; i < nf; i++) f[i] = sw.start_hz + (sw.stop_hz - sw.start_hz) * i / (nf - 1);
     sv_sweep_result *r;
     assert_int_equal(sv_sweep_run(NULL, m, nf, f, NULL, &r), SV_OK);
     assert_true(r->converged);
-    /* exact double solves at every frequency, independent of the sweep: the EM module's direct solver */
+    /* exact double solves at every frequency, independent of the adaptive sampling: the EM module's direct solve */
     double complex *y = malloc(sizeof(double complex) * p * p), *s1 = malloc(sizeof(double complex) * p * p),
                    *s2 = malloc(sizeof(double complex) * p * p);
     double ds = 0, dexact = 0, recip = 0, smax = 0;
     for (int i = 0; i < nf; i++) {
-        assert_int_equal(sv_em_solve(NULL, em, L, Psi, G, f[i], y), SV_OK);
+        assert_int_equal(sv_em_solve(NULL, model, f[i], y), SV_OK);
         assert_int_equal(sv_em_y_to_s(p, y, z0, s1), SV_OK);
         assert_int_equal(sv_em_y_to_s(p, r->h + (size_t)i * p * p, z0, s2), SV_OK);
         for (int e = 0; e < p * p; e++) {
@@ -94,16 +76,12 @@ static void check_example(const char *name, int nf, int max_exact_expected)
     assert_true(dmd <= 1e-10);
     sv_sweep_result_destroy(rd);
     sv_sweep_result_destroy(r);
-    sv_sweep_model_destroy(m);
+    sv_em_affine_destroy(model);
     free(f);
     free(y);
     free(s1);
     free(s2);
-    free(b);
     free(z0);
-    sv_em_csr_destroy(G);
-    sv_dense_sym_destroy(L);
-    sv_dense_sym_destroy(Psi);
     sv_em_model_destroy(em);
     sv_em_project_destroy(prj);
 }

@@ -10,7 +10,7 @@
 
 #include "support_synth.h"
 #include "sv_test.h"
-#include "sweep/sweep_internal.h"
+#include "solvent/sweep.h"
 
 #define Z0 50.0
 
@@ -75,7 +75,8 @@ static void test_derivatives_against_differences(void **state)
     for (int k = 0; k < 2; k++) {
         double f = fs[k], h = 1e-4 * f, H = 1e-3 * f;
         sv_sweep_exact_info info;
-        assert_int_equal(sv_sweep_exact_dense(NULL, s.model, f, 1, 0.0, x, n, 3, dx, n, &info), SV_OK);
+        assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, f, SV_SWEEP_MIXED, 0.0,
+                                                    x, n, 3, dx, n, &info), SV_OK);
         assert_false(info.fell_back);
         assert_true(info.backward_error <= 1e-15);
         synth_solve(&s, f + h, xp);
@@ -89,8 +90,10 @@ static void test_derivatives_against_differences(void **state)
          * path's second derivatives (good to about 1e-6 relative; the step
          * H = 1e-3·f leaves a truncation of about 1e-6 and rounding of
          * about 1e-6·f/H = 1e-3) */
-        assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f + H, xp, n, 2, dp, n, NULL), SV_OK);
-        assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f - H, xm, n, 2, dm, n, NULL), SV_OK);
+        assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, f + H, SV_SWEEP_LAPACK, 0.0,
+                                                    xp, n, 2, dp, n, NULL), SV_OK);
+        assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, f - H, SV_SWEEP_LAPACK, 0.0,
+                                                    xm, n, 2, dm, n, NULL), SV_OK);
         for (size_t i = 0; i < sz; i++) fd[2 * sz + i] = (dp[sz + i] - dm[sz + i]) / (2 * H);
         double e1 = rel_diff((int)sz, dx, fd), e2 = rel_diff((int)sz, dx + sz, fd + sz),
                e3 = rel_diff((int)sz, dx + 2 * sz, fd + 2 * sz);
@@ -98,7 +101,8 @@ static void test_derivatives_against_differences(void **state)
         assert_true(e1 < 1e-6);
         assert_true(e2 < 1e-2); /* the reference's limit: see above */
         assert_true(e3 < 1e-2);
-        assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f, xl, n, 3, dxl, n, NULL), SV_OK);
+        assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, f, SV_SWEEP_LAPACK, 0.0,
+                                                    xl, n, 3, dxl, n, NULL), SV_OK);
         double l1 = rel_diff((int)sz, dx, dxl), l2 = rel_diff((int)sz, dx + sz, dxl + sz),
                l3 = rel_diff((int)sz, dx + 2 * sz, dxl + 2 * sz);
         print_message("f = %g: derivatives 1, 2, 3 vs the LAPACK path %.2e %.2e %.2e\n", f, l1, l2, l3);
@@ -186,13 +190,13 @@ static void test_low_frequency_gmres(void **state)
     double complex *xl = malloc(sizeof(double complex) * sz), *dxl = malloc(sizeof(double complex) * sz * 3);
     double f = 2e8;
     sv_sweep_exact_info info;
-    assert_int_equal(sv_sweep_exact_dense(NULL, s.model, f, 1, 0.0, x, n, 3, dx, n, &info), SV_OK);
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, f, SV_SWEEP_MIXED, 0.0, x, n, 3, dx, n, &info), SV_OK);
     print_message("f = %g: %d classical steps, %d GMRES steps, backward error %.2e, fell back %d\n", f,
                   info.iterations, info.gmres_steps, info.backward_error, info.fell_back);
     assert_false(info.fell_back);
     assert_true(info.gmres_steps > 0);
     assert_true(info.backward_error <= 1e-15);
-    assert_int_equal(sv_sweep_exact_lapack(NULL, s.model, f, xl, n, 3, dxl, n, NULL), SV_OK);
+    assert_int_equal(sv_sweep_solve_exact_deriv(NULL, s.model, f, SV_SWEEP_LAPACK, 0.0, xl, n, 3, dxl, n, NULL), SV_OK);
     double e0 = rel_diff((int)sz, x, xl);
     print_message("solution vs LAPACK %.2e; derivatives", e0);
     /* condition near 1e8 here: both are backward stable to 1e-16 */

@@ -1,52 +1,31 @@
-/* GMRES-based refinement of exact solves (Carson & Higham, "Accelerating the
- * solution of linear systems by iterative refinement in three precisions",
- * SIAM J. Sci. Comput. 40 (2018) A817): the correction equation Z·d = r is
- * solved by GMRES preconditioned on the right by the single-precision
- * factors, with the residual and every product computed in double from the
- * terms. Classical refinement contracts the error by about u_single·κ(Z) per
- * step and stalls once that nears 1; GMRES only needs the preconditioned
- * operator's eigenvalues to cluster, which they still do there.
- *
- * Where it matters: at the low end of a band −jΨ/ω outgrows jωL, Z(f)'s
- * condition grows like 1/f², and classical refinement stalls (at 0.1 GHz on
- * a 30 × 30-cell square of 0.5 mm cells it stopped at a backward error of
- * 5e-9). Without this step such a frequency was factorised again in double:
- * 8·N² more bytes (beside the 8·N² of the terms, beyond a 13·N² budget) and
- * two to three times a single factorisation. GMRES took 24 steps there to
- * reach 1e-16, each a pass over the terms and a solve with the factors.
+/* Stage 2 of the refinement engine: GMRES-based refinement (Carson &
+ * Higham, "Accelerating the solution of linear systems by iterative
+ * refinement in three precisions", SIAM J. Sci. Comput. 40 (2018) A817):
+ * the correction equation Z·d = r is solved by GMRES preconditioned on the
+ * right by the approximate (single-precision) factors, with the residual and
+ * every product computed in double by the caller (ops->apply). Classical
+ * refinement contracts the error by about u_single·κ(Z) per step and stalls
+ * once that nears 1; GMRES only needs the preconditioned operator's
+ * eigenvalues to cluster, which they still do there (the sweep's low
+ * frequencies: docs/sweep.md).
  *
  * The columns of X are independent GMRES runs that share every pass: the
  * active columns' Krylov vectors are preconditioned together (one solve with
- * the factors) and multiplied by Z together (one pass over the terms), both
+ * the factors) and multiplied by Z together (one call of apply), both
  * memory-bound, so p columns cost about what one does. Restarted flexible
  * GMRES(m) (Saad, SIAM J. Sci. Comput. 14 (1993) 461): the preconditioned
- * vectors z_k = M⁻¹·v_k are kept and the update is Σ z_k·y_k. The factors
- * are applied in single precision to a vector rounded to single, so M⁻¹ is
- * not one linear operator from step to step; the standard variant's update
- * M⁻¹·(V·y) then disagrees with the products GMRES minimised over (measured:
- * 29 steps gained nothing where the flexible variant converged), modified
+ * vectors z_k = M⁻¹·v_k are kept and the update is Σ z_k·y_k, because
+ * factors applied in single precision to a vector rounded to single are not
+ * one linear operator from step to step, and the standard variant's update
+ * M⁻¹·(V·y) then disagrees with the products GMRES minimised over. Modified
  * Gram–Schmidt, Givens rotations. */
 #include <math.h>
 #include <string.h>
 
-#include "sweep_internal.h"
+#include "refine_internal.h"
 
-#define GMRES_M SV_SWEEP_GMRES_M
+#define GMRES_M SV_DENSE_GMRES_M
 #define GMRES_MIN_RTOL 1e-10 /* the most a cycle aims to reduce the residual by */
-
-/* Normwise backward error of column x for Z·x = b with residual r. */
-static double col_berr(int n, double znorm, const double complex *r, const double complex *x, const double complex *b)
-{
-    double rn = 0, xn = 0, bn = 0;
-    for (int i = 0; i < n; i++) {
-        rn = fmax(rn, cabs(r[i]));
-        xn = fmax(xn, cabs(x[i]));
-        bn = fmax(bn, cabs(b[i]));
-    }
-    if (isnan(rn) || isnan(xn)) return NAN;
-    double den = znorm * xn + bn;
-    return den > 0 ? rn / den : (rn > 0 ? INFINITY : 0);
-}
 
 typedef struct gm {
     int n, p, m;
@@ -54,13 +33,30 @@ typedef struct gm {
     double complex *Zp; /* p blocks of n × m: the preconditioned vectors M⁻¹·v_k */
     double complex *H;  /* p blocks of (m + 1) × m, column-major */
     double complex *g, *cs, *sn; /* p blocks of m + 1 */
-    double *beta;
+    double *beta, *colerr;
     int *steps, *active;
 } gm;
 
 static double complex *Vcol(const gm *G, int j, int k) { return G->V + ((size_t)j * (G->m + 1) + k) * G->n; }
 static double complex *Zcol(const gm *G, int j, int k) { return G->Zp + ((size_t)j * G->m + k) * G->n; }
 static double complex *Hcol(const gm *G, int j, int k) { return G->H + ((size_t)j * G->m + k) * (G->m + 1); }
+
+size_t sv_dense_gmres_bytes(int n, int nrhs)
+{
+    size_t np = (size_t)n * (size_t)nrhs, P = (size_t)nrhs, M = GMRES_M, z = sizeof(double complex);
+    return (2 * M + 3) * np * z + P * (M + 1) * (M + 3) * z + 2 * P * (sizeof(double) + sizeof(int));
+}
+
+sv_status sv_dense_refine_true_residual(const sv_dense_refine_ops *ops, const double complex *rhs,
+                                        const double complex *x, int ldx, double complex *r)
+{
+    int n = ops->n, p = ops->nrhs;
+    sv_status st = ops->apply(ops->user, p, x, ldx, r, n);
+    if (st) return st;
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++) r[(size_t)j * n + i] = rhs[(size_t)j * n + i] - r[(size_t)j * n + i];
+    return SV_OK;
+}
 
 /* Add the Krylov column w (= Z·M⁻¹·v_k) to column j's Arnoldi process;
  * returns 1 when the column is done (its estimate reached rtol·β). */
@@ -117,22 +113,65 @@ static void arnoldi_update(const gm *G, int j, double complex *x)
     }
 }
 
-sv_status sv_sweep_gmres_refine(sv_ctx *ctx, const sv_sweep_model *m, double freq, sv_sweep_precond_fn precond,
-                                void *pre_user, const double complex *rhs, double complex *x, int ldx, double tol,
-                                int max_steps, double *berr, int *steps_out)
+/* Start a cycle: v_0 = r/β for every active column; returns how many are. */
+static int cycle_start(gm *G, const double complex *R)
 {
-    int n = m->n, p = m->nrhs, K = m->nterms;
-    double complex c[K];
-    sv_status st = sv_sweep_coefs(m, freq, c);
-    if (st) return st;
-    double znorm = sv_sweep_model_norm_inf(m, freq);
+    int n = G->n, m1 = G->m + 1, na = 0;
+    for (int j = 0; j < G->p; j++) {
+        G->steps[j] = 0;
+        if (!G->active[j]) continue;
+        const double complex *r = R + (size_t)j * n;
+        double b2 = 0;
+        for (int i = 0; i < n; i++) b2 += creal(r[i]) * creal(r[i]) + cimag(r[i]) * cimag(r[i]);
+        G->beta[j] = sqrt(b2);
+        double complex *v0 = Vcol(G, j, 0);
+        for (int i = 0; i < n; i++) v0[i] = r[i] / G->beta[j];
+        double complex *g = G->g + (size_t)j * m1;
+        memset(g, 0, sizeof(double complex) * (size_t)m1);
+        g[0] = G->beta[j];
+        na++;
+    }
+    return na;
+}
+
+/* One cycle of at most GMRES_M steps (and the total within max_steps) on
+ * the active columns: their Krylov vectors through the preconditioner and Z
+ * together, Zb and R as workspace. */
+static sv_status cycle_run(gm *G, const sv_dense_refine_ops *ops, int na, double rtol, int max_steps, int *total,
+                           double complex *Zb, double complex *R)
+{
+    int n = G->n, p = G->p;
+    for (int k = 0; k < GMRES_M && na > 0 && *total < max_steps; k++, (*total)++) {
+        int a = 0;
+        for (int j = 0; j < p; j++)
+            if (G->active[j]) memcpy(Zb + (size_t)a++ * n, Vcol(G, j, k), sizeof(double complex) * (size_t)n);
+        sv_status st = ops->precond(ops->user, na, Zb, n);
+        if (!st) st = ops->apply(ops->user, na, Zb, n, R, n); /* R is free until the next cycle */
+        if (st) return st;
+        a = 0;
+        for (int j = 0; j < p; j++)
+            if (G->active[j]) {
+                memcpy(Zcol(G, j, k), Zb + (size_t)a * n, sizeof(double complex) * (size_t)n);
+                if (arnoldi_step(G, j, k, R + (size_t)a++ * n, rtol)) G->active[j] = 0;
+            }
+        na = 0;
+        for (int j = 0; j < p; j++) na += G->active[j];
+    }
+    return SV_OK;
+}
+
+sv_status sv_dense_gmres(sv_ctx *ctx, const sv_dense_refine_ops *ops, const double complex *rhs, double complex *x,
+                         int ldx, double tol, int max_steps, double *berr, int *steps_out)
+{
+    int n = ops->n, p = ops->nrhs;
+    sv_status st = SV_OK;
     gm G = {.n = n, .p = p, .m = GMRES_M};
     size_t np = (size_t)n * p, m1 = (size_t)GMRES_M + 1;
     G.V = sv_alloc(ctx, sizeof(double complex) * np * m1, "GMRES Krylov vectors");
     G.Zp = sv_alloc(ctx, sizeof(double complex) * np * GMRES_M, "GMRES preconditioned vectors");
     G.H = sv_alloc(ctx, sizeof(double complex) * (size_t)p * m1 * GMRES_M, "GMRES Hessenberg matrices");
     G.g = sv_alloc(ctx, sizeof(double complex) * (size_t)p * m1 * 3, "GMRES rotations");
-    G.beta = sv_alloc(ctx, sizeof(double) * (size_t)p, "GMRES norms");
+    G.beta = sv_alloc(ctx, sizeof(double) * (size_t)p * 2, "GMRES norms");
     G.steps = sv_alloc(ctx, sizeof(int) * (size_t)p * 2, "GMRES steps");
     double complex *R = sv_alloc(ctx, sizeof(double complex) * np * 2, "GMRES residuals");
     if (!G.V || !G.Zp || !G.H || !G.g || !G.beta || !G.steps || !R) {
@@ -141,64 +180,26 @@ sv_status sv_sweep_gmres_refine(sv_ctx *ctx, const sv_sweep_model *m, double fre
     }
     G.cs = G.g + (size_t)p * m1;
     G.sn = G.cs + (size_t)p * m1;
+    G.colerr = G.beta + p;
     G.active = G.steps + p;
     double complex *Zb = R + np; /* n × (active columns): vectors through the preconditioner */
     int total = 0;
     double prev = INFINITY;
     *berr = INFINITY;
     for (;;) {
-        /* the true residual R = rhs − Z·x, in double from the terms */
-        st = sv_sweep_apply_coefs(m, c, p, x, ldx, R, n);
+        st = sv_dense_refine_true_residual(ops, rhs, x, ldx, R);
         if (st) break;
-        double worst = 0;
-        for (int j = 0; j < p; j++) {
-            double complex *r = R + (size_t)j * n;
-            const double complex *b = rhs + (size_t)j * n;
-            for (int i = 0; i < n; i++) r[i] = b[i] - r[i];
-            double e = col_berr(n, znorm, r, x + (size_t)j * ldx, b);
-            G.active[j] = !(e <= tol);
-            if (!(e <= worst)) worst = e;
-        }
+        double worst = sv_dense_backward_error_residual(n, p, ops->norm_inf, R, n, x, ldx, rhs, n, G.colerr);
+        for (int j = 0; j < p; j++) G.active[j] = !(G.colerr[j] <= tol);
         *berr = worst;
         /* done, out of steps, or a cycle that no longer halves the error */
         if (!(worst > tol) || total >= max_steps || !(worst < 0.5 * prev) || isnan(worst)) break;
         prev = worst;
         /* A cycle aims for the reduction the target needs (with a margin
-         * for the ∞-norm backward error against GMRES's 2-norm), not more:
-         * on the 30 × 30-cell square at 0.1 GHz the derivatives went from
-         * about 5e-8 to their target in 10–11 steps instead of 23–24. */
+         * for the ∞-norm backward error against GMRES's 2-norm), not more. */
         double rtol = fmin(0.5, fmax(GMRES_MIN_RTOL, 0.1 * tol / worst));
-        int na = 0;
-        for (int j = 0; j < p; j++) {
-            G.steps[j] = 0;
-            if (!G.active[j]) continue;
-            const double complex *r = R + (size_t)j * n;
-            double b2 = 0;
-            for (int i = 0; i < n; i++) b2 += creal(r[i]) * creal(r[i]) + cimag(r[i]) * cimag(r[i]);
-            G.beta[j] = sqrt(b2);
-            double complex *v0 = Vcol(&G, j, 0);
-            for (int i = 0; i < n; i++) v0[i] = r[i] / G.beta[j];
-            double complex *g = G.g + (size_t)j * m1;
-            memset(g, 0, sizeof(double complex) * m1);
-            g[0] = G.beta[j];
-            na++;
-        }
-        for (int k = 0; k < GMRES_M && na > 0 && total < max_steps; k++, total++) {
-            int a = 0;
-            for (int j = 0; j < p; j++)
-                if (G.active[j]) memcpy(Zb + (size_t)a++ * n, Vcol(&G, j, k), sizeof(double complex) * (size_t)n);
-            st = precond(pre_user, na, Zb, n);
-            if (!st) st = sv_sweep_apply_coefs(m, c, na, Zb, n, R, n); /* R is free until the next cycle */
-            if (st) break;
-            a = 0;
-            for (int j = 0; j < p; j++)
-                if (G.active[j]) {
-                    memcpy(Zcol(&G, j, k), Zb + (size_t)a * n, sizeof(double complex) * (size_t)n);
-                    if (arnoldi_step(&G, j, k, R + (size_t)a++ * n, rtol)) G.active[j] = 0;
-                }
-            na = 0;
-            for (int j = 0; j < p; j++) na += G.active[j];
-        }
+        int na = cycle_start(&G, R);
+        st = cycle_run(&G, ops, na, rtol, max_steps, &total, Zb, R);
         if (st) break;
         for (int j = 0; j < p; j++)
             if (G.steps[j] > 0) arnoldi_update(&G, j, x + (size_t)j * ldx);

@@ -1,0 +1,56 @@
+/* The anchors' full Z(f), formed from the planar model's terms. */
+#include "bench_em.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench: %s: %s\n", what, sv_last_error());
+    exit(1);
+}
+
+/* z += c·A for a packed term (both triangles). */
+static void add_packed(int n, const sv_sweep_term *t, double complex c, double complex *z)
+{
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int j = 0; j < n; j++) {
+        const double *col = t->packed + sv_dense_packed_offset(n, t->nb, j, j) - j; /* col[i]: (i, j), i ≥ j */
+        for (int i = j; i < n; i++) {
+            double complex v = c * col[i];
+            z[(size_t)j * n + i] += v;
+            if (i != j) z[(size_t)i * n + j] += v;
+        }
+    }
+}
+
+/* z += c·A for a CSR term (both triangles stored). */
+static void add_csr(int n, const sv_sweep_term *t, double complex c, double complex *z)
+{
+    for (int r = 0; r < n; r++)
+        for (int e = t->rowptr[r]; e < t->rowptr[r + 1]; e++) z[(size_t)t->colind[e] * n + r] += c * t->values[e];
+}
+
+void bench_em_full_z(const sv_em_affine *a, double freq_hz, double complex *z)
+{
+    int n = sv_em_model_unknowns(sv_em_affine_em(a));
+    int nterms = sv_em_affine_nterms(sv_em_affine_em(a));
+    memset(z, 0, sizeof(double complex) * (size_t)n * n);
+    for (int k = 0; k < nterms; k++) {
+        sv_sweep_term t;
+        if (sv_em_affine_term(a, k, &t)) die("model term");
+        double complex c = sv_em_affine_coefficient(a, k, freq_hz);
+        if (t.kind == SV_SWEEP_TERM_PACKED) add_packed(n, &t, c, z);
+        else add_csr(n, &t, c, z);
+    }
+}
+
+double *bench_em_band(int nf, const sv_em_sweep *sw)
+{
+    sv_em_sweep b = *sw;
+    b.points = nf;
+    double *f = malloc(sizeof(double) * (size_t)nf);
+    if (!f || sv_em_band_frequencies(&b, f)) die("band");
+    return f;
+}

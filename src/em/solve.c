@@ -1,0 +1,22 @@
+/* The direct solve at one frequency: the planar model's exact solve by the
+ * sweep engine (double precision), then the port admittances. */
+#include <math.h>
+
+#include "em_internal.h"
+
+sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y)
+{
+    if (!a || !y) return sv_error(SV_ERR_ARG, "sv_em_solve: NULL argument");
+    if (!(freq_hz > 0) || !isfinite(freq_hz))
+        return sv_error(SV_ERR_ARG, "sv_em_solve: frequency = %g Hz: expected a finite value > 0 (the "
+                                    "quasi-static model is singular at DC)",
+                        freq_hz);
+    const sv_em_model *em = sv_em_affine_em(a);
+    int n = em->n, np = em->prj->nports;
+    double complex *x = sv_alloc(ctx, sizeof *x * (size_t)n * (size_t)np, "em port solutions");
+    if (!x) return sv_last_status();
+    sv_status s = sv_sweep_solve_exact(ctx, sv_em_affine_model(a), freq_hz, SV_SWEEP_DOUBLE, x, n, NULL);
+    if (!s) s = sv_em_port_admittance(em, x, n, y);
+    sv_free(ctx, x);
+    return s;
+}

@@ -1,0 +1,118 @@
+/* `solvent sweep`: what the user sees of a run — the progress bar on stderr
+ * and the summary on stdout. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "solvent/core.h"
+#include "sweep_tool.h"
+
+int sweep_bar_draw(void *user, const char *phase, double fraction)
+{
+    sweep_bar *b = user;
+    if (!b->on) return 0;
+    double now = sv_time_now();
+    if (fraction < 1.0 && now - b->last < 0.1 && b->drawn) return 0;
+    b->last = now;
+    int width = 40, full = (int)(fraction * width + 0.5);
+    if (full < 0) full = 0;
+    if (full > width) full = width;
+    char cells[64];
+    for (int i = 0; i < width; i++) cells[i] = i < full ? '#' : '.';
+    cells[width] = 0;
+    fprintf(stderr, "\r%-10.10s [%s] %3d%%", phase ? phase : "", cells, (int)(fraction * 100 + 0.5));
+    fflush(stderr);
+    b->drawn = 1;
+    return 0;
+}
+
+void sweep_bar_end(sweep_bar *b)
+{
+    if (b->on && b->drawn) {
+        fprintf(stderr, "\r%80s\r", "");
+        fflush(stderr);
+    }
+    b->drawn = 0;
+}
+
+const char *sweep_format_bytes(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (size_t)1 << 30)
+        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
+    else if (bytes >= (size_t)1 << 20)
+        snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
+    else
+        snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
+    return buf;
+}
+
+static size_t peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru)) return 0;
+    return (size_t)ru.ru_maxrss * 1024;
+}
+
+static const char *precision_name(sv_sweep_precision p)
+{
+    return p == SV_SWEEP_MIXED ? "single/refined" : p == SV_SWEEP_DOUBLE ? "double" : "reference";
+}
+
+static void print_device(const sweep_job *j)
+{
+    if (!j->gpu) {
+        printf("  device       %s\n", j->devline);
+        return;
+    }
+    sv_gpu_report gr;
+    sv_gpu_solver_report(j->gpu, &gr);
+    printf("  device       %s; %d exact solves on the device, %d on the CPU\n", j->devline, gr.device_solves,
+           gr.solves - gr.device_solves);
+    if (gr.device_errors) printf("  device       WARNING: %s\n", gr.note);
+}
+
+static void print_fallbacks(const sweep_job *j)
+{
+    const sv_sweep_result *res = j->res;
+    if (!res->n_fallback) return;
+    printf("  fallback     double factorisation%s at", j->gpu ? " on the CPU" : "");
+    for (int i = 0; i < j->band.points; i++)
+        if (res->fallback[i]) printf(" %.6g", j->freq[i] / 1e9);
+    printf(" GHz (%s refinement failed there)\n", j->gpu ? "GPU" : "mixed-precision");
+}
+
+void sweep_print_summary(const sweep_job *j)
+{
+    const sweep_args *a = j->a;
+    const sv_sweep_result *res = j->res;
+    char b1[32], b2[32], b3[32];
+    printf("solvent sweep %s\n", a->project);
+    printf("  model        %d unknowns, %d ports, %s, %d terms%s, %s ports\n", j->n, j->p,
+           j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)),
+           sv_em_affine_radiates(j->model) ? " (radiation on)" : "", j->cal ? "calibrated" : "raw edge");
+    double lim = sv_em_model_limit_hz(j->em);
+    if (sv_em_affine_radiates(j->model) && j->band.stop_hz > lim)
+        printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
+               lim / 1e9);
+    printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,
+           j->band.points);
+    printf("  exact solves %d (%s precision%s), reduced basis %d\n", res->n_exact, precision_name(a->precision),
+           res->n_fallback ? ", some fell back to double" : "", res->basis_size);
+    print_device(j);
+    if (res->n_gmres)
+        printf("  refinement   %d exact solve%s needed GMRES refinement (low frequency; no double factorisation)\n",
+               res->n_gmres, res->n_gmres == 1 ? "" : "s");
+    print_fallbacks(j);
+    printf("  residual     max estimate %.2e (tolerance %.1e)%s\n", res->max_residual, j->band.tolerance,
+           res->converged ? "" : "  WARNING: cap on exact solves reached");
+    printf("  checks       max |S - S^T| %.1e, max singular value of S %.12f\n", j->checks.reciprocity,
+           j->checks.max_singular);
+    printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, calibration %.3f s, "
+           "total %.3f s\n",
+           j->t_model, res->seconds_exact, res->seconds_reduced, j->t_cal, sv_time_now() - j->t_start);
+    printf("  memory       assembly peak %s, sweep peak %s (counted), process peak %s\n",
+           sweep_format_bytes(j->peak_model, b1, sizeof b1), sweep_format_bytes(res->peak_bytes, b2, sizeof b2),
+           sweep_format_bytes(peak_rss(), b3, sizeof b3));
+    printf("  wrote        %s%s%s\n", j->outname, a->plot ? ", " : "", a->plot ? a->plot : "");
+}
