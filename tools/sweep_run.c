@@ -86,7 +86,9 @@ static int check_memory(sweep_job *j)
     int points = j->band.points;
     size_t limit = a->memory_limit ? a->memory_limit : sweep_available_memory();
     size_t need_model = sv_em_affine_bytes(j->em);
-    size_t need_sweep = sv_sweep_estimate_bytes(j->n, sv_em_affine_nterms(j->em), j->p, j->p, 0, points, &j->so);
+    sv_sweep_shape shape;
+    sv_em_affine_shape(j->em, &shape);
+    size_t need_sweep = sv_sweep_estimate_bytes_shape(j->n, &shape, j->p, j->p, 0, points, &j->so);
     size_t need_small = (size_t)j->n * 64 + (size_t)points * j->p * j->p * 32; /* mesh, Y and S */
     size_t need = need_model + need_sweep + need_small;
     if (limit && need > limit) {

@@ -165,9 +165,11 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
 void sv_em_affine_destroy(sv_em_affine *a);
 const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a);
 const sv_em_model *sv_em_affine_em(const sv_em_affine *a);
-/* Before creating it: the number of terms, and the bytes its terms and
- * excitations will hold. */
+/* Before creating it: the number of terms, their make-up (for
+ * sv_sweep_estimate_bytes_shape: the radiation terms are low-rank), and the
+ * bytes its terms and excitations will hold. */
 int sv_em_affine_nterms(const sv_em_model *em);
+void sv_em_affine_shape(const sv_em_model *em, sv_sweep_shape *shape);
 size_t sv_em_affine_bytes(const sv_em_model *em);
 /* 1 if the model has radiation terms (the project's "radiation" switch). */
 int sv_em_affine_radiates(const sv_em_affine *a);

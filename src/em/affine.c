@@ -25,8 +25,7 @@ struct sv_em_affine {
     int sub[MODEL_TERMS_MAX];    /* which of its model terms (radiation's j) */
     sv_dense_sym *L, *Psi;
     sv_em_csr *G;                /* NULL for lossless metal */
-    sv_em_radiation *rad;        /* NULL when radiation is off */
-    sv_dense_sym **rad_packed;   /* its terms, expanded (until the sweep takes low-rank terms) */
+    const sv_em_radiation *rad;  /* the mesh's (borrowed; NULL when radiation is off): low-rank terms */
     sv_sweep_term term[MODEL_TERMS_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
     sv_sweep_model *model;
 };
@@ -34,23 +33,23 @@ struct sv_em_affine {
 /* ---- the physical terms: everything that knows what Z(f) is made of ---- */
 
 /* How many model terms physical term t gives (0: the project has not got it). */
-static int term_count(const sv_em_model *em, const sv_em_radiation *rad, int t)
+static int term_count(const sv_em_model *em, int t)
 {
     switch (t) {
     case TERM_G: return isfinite(em->prj->st.sigma);
-    case TERM_RAD: return em->prj->radiation ? sv_em_radiation_terms(rad) : 0;
+    case TERM_RAD: return sv_em_radiation_terms(em->rad);
     default: return 1;
     }
 }
 
 /* Bytes term t's matrices hold. */
-static size_t term_bytes(const sv_em_model *em, const sv_em_radiation *rad, int t)
+static size_t term_bytes(const sv_em_model *em, int t)
 {
     switch (t) {
     case TERM_L: return sv_em_assemble_bytes(em, 0) / 2;
     case TERM_PSI: return sv_em_assemble_bytes(em, 0) / 2;
     case TERM_G: return sv_em_gram_bytes(em);
-    default: return (size_t)term_count(em, rad, t) * sv_dense_sym_bytes(em->n, SV_DENSE_R64, 0);
+    default: return 0; /* the mesh's (sv_em_model_create) */
     }
 }
 
@@ -71,8 +70,7 @@ static sv_status assemble_terms(sv_em_affine *a)
 {
     sv_status st = sv_em_assemble(a->ctx, a->em, 0, &a->L, &a->Psi, NULL);
     if (!st && isfinite(a->stackup.sigma)) st = sv_em_gram(a->ctx, a->em, &a->G);
-    if (!st && a->em->prj->radiation)
-        st = sv_em_radiation_terms_packed(a->ctx, a->em, sv_dense_sym_block(a->L), &a->rad, &a->rad_packed);
+    a->rad = a->em->rad;
     return st;
 }
 
@@ -80,10 +78,16 @@ static sv_status assemble_terms(sv_em_affine *a)
  * borrowed from a). */
 static sv_sweep_term describe_term(const sv_em_affine *a, int t, int j)
 {
-    const sv_dense_sym *packed = t == TERM_L ? a->L : t == TERM_PSI ? a->Psi : t == TERM_RAD ? a->rad_packed[j] : NULL;
+    const sv_dense_sym *packed = t == TERM_L ? a->L : a->Psi;
     if (t == TERM_G)
         return (sv_sweep_term){
             .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
+    if (t == TERM_RAD) {
+        int rank;
+        const double *u = sv_em_radiation_basis(a->rad, &rank);
+        return (sv_sweep_term){
+            .kind = SV_SWEEP_TERM_LOWRANK, .u = u, .rank = rank, .core = sv_em_radiation_core(a->rad, j)};
+    }
     return (sv_sweep_term){
         .kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(packed), .nb = sv_dense_sym_block(packed)};
 }
@@ -97,36 +101,28 @@ static double complex coefficient(void *user, int k, double freq_hz)
     return term_coefficient(a, a->kind[k], a->sub[k], freq_hz);
 }
 
-/* The radiation terms a model will get, built and dropped (NULL when
- * switched off or on failure): their count comes from the band compression
- * of the mesh's own moments. */
-static sv_em_radiation *radiation_probe(const sv_em_model *em)
-{
-    sv_em_radiation *r = NULL;
-    if (em->prj->radiation &&
-        sv_em_radiation_create(em->ctx, em, sv_em_radiation_design_hz(em), sv_em_radiation_tolerance(em), &r))
-        return NULL;
-    return r;
-}
-
 int sv_em_affine_nterms(const sv_em_model *em)
 {
-    if (!em) return 0;
-    sv_em_radiation *rad = radiation_probe(em);
-    int n = 0;
-    for (int t = 0; t < TERM_MAX; t++) n += term_count(em, rad, t);
-    sv_em_radiation_destroy(rad);
-    return n;
+    sv_sweep_shape shape;
+    sv_em_affine_shape(em, &shape);
+    return shape.nterms;
+}
+
+void sv_em_affine_shape(const sv_em_model *em, sv_sweep_shape *shape)
+{
+    *shape = (sv_sweep_shape){0};
+    if (!em) return;
+    for (int t = 0; t < TERM_MAX; t++) shape->nterms += term_count(em, t);
+    shape->lowrank = term_count(em, TERM_RAD);
+    if (shape->lowrank) sv_em_radiation_basis(em->rad, &shape->lowrank_cols);
 }
 
 size_t sv_em_affine_bytes(const sv_em_model *em)
 {
     if (!em) return 0;
-    sv_em_radiation *rad = radiation_probe(em);
     size_t bytes = (size_t)em->n * (size_t)em->prj->nports * sizeof(double); /* the model's copy of B */
     for (int t = 0; t < TERM_MAX; t++)
-        if (term_count(em, rad, t)) bytes += term_bytes(em, rad, t);
-    sv_em_radiation_destroy(rad);
+        if (term_count(em, t)) bytes += term_bytes(em, t);
     return bytes;
 }
 
@@ -135,7 +131,7 @@ static void describe_terms(sv_em_affine *a)
 {
     a->nterms = 0;
     for (int t = 0; t < TERM_MAX; t++)
-        for (int j = 0; j < term_count(a->em, a->rad, t); j++) {
+        for (int j = 0; j < term_count(a->em, t); j++) {
             a->kind[a->nterms] = t;
             a->sub[a->nterms] = j;
             a->term[a->nterms++] = describe_term(a, t, j);
@@ -179,9 +175,6 @@ void sv_em_affine_destroy(sv_em_affine *a)
     if (!a) return;
     sv_sweep_model_destroy(a->model);
     sv_em_csr_destroy(a->G);
-    for (int j = 0; a->rad_packed && j < sv_em_radiation_terms(a->rad); j++) sv_dense_sym_destroy(a->rad_packed[j]);
-    sv_free(a->ctx, a->rad_packed);
-    sv_em_radiation_destroy(a->rad);
     sv_dense_sym_destroy(a->L);
     sv_dense_sym_destroy(a->Psi);
     sv_free(a->ctx, a);

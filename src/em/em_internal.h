@@ -62,6 +62,7 @@ struct sv_em_model {
     int n, nx_edges, ny_edges, ncells;
     sv_em_basis *basis;       /* n */
     sv_em_gl_rule gl_near, gl_far;
+    struct sv_em_radiation *rad; /* the radiation terms of the mesh (NULL when the project has none) */
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */
@@ -109,7 +110,8 @@ typedef struct sv_em_radiation sv_em_radiation;
 typedef struct sv_em_radiation_info {
     int degree;            /* moments up to this total degree */
     int moments;           /* 2·(degree+1)(degree+2)/2 */
-    int rank;              /* columns of U (independent moments) */
+    int moment_rank;       /* independent moments */
+    int rank;              /* columns of U: the directions the terms use (≤ moment_rank) */
     int terms;             /* terms j after compression over the band */
     double band_residual;  /* first singular value left out, relative */
     double ka, k1h;        /* k0·a and k0·h·√εr at the design frequency */
@@ -122,10 +124,6 @@ typedef struct sv_em_radiation_info {
  * stop, else the electrical-size limit) and tolerance of a model's terms. */
 double sv_em_radiation_design_hz(const sv_em_model *m);
 double sv_em_radiation_tolerance(const sv_em_model *m);
-/* The model's radiation terms, expanded into packed matrices (*packed: an
- * array of sv_em_radiation_terms(*rad) matrices, sv_free it). */
-sv_status sv_em_radiation_terms_packed(sv_ctx *ctx, const sv_em_model *m, int nb, sv_em_radiation **rad,
-                                       sv_dense_sym ***packed);
 /* Terms accurate to about tol (relative) from 0 to fmax_hz. */
 sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_hz, double tol,
                                  sv_em_radiation **out);
@@ -134,13 +132,12 @@ int sv_em_radiation_terms(const sv_em_radiation *r);
 void sv_em_radiation_get_info(const sv_em_radiation *r, sv_em_radiation_info *info);
 /* c_j(f), real (the terms are resistive). */
 double sv_em_radiation_coef(const sv_em_radiation *r, int j, double freq_hz);
-/* U (n × rank, ld n) and the core W_j (rank × rank). */
+/* U (n × rank, ld n, orthonormal columns) and the core W_j (rank × rank,
+ * symmetric, both triangles): term j is c_j(f)·U·W_j·Uᵀ. */
 const double *sv_em_radiation_basis(const sv_em_radiation *r, int *rank);
 const double *sv_em_radiation_core(const sv_em_radiation *r, int j);
-/* Rows c..n−1 of column c of term j into col[0 .. n−c−1]. */
-void sv_em_radiation_column(const sv_em_radiation *r, int j, int c, double *col);
-/* Term j expanded into an R64 packed matrix of block size nb (0 = default). */
-sv_status sv_em_radiation_packed(sv_ctx *ctx, const sv_em_radiation *r, int j, int nb, sv_dense_sym **out);
+/* Bytes the object holds (what sv_em_radiation_create allocates and keeps). */
+size_t sv_em_radiation_bytes(const sv_em_radiation *r);
 /* a (m), and the frequency where the model's electrical size reaches its limit. */
 double sv_em_radiation_size(const sv_em_model *m);
 double sv_em_radiation_limit_hz(const sv_em_model *m);

@@ -104,6 +104,14 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     sv_em_gl_make(SV_EM_GL_NEAR, 1, &m->gl_near);
     sv_em_gl_make(SV_EM_GL_FAR, 0, &m->gl_far);
     number_unknowns(p, m->basis);
+    /* the radiation terms depend on the mesh and the band's top alone: made
+     * once here, for every planar model and estimate of this mesh */
+    if (p->radiation)
+        s = sv_em_radiation_create(ctx, m, sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), &m->rad);
+    if (s) {
+        sv_em_model_destroy(m);
+        return s;
+    }
     *out = m;
     return SV_OK;
 }
@@ -112,6 +120,7 @@ void sv_em_model_destroy(sv_em_model *m)
 {
     if (!m) return;
     sv_ctx *ctx = m->ctx;
+    sv_em_radiation_destroy(m->rad);
     sv_free(ctx, m->basis);
     sv_free(ctx, m);
 }

@@ -289,17 +289,40 @@ static sv_status plan_make(sv_ctx *ctx, const sv_em_model *m, double fmax_hz, do
     return SV_OK;
 }
 
+/* The monomials C_e couples: those of total degree lo..hi (N = the pair's
+ * total degree, e for the space wave, e − 1 for the surface wave), an
+ * interval [i0, i1) of each component's index. */
+static void exponent_support(const plan *pl, int e, int *i0, int *i1)
+{
+    int N = e & 1 ? e - 1 : e, lo = N - pl->D > 0 ? N - pl->D : 0, hi = N < pl->D ? N : pl->D;
+    *i0 = lo * (lo + 1) / 2;
+    *i1 = (hi + 1) * (hi + 2) / 2;
+}
+
 /* S_e = R·C_e·Rᵀ (r × r) for every exponent: the coefficient matrices in
- * the orthonormal coordinates of the mesh's moments. */
+ * the orthonormal coordinates of the mesh's moments, each on the monomials
+ * its C_e couples (a fraction of all: the projection's cost). */
 static sv_status project_coefficients(sv_ctx *ctx, const plan *pl, int r, const double *rr, double *s)
 {
-    int Q = pl->Q;
-    double *work = sv_alloc(ctx, sizeof(double) * (size_t)r * Q, "radiation projection");
+    int Q = pl->Q, T = pl->T;
+    double *work = sv_alloc(ctx, sizeof(double) * ((size_t)r * Q * 2 + (size_t)Q * Q), "radiation projection");
     if (!work) return sv_last_status();
+    double *rs = work, *rc = rs + (size_t)r * Q, *cs = rc + (size_t)r * Q;
     for (int e = 0; e < pl->nexp; e++) {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, Q, Q, 1, rr, r, pl->cs + (size_t)Q * Q * e, Q, 0,
-                    work, r);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, r, r, Q, 1, work, r, rr, r, 0, s + (size_t)r * r * e, r);
+        int i0, i1;
+        exponent_support(pl, e, &i0, &i1);
+        int w = i1 - i0, S = 2 * w;
+        const double *ce = pl->cs + (size_t)Q * Q * e;
+        for (int c = 0; c < 2; c++) /* R's and C_e's columns (and rows) of the support */
+            for (int j = 0; j < w; j++) {
+                int col = c * T + i0 + j;
+                memcpy(rs + (size_t)r * (c * w + j), rr + (size_t)r * col, sizeof(double) * (size_t)r);
+                for (int c2 = 0; c2 < 2; c2++)
+                    memcpy(cs + (size_t)S * (c * w + j) + (size_t)c2 * w, ce + (size_t)Q * col + c2 * T + i0,
+                           sizeof(double) * (size_t)w);
+            }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, S, S, 1, rs, r, cs, S, 0, rc, r);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, r, r, S, 1, rc, r, rs, r, 0, s + (size_t)r * r * e, r);
     }
     sv_free(ctx, work);
     return SV_OK;
@@ -351,6 +374,55 @@ static sv_status compress_band(sv_em_radiation *rad, int nexp, const double *s, 
     return st;
 }
 
+/* The directions the band's terms use: the moments' orthonormal basis Q
+ * (n × r) has more than the terms need (every multipole up to the degree,
+ * of which the far-field weight falls fast), so U = Q·E with E the
+ * eigenvectors of Σ_j W_j² whose weight is above tol relative to the
+ * largest, and W_j ← Eᵀ·W_j·E. What is dropped changes every term by less
+ * than tol of the largest term. */
+static sv_status compress_rank(sv_em_radiation *rad, const double *q, double tol)
+{
+    sv_ctx *ctx = rad->ctx;
+    int n = rad->n, r = rad->rank, J = rad->nterms;
+    if (r == 0 || J == 0) return SV_OK;
+    size_t rr = (size_t)r * r;
+    double *g = sv_alloc(ctx, sizeof(double) * (3 * rr + r), "radiation rank compression");
+    if (!g) return sv_last_status();
+    double *t = g + rr, *t2 = t + rr, *mu = t2 + rr;
+    for (int j = 0; j < J; j++) {
+        const double *w = rad->w + rr * j;
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, r, r, 1, w, r, w, r, j ? 1 : 0, g, r);
+    }
+    sv_status st = SV_OK;
+    lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', r, g, r, mu);
+    if (info) st = sv_error(SV_ERR_NOCONV, "radiation rank compression: dsyevd info %d", (int)info);
+    int k = 0;
+    double top = st ? 0 : fmax(mu[r - 1], 0);
+    while (!st && k < r && mu[r - 1 - k] > tol * tol * top) k++;
+    if (!st && k > 0) {
+        double *e = g + (size_t)r * (r - k); /* the k largest, ascending: their order does not matter */
+        double *u = sv_alloc(ctx, sizeof(double) * (size_t)n * k, "radiation basis");
+        if (!u) st = sv_last_status();
+        for (int j = 0; j < J && !st; j++) {
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, k, r, 1, rad->w + rr * j, r, e, r, 0, t, r);
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, k, r, 1, e, r, t, r, 0, t2, k);
+            for (int b = 0; b < k; b++) /* symmetric up to rounding */
+                for (int a = b + 1; a < k; a++)
+                    t2[a + (size_t)k * b] = t2[b + (size_t)k * a] =
+                        0.5 * (t2[a + (size_t)k * b] + t2[b + (size_t)k * a]);
+            memcpy(rad->w + (size_t)k * k * j, t2, sizeof(double) * (size_t)k * k);
+        }
+        if (!st) {
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, k, r, 1, q, n, e, r, 0, u, n);
+            sv_free(ctx, rad->u);
+            rad->u = u;
+            rad->rank = k;
+        }
+    }
+    sv_free(ctx, g);
+    return st;
+}
+
 sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_hz, double tol,
                                  sv_em_radiation **out)
 {
@@ -359,17 +431,22 @@ sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_
     if (!m || !(fmax_hz > 0) || !isfinite(fmax_hz) || !(tol > 0 && tol < 1))
         return sv_error(SV_ERR_ARG, "sv_em_radiation_create: fmax %g Hz, tol %g: expected fmax > 0 and 0 < tol < 1",
                         fmax_hz, tol);
+    /* small dense steps: one thread (BLAS teams cost more than they gain here) */
+    sv_threads_saved ts = sv_threads_serial_begin();
     plan pl;
     sv_status s = plan_make(ctx, m, fmax_hz, tol, &pl);
-    if (s) return s;
+    if (s) {
+        sv_threads_restore(ts);
+        return s;
+    }
     int n = m->n, Q = pl.Q;
     sv_em_radiation *rad = sv_calloc(ctx, 1, sizeof *rad, "radiation terms");
+    if (rad) rad->ctx = ctx; /* its destroy frees through it, also on failure */
     double *mt = sv_alloc(ctx, sizeof(double) * (size_t)n * Q, "radiation moments");
     double *rr = sv_alloc(ctx, sizeof(double) * (size_t)Q * Q, "radiation moments R");
     double *sp = NULL;
     if (!rad || !mt || !rr) s = sv_last_status();
     if (!s) {
-        rad->ctx = ctx;
         rad->n = n;
         rad->nexp = pl.nexp;
         rad->k0_design = pl.k0d;
@@ -382,15 +459,17 @@ sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_
     }
     if (!s) s = project_coefficients(ctx, &pl, rad->rank, rr, sp);
     if (!s) s = compress_band(rad, pl.nexp, sp, tol);
-    if (!s) {
-        rad->u = sv_alloc(ctx, sizeof(double) * (size_t)n * (rad->rank ? rad->rank : 1), "radiation basis");
+    if (!s) rad->info.moment_rank = rad->rank;
+    if (!s) s = compress_rank(rad, mt, 1e-2 * tol);
+    if (!s && rad->rank > 0 && !rad->u) { /* nothing compressed away: the moments' basis itself */
+        rad->u = sv_alloc(ctx, sizeof(double) * (size_t)n * rad->rank, "radiation basis");
         if (!rad->u) s = sv_last_status();
         else memcpy(rad->u, mt, sizeof(double) * (size_t)n * rad->rank);
     }
     if (rad) {
         const sv_em_stackup *st = &m->prj->st;
         rad->info = (sv_em_radiation_info){.degree = pl.D, .moments = Q, .rank = rad->rank, .terms = rad->nterms,
-                                           .band_residual = rad->info.band_residual, .ka = pl.k0d * pl.a,
+                                           .band_residual = rad->info.band_residual, .moment_rank = rad->info.moment_rank, .ka = pl.k0d * pl.a,
                                            .k1h = pl.k0d * st->h * sqrt(st->eps_r), .size_m = pl.a,
                                            .limit_hz = sv_em_radiation_limit_hz(m), .design_hz = fmax_hz};
     }
@@ -398,6 +477,7 @@ sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_
     sv_free(ctx, rr);
     sv_free(ctx, sp);
     sv_free(ctx, pl.cs);
+    sv_threads_restore(ts);
     if (s) {
         sv_em_radiation_destroy(rad);
         return s;
@@ -434,52 +514,6 @@ const double *sv_em_radiation_basis(const sv_em_radiation *r, int *rank)
 
 const double *sv_em_radiation_core(const sv_em_radiation *r, int j) { return r->w + (size_t)r->rank * r->rank * j; }
 
-/* Column c of term j, rows c..n−1: U(c:n, :)·(W_j·U(c, :)ᵀ). */
-void sv_em_radiation_column(const sv_em_radiation *r, int j, int c, double *col)
-{
-    int n = r->n, k = r->rank;
-    const double *w = sv_em_radiation_core(r, j);
-    double t[k > 0 ? k : 1];
-    for (int a = 0; a < k; a++) {
-        double v = 0;
-        for (int b = 0; b < k; b++) v += w[a + (size_t)k * b] * r->u[c + (size_t)n * b];
-        t[a] = v;
-    }
-    for (int i = c; i < n; i++) {
-        double v = 0;
-        for (int a = 0; a < k; a++) v += r->u[i + (size_t)n * a] * t[a];
-        col[i - c] = v;
-    }
-}
-
-sv_status sv_em_radiation_packed(sv_ctx *ctx, const sv_em_radiation *r, int j, int nb, sv_dense_sym **out)
-{
-    *out = NULL;
-    int n = r->n, k = r->rank;
-    sv_dense_sym *a = NULL;
-    sv_status st = sv_dense_sym_create(ctx, n, SV_DENSE_R64, nb, &a);
-    if (st) return st;
-    nb = sv_dense_sym_block(a);
-    double *t = sv_alloc(ctx, sizeof(double) * (size_t)k * nb, "radiation panel");
-    if (!t) {
-        st = sv_last_status();
-        sv_dense_sym_destroy(a);
-        return st;
-    }
-    double *data = sv_dense_sym_data(a);
-    const double *w = sv_em_radiation_core(r, j);
-    /* each block column is one (n − c0) × width column-major panel */
-    for (int c0 = 0; c0 < n; c0 += nb) {
-        int wd = n - c0 < nb ? n - c0 : nb;
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, wd, k, 1, w, k, r->u + c0, n, 0, t, k);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n - c0, wd, k, 1, r->u + c0, n, t, k, 0,
-                    data + sv_dense_sym_offset(a, c0, c0), n - c0);
-    }
-    sv_free(ctx, t);
-    *out = a;
-    return SV_OK;
-}
-
 double sv_em_radiation_design_hz(const sv_em_model *m)
 {
     if (m->opts.max_freq_hz > 0) return m->opts.max_freq_hz;
@@ -492,16 +526,10 @@ double sv_em_radiation_design_hz(const sv_em_model *m)
  * sweep's own accuracy. */
 double sv_em_radiation_tolerance(const sv_em_model *m) { return fmax(1e-4, 1e4 * m->opts.accuracy); }
 
-sv_status sv_em_radiation_terms_packed(sv_ctx *ctx, const sv_em_model *m, int nb, sv_em_radiation **rad,
-                                       sv_dense_sym ***packed)
+size_t sv_em_radiation_bytes(const sv_em_radiation *r)
 {
-    *packed = NULL;
-    sv_status s = sv_em_radiation_create(ctx, m, sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), rad);
-    if (s) return s;
-    int J = sv_em_radiation_terms(*rad);
-    sv_dense_sym **a = sv_calloc(ctx, (size_t)(J ? J : 1), sizeof *a, "radiation packed terms");
-    if (!a) return sv_last_status();
-    for (int j = 0; j < J && !s; j++) s = sv_em_radiation_packed(ctx, *rad, j, nb, &a[j]);
-    *packed = a; /* the caller frees whatever was made, also on failure */
-    return s;
+    if (!r) return 0;
+    return sizeof(*r) + sizeof(double) * ((size_t)r->n * (r->rank ? r->rank : 1) +
+                                           (size_t)r->rank * r->rank * (r->nterms ? r->nterms : 1) +
+                                           (size_t)r->nexp * (r->nterms ? r->nterms : 1));
 }
