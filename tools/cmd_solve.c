@@ -17,10 +17,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: solvent solve PROJECT.json --freq F[,F...] -o OUT.sNp [options]\n\n"
-            "Assembles the project's model once and solves it directly at each listed\n"
-            "frequency, then writes the S-parameters (reference impedances from the\n"
-            "project) as a Touchstone file. The file is written to a temporary name\n"
-            "and renamed, so it is never left half-written.\n\n"
+            "Assembles the project's model once (the same model as `solvent sweep`:\n"
+            "radiation and calibrated ports unless the project switches them off) and\n"
+            "solves it directly at each listed frequency, then writes the S-parameters\n"
+            "(reference impedances from the project) as a Touchstone file. The file is\n"
+            "written to a temporary name and renamed, so it is never left half-written.\n\n"
             "  --freq LIST      frequencies, comma-separated, each a number with an\n"
             "                   optional unit: 1e9, 2.5GHz, 900MHz, 10kHz (default Hz)\n"
             "  -o PATH          output file; its extension must be .sNp for N ports\n"
@@ -166,6 +167,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     sv_em_project *p = NULL;
     sv_em_model *m = NULL;
     sv_em_affine *model = NULL;
+    sv_em_calibration *cal = NULL;
     double complex *S = NULL, *Y = NULL;
     double *z0 = NULL;
     if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
@@ -182,8 +184,14 @@ static int solve_run(const solve_args *a, const double *f, int nf)
             goto done;
         }
     }
-    if (sv_em_model_create(ctx, p, NULL, &m)) goto fail;
+    sv_em_options eo;
+    sv_em_options_default(&eo);
+    eo.max_freq_hz = f[nf - 1]; /* the radiation terms hold to the highest frequency */
+    if (sv_em_model_create(ctx, p, &eo, &m)) goto fail;
     if (sv_em_affine_create(ctx, m, &model)) goto fail;
+    if (sv_em_affine_radiates(model) && f[nf - 1] > sv_em_model_limit_hz(m))
+        fprintf(stderr, "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
+                sv_em_model_limit_hz(m) / 1e9);
     S = malloc(sizeof *S * (size_t)nf * np * np);
     Y = malloc(sizeof *Y * (size_t)nf * np * np);
     z0 = malloc(sizeof *z0 * (size_t)np);
@@ -201,11 +209,18 @@ static int solve_run(const solve_args *a, const double *f, int nf)
             }
     for (int q = 0; q < nf; q++)
         if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) goto fail;
+    /* calibrated ports: their thru standards at the same frequencies */
+    if (sv_em_project_calibrated(p)) {
+        if (sv_em_calibration_create(ctx, m, nf, f, &cal)) goto fail;
+        for (int q = 0; q < nf; q++)
+            if (sv_em_calibration_apply(cal, q, Y + (size_t)q * np * np)) goto fail;
+    }
     if (sv_em_y_to_s_all(np, nf, Y, z0, S, NULL)) goto fail;
     {
         char comment[512];
-        snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves",
-                 sv_version_string(), a->project, sv_em_model_unknowns(m), np);
+        snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves%s%s",
+                 sv_version_string(), a->project, sv_em_model_unknowns(m), np,
+                 sv_em_affine_radiates(model) ? ", radiation" : "", cal ? ", calibrated ports" : ", raw edge ports");
         sv_em_ts_options o = {.version = a->version, .format = a->format, .param = SV_EM_TS_S, .unit = a->unit,
                               .comment = comment};
         if (sv_em_touchstone_write(a->out, &o, np, nf, f, S, z0)) goto fail;
@@ -218,6 +233,7 @@ done:
     free(S);
     free(Y);
     free(z0);
+    sv_em_calibration_destroy(cal);
     sv_em_affine_destroy(model);
     sv_em_model_destroy(m);
     sv_em_project_destroy(p);
