@@ -165,6 +165,7 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
      * between the tables and the fill, and at the end. */
     s = sv_progress(ctx, "em assembly", 0.05);
     if (!s) fill_columns(m, &t, L, Psi, colbase, user);
+    if (!s) s = sv_em_edge_correct(ctx, m, L, Psi, colbase, user); /* strips one cell wide (edges.c) */
     if (!s && info) {
         info->image_terms = sv_em_image_terms(m->prj->st.eps_r, m->opts.accuracy);
         info->distinct_coeffs = 3 * t.nx * t.ny;
@@ -178,7 +179,10 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
 }
 
 /* The naive reference: every entry from the closed forms of its own cell
- * pairs, every image term, no tables and no far-field approximation. */
+ * pairs, every image term, no tables and no far-field approximation; the
+ * edge profile's changes of P are the model's own (edges.c: their closed
+ * forms on thin sub-strips lose digits at a distance, where the far form is
+ * the better value). */
 void sv_em_naive_column(const sv_em_model *m, int c, double *lcol, double *pcol)
 {
     sv_em_profile_t b;
@@ -193,7 +197,10 @@ void sv_em_naive_column(const sv_em_model *m, int c, double *lcol, double *pcol)
         int na = sv_em_div_cells(m, r, ai, aj, as);
         double s = 0;
         for (int u = 0; u < na; u++)
-            for (int v = 0; v < nb; v++) s += as[u] * bs[v] * sv_em_P_cells(m, ai[u] - bi[v], aj[u] - bj[v], 1);
+            for (int v = 0; v < nb; v++)
+                s += as[u] * bs[v] *
+                     (sv_em_P_cells(m, ai[u] - bi[v], aj[u] - bj[v], 1) + sv_em_edge_dP(m, ai[u], aj[u], bi[v], bj[v], 0));
         pcol[r - c] = s;
+        lcol[r - c] += sv_em_edge_dL(m, r, c, 1);
     }
 }

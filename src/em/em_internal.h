@@ -36,6 +36,7 @@ struct sv_em_project {
     int nports;
     sv_em_port_def *ports;
     int radiation;          /* 1: radiation terms in the affine model (default) */
+    int edge_profile;       /* 1: strips one cell wide carry the edge-singular profile (default) */
 };
 
 /* One unknown: an x- or y-directed rooftop, or a port half rooftop. */
@@ -96,6 +97,17 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */
 void sv_em_naive_column(const sv_em_model *m, int j, double *lcol, double *pcol);
+
+/* ---- strips one cell wide (edges.c): the edge-singular transverse profile ---- */
+/* 1 if the model has profiled unknowns or cells. */
+int sv_em_edge_profiled(const sv_em_model *m);
+/* The profile's change of L between unknowns r and c, of P between cells
+ * (ai, aj) and (bi, bj) (0 where it does not apply). */
+double sv_em_edge_dL(const sv_em_model *m, int r, int c, int exact);
+double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int exact);
+/* Adds the changes to assembled L and Ψ (lower triangles through colbase). */
+sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
+                             void *user);
 
 /* X = A⁻¹·X for a small p × p system (network.c; A overwritten). */
 sv_status sv_em_solve_small(int p, double complex *a, double complex *x, const char *who, const char *matrix);

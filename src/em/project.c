@@ -499,7 +499,7 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     sv_status s;
     if (!cJSON_IsObject(root)) return bad(r, "(top level)", root, "expected a JSON object { ... }");
     static const char *const k[] = {"title", "units", "substrate", "metal", "grid", "pixels", "rectangles",
-                                    "ports", "sweep", "radiation", NULL};
+                                    "ports", "sweep", "radiation", "edge_profile", NULL};
     if ((s = check_keys(r, root, "", k))) return s;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (t && !cJSON_IsString(t)) return bad(r, "title", t, "expected a string");
@@ -517,7 +517,8 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     if (nm == 0) return perr(r, "pixels/rectangles", "no metal cell: expected at least one", NULL);
     if ((s = read_ports(r, root, p))) return s;
     if ((s = read_sweep(r, root, &p->sweep))) return s;
-    return read_switch(r, root, "radiation", 1, &p->radiation);
+    if ((s = read_switch(r, root, "radiation", 1, &p->radiation))) return s;
+    return read_switch(r, root, "edge_profile", 1, &p->edge_profile);
 }
 
 sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out)
