@@ -134,8 +134,8 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     int k = 0, code = 0;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && !code; tok = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*tok)) tok++;
-        if (tool_parse_freq(tok, &f[k++])) {
-            fprintf(stderr, "solvent solve: --freq: '%s' is not a frequency > 0 (e.g. 2.5GHz or 2.5e9)\n", tok);
+        if (tool_parse_freq_dc(tok, &f[k++])) {
+            fprintf(stderr, "solvent solve: --freq: '%s' is not a frequency >= 0 (e.g. 0, 2.5GHz or 2.5e9)\n", tok);
             code = 2;
         }
     }
@@ -207,15 +207,19 @@ static int solve_run(const solve_args *a, const double *f, int nf)
                 rc = 2;
                 goto done;
             }
-    for (int q = 0; q < nf; q++)
+    int dc = f[0] == 0; /* 0 Hz (listed first): the DC limit of the model */
+    if (dc && sv_em_dc_s(ctx, m, z0, S)) goto fail;
+    for (int q = dc; q < nf; q++)
         if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) goto fail;
-    /* calibrated ports: their thru standards at the same frequencies */
-    if (sv_em_project_calibrated(p)) {
-        if (sv_em_calibration_create(ctx, m, nf, f, &cal)) goto fail;
-        for (int q = 0; q < nf; q++)
-            if (sv_em_calibration_apply(cal, q, Y + (size_t)q * np * np)) goto fail;
+    /* calibrated ports: their thru standards at the same frequencies (at DC
+     * an edge port's box is the identity) */
+    if (sv_em_project_calibrated(p) && nf > dc) {
+        if (sv_em_calibration_create(ctx, m, nf - dc, f + dc, &cal)) goto fail;
+        for (int q = dc; q < nf; q++)
+            if (sv_em_calibration_apply(cal, q - dc, Y + (size_t)q * np * np)) goto fail;
     }
-    if (sv_em_y_to_s_all(np, nf, Y, z0, S, NULL)) goto fail;
+    for (int q = dc; q < nf; q++)
+        if (sv_em_y_to_s(np, Y + (size_t)q * np * np, z0, S + (size_t)q * np * np)) goto fail;
     {
         char comment[512];
         snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves%s%s",

@@ -3,17 +3,19 @@
  * are. Everything that sweeps or solves a planar project (the tool, the
  * benchmarks, the tests, sv_em_solve) creates it here.
  *
- * Terms: jω·L, −j·Ψ/ω, Zs(f)·G when the metal is lossy, and the radiation
- * terms c_j(f)·A_j (radiation.c) unless the project switches them off. A
- * new physical effect is a new entry of the term enum and a new case in each
- * function of the first section below (docs/em.md, "Adding a term"); an
- * effect may give several model terms (radiation gives J of them). */
+ * The terms: jω·L, −j·Ψ/ω, Zs(f)·G when the metal is lossy, Ψ_im/ω (Ψ's
+ * imaginary part: the dielectric's conductance) when the substrate is, and
+ * the radiation terms c_j(f)·U·W_j·Uᵀ (radiation.c) unless the project
+ * switches them off. A new physical effect is a new entry of the term enum
+ * and a new case in each function of the first section below (docs/em.md,
+ * "Adding a term"); an effect may give several model terms (radiation gives
+ * J of them). */
 #include <math.h>
 #include <string.h>
 
 #include "em_internal.h"
 
-enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_RAD = 3, TERM_MAX = 4 };
+enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_PSI_IM = 3, TERM_RAD = 4, TERM_MAX = 5 };
 #define MODEL_TERMS_MAX (TERM_MAX - 1 + SV_EM_RAD_MAX_TERMS)
 
 struct sv_em_affine {
@@ -25,6 +27,8 @@ struct sv_em_affine {
     int sub[MODEL_TERMS_MAX];    /* which of its model terms (radiation's j) */
     sv_dense_sym *L, *Psi;
     sv_em_csr *G;                /* NULL for lossless metal */
+    sv_dense_sym *PsiI;          /* Ψ's imaginary part (exact dielectric loss), else NULL */
+    double loss_ratio;           /* otherwise Ψ_im ≈ loss_ratio·Ψ (0 for a lossless dielectric) */
     const sv_em_radiation *rad;  /* the mesh's (borrowed; NULL when radiation is off): low-rank terms */
     sv_sweep_term term[MODEL_TERMS_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
     sv_sweep_model *model;
@@ -35,8 +39,10 @@ struct sv_em_affine {
 /* How many model terms physical term t gives (0: the project has not got it). */
 static int term_count(const sv_em_model *em, int t)
 {
+    const sv_em_stackup *st = &em->prj->st;
     switch (t) {
-    case TERM_G: return isfinite(em->prj->st.sigma);
+    case TERM_G: return isfinite(st->sigma);
+    case TERM_PSI_IM: return st->tan_delta > 0 && st->exact_dielectric_loss;
     case TERM_RAD: return sv_em_radiation_terms(em->rad);
     default: return 1;
     }
@@ -47,19 +53,23 @@ static size_t term_bytes(const sv_em_model *em, int t)
 {
     switch (t) {
     case TERM_L: return sv_em_assemble_bytes(em, 0) / 2;
-    case TERM_PSI: return sv_em_assemble_bytes(em, 0) / 2;
+    case TERM_PSI:
+    case TERM_PSI_IM: return sv_em_assemble_bytes(em, 0) / 2;
     case TERM_G: return sv_em_gram_bytes(em);
     default: return 0; /* the mesh's (sv_em_model_create) */
     }
 }
 
-/* c(f) of model term j of physical term t at f (Hz). */
+/* c(f) of model term j of physical term t at f (Hz); Ψ's carries the
+ * dielectric's loss as its ratio r when Ψ_im is not a term of its own:
+ * (r − j)/ω. */
 static double complex term_coefficient(const sv_em_affine *a, int t, int j, double freq_hz)
 {
     double w = 2 * SV_EM_PI * freq_hz;
     switch (t) {
     case TERM_L: return I * w;
-    case TERM_PSI: return -I / w;
+    case TERM_PSI: return (a->loss_ratio - I) / w;
+    case TERM_PSI_IM: return 1 / w;
     case TERM_G: return sv_em_surface_impedance(a->stackup.sigma, a->stackup.t, freq_hz);
     default: return sv_em_radiation_coef(a->rad, j, freq_hz);
     }
@@ -68,8 +78,9 @@ static double complex term_coefficient(const sv_em_affine *a, int t, int j, doub
 /* Assemble the matrices of the terms the project has. */
 static sv_status assemble_terms(sv_em_affine *a)
 {
-    sv_status st = sv_em_assemble(a->ctx, a->em, 0, &a->L, &a->Psi, NULL);
-    if (!st && isfinite(a->stackup.sigma)) st = sv_em_gram(a->ctx, a->em, &a->G);
+    sv_status st = sv_em_assemble_terms(a->ctx, a->em, 0, &a->L, &a->Psi,
+                                        term_count(a->em, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
+    if (!st && term_count(a->em, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
     a->rad = a->em->rad;
     return st;
 }
@@ -78,7 +89,7 @@ static sv_status assemble_terms(sv_em_affine *a)
  * borrowed from a). */
 static sv_sweep_term describe_term(const sv_em_affine *a, int t, int j)
 {
-    const sv_dense_sym *packed = t == TERM_L ? a->L : a->Psi;
+    const sv_dense_sym *packed = t == TERM_L ? a->L : t == TERM_PSI ? a->Psi : a->PsiI;
     if (t == TERM_G)
         return (sv_sweep_term){
             .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
@@ -161,7 +172,10 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     a->ctx = ctx;
     a->em = em;
     sv_em_project_stackup(em->prj, &a->stackup);
-    sv_status st = assemble_terms(a);
+    sv_status st = SV_OK;
+    if (a->stackup.tan_delta > 0 && !term_count(em, TERM_PSI_IM))
+        st = sv_em_dielectric_ratio(ctx, em, &a->loss_ratio);
+    if (!st) st = assemble_terms(a);
     if (!st) st = make_model(a);
     if (st)
         sv_em_affine_destroy(a); /* what was made so far */
@@ -177,6 +191,7 @@ void sv_em_affine_destroy(sv_em_affine *a)
     sv_em_csr_destroy(a->G);
     sv_dense_sym_destroy(a->L);
     sv_dense_sym_destroy(a->Psi);
+    sv_dense_sym_destroy(a->PsiI);
     sv_free(a->ctx, a);
 }
 

@@ -10,7 +10,7 @@
 #include "sv_test.h"
 
 const char em_test_lossy_project[] =
-    "{\"radiation\": false, \"units\": \"mm\", \"substrate\": {\"thickness\": 0.8, \"eps_r\": 10.2},"
+    "{\"effects\": {\"radiation\": false}, \"units\": \"mm\", \"substrate\": {\"thickness\": 0.8, \"eps_r\": 10.2},"
     "\"metal\": {\"conductivity\": 1e6, \"thickness\": 0.005},"
     "\"grid\": {\"dx\": 0.3, \"dy\": 0.2, \"nx\": 12, \"ny\": 9},"
     "\"pixels\": [\"....########\", \"....#......#\", \"############\", \"###.........\", \"###..##.....\","
@@ -37,15 +37,17 @@ sv_em_model *em_test_model(const sv_em_project *p)
 
 char *em_test_quasistatic(const char *json)
 {
-    const char *brace = strchr(json, '{');
-    assert_non_null(brace);
-    const char *sw = strstr(json, "\"radiation\"") ? "" : "\"radiation\": false, ";
+    /* into the project's "effects" object, or a new one after the top brace */
+    const char *eff = strstr(json, "\"effects\"");
+    const char *at = eff ? strchr(eff, '{') : strchr(json, '{');
+    assert_non_null(at);
+    const char *sw = strstr(json, "\"radiation\"") ? "" : eff ? "\"radiation\": false, " : "\"effects\": {\"radiation\": false}, ";
     char *s = malloc(strlen(json) + strlen(sw) + 1);
     assert_non_null(s);
-    size_t head = (size_t)(brace - json) + 1;
+    size_t head = (size_t)(at - json) + 1;
     memcpy(s, json, head);
     strcpy(s + head, sw);
-    strcat(s, brace + 1);
+    strcat(s, at + 1);
     return s;
 }
 
@@ -85,31 +87,21 @@ void em_test_full(const sv_em_model *m, double **L, double **Psi)
 void em_test_y(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, double f,
                double complex *Y)
 {
+    if (G) { /* lossy: the complex system, as with radiation terms but none given */
+        em_test_y_rad(m, L, Psi, G, NULL, f, Y);
+        return;
+    }
     int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
     double w = 2 * SV_EM_PI * f;
     double *B = malloc(sizeof(double) * n * np);
     sv_em_port_rhs(m, B, n);
     lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
     double complex *X = malloc(sizeof(double complex) * n * np);
-    if (!G) {
-        double *A = malloc(sizeof(double) * n * n);
-        for (size_t q = 0; q < (size_t)n * n; q++) A[q] = w * w * L[q] - Psi[q];
-        assert_int_equal(LAPACKE_dsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, B, n), 0);
-        for (size_t q = 0; q < (size_t)n * np; q++) X[q] = -I * w * B[q];
-        free(A);
-    } else {
-        const sv_em_project *p = sv_em_model_project(m);
-        sv_em_stackup st;
-        sv_em_project_stackup(p, &st);
-        double complex zs = sv_em_surface_impedance(st.sigma, st.t, f);
-        double complex *A = malloc(sizeof(double complex) * n * n);
-        for (size_t q = 0; q < (size_t)n * n; q++) A[q] = I * (w * L[q] - Psi[q] / w);
-        for (int r = 0; r < n; r++)
-            for (int k = G->rowptr[r]; k < G->rowptr[r + 1]; k++) A[r + (size_t)n * G->col[k]] += zs * G->val[k];
-        for (size_t q = 0; q < (size_t)n * np; q++) X[q] = B[q];
-        assert_int_equal(LAPACKE_zsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, X, n), 0);
-        free(A);
-    }
+    double *A = malloc(sizeof(double) * n * n);
+    for (size_t q = 0; q < (size_t)n * n; q++) A[q] = w * w * L[q] - Psi[q];
+    assert_int_equal(LAPACKE_dsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, B, n), 0);
+    for (size_t q = 0; q < (size_t)n * np; q++) X[q] = -I * w * B[q];
+    free(A);
     assert_int_equal(sv_em_port_admittance(m, X, n, Y), SV_OK);
     free(X);
     free(ipiv);
@@ -137,6 +129,25 @@ void em_test_hj(double w, double h, double er, double *z0, double *eeff)
     double z01 = eta0 / (2 * SV_EM_PI) * log(fu / u + sqrt(1 + 4 / (u * u)));
     *eeff = e;
     *z0 = z01 / sqrt(e);
+}
+
+/* Hammerstad and Jensen's thickness correction (1980): the strip widened by
+ * Δu1 (air line) and Δur (dielectric line), u = W/h, tn = t/h. */
+void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff)
+{
+    double u = w / h, tn = t / h, z0a, z0r, ea, er_eff;
+    if (tn <= 0) {
+        em_test_hj(w, h, er, z0, eeff);
+        return;
+    }
+    double c = 1 / tanh(sqrt(6.517 * u));
+    double du1 = tn / SV_EM_PI * log(1 + 4 * exp(1) / (tn * c * c));
+    double dur = 0.5 * (1 + 1 / cosh(sqrt(er - 1))) * du1;
+    em_test_hj((u + du1) * h, h, 1, &z0a, &ea);
+    em_test_hj((u + dur) * h, h, er, &z0r, &er_eff);
+    double z01a = z0a * sqrt(ea), z01r = z0r * sqrt(er_eff); /* air-line impedances */
+    *z0 = z0r;
+    *eeff = er_eff * (z01a / z01r) * (z01a / z01r);
 }
 
 char *em_test_slurp(const char *relpath)

@@ -16,7 +16,7 @@
 static const char *const lossy_json = em_test_lossy_project;
 
 static const char *lossless_json =
-    "{\"radiation\": false, \"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
+    "{\"effects\": {\"radiation\": false}, \"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
     "\"metal\": {\"conductivity\": \"inf\"},"
     "\"grid\": {\"dx\": 0.5, \"dy\": 0.5, \"nx\": 10, \"ny\": 3},"
     "\"pixels\": [\"##########\", \"##########\", \"##########\"],"

@@ -35,7 +35,7 @@ static void em_case_open_as(em_case *c, const char *name, int quasi_static)
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     static char text[1 << 20];
-    const char *sw = quasi_static ? "{\"radiation\": false, " : "{";
+    const char *sw = quasi_static ? "{\"effects\": {\"radiation\": false}, " : "{";
     strcpy(text, sw);
     size_t len = strlen(sw);
     int ch;

@@ -230,25 +230,9 @@ static void hook(void *user, const double *V, int n, int q, const double complex
     double complex *z = malloc(sizeof(double complex) * n * n), *x = malloc(sizeof(double complex) * n * p);
     for (int i = 0; i < res->nfreq; i += 4) {
         if (res->exact[i]) continue;
-        const double complex *yi = y + (size_t)i * q * p;
-        for (int j = 0; j < p; j++)
-            for (int r = 0; r < n; r++) {
-                double complex acc = 0;
-                for (int k = 0; k < q; k++) acc += V[(size_t)k * n + r] * yi[(size_t)j * q + k];
-                x[(size_t)j * n + r] = acc;
-            }
+        synth_basis_x(V, n, q, p, y + (size_t)i * q * p, x);
         lr_full_z(pr->c, res->freq[i], z);
-        double t = 0;
-        for (int j = 0; j < p; j++) {
-            double ss = 0, bb = 0;
-            for (int r = 0; r < n; r++) {
-                long double complex acc = -pr->c->s.b[(size_t)j * n + r];
-                for (int k = 0; k < n; k++) acc += (long double complex)z[(size_t)k * n + r] * x[(size_t)j * n + k];
-                ss += (double)(creall(acc) * creall(acc) + cimagl(acc) * cimagl(acc));
-                bb += pr->c->s.b[(size_t)j * n + r] * pr->c->s.b[(size_t)j * n + r];
-            }
-            t = fmax(t, sqrt(ss / bb));
-        }
+        double t = synth_residual_of(n, p, z, pr->c->s.b, x);
         double e = res->residual[i];
         pr->worst_abs = fmax(pr->worst_abs, fabs(e - t));
         if (t > 1e-8) {
