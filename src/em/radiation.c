@@ -402,7 +402,8 @@ static sv_status compress_rank(sv_em_radiation *rad, const double *q, double tol
     if (!st && k > 0) {
         double *e = g + (size_t)r * (r - k); /* the k largest, ascending: their order does not matter */
         double *u = sv_alloc(ctx, sizeof(double) * (size_t)n * k, "radiation basis");
-        if (!u) st = sv_last_status();
+        double *w = u ? sv_alloc(ctx, sizeof(double) * (size_t)k * k * J, "radiation term cores") : NULL;
+        if (!w) st = sv_last_status();
         for (int j = 0; j < J && !st; j++) {
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, k, r, 1, rad->w + rr * j, r, e, r, 0, t, r);
             cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, k, r, 1, e, r, t, r, 0, t2, k);
@@ -410,13 +411,18 @@ static sv_status compress_rank(sv_em_radiation *rad, const double *q, double tol
                 for (int a = b + 1; a < k; a++)
                     t2[a + (size_t)k * b] = t2[b + (size_t)k * a] =
                         0.5 * (t2[a + (size_t)k * b] + t2[b + (size_t)k * a]);
-            memcpy(rad->w + (size_t)k * k * j, t2, sizeof(double) * (size_t)k * k);
+            memcpy(w + (size_t)k * k * j, t2, sizeof(double) * (size_t)k * k);
         }
         if (!st) {
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, k, r, 1, q, n, e, r, 0, u, n);
             sv_free(ctx, rad->u);
+            sv_free(ctx, rad->w);
             rad->u = u;
+            rad->w = w;
             rad->rank = k;
+        } else {
+            sv_free(ctx, u);
+            sv_free(ctx, w);
         }
     }
     sv_free(ctx, g);

@@ -144,7 +144,7 @@ sv_status sv_sweep_lowrank_apply_group(const sv_sweep_model *m, int g, int ncols
 
 /* ---- forming Z(f) ---------------------------------------------------------------- */
 /* Columns formed at a time: the panel workspace is n × LR_CHUNK (× 2). */
-#define LR_CHUNK 32
+#define LR_CHUNK 16
 
 /* One part (real or imaginary) of a group's combined core Σ_k c_k·W_k in
  * factored form: U·Σ_k c_k·W_k·Uᵀ = P·Λ·Pᵀ with P = U·Q (n × k) from the
