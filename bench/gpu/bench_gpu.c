@@ -19,6 +19,12 @@
  *     double LU cusolverDnZgetrf + getrs, all on the full complex double Z
  *     formed on the host and copied to the device beforehand (copies not
  *     timed); backward errors of each from the model's residual in double.
+ *   assembly (case "assembly_<project>"): L and Ψ assembled by the GPU
+ *     assembler (sv_gpu_assembler: far table entries, folds and fill on the
+ *     device, the result copied back) against the CPU's assembly, median of
+ *     reps each in one run, with the largest relative difference and the
+ *     count of elements not bit for bit equal. Cases: pixel2port, square76;
+ *     with --big the 30014-unknown square.
  *   --no-cpu skips the CPU sweeps (the anchor of the sweep lines is then 0). */
 #define _POSIX_C_SOURCE 200809L
 #include <complex.h>
@@ -350,6 +356,107 @@ static void exact_case(const char *name, const char *path, int reps)
     setup_free(&s);
 }
 
+/* ---- assembly: the GPU's against the CPU's, the same model ---- */
+
+/* The worst |a − b| / max|b| of two packed arrays of e elements, and how many
+ * elements are not bit for bit equal. */
+static double packed_diff(size_t e, const double *a, const double *b, size_t *differing)
+{
+    double d = 0, m = 0;
+    for (size_t k = 0; k < e; k++) {
+        d = fmax(d, fabs(a[k] - b[k]));
+        m = fmax(m, fabs(b[k]));
+        *differing += memcmp(&a[k], &b[k], sizeof(double)) != 0;
+    }
+    return m > 0 ? d / m : d;
+}
+
+/* One assembly of L and Ψ (Ψ_im when psi_im) by assembler a (NULL: the CPU);
+ * returns seconds, the result in t[] (the caller destroys it). */
+static double assemble_once(sv_ctx *ctx, const sv_em_model *m, const sv_em_assembler *a, int psi_im,
+                            sv_dense_sym *t[3])
+{
+    double t0 = sv_time_now();
+    t[2] = NULL;
+    if (sv_em_assemble_with(ctx, m, 0, a, &t[0], &t[1], psi_im ? &t[2] : NULL, NULL)) die("assembly");
+    return sv_time_now() - t0;
+}
+
+static void drop(sv_dense_sym *t[3])
+{
+    for (int k = 0; k < 3; k++) sv_dense_sym_destroy(t[k]);
+}
+
+/* L and Ψ (and Ψ_im for "dielectric_loss": "exact") of a project, assembled
+ * by the GPU assembler and by the CPU's, median of reps each (the GPU after
+ * one warm-up assembly: the CUDA context and the kernels' loading are not
+ * the assembly's), and how far apart the results are. */
+static void assembly_case(const char *name, const char *path, int reps)
+{
+    sv_ctx *ctx;
+    sv_em_project *prj;
+    sv_em_model *m;
+    if (sv_ctx_create(&ctx) || sv_em_project_read(ctx, path, &prj) || sv_em_model_create(ctx, prj, NULL, &m))
+        die(path);
+    sv_em_stackup st;
+    sv_em_project_stackup(prj, &st);
+    int psi_im = st.tan_delta > 0 && st.exact_dielectric_loss, n = sv_em_model_unknowns(m);
+    sv_gpu_options go;
+    sv_gpu_options_default(&go);
+    go.required = 1;
+    sv_gpu_assembler *ga;
+    if (sv_gpu_assembler_create(ctx, &go, &ga)) die("GPU assembler");
+    const sv_em_assembler *a = sv_gpu_assembler_em(ga);
+    sv_dense_sym *tg[3], *tc[3];
+    double tgpu[16], tcpu[16];
+    assemble_once(ctx, m, a, psi_im, tg); /* warm-up */
+    drop(tg);
+    for (int r = 0; r < reps; r++) {
+        tgpu[r] = assemble_once(ctx, m, a, psi_im, tg);
+        if (r < reps - 1) drop(tg);
+    }
+    sv_gpu_assembly_report rep;
+    sv_gpu_assembler_report(ga, &rep);
+    for (int r = 0; r < reps; r++) {
+        tcpu[r] = assemble_once(ctx, m, NULL, psi_im, tc);
+        if (r < reps - 1) drop(tc);
+    }
+    size_t e = sv_dense_packed_size(n, sv_dense_sym_block(tc[0])), differing = 0;
+    double rel = 0;
+    for (int k = 0; k < 2 + psi_im; k++)
+        rel = fmax(rel, packed_diff(e, sv_dense_sym_cdata(tg[k]), sv_dense_sym_cdata(tc[k]), &differing));
+    drop(tg);
+    drop(tc);
+    bench_json j;
+    char cname[96];
+    snprintf(cname, sizeof cname, "assembly_%s", name);
+    double ours = bench_median(tgpu, reps), anchor = bench_median(tcpu, reps);
+    bench_json_head(&j, "gpu", cname, ours, "Solvent's CPU assembly (sv_em_assemble_with, the CPU's assembler)",
+                    anchor);
+    bench_json_int(&j, "unknowns", n);
+    bench_json_int(&j, "terms", 2 + psi_im);
+    bench_json_num(&j, "tables_s", rep.seconds_tables);
+    bench_json_num(&j, "rows_s", rep.seconds_rows);
+    bench_json_num(&j, "device_wait_s", rep.seconds_device);
+    bench_json_num(&j, "copy_s", rep.seconds_copy);
+    /* the same with L and Ψ left on the device (what a solver there would use) */
+    bench_json_num(&j, "without_copy_s", rep.seconds_tables + rep.seconds_rows + rep.seconds_device);
+    bench_json_num(&j, "device_gib", rep.device_bytes / 1073741824.0);
+    bench_json_int(&j, "device_assemblies", rep.device_assemblies);
+    bench_json_int(&j, "cpu_assemblies", rep.cpu_assemblies);
+    bench_json_num(&j, "rel_err", rel);
+    bench_json_int(&j, "elements_differing", (long long)differing);
+    bench_json_int(&j, "elements", (long long)(e * (size_t)(2 + psi_im)));
+    bench_json_str(&j, "device", rep.device);
+    bench_json_str(&j, "note", rep.note);
+    bench_json_int(&j, "reps", reps);
+    bench_json_end(&j);
+    sv_gpu_assembler_destroy(ga);
+    sv_em_model_destroy(m);
+    sv_em_project_destroy(prj);
+    sv_ctx_destroy(ctx);
+}
+
 /* A solid m × m-cell square of 0.5 mm cells with two edge ports, like
  * examples/square76.json (2·m·(m − 1) + 2 unknowns: 30014 for m = 123). */
 static void write_square(const char *path, int m)
@@ -395,11 +502,15 @@ int main(int argc, char **argv)
     snprintf(pix, sizeof pix, "%s/examples/pixel2port.json", SV_SOURCE_DIR);
     snprintf(sq, sizeof sq, "%s/examples/square76.json", SV_SOURCE_DIR);
     if (!big) {
+        /* the quick cases first, the square's CPU sweep (the slowest) last: a run cut
+         * short by its time limit keeps the lines it printed */
         sweep_case("pixel2port", pix, 21, 21, reps, cpu);
-        sweep_case("pixel2port", pix, 1001, 21, reps, cpu);
+        assembly_case("pixel2port", pix, reps);
+        assembly_case("square76", sq, reps);
         exact_case("pixel2port", pix, reps);
-        sweep_case("square76", sq, 41, 5, 1, cpu);
         exact_case("square76", sq, reps);
+        sweep_case("pixel2port", pix, 1001, 21, reps, cpu);
+        sweep_case("square76", sq, 41, 5, 1, cpu);
     } else {
         char path[] = "/tmp/bench_gpu_square123_XXXXXX";
         int fd = mkstemp(path);
@@ -409,6 +520,7 @@ int main(int argc, char **argv)
         }
         close(fd);
         write_square(path, 123);
+        assembly_case("square123", path, 1);
         sweep_case("square123", path, 41, 5, 1, cpu);
         exact_case("square123", path, 1);
         unlink(path);

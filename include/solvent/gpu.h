@@ -16,6 +16,14 @@
  * sv_sweep_solve_exact_deriv with SV_SWEEP_DOUBLE) and counted in the
  * report.
  *
+ * The planar model's assembly (L, Ψ and Ψ_im) can run on the device too
+ * (sv_gpu_assembler, an implementation of the em module's assembler
+ * interface, solvent/em_assembly.h): the far table entries by the point
+ * approximation and the image series, the folds and the fill there, the
+ * near entries, the port rows and the side walls from the CPU, the result
+ * copied back into the host's packed arrays, the same numbers as the CPU's
+ * assembly.
+ *
  * Before a device path is used it passes a start-up self-test: products of
  * random terms with random vectors computed on the device and on the CPU
  * must agree; a path that disagrees (a compiler that simplified the error
@@ -38,6 +46,7 @@
 #include <stddef.h>
 
 #include "solvent/core.h"
+#include "solvent/em_assembly.h"
 #include "solvent/sweep.h"
 #include "solvent/sweep_solver.h"
 
@@ -182,6 +191,39 @@ typedef struct sv_gpu_report {
 } sv_gpu_report;
 
 void sv_gpu_solver_report(const sv_gpu_solver *s, sv_gpu_report *r);
+
+/* ---- assembly on the device ------------------------------------------------------ */
+typedef struct sv_gpu_assembler sv_gpu_assembler;
+
+/* An assembler on device opts->device (opts: NULL or a zero-filled struct are
+ * the defaults; only `device` and `required` are read). Without a usable
+ * device it is still created and assembles on the CPU (the report says
+ * why), unless opts->required: then SV_ERR_UNSUPPORTED. */
+sv_status sv_gpu_assembler_create(sv_ctx *ctx, const sv_gpu_options *opts, sv_gpu_assembler **out);
+void sv_gpu_assembler_destroy(sv_gpu_assembler *a);
+
+/* The em module's assembler (owned by a): pass it to sv_em_assemble_with. An
+ * assembly that does not fit the device, or meets a device error, is made
+ * by the CPU's assembler instead (and after a device error every later
+ * one); the report counts them. */
+const sv_em_assembler *sv_gpu_assembler_em(sv_gpu_assembler *a);
+
+typedef struct sv_gpu_assembly_report {
+    int on_device;            /* the assembler has a device */
+    int assemblies;           /* assemblies asked for */
+    int device_assemblies;    /* of which made on the device */
+    int cpu_assemblies;       /* made by the CPU's assembler (no device, too large, a device error) */
+    int device_errors;        /* device errors (the device is then dropped; note says why) */
+    /* the last assembly on the device, seconds: the plan's tables (CPU), the rows and
+     * walls (CPU, while the device works on the tables), then the device's port rows
+     * and walls and waiting for all its work, and copying the result back */
+    double seconds_tables, seconds_rows, seconds_device, seconds_copy;
+    size_t device_bytes;      /* the device memory it needed */
+    char device[200];         /* sv_gpu_describe() of the device, or why none */
+    char note[320];           /* why an assembly ran on the CPU ("" when none did) */
+} sv_gpu_assembly_report;
+
+void sv_gpu_assembler_report(const sv_gpu_assembler *a, sv_gpu_assembly_report *r);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #include "solvent/eft.h"
 #include "solvent/sparse.h"
 #include "solvent/em.h"
+#include "solvent/em_assembly.h"
+#include "solvent/em_tables.h"
 #include "solvent/ode.h"
 #include "solvent/sweep.h"
 #include "solvent/sweep_solver.h"

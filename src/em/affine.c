@@ -78,8 +78,8 @@ static double complex term_coefficient(const sv_em_affine *a, int t, int j, doub
 /* Assemble the matrices of the terms the project has. */
 static sv_status assemble_terms(sv_em_affine *a)
 {
-    sv_status st = sv_em_assemble_terms(a->ctx, a->em, 0, &a->L, &a->Psi,
-                                        term_count(a->em, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
+    sv_status st = sv_em_assemble_with(a->ctx, a->em, 0, NULL, &a->L, &a->Psi,
+                                       term_count(a->em, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
     if (!st && term_count(a->em, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
     a->rad = a->em->rad;
     return st;

@@ -12,17 +12,27 @@
 #include "em_internal.h"
 #include "geom.h"
 
+void sv_em_lossy_series(const sv_em_model *m, double complex *K, int *terms)
+{
+    double complex er = m->prj->st.eps_r * (1 - I * m->prj->st.tan_delta);
+    *K = (er - 1) / (er + 1);
+    /* |K|ⁿ ≤ accuracy: as sv_em_image_terms with the modulus */
+    double aK = cabs(*K);
+    int n = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 1;
+    if (n < 1) n = 1;
+    if (n > 100000) n = 100000;
+    *terms = n;
+}
+
 double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, double *im)
 {
     const sv_em_grid *g = &m->prj->grid;
     double dx = g->dx, dy = g->dy, h = m->prj->st.h, fr = m->opts.far_ratio;
-    double complex er = m->prj->st.eps_r * (1 - I * m->prj->st.tan_delta);
-    double complex K = (er - 1) / (er + 1), w = 1, s = 0;
-    /* |K|ⁿ ≤ accuracy: as sv_em_image_terms with the modulus */
-    double aK = cabs(K);
-    int terms = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 1;
-    if (terms < 1) terms = 1;
-    if (terms > 100000) terms = 100000;
+    double complex K, w = 1, s = 0;
+    int terms;
+    sv_em_lossy_series(m, &K, &terms);
+    if (!exact && sv_em_P_cells_is_far(m, di, dj))
+        return sv_em_P_far_lossy(dx, dy, h, creal(K), cimag(K), terms, di, dj, im);
     /* the series as direct + images: (1 − K)·I(0) − (1 − K²)·Σ_{n≥1} (−K)^{n−1}·I(2nh) */
     double X = di * dx, Y = dj * dy;
     for (int n = 0; n <= terms; n++) {
@@ -48,10 +58,12 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
     int nx = p->grid.nx, ny = p->grid.ny, nc = 0;
     int *cell = sv_alloc(ctx, sizeof(int) * (size_t)nx * ny, "em dielectric loss ratio");
     double *pairs = sv_calloc(ctx, (size_t)nx * ny, sizeof(double), "em dielectric loss ratio");
-    if (!cell || !pairs) {
+    double *part = sv_alloc(ctx, 2 * sizeof(double) * (size_t)nx * ny, "em dielectric loss ratio");
+    if (!cell || !pairs || !part) {
         sv_status st = sv_last_status();
         sv_free(ctx, cell);
         sv_free(ctx, pairs);
+        sv_free(ctx, part);
         return st;
     }
     for (int c = 0; c < nx * ny; c++)
@@ -61,16 +73,22 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
             int di = abs(cell[a] % nx - cell[b] % nx), dj = abs(cell[a] / nx - cell[b] / nx);
             pairs[di + (size_t)nx * dj] += a == b ? 1 : 2;
         }
-    double num = 0, den = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : num, den)
+    /* the offsets' terms in parallel, their sums in one order (a reduction's
+     * order would follow the threads, and the ratio with it) */
+#pragma omp parallel for schedule(dynamic, 4)
     for (int q = 0; q < nx * ny; q++) {
-        if (pairs[q] == 0) continue;
-        double im, re = sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);
-        num += pairs[q] * im;
-        den += pairs[q] * re;
+        double im = 0, re = pairs[q] == 0 ? 0 : sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);
+        part[2 * q] = pairs[q] * im;
+        part[2 * q + 1] = pairs[q] * re;
+    }
+    double num = 0, den = 0;
+    for (int q = 0; q < nx * ny; q++) {
+        num += part[2 * q];
+        den += part[2 * q + 1];
     }
     sv_free(ctx, cell);
     sv_free(ctx, pairs);
+    sv_free(ctx, part);
     *ratio = den > 0 ? num / den : 0;
     return SV_OK;
 }

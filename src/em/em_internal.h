@@ -6,11 +6,8 @@
 #include <stddef.h>
 
 #include "solvent/em.h"
-
-#define SV_EM_MU0 1.25663706212e-6    /* H/m (CODATA 2018) */
-#define SV_EM_EPS0 8.8541878128e-12   /* F/m (CODATA 2018) */
-#define SV_EM_C0 299792458.0          /* m/s */
-#define SV_EM_PI 3.14159265358979323846
+#include "solvent/em_assembly.h"
+#include "solvent/em_tables.h" /* the physical constants, the point approximation, the tables */
 
 /* The adaptive sweep's tolerance when neither the caller nor the project gives one. */
 #define SV_EM_DEFAULT_TOLERANCE 1e-4
@@ -37,6 +34,7 @@ struct sv_em_project {
     sv_em_port_def *ports;
     int radiation;          /* 1: radiation terms in the affine model (default) */
     int edge_profile;       /* 1: strips one cell wide carry the edge-singular profile (default) */
+    char *pixels_file;      /* the CSV pixel map read, or NULL */
 };
 
 /* One unknown: an x- or y-directed rooftop, or a port half rooftop. */
@@ -73,10 +71,6 @@ double sv_em_F(double x, double y, double z);
 /* ∫∫∫∫ 1/|r − r'| over [x1,x2]×[y1,y2] and [x3,x4]×[y3,y4], vertical gap z. */
 double sv_em_rect_exact(double x1, double x2, double y1, double y2, double x3, double x4, double y3, double y4,
                         double z);
-/* The same integral by the point approximation with the second- and
- * fourth-order corrections (green.c). */
-double sv_em_rect_point(double x1, double x2, double y1, double y2, double x3, double x4, double y3, double y4,
-                        double z);
 /* Exact for near pairs, corrected point for R ≥ far_ratio·(largest side). */
 double sv_em_rect(double x1, double x2, double y1, double y2, double x3, double x4, double y3, double y4,
                   double z, double far_ratio);
@@ -92,11 +86,34 @@ double sv_em_default_far_ratio(double accuracy);
 /* Σ P_im / Σ P_re over all pairs of metal cells: the loss ratio of the
  * metal's uniform static charge, Ψ_im ≈ ratio·Ψ_re. */
 sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *ratio);
+/* The lossy dielectric's image ratio K = (εr* − 1)/(εr* + 1) and the images
+ * its series keeps (|K|ⁿ ≤ accuracy). */
+void sv_em_lossy_series(const sv_em_model *m, double complex *K, int *terms);
 
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
  * `field` names the project field in messages. */
 sv_status sv_em_pixels_csv_read(const char *path, const char *field, int nx, int ny, unsigned char *metal);
+
+/* ---- the assembly's tables (tables.c; solvent/em_tables.h) ---- */
+/* Parts of sv_em_tables besides P (P_im when lossy), Lx, Ly: the folded Ψ
+ * tables; the far masks and the unknowns' kinds and cells (a plan). */
+enum { SV_EM_TABLES_FOLDED = 1, SV_EM_TABLES_PLAN = 2 };
+/* The scalars of m's tables (lossy: P complex, for Ψ's imaginary part). */
+void sv_em_tables_describe(const sv_em_model *m, int lossy, sv_em_tables *t);
+size_t sv_em_tables_bytes(const sv_em_tables *t, int parts);
+sv_status sv_em_tables_alloc(sv_ctx *ctx, sv_em_tables *t, int parts);
+void sv_em_tables_free(sv_ctx *ctx, sv_em_tables *t);
+/* Every entry of P (P_im), Lx, Ly; near_only: only the near ones (closed
+ * forms), the far masks set (SV_EM_TABLES_PLAN). In parallel. */
+void sv_em_tables_entries(const sv_em_model *m, sv_em_tables *t, int near_only);
+/* Sxx, Syy, Sxy (and their imaginary parts) from P (SV_EM_TABLES_FOLDED). */
+void sv_em_tables_fold(sv_em_tables *t);
+/* The unknowns' kinds and cells (SV_EM_TABLES_PLAN). */
+void sv_em_tables_unknowns(const sv_em_model *m, sv_em_tables *t);
+/* L between unknowns r and c from their current profiles (the rows of port
+ * half rooftops). */
+double sv_em_port_inductance(const sv_em_model *m, int r, int c);
 
 /* ---- assembly internals (assemble.c) ---- */
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of
@@ -104,23 +121,44 @@ sv_status sv_em_pixels_csv_read(const char *path, const char *field, int nx, int
 typedef size_t (*sv_em_colbase_fn)(void *user, int j);
 sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
                              void *user, sv_em_assembly_info *info);
+/* The CPU's entries (tables, fill, side walls) without the checks; ctx's
+ * threads already applied. */
+sv_status sv_em_assemble_entries(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                                 sv_em_colbase_fn colbase, void *user);
+/* info (may be NULL) of an assembly that started at t0. */
+void sv_em_assembly_info_fill(const sv_em_model *m, int psi_im, double t0, sv_em_assembly_info *info);
 /* The same with, for a lossy dielectric (tan_delta > 0), Ψ's imaginary part
  * into PsiI (same layout; NULL: not wanted). */
 sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
                                    sv_em_colbase_fn colbase, void *user, sv_em_assembly_info *info);
+/* The assembled diagonal: finite and positive (Ψ_im's ≥ 0), else
+ * SV_ERR_NONFINITE (a grid or stack-up out of range). */
+sv_status sv_em_check_diagonal(const sv_em_model *m, const double *L, const double *Psi, const double *PsiI,
+                               sv_em_colbase_fn colbase, void *user);
 /* Thick metal's side walls (walls.c): add δL and δΨ to the assembled L and
  * Ψ (and Ψ's imaginary part when PsiI is not NULL); and to column c of the
  * naive reference (rows c..n−1 in lcol, pcol). Nothing for a sheet. */
 sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
                           sv_em_colbase_fn colbase, void *user);
 void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol);
+/* The same updates as lists, for an accelerator's assembly
+ * (assembly_plan.c): δL at (r, c), r ≥ c, each once; δΨ (and, lossy,
+ * δΨ_im) contributions at (r, c) in the order sv_em_walls_add adds them,
+ * repeats included. Nothing for a sheet. */
+typedef struct sv_em_walls_updates {
+    int lossy;
+    size_t nl;
+    int *l_r, *l_c;
+    double *l_val;
+    size_t np;
+    int *p_r, *p_c;
+    double *p_val, *p_val_im;
+} sv_em_walls_updates;
+sv_status sv_em_walls_record(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_em_walls_updates *u);
+void sv_em_walls_updates_free(sv_ctx *ctx, sv_em_walls_updates *u);
 /* G's factor for unknowns q and o of one axis on a shared cell: 1 for a
  * sheet; the overlap of their face and wall currents for thick metal. */
 double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o);
-/* sv_em_assemble with, when PsiI is not NULL (lossy dielectric), Ψ's
- * imaginary part as a third packed matrix (dense_glue.c). */
-sv_status sv_em_assemble_terms(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,
-                               sv_dense_sym **PsiI, sv_em_assembly_info *info);
 /* The naive reference: every entry straight from the closed forms (per
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */

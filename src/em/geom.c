@@ -41,15 +41,7 @@ void sv_em_profile(const sv_em_model *m, int q, sv_em_profile_t *p)
 int sv_em_div_cells(const sv_em_model *m, int q, int ci[2], int cj[2], int sg[2])
 {
     const sv_em_basis *b = &m->basis[q];
-    ci[0] = b->i; cj[0] = b->j;
-    if (b->kind == 2) {
-        sg[0] = -1; /* current enters the metal at the port edge */
-        return 1;
-    }
-    sg[0] = 1; sg[1] = -1;
-    ci[1] = b->i + (b->kind == 0);
-    cj[1] = b->j + (b->kind == 1);
-    return 2;
+    return sv_em_unknown_cells(b->kind, b->i, b->j, ci, cj, sg);
 }
 
 /* L between two parallel unit-height pulses [a1,a2] × [ta1,ta2] and
@@ -102,18 +94,29 @@ void sv_em_gl_make(int n, int flatten, sv_em_gl_rule *r)
 
 static const sv_em_gl_rule *gl_get(const sv_em_model *m, int far) { return far ? &m->gl_far : &m->gl_near; }
 
+/* Two rooftops whose edges are (D, T) apart are far beyond (far ratio + 2)
+ * of their largest extent: a coarser rule, and the point approximation. */
+static int L_full_far(const sv_em_model *m, double d, double w, double wb, double D, double T)
+{
+    double side = fmax(2 * d, fmax(w, wb)), R2 = D * D + T * T;
+    return R2 >= (m->opts.far_ratio + 2) * (m->opts.far_ratio + 2) * side * side;
+}
+
 /* Rooftop against parallel rooftop at an along/across offset (D, T) of
  * their edges and cells: a triangle of half-width d is the convolution of
  * two pulses of length d divided by d, so by translation invariance
  *   L = (1/d)·∫_{−d}^{d} (1 − |σ|/d) · Lpulse(offset D + σ) dσ,
  * Lpulse the pulses [−d/2, d/2] and [D + σ − d/2, D + σ + d/2]. The
- * integrand has edge meetings only at σ ∈ {−d, 0, d} for grid offsets. */
+ * integrand has edge meetings only at σ ∈ {−d, 0, d} for grid offsets.
+ * Far pairs: sv_em_L_rooftops_far (solvent/em_tables.h), shared with
+ * accelerators. */
+
 static double L_full_full(const sv_em_model *m, int axis, double d, double w, double wb, double D, double T,
                           int exact)
 {
-    double side = fmax(2 * d, fmax(w, wb)), R2 = D * D + T * T;
-    int far = !exact && R2 >= (m->opts.far_ratio + 2) * (m->opts.far_ratio + 2) * side * side;
-    const sv_em_gl_rule *g = gl_get(m, far);
+    if (!exact && L_full_far(m, d, w, wb, D, T))
+        return sv_em_L_rooftops_far(axis, d, w, wb, D, T, m->prj->st.h, m->gl_far.n, m->gl_far.t, m->gl_far.w);
+    const sv_em_gl_rule *g = gl_get(m, 0);
     double s = 0;
     for (int k = 0; k < g->n; k++) {
         double sg = g->t[k] * d, wt = g->w[k] * (1 - g->t[k]);
@@ -128,6 +131,13 @@ double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exac
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     if (axis == 0) return L_full_full(m, 0, dx, dy, dy, di * dx, dj * dy, exact);
     return L_full_full(m, 1, dy, dx, dx, dj * dy, di * dx, exact);
+}
+
+int sv_em_L_rooftops_is_far(const sv_em_model *m, int axis, int di, int dj)
+{
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+    if (axis == 0) return L_full_far(m, dx, dy, dy, di * dx, dj * dy);
+    return L_full_far(m, dy, dx, dx, dj * dy, di * dx);
 }
 
 /* Along-axis pulse of a profile at parameter τ ∈ [0, d]: the profile is
@@ -197,12 +207,19 @@ double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv
     return sgn * s;
 }
 
+int sv_em_P_cells_is_far(const sv_em_model *m, int di, int dj)
+{
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy, X = di * dx, Y = dj * dy;
+    return sv_em_rect_far(0, dx, 0, dy, X, X + dx, Y, Y + dy, 0, m->opts.far_ratio);
+}
+
 double sv_em_P_cells(const sv_em_model *m, int di, int dj, int exact)
 {
     const sv_em_grid *g = &m->prj->grid;
     double dx = g->dx, dy = g->dy, h = m->prj->st.h, er = m->prj->st.eps_r;
     double K = (er - 1) / (er + 1), fr = m->opts.far_ratio;
     int terms = sv_em_image_terms(er, m->opts.accuracy);
+    if (!exact && sv_em_P_cells_is_far(m, di, dj)) return sv_em_P_far(dx, dy, h, K, terms, di, dj);
     double X = di * dx, Y = dj * dy;
     double s = 0, w = 1, prev = 0;
     for (int n = 0; n <= terms; n++) {

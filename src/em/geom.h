@@ -34,8 +34,14 @@ double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv
 /* L between two parallel rooftops of one axis whose cells are (di, dj)
  * cells apart (the assembly's tables). */
 double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exact);
+/* 1 if the table entry of sv_em_L_rooftops at (di, dj) is a far one
+ * (sv_em_L_rooftops_far of solvent/em_tables.h, the far rule). */
+int sv_em_L_rooftops_is_far(const sv_em_model *m, int axis, int di, int dj);
 /* P between two cells at offset (di, dj) cells (1/F), all image terms. */
 double sv_em_P_cells(const sv_em_model *m, int di, int dj, int exact);
+/* 1 if that pair of cells is far (then every image term is too: P is
+ * sv_em_P_far of solvent/em_tables.h). */
+int sv_em_P_cells_is_far(const sv_em_model *m, int di, int dj);
 /* The same for the lossy dielectric εr·(1 − j·tanδ) (dielectric.c): the
  * real part returned, the imaginary part (≥ 0 on the diagonal) in *im. */
 double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, double *im);

@@ -1,7 +1,9 @@
 /* Quasi-static Green's functions of a grounded slab and the closed-form
  * integrals of 1/R over pairs of parallel rectangles (the formulas and their
  * numerical pitfalls: docs/em.md, "Fast assembly"; the rectangle formula is
- * the classical one used in PEEC, e.g. Ruehli's partial-element papers). */
+ * the classical one used in PEEC, e.g. Ruehli's partial-element papers).
+ * The point approximation for far pairs is in solvent/em_tables.h, shared
+ * with accelerators. */
 #include <math.h>
 
 #include "em_internal.h"
@@ -43,36 +45,11 @@ double sv_em_rect_exact(double x1, double x2, double y1, double y2, double x3, d
     return s;
 }
 
-double sv_em_rect_point(double x1, double x2, double y1, double y2, double x3, double x4, double y3, double y4,
-                        double z)
-{
-    /* Taylor expansion of 1/|R + u| averaged over u = s' − s, s and s'
-     * uniform in the two rectangles (independent along x and y):
-     *   <1/|R+u|> = 1/R + ½ Σ <u_i²> ∂ᵢ²(1/R)
-     *             + (1/24)[<u_x⁴> ∂x⁴ + <u_y⁴> ∂y⁴ + 6 <u_x²><u_y²> ∂x²∂y²](1/R) + O(a⁶/R⁷)
-     * with <u²> = (a1² + a2²)/12, <u⁴> = a1⁴/80 + a1²a2²/24 + a2⁴/80 and
-     * ∂x⁴(1/R) = 3(35X⁴ − 30X²R² + 3R⁴)/R⁹, ∂x²∂y²(1/R) = 3(35X²Y² − 5(X² + Y²)R² + R⁴)/R⁹. */
-    double a1 = x2 - x1, b1 = y2 - y1, a2 = x4 - x3, b2 = y4 - y3;
-    double X = 0.5 * (x3 + x4 - x1 - x2), Y = 0.5 * (y3 + y4 - y1 - y2);
-    double X2 = X * X, Y2 = Y * Y, R2 = X2 + Y2 + z * z, R = sqrt(R2), R4 = R2 * R2;
-    double R5 = R4 * R, R9 = R5 * R4;
-    double ux2 = (a1 * a1 + a2 * a2) / 12, uy2 = (b1 * b1 + b2 * b2) / 12;
-    double ux4 = (a1 * a1 * a1 * a1 + a2 * a2 * a2 * a2) / 80 + a1 * a1 * a2 * a2 / 24;
-    double uy4 = (b1 * b1 * b1 * b1 + b2 * b2 * b2 * b2) / 80 + b1 * b1 * b2 * b2 / 24;
-    double d2 = 0.5 * (ux2 * (3 * X2 - R2) + uy2 * (3 * Y2 - R2)) / R5;
-    double dxxxx = 3 * (35 * X2 * X2 - 30 * X2 * R2 + 3 * R4), dyyyy = 3 * (35 * Y2 * Y2 - 30 * Y2 * R2 + 3 * R4);
-    double dxxyy = 3 * (35 * X2 * Y2 - 5 * (X2 + Y2) * R2 + R4);
-    double d4 = (ux4 * dxxxx + uy4 * dyyyy + 6 * ux2 * uy2 * dxxyy) / (24 * R9);
-    return a1 * b1 * a2 * b2 * (1 / R + d2 + d4);
-}
-
 double sv_em_rect(double x1, double x2, double y1, double y2, double x3, double x4, double y3, double y4, double z,
                   double far_ratio)
 {
-    double X = 0.5 * (x3 + x4 - x1 - x2), Y = 0.5 * (y3 + y4 - y1 - y2);
-    double side = fmax(fmax(x2 - x1, y2 - y1), fmax(x4 - x3, y4 - y3));
-    double R2 = X * X + Y * Y + z * z;
-    if (R2 >= far_ratio * far_ratio * side * side) return sv_em_rect_point(x1, x2, y1, y2, x3, x4, y3, y4, z);
+    if (sv_em_rect_far(x1, x2, y1, y2, x3, x4, y3, y4, z, far_ratio))
+        return sv_em_rect_point(x1, x2, y1, y2, x3, x4, y3, y4, z);
     return sv_em_rect_exact(x1, x2, y1, y2, x3, x4, y3, y4, z);
 }
 

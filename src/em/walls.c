@@ -332,15 +332,82 @@ static void cell_unknowns_free(sv_ctx *ctx, cell_unknowns *cu)
     sv_free(ctx, cu->sg);
 }
 
-static sv_status walls_add_currents(sv_ctx *ctx, const sv_em_model *m, double *L, sv_em_colbase_fn colbase,
-                                    void *user);
+/* ---- where the updates go ---- */
 
-sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
-                          sv_em_colbase_fn colbase, void *user)
+/* The CPU assembly adds the updates to its arrays; an accelerator's plan
+ * (assembly_plan.c) records them as lists instead, in the order the CPU
+ * adds them, so that applying them in that order gives the same bits. */
+typedef struct sink {
+    double *L, *Psi, *PsiI;       /* add here (L NULL: record) */
+    sv_em_colbase_fn colbase;
+    void *user;
+    sv_ctx *ctx;                  /* record here */
+    sv_em_walls_updates *u;
+    size_t pcap;                  /* room in u's δΨ list */
+} sink;
+
+/* Room for one more entry in the δΨ list (doubling it when full). */
+static sv_status psi_room(sink *k)
 {
-    if (!m->prj->st.thick_metal) return SV_OK;
-    sv_status cs = walls_add_currents(ctx, m, L, colbase, user);
-    if (cs) return cs;
+    sv_em_walls_updates *u = k->u;
+    if (u->np < k->pcap) return SV_OK;
+    size_t cap = k->pcap ? 2 * k->pcap : 4096;
+    int *r = sv_alloc(k->ctx, sizeof(int) * cap, "em wall updates");
+    int *c = sv_alloc(k->ctx, sizeof(int) * cap, "em wall updates");
+    double *v = sv_alloc(k->ctx, sizeof(double) * cap, "em wall updates");
+    double *vi = u->lossy ? sv_alloc(k->ctx, sizeof(double) * cap, "em wall updates") : NULL;
+    if (!r || !c || !v || (u->lossy && !vi)) {
+        sv_status st = sv_last_status();
+        sv_free(k->ctx, r);
+        sv_free(k->ctx, c);
+        sv_free(k->ctx, v);
+        sv_free(k->ctx, vi);
+        return st;
+    }
+    if (u->np) {
+        memcpy(r, u->p_r, sizeof(int) * u->np);
+        memcpy(c, u->p_c, sizeof(int) * u->np);
+        memcpy(v, u->p_val, sizeof(double) * u->np);
+        if (vi) memcpy(vi, u->p_val_im, sizeof(double) * u->np);
+    }
+    sv_free(k->ctx, u->p_r);
+    sv_free(k->ctx, u->p_c);
+    sv_free(k->ctx, u->p_val);
+    sv_free(k->ctx, u->p_val_im);
+    u->p_r = r;
+    u->p_c = c;
+    u->p_val = v;
+    u->p_val_im = vi;
+    k->pcap = cap;
+    return SV_OK;
+}
+
+/* δΨ(r, c) += w·d (r ≥ c). */
+static sv_status psi_add(sink *k, int r, int c, double w, double complex d)
+{
+    if (k->Psi) {
+        size_t o = k->colbase(k->user, c) + (size_t)(r - c);
+        k->Psi[o] += w * creal(d);
+        if (k->PsiI) k->PsiI[o] += w * cimag(d);
+        return SV_OK;
+    }
+    sv_status st = psi_room(k);
+    if (st) return st;
+    sv_em_walls_updates *u = k->u;
+    u->p_r[u->np] = r;
+    u->p_c[u->np] = c;
+    u->p_val[u->np] = w * creal(d);
+    if (u->lossy) u->p_val_im[u->np] = w * cimag(d);
+    u->np++;
+    return SV_OK;
+}
+
+static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, sink *k);
+
+/* δΨ_mn = Σ s_a s_b δP(a, b) over the cell pairs within range, into the
+ * lower triangle. */
+static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, sink *k)
+{
     const sv_em_project *p = m->prj;
     int nx = p->grid.nx, ny = p->grid.ny;
     series s;
@@ -353,27 +420,22 @@ sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *
     if (!st) {
         tables_make(m, &s, tb);
         for (int q = 0; q < (R + 1) * (R + 1); q++) p00[q] = p_faces(m, q % (R + 1), q / (R + 1), 1);
-        /* δΨ_mn = Σ s_a s_b δP(a, b) over the cell pairs within range, into the lower triangle */
-        for (int aj = 0; aj < ny; aj++)
-            for (int ai = 0; ai < nx; ai++) {
+        for (int aj = 0; aj < ny && !st; aj++)
+            for (int ai = 0; ai < nx && !st; ai++) {
                 int a = ai + nx * aj;
                 if (!p->metal[a] || cu.start[a] == cu.start[a + 1]) continue;
-                for (int bj = aj - R; bj <= aj + R; bj++)
-                    for (int bi = ai - R; bi <= ai + R; bi++) {
+                for (int bj = aj - R; bj <= aj + R && !st; bj++)
+                    for (int bi = ai - R; bi <= ai + R && !st; bi++) {
                         if (!metal_at(p, bi, bj)) continue;
                         int b = bi + nx * bj;
                         if (cu.start[b] == cu.start[b + 1]) continue;
                         double complex d =
                             cell_delta(m, &s, tb, ai, aj, bi, bj, p00[abs(bi - ai) + (R + 1) * abs(bj - aj)]);
                         if (d == 0) continue;
-                        for (int e = cu.start[a]; e < cu.start[a + 1]; e++)
-                            for (int f = cu.start[b]; f < cu.start[b + 1]; f++) {
+                        for (int e = cu.start[a]; e < cu.start[a + 1] && !st; e++)
+                            for (int f = cu.start[b]; f < cu.start[b + 1] && !st; f++) {
                                 int r = cu.q[e], c = cu.q[f];
-                                if (r < c) continue;
-                                size_t o = colbase(user, c) + (size_t)(r - c);
-                                double w = cu.sg[e] * cu.sg[f];
-                                Psi[o] += w * creal(d);
-                                if (PsiI) PsiI[o] += w * cimag(d);
+                                if (r >= c) st = psi_add(k, r, c, cu.sg[e] * cu.sg[f], d);
                             }
                     }
             }
@@ -383,6 +445,43 @@ sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *
     sv_free(ctx, tb);
     free(s.cn);
     return st;
+}
+
+static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
+{
+    if (!m->prj->st.thick_metal) return SV_OK;
+    sv_status st = walls_currents(ctx, m, k);
+    if (!st) st = walls_charges(ctx, m, k);
+    return st;
+}
+
+sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                          sv_em_colbase_fn colbase, void *user)
+{
+    sink k = {.L = L, .Psi = Psi, .PsiI = PsiI, .colbase = colbase, .user = user};
+    return walls_apply(ctx, m, &k);
+}
+
+sv_status sv_em_walls_record(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_em_walls_updates *u)
+{
+    memset(u, 0, sizeof *u);
+    u->lossy = lossy;
+    sink k = {.ctx = ctx, .u = u};
+    sv_status st = walls_apply(ctx, m, &k);
+    if (st) sv_em_walls_updates_free(ctx, u);
+    return st;
+}
+
+void sv_em_walls_updates_free(sv_ctx *ctx, sv_em_walls_updates *u)
+{
+    sv_free(ctx, u->l_r);
+    sv_free(ctx, u->l_c);
+    sv_free(ctx, u->l_val);
+    sv_free(ctx, u->p_r);
+    sv_free(ctx, u->p_c);
+    sv_free(ctx, u->p_val);
+    sv_free(ctx, u->p_val_im);
+    memset(u, 0, sizeof *u);
 }
 
 static void walls_column_currents(const sv_em_model *m, int c, double *lcol);
@@ -569,36 +668,83 @@ static int *rooftop_map(sv_ctx *ctx, const sv_em_model *m)
     return map;
 }
 
-static sv_status walls_add_currents(sv_ctx *ctx, const sv_em_model *m, double *L, sv_em_colbase_fn colbase,
-                                    void *user)
+/* δL of rooftop c with the rooftops r ≥ c of its axis within range whose
+ * currents have walls (each pair once: the lower triangle): their number,
+ * and with vals their rows and values (room for (2R + 1)² each). */
+static int column_currents(const sv_em_model *m, const series *s, const current_tables *ct, const int *map, int c,
+                           int *rows, double *vals)
 {
-    int nx = m->prj->grid.nx, ny = m->prj->grid.ny, nrt = m->nx_edges + m->ny_edges;
+    int nx = m->prj->grid.nx, ny = m->prj->grid.ny, k = 0;
+    const sv_em_basis *bc = &m->basis[c];
+    current cc, cr;
+    rooftop_current(m, c, &cc);
+    for (int dj = -R; dj <= R; dj++)
+        for (int di = -R; di <= R; di++) {
+            int i = bc->i + di, j = bc->j + dj;
+            if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+            int r = bc->kind == 0 ? map[i + (size_t)nx * j] : map[(size_t)nx * ny + i + (size_t)nx * j];
+            if (r < c) continue;
+            rooftop_current(m, r, &cr);
+            if (cc.nw == 0 && cr.nw == 0) continue; /* no walls: no change */
+            if (vals) {
+                /* offsets along / across the axis */
+                int da = bc->kind == 0 ? di : dj, dca = bc->kind == 0 ? dj : di;
+                rows[k] = r;
+                vals[k] = current_delta(m, s, ct, &cc, &cr, da, dca);
+            }
+            k++;
+        }
+    return k;
+}
+
+/* The δL list: counted per column, then filled column by column (so its
+ * order does not depend on the threads). */
+static sv_status record_currents(const sv_em_model *m, const series *s, const current_tables *ct, const int *map,
+                                 sink *k)
+{
+    int nrt = m->nx_edges + m->ny_edges;
+    sv_em_walls_updates *u = k->u;
+    size_t *start = sv_calloc(k->ctx, (size_t)nrt + 1, sizeof(size_t), "em wall updates");
+    if (!start) return sv_last_status();
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int c = 0; c < nrt; c++) start[c + 1] = (size_t)column_currents(m, s, ct, map, c, NULL, NULL);
+    for (int c = 0; c < nrt; c++) start[c + 1] += start[c];
+    u->nl = start[nrt];
+    size_t len = u->nl ? u->nl : 1;
+    u->l_r = sv_alloc(k->ctx, sizeof(int) * len, "em wall updates");
+    u->l_c = sv_alloc(k->ctx, sizeof(int) * len, "em wall updates");
+    u->l_val = sv_alloc(k->ctx, sizeof(double) * len, "em wall updates");
+    sv_status st = u->l_r && u->l_c && u->l_val ? SV_OK : sv_last_status();
+    if (!st) {
+#pragma omp parallel for schedule(dynamic, 16)
+        for (int c = 0; c < nrt; c++) {
+            size_t o = start[c];
+            int got = column_currents(m, s, ct, map, c, u->l_r + o, u->l_val + o);
+            for (int q = 0; q < got; q++) u->l_c[o + q] = c;
+        }
+    }
+    sv_free(k->ctx, start);
+    return st;
+}
+
+static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, sink *k)
+{
+    int nrt = m->nx_edges + m->ny_edges;
     series s;
     series_make(m, &s);
     current_tables *ct = sv_alloc(ctx, sizeof *ct, "em wall current tables");
     int *map = rooftop_map(ctx, m);
     sv_status st = !ct || !map ? sv_last_status() : SV_OK;
-    if (!st) {
-        current_tables_make(m, &s, ct);
+    if (!st) current_tables_make(m, &s, ct);
+    if (!st && !k->L) st = record_currents(m, &s, ct, map, k);
+    if (!st && k->L) {
 #pragma omp parallel for schedule(dynamic, 16)
         for (int c = 0; c < nrt; c++) {
-            const sv_em_basis *bc = &m->basis[c];
-            current cc, cr;
-            rooftop_current(m, c, &cc);
-            size_t base = colbase(user, c);
-            /* rows r > c of the same axis within range (each once: the lower triangle) */
-            for (int dj = -R; dj <= R; dj++)
-                for (int di = -R; di <= R; di++) {
-                    int i = bc->i + di, j = bc->j + dj;
-                    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-                    int r = m->basis[c].kind == 0 ? map[i + (size_t)nx * j] : map[(size_t)nx * ny + i + (size_t)nx * j];
-                    if (r < c) continue;
-                    rooftop_current(m, r, &cr);
-                    /* offsets along / across the axis */
-                    int da = bc->kind == 0 ? di : dj, dc = bc->kind == 0 ? dj : di;
-                    double d = current_delta(m, &s, ct, &cc, &cr, da, dc);
-                    L[base + (size_t)(r - c)] += d;
-                }
+            int rows[(2 * R + 1) * (2 * R + 1)];
+            double vals[(2 * R + 1) * (2 * R + 1)];
+            int got = column_currents(m, &s, ct, map, c, rows, vals);
+            size_t base = k->colbase(k->user, c);
+            for (int q = 0; q < got; q++) k->L[base + (size_t)(rows[q] - c)] += vals[q];
         }
     }
     sv_free(ctx, map);

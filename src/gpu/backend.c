@@ -31,11 +31,12 @@ static sv_status dev_upload(sv_gpu_backend *b, const sv_gpu_problem *p, int mode
 {
     dev *D = b->st;
     int nt = p->nterms;
-    if (nt > 8) return sv_error(SV_ERR_UNSUPPORTED, "%d terms: the CUDA back end takes at most 8", nt);
-    int kind[8];
-    const double *pk[8], *val[8];
-    const int *rp[8], *ci[8];
-    size_t nnz[8];
+    if (nt > SV_GPU_CUDA_MAX_TERMS)
+        return sv_error(SV_ERR_UNSUPPORTED, "%d terms: the CUDA back end takes at most %d", nt, SV_GPU_CUDA_MAX_TERMS);
+    int kind[SV_GPU_CUDA_MAX_TERMS];
+    const double *pk[SV_GPU_CUDA_MAX_TERMS], *val[SV_GPU_CUDA_MAX_TERMS];
+    const int *rp[SV_GPU_CUDA_MAX_TERMS], *ci[SV_GPU_CUDA_MAX_TERMS];
+    size_t nnz[SV_GPU_CUDA_MAX_TERMS];
     for (int k = 0; k < nt; k++) {
         kind[k] = p->terms[k].kind == SV_SWEEP_TERM_PACKED ? 0 : 1;
         pk[k] = p->terms[k].packed;
@@ -79,6 +80,26 @@ static sv_status dev_products(sv_gpu_backend *b, sv_gpu_residual mode, int ncols
     return map(D->mod->products(D->g, (int)mode, ncols, x, y, D->msg, sizeof D->msg), "residual products", D->msg);
 }
 
+static sv_status dev_asm_tables(sv_gpu_backend *b, const sv_em_tables *t, int nb)
+{
+    dev *D = b->st;
+    return map(D->mod->asm_tables(D->g, t, nb, D->msg, sizeof D->msg), "assembling the tables", D->msg);
+}
+
+static sv_status dev_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
+                                double *PsiI, double seconds[2])
+{
+    dev *D = b->st;
+    return map(D->mod->asm_finish(D->g, w, L, Psi, PsiI, seconds, D->msg, sizeof D->msg), "assembling the rows",
+               D->msg);
+}
+
+static void dev_asm_release(sv_gpu_backend *b)
+{
+    dev *D = b->st;
+    D->mod->asm_release(D->g);
+}
+
 static void dev_destroy(sv_gpu_backend *b)
 {
     if (!b) return;
@@ -114,7 +135,11 @@ static sv_status cuda_backend_create(sv_ctx *ctx, const sv_gpu_cuda_module *mod,
     b->factor = dev_factor;
     b->solve = dev_solve;
     b->products = dev_products;
+    b->asm_tables = dev_asm_tables;
+    b->asm_finish = dev_asm_finish;
+    b->asm_release = dev_asm_release;
     b->destroy = dev_destroy;
+    b->ctx = ctx;
     *out = b;
     return SV_OK;
 }

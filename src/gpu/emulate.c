@@ -269,11 +269,25 @@ static sv_status emu_products(sv_gpu_backend *b, sv_gpu_residual mode, int ncols
     return SV_OK;
 }
 
+static sv_status emu_asm_tables(sv_gpu_backend *b, const sv_em_tables *t, int nb)
+{
+    emu *E = b->st;
+    return sv_gpu_emu_asm_tables(b, t, nb, E->opt.fail_assembly);
+}
+
+static sv_status emu_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
+                                double *PsiI, double seconds[2])
+{
+    emu *E = b->st;
+    return sv_gpu_emu_asm_finish(b, w, L, Psi, PsiI, seconds, E->opt.fail_assembly);
+}
+
 static void emu_destroy(sv_gpu_backend *b)
 {
     if (!b) return;
     emu *E = b->st;
     sv_ctx *ctx = E->ctx;
+    sv_gpu_emu_asm_release(b);
     emu_free(E);
     sv_free(ctx, E);
     sv_free(ctx, b);
@@ -302,7 +316,11 @@ sv_status sv_gpu_backend_emulated(void *user, sv_ctx *ctx, int device, sv_gpu_ba
     b->factor = emu_factor;
     b->solve = emu_solve;
     b->products = emu_products;
+    b->asm_tables = emu_asm_tables;
+    b->asm_finish = emu_asm_finish;
+    b->asm_release = sv_gpu_emu_asm_release;
     b->destroy = emu_destroy;
+    b->ctx = ctx;
     *out = b;
     return SV_OK;
 }

@@ -13,6 +13,7 @@
 #include <complex.h>
 
 #include "solvent/dense.h"
+#include "solvent/em_assembly.h"
 #include "solvent/gpu.h"
 #include "solvent/sweep_solver.h"
 
@@ -58,7 +59,21 @@ struct sv_gpu_backend {
      * y: nterms blocks of n × ncols, block k at y + k·n·ncols), computed in
      * native double or double-float. */
     sv_status (*products)(sv_gpu_backend *b, sv_gpu_residual mode, int ncols, const double *x, double *y);
+    /* Assembly (asm_kernel.h, steps 1–3): the tables of t onto the device, their
+     * far entries and folds there, and every rooftop pair of L, Ψ (and Ψ_im when
+     * t->lossy) into packed arrays of block size nb kept there. May return
+     * before the device has finished. */
+    sv_status (*asm_tables)(sv_gpu_backend *b, const sv_em_tables *t, int nb);
+    /* Steps 4–5 with rows w, then the packed arrays copied into L, Psi, PsiI
+     * (host; PsiI NULL when not lossy); the device's assembly memory freed.
+     * seconds[0]: waiting for the device's work, seconds[1]: the copy. */
+    sv_status (*asm_finish)(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI,
+                            double seconds[2]);
+    /* Drop an assembly in progress (after an error; a no-op when none). */
+    void (*asm_release)(sv_gpu_backend *b);
     void (*destroy)(sv_gpu_backend *b);
+    sv_ctx *ctx;  /* the context the backend allocates host memory from */
+    void *asm_st; /* the assembly in progress (asm_tables … asm_finish) */
 };
 
 /* Makes a backend for the device (with CUDA) or the emulation (tests). */
@@ -113,10 +128,17 @@ typedef struct sv_gpu_emu_options {
     int fail_upload;       /* 1: upload fails with SV_ERR_BUDGET (the device ran out of memory) */
     int fail_solve_after;  /* > 0: solves after this many fail with SV_ERR_INTERNAL (a device
                               that stops working mid-sweep) */
+    int fail_assembly;     /* 1: asm_tables fails, 2: asm_finish fails (SV_ERR_INTERNAL) */
 } sv_gpu_emu_options;
 
 /* Factory for sv_gpu_solver_create_with: user = const sv_gpu_emu_options* (may be NULL). */
 sv_status sv_gpu_backend_emulated(void *user, sv_ctx *ctx, int device, sv_gpu_backend **out);
+/* The emulation's assembly (emu_assembly.c): the backend's asm_* operations,
+ * fail = sv_gpu_emu_options.fail_assembly. */
+sv_status sv_gpu_emu_asm_tables(sv_gpu_backend *b, const sv_em_tables *t, int nb, int fail);
+sv_status sv_gpu_emu_asm_finish(sv_gpu_backend *b, const sv_em_assembly_rows *w, double *L, double *Psi,
+                                double *PsiI, double seconds[2], int fail);
+void sv_gpu_emu_asm_release(sv_gpu_backend *b);
 
 /* ---- the self-test ------------------------------------------------------------------ */
 typedef struct sv_gpu_selftest_result {
@@ -143,6 +165,14 @@ sv_status sv_gpu_selftest(sv_ctx *ctx, sv_gpu_backend *b, int modes, unsigned lo
 sv_status sv_gpu_solver_create_with(sv_ctx *ctx, const sv_sweep_model *m, int nderiv, const sv_gpu_options *opts,
                                     const sv_gpu_device_info *info, sv_gpu_backend_factory factory,
                                     void *factory_user, sv_gpu_solver **out);
+
+/* The assembler with an injected backend and device, as sv_gpu_solver_create_with. */
+sv_status sv_gpu_assembler_create_with(sv_ctx *ctx, const sv_gpu_options *opts, const sv_gpu_device_info *info,
+                                       sv_gpu_backend_factory factory, void *factory_user, sv_gpu_assembler **out);
+/* Device bytes of an assembly of tables t with block size nb (plan.c):
+ * the packed L, Ψ (Ψ_im), the tables and unknowns, the port rows, and the
+ * fixed reserve; the walls' lists (walls bytes) on top. */
+size_t sv_gpu_assembly_bytes(const sv_em_tables *t, int nb, size_t walls_bytes);
 
 /* The device's bytes for a plan's parts (plan.c), exposed for the tests. */
 size_t sv_gpu_plan_workspace_bytes(int n, int nb, int cols);

@@ -1,11 +1,12 @@
 # The accelerator back end: the host-side layer (plain C, always built: device
 # discovery, the module loader, planning, the self-test, the exact solver
-# and its fallbacks, the CPU emulation of the device) and, with SV_HAVE_CUDA,
+# and its fallbacks, the assembler, the CPU emulation of the device) and, with SV_HAVE_CUDA,
 # the CUDA back end (src/gpu/cuda/*.cu) as a separate shared module,
 # libsolvent-cuda.so, loaded on first use (src/gpu/loader.c): nothing else
 # links the CUDA libraries. The exact solver reads the sweep model's terms,
-# so it links the sweep module; the loader needs dlopen.
-set(sv_module_deps_gpu sv_sweep sv_dense sv_core ${CMAKE_DL_LIBS})
+# so it links the sweep module; the assembler implements the em module's
+# assembler interface (its plan and tables); the loader needs dlopen.
+set(sv_module_deps_gpu sv_em sv_sweep sv_dense sv_core ${CMAKE_DL_LIBS})
 if(SV_HAVE_CUDA)
   include(${PROJECT_SOURCE_DIR}/src/gpu/cuda/module_target.cmake)
   sv_gpu_add_cuda_module(solvent_cuda)

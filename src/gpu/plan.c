@@ -93,3 +93,13 @@ sv_status sv_gpu_plan_make(const sv_gpu_plan_input *in, sv_gpu_plan *plan)
     }
     return SV_OK;
 }
+
+size_t sv_gpu_assembly_bytes(const sv_em_tables *t, int nb, size_t walls_bytes)
+{
+    size_t n1 = (size_t)t->nx * t->ny, n2 = (size_t)(2 * t->nx + 1) * (2 * t->ny + 1), parts = t->lossy ? 2 : 1;
+    size_t packed = sv_dense_packed_size(t->n, nb) * sizeof(double) * (parts + 1);
+    size_t tables = (parts + 2) * n1 * sizeof(double) + parts * (2 * n1 + n2) * sizeof(double) + 3 * n1;
+    size_t unknowns = 3 * (size_t)t->n * sizeof(int), ports = (size_t)(t->n - t->nrt) * (size_t)t->n * sizeof(double);
+    size_t sum = packed + tables + unknowns + ports + walls_bytes + SV_GPU_RESERVE;
+    return sum + sum / 20;
+}

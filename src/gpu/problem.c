@@ -1,6 +1,8 @@
 /* The sweep model as the device sees it: its terms (through the sweep
  * module's public accessors), with max|a_ij| of each for the pivot bound
- * and the plan's sizes. */
+ * and the plan's sizes; SV_ERR_UNSUPPORTED for a model the device cannot
+ * form (a term of another kind, too many terms): its solver runs on the
+ * CPU. */
 #include <math.h>
 
 #include "gpu_internal.h"
@@ -27,8 +29,14 @@ sv_status sv_gpu_problem_from_model(const sv_sweep_model *m, sv_gpu_term_view *t
     p->nb = nb > 0 ? nb : 128;
     p->nterms = sv_sweep_model_nterms(m);
     p->terms = terms;
+    if (p->nterms > SV_GPU_CUDA_MAX_TERMS)
+        return sv_error(SV_ERR_UNSUPPORTED, "the model has %d terms: the device forms Z(f) from at most %d",
+                        p->nterms, SV_GPU_CUDA_MAX_TERMS);
     for (int k = 0; k < p->nterms; k++) {
         const sv_sweep_term *t = sv_sweep_model_term(m, k);
+        if (t->kind != SV_SWEEP_TERM_PACKED && t->kind != SV_SWEEP_TERM_CSR)
+            return sv_error(SV_ERR_UNSUPPORTED, "term %d is of a kind (%d) the device cannot form: packed and CSR "
+                                                "terms only", k, (int)t->kind);
         sv_gpu_term_view *v = &terms[k];
         v->kind = t->kind;
         v->packed = t->packed;

@@ -148,6 +148,7 @@ static sv_status setup(sv_gpu_solver *s, const sv_gpu_device_info *info, sv_gpu_
         return use_cpu(s, SV_ERR_UNSUPPORTED, "%s", "the model has low-rank terms, which the device does not form");
     /* the terms (a pass over them for max|a_ij|: only when there is a device) */
     sv_status st = sv_gpu_problem_from_model(s->m, s->views, &s->prob);
+    if (st == SV_ERR_UNSUPPORTED) return use_cpu(s, st, "%s", sv_last_error());
     if (!st) st = setup_plan(s, info);
     if (!st && !on_cpu_decided(s)) st = setup_selftest(s, factory, fu);
     if (!st && !on_cpu_decided(s)) st = setup_upload(s, factory, fu);

@@ -6,7 +6,9 @@
  * scalar callback is the same code with W = 1. The complex versions for
  * complex-step differentiation instantiate one type-generic body with
  * <tgmath.h>-style arithmetic (only + − × here). Jacobians are dense
- * row-major (n ≤ 8: the dense lane LU is the fast path for these). */
+ * row-major (n ≤ 8: the dense lane LU is the fast path for these). The
+ * batched callbacks' arrays never overlap (the solver passes distinct lane
+ * arrays): `restrict` says so and lets their lane loops vectorise. */
 #include <complex.h>
 #include <string.h>
 
@@ -26,7 +28,8 @@
         dy[2] = p[2] * y2 * y2;                                                         \
     } while (0)
 
-static int rober_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int rober_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
@@ -37,7 +40,8 @@ static int rober_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int rober_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int rober_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt;
     enum { N_ = 3 };
@@ -81,7 +85,8 @@ static int rober_jvp(double t, const double *y, const double *p, double vt, cons
         dy[7] = -r + 1.81 * y[6];                                                              \
     } while (0)
 
-static int hires_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int hires_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u, (void)p;
     for (int w = 0; w < W; w++) {
@@ -92,7 +97,8 @@ static int hires_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int hires_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int hires_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt, (void)p;
     enum { N_ = 8 };
@@ -118,7 +124,8 @@ static int hires_fc(double complex t, const double complex *y, const double *p, 
 }
 
 /* ---- OREGO (no parameters) ---- */
-static int orego_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int orego_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u, (void)p;
     for (int w = 0; w < W; w++) {
@@ -129,7 +136,8 @@ static int orego_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int orego_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int orego_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt, (void)p;
     enum { N_ = 3 };
@@ -148,7 +156,8 @@ static int orego_jb(int W, const double *t, const double *y, const double *p, do
         dy[0] = y[1];                                                           \
         dy[1] = ((1 - y[0] * y[0]) * y[1] - y[0]) / p[0];                      \
     } while (0)
-static int vdpol_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int vdpol_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
@@ -158,7 +167,8 @@ static int vdpol_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int vdpol_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int vdpol_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt;
     enum { N_ = 2 };
@@ -177,7 +187,8 @@ static int vdpol_fc(double complex t, const double complex *y, const double *p, 
 }
 
 /* ---- Lorenz: p = (σ, ρ, β) ---- */
-static int lorenz_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int lorenz_fb_lanes(const int W, const double *t, const double *restrict y,
+                                        const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
@@ -188,7 +199,8 @@ static int lorenz_fb(int W, const double *t, const double *y, const double *p, d
     }
     return 0;
 }
-static int lorenz_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int lorenz_jb_lanes(const int W, const double *t, const double *restrict y,
+                                        const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt;
     enum { N_ = 3 };
@@ -209,6 +221,11 @@ static int lorenz_fc(double complex t, const double complex *y, const double *p,
     return 0;
 }
 
+SV_ODE_BATCH_BY_LANES(rober)
+SV_ODE_BATCH_BY_LANES(hires)
+SV_ODE_BATCH_BY_LANES(orego)
+SV_ODE_BATCH_BY_LANES(vdpol)
+SV_ODE_BATCH_BY_LANES(lorenz)
 SV_ODE_SCALAR_WRAPPERS(rober)
 SV_ODE_SCALAR_WRAPPERS(hires)
 SV_ODE_SCALAR_WRAPPERS(orego)

@@ -1,9 +1,9 @@
 /* Right-hand side and Jacobian over W lanes (slot-major arrays).
  *
  * With a batched callback every lane goes through it (inactive lanes carry a
- * valid old state, so the user's code sees finite numbers); otherwise each
- * masked lane is gathered into contiguous scratch, passed to the scalar
- * callback and scattered back. Either way a lane's numbers depend on that
+ * valid old state, so the user's code sees finite numbers; that call is
+ * inline in ode_internal.h); otherwise each masked lane is gathered into
+ * contiguous scratch, passed to the scalar callback and scattered back. Either way a lane's numbers depend on that
  * lane's inputs only, which is what makes results independent of the batch. */
 #include <complex.h>
 #include <float.h>
@@ -21,17 +21,10 @@ static void scatter(int n, int W, int w, const double *src, double *dst)
     for (int i = 0; i < n; i++) dst[(size_t)i * W + w] = src[i];
 }
 
-void ode_eval_f(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
-                const double *p, double *dy, unsigned char *fail, double *scratch)
+void ode_eval_f_lanewise(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
+                         const double *p, double *dy, unsigned char *fail, double *scratch)
 {
     int n = P->n, np = P->np;
-    if (P->d.f_batch) {
-        int rc = P->d.f_batch(W, t, y, np ? p : NULL, dy, P->d.user);
-        if (rc)
-            for (int w = 0; w < W; w++)
-                if (mask[w]) fail[w] = 1;
-        return;
-    }
     double *ys = scratch, *ps = scratch + n, *ds = scratch + n + np;
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
@@ -191,19 +184,11 @@ static int jac_one(const sv_ode_problem *P, ode_jac_work *jw, double t, long *nf
     return 1;
 }
 
-void ode_jacobian(const sv_ode_problem *P, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
-                  const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
-                  unsigned char *fail, long *nf)
+void ode_jacobian_lanewise(const sv_ode_problem *P, ode_jac_work *jw, int W, const unsigned char *mask,
+                           const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                           double *dfdt, unsigned char *fail, long *nf)
 {
     int n = P->n, np = P->np, nnz = P->nnz;
-    if (P->d.jac_source == SV_ODE_JAC_ANALYTIC && P->d.jac_batch) {
-        if (!P->d.nonautonomous) memset(dfdt, 0, sizeof(double) * (size_t)n * W);
-        int rc = P->d.jac_batch(W, t, y, np ? p : NULL, jvals, P->d.nonautonomous ? dfdt : NULL, P->d.user);
-        if (rc)
-            for (int w = 0; w < W; w++)
-                if (mask[w]) fail[w] = 1;
-        return;
-    }
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         gather(n, W, w, y, jw->y);

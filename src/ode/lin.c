@@ -161,6 +161,13 @@ sv_status ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single
     return st;
 }
 
+int ode_lin_is_dense(const ode_lin *L) { return L->dense; }
+
+sv_status ode_lin_compile(ode_lin *L, const char *cache_dir, const char *cc)
+{
+    return L->dense ? SV_OK : sv_sparse_lu_compile(L->lu, NULL, cache_dir, cc);
+}
+
 void ode_lin_destroy(ode_lin *L)
 {
     if (!L) return;

@@ -6,6 +6,10 @@
 #include "solvent/ode.h"
 #include "solvent/sparse.h"
 
+/* Lane-loop helpers instantiated per lane count (W or n compile-time
+ * constants in each copy, so that their loops vectorise) are inlined. */
+#define ODE_INLINE static inline __attribute__((always_inline))
+
 /* max/min without fmax's NaN rules (and its library call in hot loops) */
 static inline double ode_max(double a, double b) { return a > b ? a : b; }
 static inline double ode_min(double a, double b) { return a < b ? a : b; }
@@ -16,8 +20,9 @@ static inline void ode_free_all(sv_ctx *ctx, void *const *parts, int count)
     for (int k = 0; k < count; k++) sv_free(ctx, parts[k]);
 }
 
-/* Largest lane count (AVX-512 would take 8 doubles). */
-#define ODE_WMAX 8
+/* Largest lane count: two AVX-512 registers of doubles (the fused step for
+ * tiny systems, driver.h); the general path runs at most 8. */
+#define ODE_WMAX 16
 
 struct sv_ode_problem {
     sv_ode_problem_desc d;  /* copy; rowptr/colind below replace the caller's */
@@ -65,6 +70,12 @@ sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *b
  * sweeps: refinement sweeps done (max over lanes). */
 sv_status ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x,
                         int *sweeps);
+/* 1 when L holds M in full storage (2 ≤ n ≤ 8, double: dense_small.h). */
+int ode_lin_is_dense(const ode_lin *L);
+/* Straight-line kernels for the sparse factor (sv_sparse_lu_compile; the
+ * same numbers as the table-driven ones, which stay on failure: the status
+ * says why). SV_OK without doing anything for full storage. */
+sv_status ode_lin_compile(ode_lin *L, const char *cache_dir, const char *cc);
 /* Full-storage kernels for 2 ≤ n ≤ 8 (dense_small.c), W in {1, 2, 4, 8}. */
 void ode_dense_small_factor(int n, int W, double *buf, unsigned char *bad);
 void ode_dense_small_solve(int n, int W, const double *buf, double *x);
@@ -76,13 +87,42 @@ void ode_dense_small_solve(int n, int W, const double *buf, double *x);
 typedef struct ode_jac_work ode_jac_work;
 sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *prob, ode_jac_work **out);
 void ode_jac_work_destroy(ode_jac_work *w);
-void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
-                  const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
-                  unsigned char *fail, long *nf);
+void ode_jacobian_lanewise(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask,
+                           const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                           double *dfdt, unsigned char *fail, long *nf);
+/* The batched analytic Jacobian runs every lane (as ode_eval_f) and inline;
+ * the other sources lane by lane (eval.c). */
+static inline void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask,
+                                const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                                double *dfdt, unsigned char *fail, long *nf)
+{
+    if (prob->d.jac_source != SV_ODE_JAC_ANALYTIC || !prob->d.jac_batch) {
+        ode_jacobian_lanewise(prob, jw, W, mask, t, y, p, f0, jvals, dfdt, fail, nf);
+        return;
+    }
+    const int auton = !prob->d.nonautonomous;
+    if (auton)
+        for (int q = 0; q < prob->n * W; q++) dfdt[q] = 0;
+    if (prob->d.jac_batch(W, t, y, prob->np ? p : NULL, jvals, auton ? NULL : dfdt, prob->d.user))
+        for (int w = 0; w < W; w++)
+            if (mask[w]) fail[w] = 1;
+}
 
-/* f over W lanes (batched callback, or the scalar one lane by lane).
- * Masked-off lanes are not evaluated. fail[w] set for a failing lane. */
-void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t, const double *y,
-                const double *p, double *dy, unsigned char *fail, double *scratch);
+/* f over W lanes: the batched callback (every lane: inactive lanes carry a
+ * valid old state), or the scalar one for each masked lane (eval.c).
+ * fail[w] set for a failing masked lane. Inline because it runs once per
+ * stage: for small systems the call chain costs as much as f. */
+void ode_eval_f_lanewise(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                         const double *y, const double *p, double *dy, unsigned char *fail, double *scratch);
+static inline void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                              const double *y, const double *p, double *dy, unsigned char *fail, double *scratch)
+{
+    if (!prob->d.f_batch) {
+        ode_eval_f_lanewise(prob, W, mask, t, y, p, dy, fail, scratch);
+    } else if (prob->d.f_batch(W, t, y, prob->np ? p : NULL, dy, prob->d.user)) {
+        for (int w = 0; w < W; w++)
+            if (mask[w]) fail[w] = 1;
+    }
+}
 
 #endif

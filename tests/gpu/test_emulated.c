@@ -554,6 +554,53 @@ static void test_options(void **state)
     sweep_case_free(&c);
 }
 
+static double complex coef_one(void *user, int k, double f)
+{
+    (void)user;
+    return (k + 1) * (1 + 1e-10 * f) + I * 1e-9 * f;
+}
+
+/* A model the device cannot form (more terms than it takes): the solver is
+ * created on the CPU, says why before any self-test or upload, and
+ * solves there with the CPU's numbers; with the device required, an error. */
+static void test_model_the_device_cannot_form(void **state)
+{
+    (void)state;
+    int n = 30, nb = 8, nt = SV_GPU_CUDA_MAX_TERMS + 1;
+    sv_dense_sym *a;
+    assert_int_equal(sv_dense_sym_create(NULL, n, SV_DENSE_R64, nb, &a), SV_OK);
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) sv_dense_sym_set(a, i, j, i == j ? 4.0 + j : 1.0 / (1 + i + j));
+    sv_sweep_term t[SV_GPU_CUDA_MAX_TERMS + 1];
+    for (int k = 0; k < nt; k++)
+        t[k] = (sv_sweep_term){.kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(a), .nb = nb};
+    double b[30];
+    for (int i = 0; i < n; i++) b[i] = 1.0 / (1 + i);
+    sv_sweep_model *m;
+    assert_int_equal(sv_sweep_model_create(NULL, n, nt, t, coef_one, NULL, 1, b, n, &m), SV_OK);
+    sv_gpu_device_info d = fake_device((size_t)1 << 34, 2);
+    sv_gpu_solver *g;
+    assert_int_equal(sv_gpu_solver_create_with(NULL, m, 1, NULL, &d, sv_gpu_backend_emulated, NULL, &g), SV_OK);
+    sv_gpu_report rep;
+    sv_gpu_solver_report(g, &rep);
+    assert_false(rep.on_device);
+    assert_int_equal(rep.selftest_double, -1); /* decided before the self-test */
+    assert_non_null(strstr(rep.note, "at most 8"));
+    double complex x[30], xr[30];
+    assert_int_equal(sv_gpu_exact_deriv(g, NULL, m, 2e9, x, n, 0, NULL, 0, NULL), SV_OK);
+    assert_int_equal(sv_sweep_solve_exact(NULL, m, 2e9, SV_SWEEP_MIXED, xr, n, NULL), SV_OK);
+    assert_memory_equal(x, xr, sizeof x);
+    sv_gpu_solver_destroy(g);
+    sv_gpu_options o;
+    sv_gpu_options_default(&o);
+    o.required = 1;
+    assert_int_equal(sv_gpu_solver_create_with(NULL, m, 1, &o, &d, sv_gpu_backend_emulated, NULL, &g),
+                     SV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(sv_last_error(), "at most 8"));
+    sv_sweep_model_destroy(m);
+    sv_dense_sym_destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_plan_fallback_and_refusal),
         cmocka_unit_test(test_selftest_disables_double),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_model_the_device_cannot_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

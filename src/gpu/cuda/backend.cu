@@ -23,9 +23,10 @@
 #include <cuda_runtime.h>
 
 #include "../df_kernel.h"
+#include "cuda_check.h"
 #include "cuda_iface.h"
 
-#define SVC_MAX_TERMS 8
+#define SVC_MAX_TERMS SV_GPU_CUDA_MAX_TERMS
 
 struct sv_gpu_cuda {
     int device;
@@ -42,17 +43,12 @@ struct sv_gpu_cuda {
     double *x, *y;
     float *xh, *xl;
     int *flag;
+    void *asm_st; // the assembly in progress (assemble.cu)
 };
 
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            snprintf(msg, mlen, "%s: %s", #call, cudaGetErrorString(e_));                              \
-            cudaGetLastError();                                                                        \
-            return e_ == cudaErrorMemoryAllocation ? SVC_NOMEM : SVC_ERROR;                            \
-        }                                                                                              \
-    } while (0)
+extern "C" int sv_gpu_cuda_device_of(const sv_gpu_cuda *g) { return g->device; }
+extern "C" void **sv_gpu_cuda_asm_slot(sv_gpu_cuda *g) { return &g->asm_st; }
+
 #define CB(call)                                                                                       \
     do {                                                                                               \
         cublasStatus_t s_ = (call);                                                                    \
@@ -117,6 +113,7 @@ extern "C" void sv_gpu_cuda_destroy(sv_gpu_cuda *g)
 {
     if (!g) return;
     cudaSetDevice(g->device);
+    sv_gpu_cuda_asm_release(g);
     free_terms(g);
     cublasDestroy(g->h);
     free(g);

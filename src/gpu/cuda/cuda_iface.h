@@ -15,18 +15,23 @@
 
 #include <stddef.h>
 
+#include "solvent/em_tables.h" /* the assembly's tables and rows (plain C) */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 enum { SVC_OK = 0, SVC_SINGULAR = 1, SVC_NOMEM = 2, SVC_ERROR = -1 };
 
+/* Terms the device forms Z(f) from at most. */
+#define SV_GPU_CUDA_MAX_TERMS 8
+
 typedef struct sv_gpu_cuda sv_gpu_cuda;
 
 /* The module's table. Raise SV_GPU_CUDA_MODULE_ABI whenever this struct or
  * the meaning of a function in it changes: the loader refuses a module
  * whose number differs (one left from another Solvent build). */
-#define SV_GPU_CUDA_MODULE_ABI 1
+#define SV_GPU_CUDA_MODULE_ABI 2
 #define SV_GPU_CUDA_MODULE_ENTRY "sv_gpu_cuda_module_v1"
 typedef struct sv_gpu_cuda_module {
     int abi;             /* SV_GPU_CUDA_MODULE_ABI of the module's build */
@@ -43,6 +48,10 @@ typedef struct sv_gpu_cuda_module {
     int (*factor)(sv_gpu_cuda *g, double pivot_min, char *msg, size_t mlen);
     int (*solve)(sv_gpu_cuda *g, int ncols, float *v, char *msg, size_t mlen);
     int (*products)(sv_gpu_cuda *g, int mode, int ncols, const double *x, double *y, char *msg, size_t mlen);
+    int (*asm_tables)(sv_gpu_cuda *g, const sv_em_tables *t, int nb, char *msg, size_t mlen);
+    int (*asm_finish)(sv_gpu_cuda *g, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI,
+                      double *seconds, char *msg, size_t mlen);
+    void (*asm_release)(sv_gpu_cuda *g);
 } sv_gpu_cuda_module;
 /* The type of the exported entry point. */
 typedef const sv_gpu_cuda_module *(*sv_gpu_cuda_module_fn)(void);
@@ -76,6 +85,18 @@ int sv_gpu_cuda_factor(sv_gpu_cuda *g, double pivot_min, char *msg, size_t mlen)
 int sv_gpu_cuda_solve(sv_gpu_cuda *g, int ncols, float *v, char *msg, size_t mlen);
 /* mode 1 double, 2 double-float; x n × ncols, y nterms blocks of n × ncols, host. */
 int sv_gpu_cuda_products(sv_gpu_cuda *g, int mode, int ncols, const double *x, double *y, char *msg, size_t mlen);
+
+/* The assembly (assemble.cu; the steps of ../asm_kernel.h): t and w hold host
+ * arrays; L, Psi, PsiI are the host's packed arrays (PsiI NULL unless
+ * t->lossy). asm_tables returns once its kernels are queued; asm_finish puts
+ * the seconds spent waiting for the kernels and copying back in seconds[0, 1]. */
+int sv_gpu_cuda_asm_tables(sv_gpu_cuda *g, const sv_em_tables *t, int nb, char *msg, size_t mlen);
+int sv_gpu_cuda_asm_finish(sv_gpu_cuda *g, const sv_em_assembly_rows *w, double *L, double *Psi, double *PsiI,
+                           double *seconds, char *msg, size_t mlen);
+void sv_gpu_cuda_asm_release(sv_gpu_cuda *g);
+/* For assemble.cu: the device of g, and the slot of its assembly in progress. */
+int sv_gpu_cuda_device_of(const sv_gpu_cuda *g);
+void **sv_gpu_cuda_asm_slot(sv_gpu_cuda *g);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,9 @@ static const sv_gpu_cuda_module table = {
     sv_gpu_cuda_factor,
     sv_gpu_cuda_solve,
     sv_gpu_cuda_products,
+    sv_gpu_cuda_asm_tables,
+    sv_gpu_cuda_asm_finish,
+    sv_gpu_cuda_asm_release,
 };
 
 extern "C" __attribute__((visibility("default"))) const sv_gpu_cuda_module *sv_gpu_cuda_module_v1(void)

@@ -3,15 +3,15 @@
 #
 #   sv_gpu_add_cuda_module(TARGET [DF_SOURCE file DF_SYMBOL name])
 #
-# builds src/gpu/cuda/*.cu (backend, query, module entry and the double-float
-# product kernel) into a MODULE library exporting only
+# builds src/gpu/cuda/*.cu (backend, assembly, query, module entry and the
+# double-float product kernel) into a MODULE library exporting only
 # sv_gpu_cuda_module_v1. DF_SOURCE/DF_SYMBOL replace the double-float kernel
 # (the tests build one without error terms). Output: the current binary
 # directory.
 function(sv_gpu_add_cuda_module target)
   cmake_parse_arguments(M "" "DF_SOURCE;DF_SYMBOL" "" ${ARGN})
   set(dir ${PROJECT_SOURCE_DIR}/src/gpu/cuda)
-  set(src ${dir}/backend.cu ${dir}/query.cu ${dir}/module.cu)
+  set(src ${dir}/backend.cu ${dir}/assemble.cu ${dir}/query.cu ${dir}/module.cu)
   if(M_DF_SOURCE)
     list(APPEND src ${M_DF_SOURCE})
   else()
