@@ -342,8 +342,11 @@ static int metal_at(const sv_em_project *p, int i, int j)
 
 /* ports[k].calibration ("thru", the default, or "none") and
  * ports[k].reference_plane (a length into the circuit, file units; needs a
- * calibrated port, whose feed line it moves along). */
-static sv_status read_port_plane(const reader *r, const cJSON *c, const char *field, sv_em_port_def *d)
+ * calibrated port, whose feed line it moves along, at most the grid's
+ * extent along that line either way: the feed line's transfer matrix grows
+ * like e^(α·d) and a plane far off the board has no meaning). */
+static sv_status read_port_plane(const reader *r, const cJSON *c, const char *field, const sv_em_grid *g,
+                                 sv_em_port_def *d)
 {
     char f2[96];
     d->calibrate = 1;
@@ -358,8 +361,15 @@ static sv_status read_port_plane(const reader *r, const cJSON *c, const char *fi
     const cJSON *rp = cJSON_GetObjectItemCaseSensitive(c, "reference_plane");
     snprintf(f2, sizeof f2, "%s.reference_plane", field);
     if (!rp) return SV_OK;
-    if (!cJSON_IsNumber(rp) || !isfinite(rp->valuedouble))
-        return bad(r, f2, rp, "expected a length (file units): > 0 moves the plane into the circuit");
+    double extent = d->side >= SV_EM_BOTTOM ? g->ny * g->dy : g->nx * g->dx;
+    char exp[200];
+    snprintf(exp, sizeof exp,
+             "expected a length from %g to %g (file units: the grid's extent along the port's feed); > 0 moves "
+             "the plane into the circuit",
+             -extent / r->scale, extent / r->scale);
+    if (!cJSON_IsNumber(rp) || !isfinite(rp->valuedouble) ||
+        !(fabs(rp->valuedouble * r->scale) <= extent * (1 + 1e-12)))
+        return bad(r, f2, rp, exp);
     if (!d->calibrate) return bad(r, f2, rp, "needs a calibrated port (calibration \"thru\")");
     d->ref_shift = rp->valuedouble * r->scale;
     return SV_OK;
@@ -486,7 +496,7 @@ static sv_status read_port(const reader *r, const cJSON *c, sv_em_project *p, in
     d->z0 = 50.0;
     snprintf(f2, sizeof f2, "%s.z0", field);
     if ((s = get_num(r, c, "z0", f2, 0, 0, 1, 1e12, &d->z0))) return s;
-    return read_port_plane(r, c, field, d);
+    return read_port_plane(r, c, field, &p->grid, d);
 }
 
 static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p)
