@@ -171,20 +171,28 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
  * large is allocated: refused past the limit (1, after a message), else
  * the limit becomes the context's budget (0; -1 if that failed), as in
  * `solvent sweep`. */
-static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m)
+static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m, const double *f, int nf)
 {
     size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
-    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
-    size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m);
-    size_t need_solve = sv_sweep_exact_bytes(n, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
-    size_t need = need_model + need_solve;
+    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m), dc = f[0] == 0;
+    size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m) + sv_em_model_radiation_bytes(m);
+    sv_sweep_shape shape;
+    sv_em_affine_shape(m, &shape);
+    size_t need_solve =
+        sv_sweep_exact_bytes_shape(n, &shape, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
+    /* the ports' thru standards run after the solves, beside the model */
+    size_t need_cal = nf > dc ? sv_em_calibration_bytes(m, nf - dc, f + dc) : 0;
+    size_t need = need_model + (need_solve > need_cal ? need_solve : need_cal);
     if (limit && need > limit) {
-        char b1[32], b2[32], b3[32], b4[32];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], cal[80] = "";
+        if (need_cal)
+            snprintf(cal, sizeof cal, "; after them the ports' calibration standards %s",
+                     tool_format_bytes(need_cal, b5, sizeof b5));
         fprintf(stderr,
-                "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s) for %d unknowns, "
+                "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s%s) for %d unknowns, "
                 "more than the %s limit (%s).\n  Give a larger --memory-limit if the machine has the memory.\n",
                 a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
-                tool_format_bytes(need_solve, b3, sizeof b3), n, tool_format_bytes(limit, b4, sizeof b4),
+                tool_format_bytes(need_solve, b3, sizeof b3), cal, n, tool_format_bytes(limit, b4, sizeof b4),
                 a->memory_limit ? "--memory-limit" : "available memory");
         return 1;
     }
@@ -214,7 +222,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     sv_em_options_default(&eo);
     eo.max_freq_hz = f[nf - 1]; /* the radiation terms hold to the highest frequency */
     if (sv_em_model_create(ctx, p, &eo, &m)) goto fail;
-    int mem = check_memory(a, ctx, m);
+    int mem = check_memory(a, ctx, m, f, nf);
     if (mem < 0) goto fail;
     if (mem > 0) goto done;
     if (sv_em_affine_create(ctx, m, &model)) goto fail;

@@ -137,20 +137,26 @@ static int check_memory(sweep_job *j)
     const sweep_args *a = j->a;
     int points = j->band.points;
     size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
-    size_t need_model = sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em);
+    size_t need_model =
+        sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em) + sv_em_model_radiation_bytes(j->em);
     sv_sweep_shape shape;
     sv_em_affine_shape(j->em, &shape);
     size_t need_sweep = sv_sweep_estimate_bytes_shape(j->n, &shape, j->p, j->p, 0, points, &j->so);
+    /* the ports' thru standards run after the sweep, beside the model */
+    size_t need_cal = sv_em_calibration_bytes(j->em, points - j->dc, j->freq + j->dc);
     size_t need_small = (size_t)j->n * 64 + (size_t)points * j->p * j->p * 32; /* mesh, Y and S */
-    size_t need = need_model + need_sweep + need_small;
+    size_t need = need_model + (need_sweep > need_cal ? need_sweep : need_cal) + need_small;
     if (limit && need > limit) {
-        char b1[32], b2[32], b3[32], b4[32];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], cal[80] = "";
+        if (need_cal)
+            snprintf(cal, sizeof cal, "; after it the ports' calibration standards %s",
+                     tool_format_bytes(need_cal, b5, sizeof b5));
         fprintf(stderr,
-                "solvent sweep: %s: this sweep needs about %s (the model's terms %s, solves and reduced model %s) "
+                "solvent sweep: %s: this sweep needs about %s (the model's terms %s, solves and reduced model %s%s) "
                 "for %d unknowns, more than the %s limit (%s).\n"
                 "  Give a larger --memory-limit if the machine has the memory%s.\n",
                 a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
-                tool_format_bytes(need_sweep, b3, sizeof b3), j->n, tool_format_bytes(limit, b4, sizeof b4),
+                tool_format_bytes(need_sweep, b3, sizeof b3), cal, j->n, tool_format_bytes(limit, b4, sizeof b4),
                 a->memory_limit ? "--memory-limit" : "available memory",
                 a->precision != SV_SWEEP_MIXED ? ", or use --precision single (half the solve memory)" : "");
         return 1;

@@ -198,6 +198,13 @@ void sv_em_affine_shape(const sv_em_model *em, sv_sweep_shape *shape);
 size_t sv_em_affine_bytes(const sv_em_model *em);
 /* 1 if the model has radiation terms (the project's "radiation" switch). */
 int sv_em_affine_radiates(const sv_em_affine *a);
+/* Bytes the mesh's radiation terms hold (made by sv_em_model_create, counted
+ * in its context; 0 when the project has none): a memory estimate made
+ * after the mesh adds them to sv_em_affine_bytes. */
+size_t sv_em_model_radiation_bytes(const sv_em_model *m);
+/* 1 if the mesh has strips one cell wide and the project gives them the
+ * edge-singular profile ("effects.edge_profile"; docs/em.md). */
+int sv_em_model_edge_profiled(const sv_em_model *m);
 /* The frequency above which the model no longer holds (electrical size
  * k0·a > 4 with a the half-diagonal of the metal, or a substrate no longer
  * thin, k0·h·√εr > 0.5; docs/em.md, "Radiation"). */
@@ -213,6 +220,10 @@ typedef struct sv_em_calibration sv_em_calibration;
 sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq_hz,
                                    sv_em_calibration **out);
 void sv_em_calibration_destroy(sv_em_calibration *c);
+/* Bytes sv_em_calibration_create holds at most for these frequencies (the
+ * largest standard's model and sweep: they are made one at a time; 0 when
+ * no port is calibrated), for a memory estimate made before the run. */
+size_t sv_em_calibration_bytes(const sv_em_model *m, int nf, const double *freq_hz);
 /* Y (P × P) of frequency i, in place: the raw port admittance becomes the
  * circuit's between the calibrated reference planes. */
 sv_status sv_em_calibration_apply(const sv_em_calibration *c, int i, double complex *y);

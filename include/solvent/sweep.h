@@ -165,6 +165,10 @@ typedef struct sv_sweep_solver sv_sweep_solver;
 /* Bytes one exact solve holds at most with this precision (beyond the model
  * of three terms or fewer). */
 size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision);
+/* The same for terms of any make-up (sv_sweep_shape): more terms widen the
+ * refinement's products, low-rank ones add the workspace of forming them
+ * into Z(f). */
+size_t sv_sweep_exact_bytes_shape(int n, const sv_sweep_shape *shape, int nrhs, int nb, sv_sweep_precision precision);
 
 /* ---- the adaptive sweep ---------------------------------------------------------- */
 /* A zero-filled struct is the defaults (sv_sweep_options_default). */

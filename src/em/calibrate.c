@@ -59,6 +59,7 @@ static sv_status line_project(sv_ctx *ctx, const sv_em_project *dut, int axis, i
     p->grid.nx = axis ? width : len;
     p->grid.ny = axis ? len : width;
     p->radiation = dut->radiation;
+    p->edge_profile = dut->edge_profile; /* a feed one cell wide is such a strip */
     p->nports = 2;
     p->metal = sv_alloc(ctx, (size_t)len * width, "calibration standard metal");
     p->ports = sv_calloc(ctx, 2, sizeof *p->ports, "calibration standard ports");
@@ -229,6 +230,55 @@ static double reference_hz(const sv_em_model *m, double dl)
     return 0.2 * SV_EM_C0 / (2 * SV_EM_PI * dl * sqrt(m->prj->st.eps_r));
 }
 
+/* Unknowns of a line standard `len` cells long and `width` wide: rooftops
+ * along and across it, a half rooftop per cell edge of each port. */
+static int line_unknowns(int width, int len) { return (len - 1) * width + len * (width - 1) + 2 * width; }
+
+/* Bytes one line standard holds at most (line_y): its radiation terms while
+ * they are made, L and Ψ (and Ψ_im), G, B, its assembly's tables, its sweep. */
+static size_t standard_bytes(const sv_em_model *m, int axis, int width, int len, int nf)
+{
+    const sv_em_project *p = m->prj;
+    const sv_em_stackup *st = &p->st;
+    int n = line_unknowns(width, len), psi_im = st->tan_delta > 0 && st->exact_dielectric_loss;
+    size_t N = (size_t)n, bytes = (size_t)(2 + psi_im) * sv_dense_sym_bytes(n, SV_DENSE_R64, 0);
+    bytes += (N + 1) * sizeof(int) + (7 * N + 1) * (sizeof(int) + sizeof(double)) + 2 * N * sizeof(double);
+    bytes += sizeof(double) * 8 * (2 * (size_t)width + 1) * (2 * (size_t)len + 1);
+    sv_sweep_shape shape = {.nterms = 2 + isfinite(st->sigma) + psi_im};
+    if (p->radiation) {
+        double along = axis ? p->grid.dy : p->grid.dx, across = axis ? p->grid.dx : p->grid.dy;
+        int moments;
+        bytes += sv_em_radiation_build_bytes(n, 0.5 * hypot(len * along, width * across),
+                                             sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), &moments);
+        shape.nterms += SV_EM_RAD_MAX_TERMS;
+        shape.lowrank = SV_EM_RAD_MAX_TERMS;
+        shape.lowrank_cols = moments < n ? moments : n;
+    }
+    sv_sweep_options so;
+    sv_sweep_options_default(&so);
+    so.tolerance = 1e-6;
+    return bytes + sv_sweep_estimate_bytes_shape(n, &shape, 2, 2, 0, nf, &so);
+}
+
+size_t sv_em_calibration_bytes(const sv_em_model *m, int nf, const double *freq_hz)
+{
+    if (!m || nf < 1 || !freq_hz) return 0;
+    double fmax = 0;
+    for (int i = 0; i < nf; i++) fmax = fmax < freq_hz[i] ? freq_hz[i] : fmax;
+    size_t most = 0;
+    for (int k = 0; k < m->prj->nports; k++) {
+        const sv_em_port_def *d = &m->prj->ports[k];
+        if (!d->calibrate) continue;
+        int axis, width, n1, n2;
+        feed_of(d, &axis, &width);
+        standard_lengths(m, axis, width, fmax, &n1, &n2);
+        size_t b = standard_bytes(m, axis, width, n2, nf + 1); /* the longer; one at a time */
+        most = b > most ? b : most;
+    }
+    /* each standard's frequencies, its boxes (the sum over ports at most) */
+    return most ? most + sizeof(double complex) * (size_t)(nf + 1) * (8 + 6 * (size_t)m->prj->nports) : 0;
+}
+
 static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq, standard *sd)
 {
     double fmax = 0;
@@ -270,6 +320,9 @@ sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, co
             return sv_error(SV_ERR_ARG, "sv_em_calibration_create: frequency %d = %g Hz: expected > 0", i, freq[i]);
     const sv_em_project *p = m->prj;
     int np = p->nports;
+    /* refused before the first standard is made, not after its assembly */
+    sv_status s = sv_mem_check(ctx, sv_em_calibration_bytes(m, nf, freq), "port calibration (its thru standards)");
+    if (s) return s;
     sv_em_calibration *c = sv_calloc(ctx, 1, sizeof *c, "port calibration");
     if (!c) return sv_last_status();
     c->ctx = ctx;
@@ -278,7 +331,7 @@ sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, co
     c->std = sv_calloc(ctx, (size_t)np, sizeof *c->std, "calibration standards");
     c->port_std = sv_alloc(ctx, sizeof(int) * (size_t)np, "calibration ports");
     c->shift = sv_alloc(ctx, sizeof(double) * (size_t)np, "calibration shifts");
-    sv_status s = (!c->std || !c->port_std || !c->shift) ? sv_last_status() : SV_OK;
+    s = (!c->std || !c->port_std || !c->shift) ? sv_last_status() : SV_OK;
     for (int k = 0; k < np && !s; k++) {
         const sv_em_port_def *d = &p->ports[k];
         c->port_std[k] = -1;

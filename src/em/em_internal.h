@@ -216,6 +216,10 @@ const double *sv_em_radiation_basis(const sv_em_radiation *r, int *rank);
 const double *sv_em_radiation_core(const sv_em_radiation *r, int j);
 /* Bytes the object holds (what sv_em_radiation_create allocates and keeps). */
 size_t sv_em_radiation_bytes(const sv_em_radiation *r);
+/* Bytes sv_em_radiation_create holds at most, before the mesh exists: n
+ * unknowns on metal of half-diagonal a (m), terms to fmax_hz within tol;
+ * *moments (may be NULL) gets the moments' count, a bound of the terms' rank. */
+size_t sv_em_radiation_build_bytes(int n, double a, double fmax_hz, double tol, int *moments);
 /* a (m), and the frequency where the model's electrical size reaches its limit. */
 double sv_em_radiation_size(const sv_em_model *m);
 double sv_em_radiation_limit_hz(const sv_em_model *m);

@@ -532,6 +532,22 @@ double sv_em_radiation_design_hz(const sv_em_model *m)
  * sweep's own accuracy. */
 double sv_em_radiation_tolerance(const sv_em_model *m) { return fmax(1e-4, 1e4 * m->opts.accuracy); }
 
+size_t sv_em_radiation_build_bytes(int n, double a, double fmax_hz, double tol, int *moments)
+{
+    if (moments) *moments = 0;
+    if (n < 1 || !(a > 0) || !(fmax_hz > 0)) return 0;
+    int D = choose_degree(2 * SV_EM_PI * fmax_hz / SV_EM_C0 * a, tol);
+    size_t Q = 2 * (size_t)monomials(D, NULL, NULL), nexp = 2 * (size_t)D + 2;
+    if (moments) *moments = (int)Q;
+    /* plan_make's coefficient matrices, the moments and their R, the band
+     * samples and the compressed basis and cores, all held at once at most */
+    return sizeof(double) * (Q * Q * nexp + (size_t)n * Q + Q * Q + Q * Q * nexp + (size_t)n * Q +
+                             Q * Q * SV_EM_RAD_MAX_TERMS) +
+           sizeof(lapack_int) * Q;
+}
+
+size_t sv_em_model_radiation_bytes(const sv_em_model *m) { return m ? sv_em_radiation_bytes(m->rad) : 0; }
+
 size_t sv_em_radiation_bytes(const sv_em_radiation *r)
 {
     if (!r) return 0;

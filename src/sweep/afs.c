@@ -116,7 +116,7 @@ size_t sv_sweep_estimate_bytes_shape(int n, const sv_sweep_shape *shape, int nrh
     size_t wcols = 2 * (size_t)(1 + nderiv) * P;
     bytes += ((size_t)omp_get_max_threads() + 2) * N * wcols * 8;
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
-    bytes += sv_sweep_exact_bytes_k(n, nterms, nrhs, nb, o.precision);
+    bytes += sv_sweep_exact_bytes_shape(n, shape, nrhs, nb, o.precision);
     return bytes;
 }
 

@@ -255,6 +255,14 @@ static void add_columns(int n, const form_ws *f, int b0, int c0, int wd, int sin
         }
 }
 
+size_t sv_sweep_lowrank_form_bytes(int n, int r)
+{
+    if (n < 1 || r < 1) return 0;
+    size_t rr = (size_t)r * r, nr = (size_t)n * r, thr = (size_t)omp_get_max_threads();
+    /* form_prepare's core, eigenvalues and both parts' P, P·Λ; the panels */
+    return sizeof(double) * (rr + (size_t)r + 4 * nr + 2 * (size_t)n * LR_CHUNK * thr);
+}
+
 sv_status sv_sweep_lowrank_add_packed(const sv_sweep_model *m, const double complex *c, int nb, int single,
                                       void *data)
 {

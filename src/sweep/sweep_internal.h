@@ -54,6 +54,9 @@ sv_status sv_sweep_lowrank_apply_group(const sv_sweep_model *m, int g, int ncols
 sv_status sv_sweep_lowrank_add_packed(const sv_sweep_model *m, const double complex *c, int nb, int single,
                                       void *data);
 sv_status sv_sweep_lowrank_add_full(const sv_sweep_model *m, const double complex *c, double complex *z, int ldz);
+/* Bytes forming a group of rank r into Z(f) holds at most (its workspace
+ * and the threads' panels). */
+size_t sv_sweep_lowrank_form_bytes(int n, int r);
 
 /* Fill a full column-major n × n complex double matrix with Z(f). */
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);

@@ -153,11 +153,46 @@ static void test_raw_port(void **state)
     line_free(&l);
 }
 
+/* The standards' memory: what sv_em_calibration_create holds at its peak,
+ * counted by its context, is within sv_em_calibration_bytes (the tools'
+ * estimate before a run), and a limit below that estimate is refused
+ * before any standard is made. */
+static void test_bytes(void **state)
+{
+    (void)state;
+    const double f[3] = {1e9, 2e9, 3e9};
+    line l, raw;
+    line_make(&l, 20, "", f[2]);
+    line_make(&raw, 20, ", \"calibration\": \"none\"", f[2]);
+    assert_int_equal(sv_em_calibration_bytes(raw.m, 3, f), 0);
+    size_t est = sv_em_calibration_bytes(l.m, 3, f);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_em_calibration *cal = NULL;
+    assert_int_equal(sv_em_calibration_create(ctx, l.m, 3, f, &cal), SV_OK);
+    size_t peak = sv_ctx_memory_peak(ctx);
+    print_message("calibration peak %zu bytes, estimated %zu\n", peak, est);
+    assert_true(peak > 0 && peak <= est);
+    sv_em_calibration_destroy(cal);
+    sv_ctx_destroy(ctx);
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    assert_int_equal(sv_ctx_set_memory_limit(ctx, est - 1), SV_OK);
+    cal = (sv_em_calibration *)1;
+    assert_int_equal(sv_em_calibration_create(ctx, l.m, 3, f, &cal), SV_ERR_BUDGET);
+    assert_null(cal);
+    assert_non_null(strstr(sv_last_error(), "port calibration"));
+    assert_int_equal(sv_ctx_memory_peak(ctx), 0);
+    sv_ctx_destroy(ctx);
+    line_free(&l);
+    line_free(&raw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matched_line),
         cmocka_unit_test(test_raw_port),
+        cmocka_unit_test(test_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

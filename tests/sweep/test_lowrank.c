@@ -272,6 +272,18 @@ static void test_sweep(void **state)
     sv_sweep_model_shape(c.lowrank, &sh);
     assert_true(r1->peak_bytes <= sv_sweep_estimate_bytes_shape(n, &sh, 2, 2, 16, nf, &o));
     sv_sweep_result_destroy(r1);
+    /* one exact solve alone, forming the low-rank terms into Z(f): within
+     * its own estimate, which counts that forming */
+    double complex *x = malloc(sizeof *x * (size_t)n * 2);
+    sv_sweep_exact_info info;
+    sv_ctx_reset_peak(ctx);
+    size_t base = sv_ctx_memory_current(ctx), est = sv_sweep_exact_bytes_shape(n, &sh, 2, 16, SV_SWEEP_MIXED);
+    assert_int_equal(sv_sweep_solve_exact(ctx, c.lowrank, 5e9, SV_SWEEP_MIXED, x, n, &info), SV_OK);
+    print_message("exact solve: peak %zu bytes, estimated %zu\n", sv_ctx_memory_peak(ctx) - base, est);
+    assert_true(sv_ctx_memory_peak(ctx) - base <= est);
+    sv_sweep_shape packed = {.nterms = sh.nterms};
+    assert_true(est > sv_sweep_exact_bytes_shape(n, &packed, 2, 16, SV_SWEEP_MIXED));
+    free(x);
     sv_ctx_destroy(ctx);
     /* the default sweep: the same outputs as with the terms packed */
     sv_sweep_options_default(&o);
