@@ -94,9 +94,10 @@ void sweep_print_summary(const sweep_job *j)
     const sv_sweep_result *res = j->res;
     char b1[32], b2[32], b3[32];
     printf("solvent sweep %s\n", a->project);
-    printf("  model        %d unknowns, %d ports, %s, %d terms%s, %s ports\n", j->n, j->p,
+    printf("  model        %d unknowns, %d ports, %s, %d terms%s,%s %s ports\n", j->n, j->p,
            j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)),
-           sv_em_affine_radiates(j->model) ? " (radiation on)" : "", j->cal ? "calibrated" : "raw edge");
+           sv_em_affine_radiates(j->model) ? " (radiation on)" : "",
+           sv_em_model_edge_profiled(j->em) ? " edge profile on one-cell strips," : "", j->cal ? "calibrated" : "raw edge");
     double lim = sv_em_model_limit_hz(j->em);
     if (sv_em_affine_radiates(j->model) && j->band.stop_hz > lim)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",

@@ -170,6 +170,8 @@ int sv_em_edge_profiled(const sv_em_model *m)
     return 0;
 }
 
+int sv_em_model_edge_profiled(const sv_em_model *m) { return m ? sv_em_edge_profiled(m) : 0; }
+
 double sv_em_edge_dL(const sv_em_model *m, int r, int c, int exact)
 {
     int pr = unknown_profile(m, r), pc = unknown_profile(m, c);
