@@ -18,10 +18,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: solvent solve PROJECT.json --freq F[,F...] -o OUT.sNp [options]\n\n"
-            "Assembles the project's model once and solves it directly at each listed\n"
-            "frequency, then writes the S-parameters (reference impedances from the\n"
-            "project) as a Touchstone file. The file is written to a temporary name\n"
-            "and renamed, so it is never left half-written.\n\n"
+            "Assembles the project's model once (the same model as `solvent sweep`:\n"
+            "radiation and calibrated ports unless the project switches them off) and\n"
+            "solves it directly at each listed frequency, then writes the S-parameters\n"
+            "(reference impedances from the project) as a Touchstone file. The file is\n"
+            "written to a temporary name and renamed, so it is never left half-written.\n\n"
             "  --freq LIST      frequencies, comma-separated, each a number with an\n"
             "                   optional unit: 1e9, 2.5GHz, 900MHz, 10kHz (default Hz)\n"
             "  -o PATH          output file; its extension must be .sNp for N ports\n"
@@ -171,21 +172,29 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
  * large is allocated: refused past the limit (1, after a message), else
  * the limit becomes the context's budget (0; -1 if that failed), as in
  * `solvent sweep`. */
-static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m)
+static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m, const double *f, int nf)
 {
     /* and never past ulimit -v's room (start.c) */
     size_t limit = tool_memory_limit(a->memory_limit ? a->memory_limit : tool_available_memory());
-    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
-    size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m);
-    size_t need_solve = sv_sweep_exact_bytes(n, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
-    size_t need = need_model + need_solve;
+    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m), dc = f[0] == 0;
+    size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m) + sv_em_model_radiation_bytes(m);
+    sv_sweep_shape shape;
+    sv_em_affine_shape(m, &shape);
+    size_t need_solve =
+        sv_sweep_exact_bytes_shape(n, &shape, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
+    /* the ports' thru standards run after the solves, beside the model */
+    size_t need_cal = nf > dc ? sv_em_calibration_bytes(m, nf - dc, f + dc) : 0;
+    size_t need = need_model + (need_solve > need_cal ? need_solve : need_cal);
     if (limit && need > limit) {
-        char b1[32], b2[32], b3[32], b4[32];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], cal[80] = "";
+        if (need_cal)
+            snprintf(cal, sizeof cal, "; after them the ports' calibration standards %s",
+                     tool_format_bytes(need_cal, b5, sizeof b5));
         fprintf(stderr,
-                "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s) for %d unknowns, "
+                "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s%s) for %d unknowns, "
                 "more than the %s limit (%s).\n  Give a larger --memory-limit if the machine has the memory.\n",
                 a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
-                tool_format_bytes(need_solve, b3, sizeof b3), n, tool_format_bytes(limit, b4, sizeof b4),
+                tool_format_bytes(need_solve, b3, sizeof b3), cal, n, tool_format_bytes(limit, b4, sizeof b4),
                 a->memory_limit ? "--memory-limit" : "available memory");
         return 1;
     }
@@ -201,6 +210,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     sv_em_project *p = NULL;
     sv_em_model *m = NULL;
     sv_em_affine *model = NULL;
+    sv_em_calibration *cal = NULL;
     double complex *S = NULL, *Y = NULL;
     double *z0 = NULL;
     if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
@@ -211,11 +221,17 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     const char *pixels[] = {sv_em_project_pixels_file(p)};
     if ((rc = tool_check_not_input("solve", "-o", a->out, pixels, 1))) goto done;
     rc = 1;
-    if (sv_em_model_create(ctx, p, NULL, &m)) goto fail;
-    int mem = check_memory(a, ctx, m);
+    sv_em_options eo;
+    sv_em_options_default(&eo);
+    eo.max_freq_hz = f[nf - 1]; /* the radiation terms hold to the highest frequency */
+    if (sv_em_model_create(ctx, p, &eo, &m)) goto fail;
+    int mem = check_memory(a, ctx, m, f, nf);
     if (mem < 0) goto fail;
     if (mem > 0) goto done;
     if (sv_em_affine_create(ctx, m, &model)) goto fail;
+    if (sv_em_affine_radiates(model) && f[nf - 1] > sv_em_model_limit_hz(m))
+        fprintf(stderr, "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
+                sv_em_model_limit_hz(m) / 1e9);
     S = malloc(sizeof *S * (size_t)nf * np * np);
     Y = malloc(sizeof *Y * (size_t)nf * np * np);
     z0 = malloc(sizeof *z0 * (size_t)np);
@@ -231,18 +247,30 @@ static int solve_run(const solve_args *a, const double *f, int nf)
                 rc = 2;
                 goto done;
             }
-    for (int q = 0; q < nf; q++) { /* 0 Hz: the DC limit of the model */
-        size_t o = (size_t)q * np * np;
-        if (f[q] == 0 ? sv_em_dc_s(ctx, m, z0, S + o)
-                      : sv_em_solve(ctx, model, f[q], Y + o) || sv_em_y_to_s(np, Y + o, z0, S + o)) {
+    int dc = f[0] == 0; /* 0 Hz (listed first): the DC limit of the model */
+    if (dc && sv_em_dc_s(ctx, m, z0, S)) goto fail;
+    for (int q = dc; q < nf; q++)
+        if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) {
             tool_say_model_failure("solve", a->project, p, f[q]);
             goto done;
         }
+    /* calibrated ports: their thru standards at the same frequencies (at DC
+     * an edge port's box is the identity) */
+    if (sv_em_project_calibrated(p) && nf > dc) {
+        if (sv_em_calibration_create(ctx, m, nf - dc, f + dc, &cal)) goto fail;
+        for (int q = dc; q < nf; q++)
+            if (sv_em_calibration_apply(cal, q - dc, Y + (size_t)q * np * np)) goto fail;
     }
+    for (int q = dc; q < nf; q++)
+        if (sv_em_y_to_s(np, Y + (size_t)q * np * np, z0, S + (size_t)q * np * np)) {
+            tool_say_model_failure("solve", a->project, p, f[q]);
+            goto done;
+        }
     {
         char comment[512];
-        snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves",
-                 sv_version_string(), a->project, sv_em_model_unknowns(m), np);
+        snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves%s%s",
+                 sv_version_string(), a->project, sv_em_model_unknowns(m), np,
+                 sv_em_affine_radiates(model) ? ", radiation" : "", cal ? ", calibrated ports" : ", raw edge ports");
         sv_em_ts_options o = {.version = a->version, .format = a->format, .param = SV_EM_TS_S, .unit = a->unit,
                               .comment = comment};
         if (sv_em_touchstone_write(a->out, &o, np, nf, f, S, z0)) goto fail;
@@ -255,6 +283,7 @@ done:
     free(S);
     free(Y);
     free(z0);
+    sv_em_calibration_destroy(cal);
     sv_em_affine_destroy(model);
     sv_em_model_destroy(m);
     sv_em_project_destroy(p);

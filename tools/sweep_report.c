@@ -94,7 +94,14 @@ void sweep_print_summary(const sweep_job *j)
     const sv_sweep_result *res = j->res;
     char b1[32], b2[32], b3[32];
     printf("solvent sweep %s\n", a->project);
-    printf("  model        %d unknowns, %d ports, %s\n", j->n, j->p, j->lossy ? "lossy metal" : "lossless metal");
+    printf("  model        %d unknowns, %d ports, %s, %d terms%s,%s %s ports\n", j->n, j->p,
+           j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)),
+           sv_em_affine_radiates(j->model) ? " (radiation on)" : "",
+           sv_em_model_edge_profiled(j->em) ? " edge profile on one-cell strips," : "", j->cal ? "calibrated" : "raw edge");
+    double lim = sv_em_model_limit_hz(j->em);
+    if (sv_em_affine_radiates(j->model) && j->band.stop_hz > lim)
+        printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
+               lim / 1e9);
     print_stackup(j);
     printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,
            j->band.points);
@@ -109,8 +116,9 @@ void sweep_print_summary(const sweep_job *j)
            res->converged ? "" : "  WARNING: cap on exact solves reached");
     printf("  checks       max |S - S^T| %.1e, max singular value of S %.12f\n", j->checks.reciprocity,
            j->checks.max_singular);
-    printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, total %.3f s\n", j->t_model,
-           res->seconds_exact, res->seconds_reduced, sv_time_now() - j->t_start);
+    printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, calibration %.3f s, "
+           "total %.3f s\n",
+           j->t_model, res->seconds_exact, res->seconds_reduced, j->t_cal, sv_time_now() - j->t_start);
     printf("  memory       assembly peak %s, sweep peak %s (counted), process peak %s\n",
            tool_format_bytes(j->peak_model, b1, sizeof b1), tool_format_bytes(res->peak_bytes, b2, sizeof b2),
            tool_format_bytes(peak_rss(), b3, sizeof b3));

@@ -109,7 +109,10 @@ static int resolve_band(sweep_job *j)
 
 static int build_mesh(sweep_job *j)
 {
-    if (sv_em_model_create(j->ctx, j->prj, NULL, &j->em)) return lib_fail(j);
+    sv_em_options eo;
+    sv_em_options_default(&eo);
+    eo.max_freq_hz = j->band.stop_hz; /* the radiation terms hold to the band's top */
+    if (sv_em_model_create(j->ctx, j->prj, &eo, &j->em)) return lib_fail(j);
     j->n = sv_em_model_unknowns(j->em);
     j->p = sv_em_model_ports(j->em);
     sv_em_stackup st;
@@ -141,18 +144,26 @@ static int check_memory(sweep_job *j)
         limit = room;
         which = "room left under ulimit -v";
     }
-    size_t need_model = sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em);
-    size_t need_sweep = sv_sweep_estimate_bytes(j->n, sv_em_affine_nterms(j->em), j->p, j->p, 0, points, &j->so);
+    size_t need_model =
+        sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em) + sv_em_model_radiation_bytes(j->em);
+    sv_sweep_shape shape;
+    sv_em_affine_shape(j->em, &shape);
+    size_t need_sweep = sv_sweep_estimate_bytes_shape(j->n, &shape, j->p, j->p, 0, points, &j->so);
+    /* the ports' thru standards run after the sweep, beside the model */
+    size_t need_cal = sv_em_calibration_bytes(j->em, points - j->dc, j->freq + j->dc);
     size_t need_small = (size_t)j->n * 64 + (size_t)points * j->p * j->p * 32; /* mesh, Y and S */
-    size_t need = need_model + need_sweep + need_small;
+    size_t need = need_model + (need_sweep > need_cal ? need_sweep : need_cal) + need_small;
     if (limit && need > limit) {
-        char b1[32], b2[32], b3[32], b4[32];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], cal[80] = "";
+        if (need_cal)
+            snprintf(cal, sizeof cal, "; after it the ports' calibration standards %s",
+                     tool_format_bytes(need_cal, b5, sizeof b5));
         fprintf(stderr,
-                "solvent sweep: %s: this sweep needs about %s (the model's terms %s, solves and reduced model %s) "
+                "solvent sweep: %s: this sweep needs about %s (the model's terms %s, solves and reduced model %s%s) "
                 "for %d unknowns, more than the %s limit (%s).\n"
                 "  Give a larger %s if the machine has the memory%s.\n",
                 a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
-                tool_format_bytes(need_sweep, b3, sizeof b3), j->n, tool_format_bytes(limit, b4, sizeof b4),
+                tool_format_bytes(need_sweep, b3, sizeof b3), cal, j->n, tool_format_bytes(limit, b4, sizeof b4),
                 which, limit == room ? "address-space limit (ulimit -v)" : "--memory-limit",
                 a->precision != SV_SWEEP_MIXED ? ", or use --precision single (half the solve memory)" : "");
         return 1;
@@ -213,6 +224,20 @@ static int run_sweep(sweep_job *j)
     if (sv_sweep_run(j->ctx, sv_em_affine_model(j->model), j->band.points - j->dc, j->freq + j->dc, &j->so, &j->res))
         return lib_fail(j);
     sweep_bar_end(&j->bar);
+    return 0;
+}
+
+/* Calibrated ports: their thru standards swept at the same frequencies,
+ * their error boxes removed from the sweep's Y. */
+static int calibrate(sweep_job *j)
+{
+    double t0 = sv_time_now();
+    if (!sv_em_project_calibrated(j->prj)) return 0;
+    /* the frequencies above DC (the sweep's; at DC an edge port's box is the identity) */
+    if (sv_em_calibration_create(j->ctx, j->em, j->band.points - j->dc, j->freq + j->dc, &j->cal)) return lib_fail(j);
+    for (int i = 0; i < j->band.points - j->dc; i++)
+        if (sv_em_calibration_apply(j->cal, i, j->res->h + (size_t)i * j->p * j->p)) return lib_fail(j);
+    j->t_cal = sv_time_now() - t0;
     return 0;
 }
 
@@ -282,6 +307,7 @@ static void close_job(sweep_job *j)
 {
     sv_sweep_result_destroy(j->res);
     sv_gpu_solver_destroy(j->gpu);
+    sv_em_calibration_destroy(j->cal);
     sv_em_affine_destroy(j->model);
     sv_em_model_destroy(j->em);
     sv_em_project_destroy(j->prj);
@@ -306,6 +332,7 @@ int sweep_tool_run(const sweep_args *a)
     if (!code) code = create_model(&j);
     if (!code) code = choose_device(&j);
     if (!code) code = run_sweep(&j);
+    if (!code) code = calibrate(&j);
     if (!code) code = network_parameters(&j);
     if (!code) code = write_touchstone(&j);
     if (!code) code = write_plot(&j);

@@ -45,6 +45,7 @@ typedef struct sweep_job {
     sv_em_model *em;
     sv_em_affine *model;
     sv_gpu_solver *gpu;        /* set when the exact solves run on a device */
+    sv_em_calibration *cal;    /* set when a port is calibrated */
     sv_sweep_options so;
     sv_sweep_result *res;
     sv_em_sweep band;
@@ -58,6 +59,7 @@ typedef struct sweep_job {
     char devline[600];         /* the summary's device line */
     char outname[4096];
     double t_start, t_model;   /* seconds: start of the run, model creation */
+    double t_cal;              /* seconds: the ports' calibration */
     size_t peak_model;         /* counted peak after model creation */
     sweep_bar bar;
 } sweep_job;

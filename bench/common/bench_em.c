@@ -32,16 +32,39 @@ static void add_csr(int n, const sv_sweep_term *t, double complex c, double comp
         for (int e = t->rowptr[r]; e < t->rowptr[r + 1]; e++) z[(size_t)t->colind[e] * n + r] += c * t->values[e];
 }
 
+/* z += c·U·W·Uᵀ for a low-rank term, entry by entry (the anchor's naive way). */
+static void add_lowrank(int n, const sv_sweep_term *t, double complex c, double complex *z)
+{
+    int r = t->rank;
+    double *uw = malloc(sizeof(double) * (size_t)n * r);
+    if (!uw) die("low-rank term");
+    for (int i = 0; i < n; i++)
+        for (int b = 0; b < r; b++) {
+            double s = 0;
+            for (int a = 0; a < r; a++) s += t->u[i + (size_t)n * a] * t->core[a + (size_t)r * b];
+            uw[i + (size_t)n * b] = s;
+        }
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int b = 0; b < r; b++) s += uw[i + (size_t)n * b] * t->u[j + (size_t)n * b];
+            z[(size_t)j * n + i] += c * s;
+        }
+    free(uw);
+}
+
 void bench_em_full_z(const sv_em_affine *a, double freq_hz, double complex *z)
 {
     int n = sv_em_model_unknowns(sv_em_affine_em(a));
-    int nterms = sv_em_affine_nterms(sv_em_affine_em(a));
+    int nterms = sv_sweep_model_nterms(sv_em_affine_model(a));
     memset(z, 0, sizeof(double complex) * (size_t)n * n);
     for (int k = 0; k < nterms; k++) {
         sv_sweep_term t;
         if (sv_em_affine_term(a, k, &t)) die("model term");
         double complex c = sv_em_affine_coefficient(a, k, freq_hz);
         if (t.kind == SV_SWEEP_TERM_PACKED) add_packed(n, &t, c, z);
+        else if (t.kind == SV_SWEEP_TERM_LOWRANK) add_lowrank(n, &t, c, z);
         else add_csr(n, &t, c, z);
     }
 }

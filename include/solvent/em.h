@@ -117,6 +117,10 @@ typedef struct sv_em_options {
      * corrected point approximation, ≥ 2; 0 = default: chosen from accuracy
      * (docs/em.md). */
     double far_ratio;
+    /* The top of the band the model must hold to, Hz: the radiation terms are
+     * sized for it (docs/em.md, "Radiation"). 0 = the project's sweep stop, or
+     * without a sweep section the model's electrical-size limit. */
+    double max_freq_hz;
 } sv_em_options;
 /* accuracy 1e-8, far_ratio 0 (chosen from the accuracy). */
 void sv_em_options_default(sv_em_options *opts);
@@ -186,10 +190,50 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
 void sv_em_affine_destroy(sv_em_affine *a);
 const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a);
 const sv_em_model *sv_em_affine_em(const sv_em_affine *a);
-/* Before creating it: the number of terms, and the bytes its terms and
- * excitations will hold. */
+/* Before creating it: the number of terms, their make-up (for
+ * sv_sweep_estimate_bytes_shape: the radiation terms are low-rank), and the
+ * bytes its terms and excitations will hold. */
 int sv_em_affine_nterms(const sv_em_model *em);
+void sv_em_affine_shape(const sv_em_model *em, sv_sweep_shape *shape);
 size_t sv_em_affine_bytes(const sv_em_model *em);
+/* 1 if the model has radiation terms (the project's "radiation" switch). */
+int sv_em_affine_radiates(const sv_em_affine *a);
+/* Bytes the mesh's radiation terms hold (made by sv_em_model_create, counted
+ * in its context; 0 when the project has none): a memory estimate made
+ * after the mesh adds them to sv_em_affine_bytes. */
+size_t sv_em_model_radiation_bytes(const sv_em_model *m);
+/* 1 if the mesh has strips one cell wide and the project gives them the
+ * edge-singular profile ("effects.edge_profile"; docs/em.md). */
+int sv_em_model_edge_profiled(const sv_em_model *m);
+/* The frequency above which the model no longer holds (electrical size
+ * k0·a > 4 with a the half-diagonal of the metal, or a substrate no longer
+ * thin, k0·h·√εr > 0.5; docs/em.md, "Radiation"). */
+double sv_em_model_limit_hz(const sv_em_model *m);
+
+/* ---- calibrated ports ------------------------------------------------------ */
+/* Each calibrated port's error box (its edge discontinuity: a series Zs at
+ * the terminal and a shunt Yp), measured at nf frequencies on two thru lines
+ * of the port's feed (same grid, stack-up and effects as the circuit), plus
+ * the feed line's Zc and γ for moving the reference plane (project fields
+ * ports[].calibration and ports[].reference_plane; docs/em.md). */
+typedef struct sv_em_calibration sv_em_calibration;
+sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq_hz,
+                                   sv_em_calibration **out);
+void sv_em_calibration_destroy(sv_em_calibration *c);
+/* Bytes sv_em_calibration_create holds at most for these frequencies (the
+ * largest standard's model and sweep: they are made one at a time; 0 when
+ * no port is calibrated), for a memory estimate made before the run. */
+size_t sv_em_calibration_bytes(const sv_em_model *m, int nf, const double *freq_hz);
+/* Y (P × P) of frequency i, in place: the raw port admittance becomes the
+ * circuit's between the calibrated reference planes. */
+sv_status sv_em_calibration_apply(const sv_em_calibration *c, int i, double complex *y);
+/* Port k's box at frequency i: its ABCD a, b (Ω), c (S), d with ad − bc = 1
+ * ([V; I] at the terminal = [a b; c d]·[V; I] into the circuit), then the
+ * feed line's Zc (Ω) and γ (1/m). */
+sv_status sv_em_calibration_box(const sv_em_calibration *c, int k, int i, double complex box[6]);
+/* 1 if any port of the project is calibrated or moves its reference plane. */
+int sv_em_project_calibrated(const sv_em_project *p);
+
 /* For callers that form Z(f) themselves (a benchmark's anchor, a reference
  * solver): term k (0 ≤ k < nterms) as the sweep engine takes it, its arrays
  * owned by `a`, and its coefficient c_k(f). */

@@ -15,7 +15,8 @@
  *                                side-wall updates (may overlap the device's
  *                                work on the tables)
  * and applying both as solvent/em_tables.h defines them reproduces the CPU
- * assembly. An implementation is an sv_em_assembler (content plus its one
+ * assembly; em then adds the edge profile of strips one cell wide on the
+ * host (edges.c), after whichever implementation filled the rest. An implementation is an sv_em_assembler (content plus its one
  * operation), passed to sv_em_assemble_with; em checks the result's
  * diagonal and reports as for its own assembly. See docs/gpu.md,
  * "Assembly on the device". */

@@ -41,7 +41,11 @@ extern "C" {
 typedef enum sv_sweep_term_kind {
     SV_SWEEP_TERM_PACKED = 0, /* real symmetric, lower triangle in the dense engine's
                                  packed block-column layout (R64) with block size nb */
-    SV_SWEEP_TERM_CSR = 1     /* real symmetric, CSR with BOTH triangles stored */
+    SV_SWEEP_TERM_CSR = 1,    /* real symmetric, CSR with BOTH triangles stored */
+    SV_SWEEP_TERM_LOWRANK = 2 /* real symmetric U·W·Uᵀ: U n × rank, W rank × rank symmetric.
+                                 Terms with the same u pointer (and rank) share U: the sweep
+                                 applies Uᵀ once for all of them, and its residual estimate
+                                 takes U's columns once instead of A_k·V for each */
 } sv_sweep_term_kind;
 
 /* One term A_k. The arrays are borrowed: they must outlive the model. */
@@ -52,7 +56,18 @@ typedef struct sv_sweep_term {
     const int *rowptr;    /* CSR: N + 1 row pointers */
     const int *colind;    /* CSR: column indices, 0-based */
     const double *values; /* CSR: values */
+    const double *u;      /* LOWRANK: U, n × rank, column-major (ld n) */
+    int rank;             /* LOWRANK: columns of U, 1 ≤ rank ≤ n */
+    const double *core;   /* LOWRANK: W, rank × rank column-major, symmetric (both triangles) */
 } sv_sweep_term;
+
+/* The make-up of a model's terms, for memory estimates made before the
+ * terms exist. A zero-filled struct is no term. */
+typedef struct sv_sweep_shape {
+    int nterms;       /* all terms */
+    int lowrank;      /* of which low-rank */
+    int lowrank_cols; /* columns of the distinct U of the low-rank terms, summed */
+} sv_sweep_shape;
 
 /* c_k(f) for term k at frequency f (f exactly as the caller passes it to
  * the sweep; the planar model uses hertz and converts to ω itself). Must
@@ -75,6 +90,8 @@ int sv_sweep_model_order(const sv_sweep_model *m);
 int sv_sweep_model_nrhs(const sv_sweep_model *m);
 int sv_sweep_model_nout(const sv_sweep_model *m);
 int sv_sweep_model_nterms(const sv_sweep_model *m);
+/* Its terms' make-up (as sv_sweep_estimate_bytes_shape takes it). */
+void sv_sweep_model_shape(const sv_sweep_model *m, sv_sweep_shape *shape);
 /* The block size shared by the packed terms (0 when there is none). */
 int sv_sweep_model_block(const sv_sweep_model *m);
 /* Term k's descriptor as given to sv_sweep_model_create (NULL if k is out
@@ -148,6 +165,10 @@ typedef struct sv_sweep_solver sv_sweep_solver;
 /* Bytes one exact solve holds at most with this precision (beyond the model
  * of three terms or fewer). */
 size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precision);
+/* The same for terms of any make-up (sv_sweep_shape): more terms widen the
+ * refinement's products, low-rank ones add the workspace of forming them
+ * into Z(f). */
+size_t sv_sweep_exact_bytes_shape(int n, const sv_sweep_shape *shape, int nrhs, int nb, sv_sweep_precision precision);
 
 /* ---- the adaptive sweep ---------------------------------------------------------- */
 /* A zero-filled struct is the defaults (sv_sweep_options_default). */
@@ -198,9 +219,13 @@ sv_status sv_sweep_run(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const do
                        const sv_sweep_options *opts, sv_sweep_result **out);
 void sv_sweep_result_destroy(sv_sweep_result *r);
 
-/* Bytes sv_sweep_run will hold at most (model terms not included). */
+/* Bytes sv_sweep_run will hold at most (model terms not included), for
+ * nterms packed or CSR terms. */
 size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, int nfreq,
                                const sv_sweep_options *opts);
+/* The same for terms of any kind (low-rank ones cost the sweep far less). */
+size_t sv_sweep_estimate_bytes_shape(int n, const sv_sweep_shape *shape, int nrhs, int nout, int nb, int nfreq,
+                                     const sv_sweep_options *opts);
 
 #ifdef __cplusplus
 }

@@ -3,81 +3,102 @@
  * are. Everything that sweeps or solves a planar project (the tool, the
  * benchmarks, the tests, sv_em_solve) creates it here.
  *
- * The terms: jω·L, −j·Ψ/ω, Zs(f)·G when the metal is lossy, and Ψ_im/ω
- * (Ψ's imaginary part: the dielectric's conductance) when the substrate is.
- * A new physical effect is a new entry of the term enum and a new case in
- * each function of the first section below (docs/em.md, "Adding a term"). */
+ * The terms: jω·L, −j·Ψ/ω, Zs(f)·G when the metal is lossy, Ψ_im/ω (Ψ's
+ * imaginary part: the dielectric's conductance) when the substrate is, and
+ * the radiation terms c_j(f)·U·W_j·Uᵀ (radiation.c) unless the project
+ * switches them off. A new physical effect is a new entry of the term enum
+ * and a new case in each function of the first section below (docs/em.md,
+ * "Adding a term"); an effect may give several model terms (radiation gives
+ * J of them). */
 #include <math.h>
 #include <string.h>
 
 #include "em_internal.h"
 
-enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_PSI_IM = 3, TERM_MAX = 4 };
+enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_PSI_IM = 3, TERM_RAD = 4, TERM_MAX = 5 };
+#define MODEL_TERMS_MAX (TERM_MAX - 1 + SV_EM_RAD_MAX_TERMS)
 
 struct sv_em_affine {
     sv_ctx *ctx;
     const sv_em_model *em;
     sv_em_stackup stackup;       /* owned copy: the coefficients read it */
     int nterms;
-    int kind[TERM_MAX];          /* the physical term (TERM_*) of each model term */
+    int kind[MODEL_TERMS_MAX];   /* the physical term (TERM_*) of each model term */
+    int sub[MODEL_TERMS_MAX];    /* which of its model terms (radiation's j) */
     sv_dense_sym *L, *Psi;
     sv_em_csr *G;                /* NULL for lossless metal */
     sv_dense_sym *PsiI;          /* Ψ's imaginary part (exact dielectric loss), else NULL */
     double loss_ratio;           /* otherwise Ψ_im ≈ loss_ratio·Ψ (0 for a lossless dielectric) */
-    sv_sweep_term term[TERM_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
+    const sv_em_radiation *rad;  /* the mesh's (borrowed; NULL when radiation is off): low-rank terms */
+    sv_sweep_term term[MODEL_TERMS_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
     sv_sweep_model *model;
 };
 
 /* ---- the physical terms: everything that knows what Z(f) is made of ---- */
 
-/* Whether the stack-up has the physical term t. */
-static int has_term(const sv_em_stackup *st, int t)
+/* How many model terms physical term t gives (0: the project has not got it). */
+static int term_count(const sv_em_model *em, int t)
 {
-    if (t == TERM_G) return isfinite(st->sigma);
-    if (t == TERM_PSI_IM) return st->tan_delta > 0 && st->exact_dielectric_loss;
-    return 1;
+    const sv_em_stackup *st = &em->prj->st;
+    switch (t) {
+    case TERM_G: return isfinite(st->sigma);
+    case TERM_PSI_IM: return st->tan_delta > 0 && st->exact_dielectric_loss;
+    case TERM_RAD: return sv_em_radiation_terms(em->rad);
+    default: return 1;
+    }
 }
 
-/* Bytes term t's matrix holds. */
+/* Bytes term t's matrices hold. */
 static size_t term_bytes(const sv_em_model *em, int t)
 {
     switch (t) {
     case TERM_L: return sv_em_assemble_bytes(em, 0) / 2;
     case TERM_PSI:
     case TERM_PSI_IM: return sv_em_assemble_bytes(em, 0) / 2;
-    default: return sv_em_gram_bytes(em);
+    case TERM_G: return sv_em_gram_bytes(em);
+    default: return 0; /* the mesh's (sv_em_model_create) */
     }
 }
 
-/* c(f) of physical term t at f (Hz); Ψ's carries the dielectric's loss as
- * its ratio r when Ψ_im is not a term of its own: (r − j)/ω. */
-static double complex term_coefficient(const sv_em_stackup *st, double ratio, int t, double freq_hz)
+/* c(f) of model term j of physical term t at f (Hz); Ψ's carries the
+ * dielectric's loss as its ratio r when Ψ_im is not a term of its own:
+ * (r − j)/ω. */
+static double complex term_coefficient(const sv_em_affine *a, int t, int j, double freq_hz)
 {
     double w = 2 * SV_EM_PI * freq_hz;
     switch (t) {
     case TERM_L: return I * w;
-    case TERM_PSI: return (ratio - I) / w;
+    case TERM_PSI: return (a->loss_ratio - I) / w;
     case TERM_PSI_IM: return 1 / w;
-    default: return sv_em_surface_impedance(st->sigma, st->t, freq_hz);
+    case TERM_G: return sv_em_surface_impedance(a->stackup.sigma, a->stackup.t, freq_hz);
+    default: return sv_em_radiation_coef(a->rad, j, freq_hz);
     }
 }
 
-/* Assemble the matrices of the terms the stack-up has. */
+/* Assemble the matrices of the terms the project has. */
 static sv_status assemble_terms(sv_em_affine *a)
 {
     sv_status st = sv_em_assemble_with(a->ctx, a->em, 0, NULL, &a->L, &a->Psi,
-                                       has_term(&a->stackup, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
-    if (!st && has_term(&a->stackup, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
+                                       term_count(a->em, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
+    if (!st && term_count(a->em, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
+    a->rad = a->em->rad;
     return st;
 }
 
-/* The sweep's description of physical term t (arrays borrowed from a). */
-static sv_sweep_term describe_term(const sv_em_affine *a, int t)
+/* The sweep's description of model term j of physical term t (arrays
+ * borrowed from a). */
+static sv_sweep_term describe_term(const sv_em_affine *a, int t, int j)
 {
     const sv_dense_sym *packed = t == TERM_L ? a->L : t == TERM_PSI ? a->Psi : a->PsiI;
     if (t == TERM_G)
         return (sv_sweep_term){
             .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
+    if (t == TERM_RAD) {
+        int rank;
+        const double *u = sv_em_radiation_basis(a->rad, &rank);
+        return (sv_sweep_term){
+            .kind = SV_SWEEP_TERM_LOWRANK, .u = u, .rank = rank, .core = sv_em_radiation_core(a->rad, j)};
+    }
     return (sv_sweep_term){
         .kind = SV_SWEEP_TERM_PACKED, .packed = sv_dense_sym_cdata(packed), .nb = sv_dense_sym_block(packed)};
 }
@@ -88,15 +109,23 @@ static sv_sweep_term describe_term(const sv_em_affine *a, int t)
 static double complex coefficient(void *user, int k, double freq_hz)
 {
     const sv_em_affine *a = user;
-    return term_coefficient(&a->stackup, a->loss_ratio, a->kind[k], freq_hz);
+    return term_coefficient(a, a->kind[k], a->sub[k], freq_hz);
 }
 
 int sv_em_affine_nterms(const sv_em_model *em)
 {
-    if (!em) return 0;
-    int n = 0;
-    for (int t = 0; t < TERM_MAX; t++) n += has_term(&em->prj->st, t);
-    return n;
+    sv_sweep_shape shape;
+    sv_em_affine_shape(em, &shape);
+    return shape.nterms;
+}
+
+void sv_em_affine_shape(const sv_em_model *em, sv_sweep_shape *shape)
+{
+    *shape = (sv_sweep_shape){0};
+    if (!em) return;
+    for (int t = 0; t < TERM_MAX; t++) shape->nterms += term_count(em, t);
+    shape->lowrank = term_count(em, TERM_RAD);
+    if (shape->lowrank) sv_em_radiation_basis(em->rad, &shape->lowrank_cols);
 }
 
 size_t sv_em_affine_bytes(const sv_em_model *em)
@@ -104,18 +133,19 @@ size_t sv_em_affine_bytes(const sv_em_model *em)
     if (!em) return 0;
     size_t bytes = (size_t)em->n * (size_t)em->prj->nports * sizeof(double); /* the model's copy of B */
     for (int t = 0; t < TERM_MAX; t++)
-        if (has_term(&em->prj->st, t)) bytes += term_bytes(em, t);
+        if (term_count(em, t)) bytes += term_bytes(em, t);
     return bytes;
 }
 
-/* The model's terms: those the stack-up has, in enum order. */
+/* The model's terms: those the project has, in enum order. */
 static void describe_terms(sv_em_affine *a)
 {
     a->nterms = 0;
     for (int t = 0; t < TERM_MAX; t++)
-        if (has_term(&a->stackup, t)) {
+        for (int j = 0; j < term_count(a->em, t); j++) {
             a->kind[a->nterms] = t;
-            a->term[a->nterms++] = describe_term(a, t);
+            a->sub[a->nterms] = j;
+            a->term[a->nterms++] = describe_term(a, t, j);
         }
 }
 
@@ -143,7 +173,7 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     a->em = em;
     sv_em_project_stackup(em->prj, &a->stackup);
     sv_status st = SV_OK;
-    if (a->stackup.tan_delta > 0 && !has_term(&a->stackup, TERM_PSI_IM))
+    if (a->stackup.tan_delta > 0 && !term_count(em, TERM_PSI_IM))
         st = sv_em_dielectric_ratio(ctx, em, &a->loss_ratio);
     if (!st) st = assemble_terms(a);
     if (!st) st = make_model(a);
@@ -167,6 +197,8 @@ void sv_em_affine_destroy(sv_em_affine *a)
 
 const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a) { return a ? a->model : NULL; }
 const sv_em_model *sv_em_affine_em(const sv_em_affine *a) { return a ? a->em : NULL; }
+int sv_em_affine_radiates(const sv_em_affine *a) { return a && a->rad; }
+double sv_em_model_limit_hz(const sv_em_model *m) { return m ? sv_em_radiation_limit_hz(m) : 0; }
 
 sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)
 {
@@ -180,5 +212,5 @@ sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)
 double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double freq_hz)
 {
     if (!a || k < 0 || k >= a->nterms) return NAN;
-    return term_coefficient(&a->stackup, a->loss_ratio, a->kind[k], freq_hz);
+    return term_coefficient(a, a->kind[k], a->sub[k], freq_hz);
 }

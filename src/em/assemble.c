@@ -136,6 +136,7 @@ sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L,
     double t0 = sv_time_now();
     sv_threads_saved prev = sv_threads_apply(ctx);
     sv_status s = sv_em_assemble_entries(ctx, m, L, Psi, PsiI, colbase, user);
+    if (!s) s = sv_em_edge_correct(ctx, m, L, Psi, colbase, user); /* as sv_em_assemble_with does */
     sv_threads_restore(prev);
     if (!s) sv_em_assembly_info_fill(m, PsiI != NULL, t0, info);
     if (!s) s = sv_em_check_diagonal(m, L, Psi, PsiI, colbase, user);
@@ -144,7 +145,10 @@ sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L,
 }
 
 /* The naive reference: every entry from the closed forms of its own cell
- * pairs, every image term, no tables and no far-field approximation. */
+ * pairs, every image term, no tables and no far-field approximation; the
+ * edge profile's changes of P are the model's own (edges.c: their closed
+ * forms on thin sub-strips lose digits at a distance, where the far form is
+ * the better value). */
 void sv_em_naive_column(const sv_em_model *m, int c, double *lcol, double *pcol)
 {
     sv_em_profile_t b;
@@ -159,8 +163,11 @@ void sv_em_naive_column(const sv_em_model *m, int c, double *lcol, double *pcol)
         int na = sv_em_div_cells(m, r, ai, aj, as);
         double s = 0;
         for (int u = 0; u < na; u++)
-            for (int v = 0; v < nb; v++) s += as[u] * bs[v] * sv_em_P_cells(m, ai[u] - bi[v], aj[u] - bj[v], 1);
+            for (int v = 0; v < nb; v++)
+                s += as[u] * bs[v] *
+                     (sv_em_P_cells(m, ai[u] - bi[v], aj[u] - bj[v], 1) + sv_em_edge_dP(m, ai[u], aj[u], bi[v], bj[v], 0));
         pcol[r - c] = s;
+        lcol[r - c] += sv_em_edge_dL(m, r, c, 1);
     }
     sv_em_walls_column(m, c, lcol, pcol);
 }

@@ -50,13 +50,16 @@ sv_status sv_em_assemble_with(sv_ctx *ctx, const sv_em_model *m, int nb, const s
     sv_dense_sym *t[3] = {NULL, NULL, NULL};
     for (int k = 0; k < 2 + three && !s; k++) s = sv_dense_sym_create(ctx, m->n, SV_DENSE_R64, nb, &t[k]);
     double t0 = sv_time_now();
+    int nnb[2] = {m->n, t[0] ? sv_dense_sym_block(t[0]) : 0};
     if (!s) {
         sv_threads_saved prev = sv_threads_apply(ctx);
-        s = a->assemble(a->content, ctx, m, sv_dense_sym_block(t[0]), sv_dense_sym_data(t[0]),
-                        sv_dense_sym_data(t[1]), three ? sv_dense_sym_data(t[2]) : NULL);
+        s = a->assemble(a->content, ctx, m, nnb[1], sv_dense_sym_data(t[0]), sv_dense_sym_data(t[1]),
+                        three ? sv_dense_sym_data(t[2]) : NULL);
+        /* strips one cell wide: near-range changes on the host, whichever
+         * implementation filled the rest (edges.c) */
+        if (!s) s = sv_em_edge_correct(ctx, m, sv_dense_sym_data(t[0]), sv_dense_sym_data(t[1]), colbase_packed, nnb);
         sv_threads_restore(prev);
     }
-    int nnb[2] = {m->n, t[0] ? sv_dense_sym_block(t[0]) : 0};
     if (!s) s = sv_em_check_diagonal(m, sv_dense_sym_data(t[0]), sv_dense_sym_data(t[1]),
                                      three ? sv_dense_sym_data(t[2]) : NULL, colbase_packed, nnb);
     if (!s) s = sv_progress(ctx, "em assembly", 1.0);

@@ -20,6 +20,8 @@ typedef struct sv_em_port_def {
     int side;      /* SV_EM_LEFT ... */
     int line;      /* grid line index of the port plane (x line for left/right) */
     int k0, k1;    /* cells k0 .. k1-1 along the port plane */
+    int calibrate;     /* 1: thru-line calibrated (default), 0: raw edge port */
+    double ref_shift;  /* reference plane moved into the circuit by this length, m */
 } sv_em_port_def;
 
 struct sv_em_project {
@@ -30,6 +32,8 @@ struct sv_em_project {
     unsigned char *metal;   /* nx*ny, index i + nx*j */
     int nports;
     sv_em_port_def *ports;
+    int radiation;          /* 1: radiation terms in the affine model (default) */
+    int edge_profile;       /* 1: strips one cell wide carry the edge-singular profile (default) */
     char *pixels_file;      /* the CSV pixel map read, or NULL */
 };
 
@@ -57,6 +61,7 @@ struct sv_em_model {
     int n, nx_edges, ny_edges, ncells;
     sv_em_basis *basis;       /* n */
     sv_em_gl_rule gl_near, gl_far;
+    struct sv_em_radiation *rad; /* the radiation terms of the mesh (NULL when the project has none) */
     sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
 };
 
@@ -158,5 +163,65 @@ double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o);
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */
 void sv_em_naive_column(const sv_em_model *m, int j, double *lcol, double *pcol);
+
+/* ---- strips one cell wide (edges.c): the edge-singular transverse profile ---- */
+/* 1 if the model has profiled unknowns or cells. */
+int sv_em_edge_profiled(const sv_em_model *m);
+/* The profile's change of L between unknowns r and c, of P between cells
+ * (ai, aj) and (bi, bj) (0 where it does not apply). */
+double sv_em_edge_dL(const sv_em_model *m, int r, int c, int exact);
+double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int exact);
+/* Adds the changes to assembled L and Ψ (lower triangles through colbase). */
+sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
+                             void *user);
+
+/* X = A⁻¹·X for a small p × p system (network.c; A overwritten). */
+sv_status sv_em_solve_small(int p, double complex *a, double complex *x, const char *who, const char *matrix);
+
+/* ---- radiation (radiation.c): the dissipative part of the retarded kernels
+ * as low-rank terms Σ_j c_j(f)·U·W_j·Uᵀ (docs/em.md, "Radiation") ---- */
+/* The model holds to k0·a ≤ SV_EM_RAD_KA_MAX (a: half-diagonal of the metal's
+ * bounding box) and k0·h·√εr ≤ SV_EM_RAD_K1H_MAX (thin substrate). */
+#define SV_EM_RAD_KA_MAX 4.0
+#define SV_EM_RAD_K1H_MAX 0.5
+typedef struct sv_em_radiation sv_em_radiation;
+typedef struct sv_em_radiation_info {
+    int degree;            /* moments up to this total degree */
+    int moments;           /* 2·(degree+1)(degree+2)/2 */
+    int moment_rank;       /* independent moments */
+    int rank;              /* columns of U: the directions the terms use (≤ moment_rank) */
+    int terms;             /* terms j after compression over the band */
+    double band_residual;  /* first singular value left out, relative */
+    double ka, k1h;        /* k0·a and k0·h·√εr at the design frequency */
+    double size_m;         /* a */
+    double limit_hz;       /* where k0·a or k0·h·√εr reaches its limit */
+    double design_hz;      /* the top of the band the terms were sized for */
+} sv_em_radiation_info;
+#define SV_EM_RAD_MAX_TERMS 12
+/* The design frequency (sv_em_options.max_freq_hz, else the project's sweep
+ * stop, else the electrical-size limit) and tolerance of a model's terms. */
+double sv_em_radiation_design_hz(const sv_em_model *m);
+double sv_em_radiation_tolerance(const sv_em_model *m);
+/* Terms accurate to about tol (relative) from 0 to fmax_hz. */
+sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_hz, double tol,
+                                 sv_em_radiation **out);
+void sv_em_radiation_destroy(sv_em_radiation *r);
+int sv_em_radiation_terms(const sv_em_radiation *r);
+void sv_em_radiation_get_info(const sv_em_radiation *r, sv_em_radiation_info *info);
+/* c_j(f), real (the terms are resistive). */
+double sv_em_radiation_coef(const sv_em_radiation *r, int j, double freq_hz);
+/* U (n × rank, ld n, orthonormal columns) and the core W_j (rank × rank,
+ * symmetric, both triangles): term j is c_j(f)·U·W_j·Uᵀ. */
+const double *sv_em_radiation_basis(const sv_em_radiation *r, int *rank);
+const double *sv_em_radiation_core(const sv_em_radiation *r, int j);
+/* Bytes the object holds (what sv_em_radiation_create allocates and keeps). */
+size_t sv_em_radiation_bytes(const sv_em_radiation *r);
+/* Bytes sv_em_radiation_create holds at most, before the mesh exists: n
+ * unknowns on metal of half-diagonal a (m), terms to fmax_hz within tol;
+ * *moments (may be NULL) gets the moments' count, a bound of the terms' rank. */
+size_t sv_em_radiation_build_bytes(int n, double a, double fmax_hz, double tol, int *moments);
+/* a (m), and the frequency where the model's electrical size reaches its limit. */
+double sv_em_radiation_size(const sv_em_model *m);
+double sv_em_radiation_limit_hz(const sv_em_model *m);
 
 #endif

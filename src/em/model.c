@@ -25,6 +25,9 @@ static sv_status resolve_options(const sv_em_options *opts, sv_em_options *o)
                         o->accuracy);
     if (!(o->far_ratio >= 0) || !isfinite(o->far_ratio) || (o->far_ratio > 0 && o->far_ratio < 2))
         return sv_error(SV_ERR_ARG, "sv_em_options.far_ratio = %g: expected 0 (default) or >= 2", o->far_ratio);
+    if (!(o->max_freq_hz >= 0) || !isfinite(o->max_freq_hz))
+        return sv_error(SV_ERR_ARG, "sv_em_options.max_freq_hz = %g: expected 0 (default) or a frequency > 0",
+                        o->max_freq_hz);
     if (o->accuracy == 0) o->accuracy = SV_EM_DEFAULT_ACCURACY;
     if (o->far_ratio == 0) o->far_ratio = sv_em_default_far_ratio(o->accuracy);
     return SV_OK;
@@ -102,6 +105,14 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     sv_em_gl_make(SV_EM_GL_FAR, 0, &m->gl_far);
     sv_em_gl_make(SV_EM_GL_WALL, 1, &m->gl_wall);
     number_unknowns(p, m->basis);
+    /* the radiation terms depend on the mesh and the band's top alone: made
+     * once here, for every planar model and estimate of this mesh */
+    if (p->radiation)
+        s = sv_em_radiation_create(ctx, m, sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), &m->rad);
+    if (s) {
+        sv_em_model_destroy(m);
+        return s;
+    }
     *out = m;
     return SV_OK;
 }
@@ -110,6 +121,7 @@ void sv_em_model_destroy(sv_em_model *m)
 {
     if (!m) return;
     sv_ctx *ctx = m->ctx;
+    sv_em_radiation_destroy(m->rad);
     sv_free(ctx, m->basis);
     sv_free(ctx, m);
 }

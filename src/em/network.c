@@ -35,6 +35,11 @@ static sv_status solve_ports(int p, double complex *a, double complex *x, const 
     return SV_OK;
 }
 
+sv_status sv_em_solve_small(int p, double complex *a, double complex *x, const char *who, const char *matrix)
+{
+    return solve_ports(p, a, x, who, matrix, "");
+}
+
 sv_status sv_em_y_to_z(int p, const double complex *y, double complex *z)
 {
     if (p < 1 || !y || !z) return sv_error(SV_ERR_ARG, "sv_em_y_to_z: p = %d or NULL matrix", p);

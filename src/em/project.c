@@ -340,6 +340,42 @@ static int metal_at(const sv_em_project *p, int i, int j)
     return p->metal[i + (size_t)p->grid.nx * j];
 }
 
+/* ports[k].calibration ("thru", the default, or "none") and
+ * ports[k].reference_plane (a length into the circuit, file units; needs a
+ * calibrated port, whose feed line it moves along, at most the grid's
+ * extent along that line either way: the feed line's transfer matrix grows
+ * like e^(α·d) and a plane far off the board has no meaning). */
+static sv_status read_port_plane(const reader *r, const cJSON *c, const char *field, const sv_em_grid *g,
+                                 sv_em_port_def *d)
+{
+    char f2[96];
+    d->calibrate = 1;
+    d->ref_shift = 0;
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(c, "calibration");
+    snprintf(f2, sizeof f2, "%s.calibration", field);
+    if (cal) {
+        if (cJSON_IsString(cal) && !strcmp(cal->valuestring, "thru")) d->calibrate = 1;
+        else if (cJSON_IsString(cal) && !strcmp(cal->valuestring, "none")) d->calibrate = 0;
+        else return bad(r, f2, cal, "expected \"thru\" (calibrated, the default) or \"none\" (raw edge port)");
+    }
+    const cJSON *rp = cJSON_GetObjectItemCaseSensitive(c, "reference_plane");
+    snprintf(f2, sizeof f2, "%s.reference_plane", field);
+    if (!rp) return SV_OK;
+    double extent = d->side >= SV_EM_BOTTOM ? g->ny * g->dy : g->nx * g->dx;
+    char exp[200];
+    snprintf(exp, sizeof exp,
+             "expected a length from %g to %g (file units: the grid's extent along the port's feed); > 0 moves "
+             "the plane into the circuit",
+             -extent / r->scale, extent / r->scale);
+    if (!cJSON_IsNumber(rp) || !isfinite(rp->valuedouble) ||
+        !(fabs(rp->valuedouble * r->scale) <= extent * (1 + 1e-12)))
+        return bad(r, f2, rp, exp);
+    if (!d->calibrate) return bad(r, f2, rp, "needs a calibrated port (calibration \"thru\")");
+    d->ref_shift = rp->valuedouble * r->scale;
+    return SV_OK;
+}
+
+
 static const char *const port_sides[] = {"left", "right", "bottom", "top"};
 
 /* ports[idx].name: non-empty, no spaces or Touchstone comment characters, unique. */
@@ -446,7 +482,7 @@ static sv_status check_port_edge(const reader *r, const cJSON *c, const char *fi
 /* ports[idx]: its fields in turn, then its place on the metal. */
 static sv_status read_port(const reader *r, const cJSON *c, sv_em_project *p, int idx)
 {
-    static const char *const k[] = {"name", "side", "x", "y", "z0", NULL};
+    static const char *const k[] = {"name", "side", "x", "y", "z0", "calibration", "reference_plane", NULL};
     sv_em_port_def *d = &p->ports[idx];
     char field[64], f2[96];
     snprintf(field, sizeof field, "ports[%d]", idx);
@@ -459,7 +495,8 @@ static sv_status read_port(const reader *r, const cJSON *c, sv_em_project *p, in
     if ((s = check_port_edge(r, c, field, p, idx, d))) return s;
     d->z0 = 50.0;
     snprintf(f2, sizeof f2, "%s.z0", field);
-    return get_num(r, c, "z0", f2, 0, 0, 1, 1e12, &d->z0);
+    if ((s = get_num(r, c, "z0", f2, 0, 0, 1, 1e12, &d->z0))) return s;
+    return read_port_plane(r, c, field, &p->grid, d);
 }
 
 static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p)
@@ -530,17 +567,22 @@ static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, co
 
 /* "effects": switches for the physics beyond the zero-thickness lossless
  * sheet, each on by default where the stack-up gives it something to do
- * (thick metal needs metal.thickness, dielectric loss substrate.tan_delta). */
-static sv_status read_effects(const reader *r, const cJSON *root, sv_em_stackup *st)
+ * (thick metal needs metal.thickness, dielectric loss substrate.tan_delta;
+ * radiation and the edge profile of strips one cell wide always). */
+static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project *p)
 {
+    sv_em_stackup *st = &p->st;
     int thick = 1, dloss = 1, exact = 0;
+    p->radiation = p->edge_profile = 1;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "effects");
     if (e) {
         sv_status s;
         if ((s = need_object(r, e, "effects"))) return s;
-        static const char *const k[] = {"thick_metal", "dielectric_loss", NULL};
+        static const char *const k[] = {"thick_metal", "dielectric_loss", "radiation", "edge_profile", NULL};
         if ((s = check_keys(r, e, "effects", k))) return s;
         if ((s = get_bool(r, e, "thick_metal", "effects.thick_metal", &thick))) return s;
+        if ((s = get_bool(r, e, "radiation", "effects.radiation", &p->radiation))) return s;
+        if ((s = get_bool(r, e, "edge_profile", "effects.edge_profile", &p->edge_profile))) return s;
         const cJSON *dl = cJSON_GetObjectItemCaseSensitive(e, "dielectric_loss");
         if (cJSON_IsString(dl) && !strcmp(dl->valuestring, "exact"))
             exact = 1;
@@ -566,7 +608,7 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     if (t && !cJSON_IsString(t)) return bad(r, "title", t, "expected a string");
     if ((s = read_units(r, root))) return s;
     if ((s = read_stackup(r, root, &p->st))) return s;
-    if ((s = read_effects(r, root, &p->st))) return s;
+    if ((s = read_effects(r, root, p))) return s;
     if ((s = read_grid(r, root, &p->grid))) return s;
     p->metal = sv_calloc(p->ctx, (size_t)p->grid.nx * p->grid.ny, 1, "project metal map");
     if (!p->metal) return sv_last_status();
@@ -688,5 +730,11 @@ const char *sv_em_project_port_name(const sv_em_project *p, int k)
 double sv_em_project_port_z0(const sv_em_project *p, int k)
 {
     return p && k >= 0 && k < p->nports ? p->ports[k].z0 : NAN;
+}
+int sv_em_project_calibrated(const sv_em_project *p)
+{
+    for (int k = 0; p && k < p->nports; k++)
+        if (p->ports[k].calibrate || p->ports[k].ref_shift != 0) return 1;
+    return 0;
 }
 int sv_em_project_metal(const sv_em_project *p, int i, int j) { return p ? metal_at(p, i, j) : 0; }

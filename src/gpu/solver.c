@@ -142,6 +142,10 @@ static sv_status setup(sv_gpu_solver *s, const sv_gpu_device_info *info, sv_gpu_
 {
     sv_gpu_describe(info, s->rep.device, sizeof s->rep.device);
     if (!info->available) return use_cpu(s, SV_ERR_UNSUPPORTED, "no CUDA device: %s", info->reason);
+    sv_sweep_shape shape;
+    sv_sweep_model_shape(s->m, &shape);
+    if (shape.lowrank)
+        return use_cpu(s, SV_ERR_UNSUPPORTED, "%s", "the model has low-rank terms, which the device does not form");
     /* the terms (a pass over them for max|a_ij|: only when there is a device) */
     sv_status st = sv_gpu_problem_from_model(s->m, s->views, &s->prob);
     if (st == SV_ERR_UNSUPPORTED) return use_cpu(s, st, "%s", sv_last_error());

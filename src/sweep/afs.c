@@ -15,7 +15,13 @@
  * R is the Cholesky factor of the Gram matrix MᵀM, but forming it by QR
  * rather than from MᵀM keeps the estimate accurate down to about machine
  * precision times the size of the individual terms, instead of its square
- * root (the terms cancel strongly near resonances and at low frequency). */
+ * root (the terms cancel strongly near resonances and at low frequency).
+ *
+ * Low-rank terms A_k = U·W_k·Uᵀ sharing one U (a group) never store A_k·V:
+ * the sweep keeps UᵀV (rank × q) and G_k = W_k·UᵀV, so A_k,r = (UᵀV)ᵀ·G_k,
+ * and since every A_k·V of the group lies in span(U), M takes U's columns
+ * once, with z's entries Σ_k c_k·G_k·y_j for them: M has p + Σ rank + K'·q
+ * columns (K' the other terms) instead of p + K·q. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,17 +83,29 @@ static int qmax_for(int n, int nrhs, int cap, int nderiv)
 size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, int nfreq,
                                const sv_sweep_options *opts)
 {
+    sv_sweep_shape shape = {.nterms = nterms};
+    return sv_sweep_estimate_bytes_shape(n, &shape, nrhs, nout, nb, nfreq, opts);
+}
+
+size_t sv_sweep_estimate_bytes_shape(int n, const sv_sweep_shape *shape, int nrhs, int nout, int nb, int nfreq,
+                                     const sv_sweep_options *opts)
+{
     sv_sweep_options o;
     fill_defaults(opts, &o);
+    if (!shape) return 0;
+    int nterms = shape->nterms;
     if (n < 1 || nterms < 1 || nrhs < 1 || nout < 1 || nfreq < 1) return 0;
     int cap = o.max_exact < nfreq ? o.max_exact : nfreq;
     int nderiv = o.exact_all || o.derivatives < 0 ? 0 : o.derivatives;
     size_t q = o.exact_all ? 0 : (size_t)qmax_for(n, nrhs, cap, nderiv);
     size_t K = (size_t)nterms, N = (size_t)n, P = (size_t)nrhs;
-    size_t cols = K * q + P;
+    size_t Kw = K - (size_t)shape->lowrank, R = (size_t)shape->lowrank_cols;
+    size_t RG = (size_t)shape->lowrank * R; /* G_k: each low-rank term's rank (at most R) */
+    size_t cols = Kw * q + P + R;
     size_t bytes = 0;
     bytes += N * q * 8;                         /* V */
-    bytes += K * N * q * 8;                     /* W_k */
+    bytes += Kw * N * q * 8;                    /* W_k */
+    bytes += (R + RG) * q * 8;                  /* UᵀV, G_k */
     bytes += q ? N * cols * 8 : 0;              /* QR workspace */
     bytes += cols * 16 + K * q * q * 8;         /* QR scalars and column map, reduced terms */
     bytes += q * (P + (size_t)nout) * 8;        /* B_r, C_r */
@@ -98,7 +116,7 @@ size_t sv_sweep_estimate_bytes(int n, int nterms, int nrhs, int nout, int nb, in
     size_t wcols = 2 * (size_t)(1 + nderiv) * P;
     bytes += ((size_t)sv_threads_team() + 2) * N * wcols * 8;
     bytes += N * P * 8 * 2;                     /* the model's B (and C) */
-    bytes += sv_sweep_exact_bytes_k(n, nterms, nrhs, nb, o.precision);
+    bytes += sv_sweep_exact_bytes_shape(n, shape, nrhs, nb, o.precision);
     return bytes;
 }
 
@@ -110,7 +128,15 @@ typedef struct afs {
     int n, K, p, nout, qmax, q, nf;
     int qcap;          /* basis columns V, W_k and M have room for (grown on demand up to qmax) */
     double *V, *W, *M, *tau, *Ar, *Br, *Cr;
-    int *colk, *colr;  /* column c of M is A_{colk[c]}·v_{colr[c]}, or column colr[c] of B when colk[c] < 0 */
+    int *colk, *colr;  /* column c of M is A_{colk[c]}·v_{colr[c]}, column colr[c] of B when
+                          colk[c] = −1, column colr[c] of group g's U when colk[c] = −2 − g */
+    int Kw;            /* terms whose products W_k = A_k·V are stored (not low-rank) */
+    int *wslot;        /* K: term k's block of W, −1 for a low-rank term */
+    int R;             /* rows of UV: the groups' ranks summed */
+    int *uvrow;        /* ngroups: group g's first row in UV (its block: rank × qcap) */
+    int *grow;         /* K: low-rank term k's first row in G (its block: rank × qcap) */
+    int RG;            /* rows of G */
+    double *UV, *G;    /* UᵀV of every group; G_k = W_k·UᵀV of every low-rank term */
     int mcols, mrows;  /* columns of M factorised so far; rows of R (min(n, mcols)) */
     int mq;            /* basis columns already in M */
     double complex *coef; /* nf × K */
@@ -124,6 +150,13 @@ typedef struct afs {
     sv_sweep_solver *solver; /* the exact solver: the caller's or own */
     sv_sweep_solver *own;    /* the built-in one, when the caller gave none */
 } afs;
+
+/* Group g's U and rank (those of its first term). */
+static const sv_sweep_term *group_lead(const afs *s, int g)
+{
+    return &s->m->terms[s->m->group_terms[s->m->group_first[g]]];
+}
+static int group_rank(const afs *s, int g) { return group_lead(s, g)->rank; }
 
 /* The caller's exact solver (for this model), or the built-in one. */
 static sv_status exact_solver(afs *s)
@@ -155,19 +188,19 @@ static sv_status alloc_all(afs *s)
         s->hook_y = sv_alloc(ctx, (size_t)s->nf * q * P * sizeof(double complex), "reduced solutions for the hook");
         if (!s->hook_y) return sv_last_status();
     }
-    s->tau = sv_alloc(ctx, (K * q + P) * sizeof(double), "residual estimate QR scalars");
-    s->colk = sv_alloc(ctx, (K * q + P) * sizeof(int), "residual estimate column map");
-    s->colr = sv_alloc(ctx, (K * q + P) * sizeof(int), "residual estimate column map");
-    s->Ar = sv_calloc(ctx, K * q * q, sizeof(double), "reduced terms");
+    size_t mc = (size_t)s->Kw * q + P + (size_t)s->R;
+    s->tau = sv_alloc(ctx, mc * sizeof(double), "residual estimate QR scalars");
+    s->colk = sv_alloc(ctx, mc * sizeof(int), "residual estimate column map");
+    s->colr = sv_alloc(ctx, mc * sizeof(int), "residual estimate column map");
     s->Br = sv_alloc(ctx, q * P * sizeof(double), "reduced right-hand sides");
     s->Cr = sv_alloc(ctx, q * (size_t)s->nout * sizeof(double), "reduced outputs");
-    if (!s->tau || !s->colk || !s->colr || !s->Ar || !s->Br || !s->Cr) return sv_last_status();
+    if (!s->tau || !s->colk || !s->colr || !s->Br || !s->Cr) return sv_last_status();
     return SV_OK;
 }
 
-/* Room for `need` basis columns in V, the products W_k = A_k·V and the
- * estimator's M. These are the sweep's large arrays (n × q each, K + 2 of
- * them); the worst case qmax (the cap on exact solves times the 2·p·(1 +
+/* Room for `need` basis columns in V, the products W_k = A_k·V (UᵀV and G_k
+ * for low-rank terms), the estimator's M and the reduced terms A_k,r. These
+ * are the sweep's large arrays (n × q each, K + 2 of them); the worst case qmax (the cap on exact solves times the 2·p·(1 +
  * nderiv) columns each can add) is what the memory estimate reserves, but a
  * sweep uses a fraction of it (about 100 of 480 columns on the 11402-unknown
  * square), so they grow by doubling, keeping their contents. */
@@ -178,35 +211,64 @@ static sv_status reserve_basis(afs *s, int need)
     int cap = s->qcap ? 2 * s->qcap : need;
     if (cap < need) cap = need;
     if (cap > s->qmax) cap = s->qmax;
-    size_t N = (size_t)s->n, K = (size_t)s->K, P = (size_t)s->p, C = (size_t)cap, Q = (size_t)s->q;
+    size_t N = (size_t)s->n, K = (size_t)s->Kw, P = (size_t)s->p, C = (size_t)cap, Q = (size_t)s->q;
+    size_t R = (size_t)s->R, RG = (size_t)s->RG, old = (size_t)s->qcap;
     sv_ctx *ctx = s->ctx;
     double *V = sv_alloc(ctx, N * C * sizeof(double), "reduced basis V");
-    double *W = V ? sv_alloc(ctx, K * N * C * sizeof(double), "products A_k V") : NULL;
-    double *M = W ? sv_alloc(ctx, N * (K * C + P) * sizeof(double), "residual estimate QR factors") : NULL;
-    if (!M) {
+    double *W = V ? sv_alloc(ctx, (K * N + R + RG) * C * sizeof(double), "products A_k V") : NULL;
+    double *M = W ? sv_alloc(ctx, N * (K * C + P + R) * sizeof(double), "residual estimate QR factors") : NULL;
+    double *Ar = M ? sv_alloc(ctx, (size_t)s->K * C * C * sizeof(double), "reduced terms") : NULL;
+    if (!Ar) {
         sv_status st = sv_last_status();
         sv_free(ctx, V);
         sv_free(ctx, W);
+        sv_free(ctx, M);
         return st;
     }
+    for (size_t k = 0; k < (size_t)s->K; k++) /* the q × q reduced terms, ld the capacity */
+        for (size_t c = 0; c < Q; c++) memcpy(Ar + (k * C + c) * C, s->Ar + (k * old + c) * old, Q * sizeof(double));
     if (Q) {
         memcpy(V, s->V, N * Q * sizeof(double));
-        for (size_t k = 0; k < K; k++)
-            memcpy(W + k * N * C, s->W + k * N * (size_t)s->qcap, N * Q * sizeof(double));
+        for (size_t k = 0; k < K; k++) memcpy(W + k * N * C, s->W + k * N * old, N * Q * sizeof(double));
+        /* UV and G: blocks of r rows (ld r) at row offsets times the capacity */
+        for (int g = 0; g < s->m->ngroups; g++)
+            memcpy(W + K * N * C + (size_t)s->uvrow[g] * C, s->UV + (size_t)s->uvrow[g] * old,
+                   (size_t)group_rank(s, g) * Q * sizeof(double));
+        for (int k = 0; k < s->K; k++)
+            if (s->wslot[k] < 0)
+                memcpy(W + (K * N + R) * C + (size_t)s->grow[k] * C, s->G + (size_t)s->grow[k] * old,
+                       (size_t)s->m->terms[k].rank * Q * sizeof(double));
     }
     if (s->mcols) memcpy(M, s->M, N * (size_t)s->mcols * sizeof(double));
     sv_free(ctx, s->V);
     sv_free(ctx, s->W);
     sv_free(ctx, s->M);
+    sv_free(ctx, s->Ar);
+    s->Ar = Ar;
     s->V = V;
     s->W = W;
+    s->UV = W + K * N * C;
+    s->G = s->UV + R * C;
     s->M = M;
     s->qcap = cap;
     return SV_OK;
 }
 
-/* Column r of W_k = A_k·V. */
-static double *Wcol(const afs *s, int k, int r) { return s->W + ((size_t)k * (size_t)s->qcap + (size_t)r) * (size_t)s->n; }
+/* Column r of W_k = A_k·V (k not low-rank). */
+static double *Wcol(const afs *s, int k, int r)
+{
+    return s->W + ((size_t)s->wslot[k] * (size_t)s->qcap + (size_t)r) * (size_t)s->n;
+}
+
+/* Group g's UᵀV, and low-rank term k's G_k = W_k·UᵀV: column r of each. */
+static double *UVcol(const afs *s, int g, int r)
+{
+    return s->UV + (size_t)s->uvrow[g] * s->qcap + (size_t)r * group_rank(s, g);
+}
+static double *Gcol(const afs *s, int k, int r)
+{
+    return s->G + (size_t)s->grow[k] * s->qcap + (size_t)r * s->m->terms[k].rank;
+}
 
 static void free_all(afs *s)
 {
@@ -220,6 +282,7 @@ static void free_all(afs *s)
     sv_free(ctx, s->tau);
     sv_free(ctx, s->colk);
     sv_free(ctx, s->colr);
+    sv_free(ctx, s->wslot);
     sv_free(ctx, s->Ar);
     sv_free(ctx, s->Br);
     sv_free(ctx, s->Cr);
@@ -318,6 +381,7 @@ static sv_status solve_exact_at(afs *s, int i)
  * W_k, A_k,r, B_r, C_r by the new columns. */
 static sv_status orthonormalise_new(afs *s);
 static sv_status project_new(afs *s, int q0);
+static void extend_lowrank(afs *s, int q0);
 /* The products A_k·V_new read every term once (8·N² bytes for two packed
  * terms) and run on the caller's threads; the Gram–Schmidt steps and the
  * small products of the projection run on one (see sv_threads_serial_begin). */
@@ -330,10 +394,10 @@ static sv_status extend_basis(afs *s)
     st = orthonormalise_new(s);
     sv_threads_restore(ss);
     int n = s->n, dq = s->q - q0;
-    for (int k = 0; k < s->K && !st && dq > 0; k++) {
-        st = sv_sweep_model_apply_term(s->m, k, dq, s->V + (size_t)q0 * n, n, Wcol(s, k, q0), n);
-    }
+    for (int k = 0; k < s->K && !st && dq > 0; k++)
+        if (s->wslot[k] >= 0) st = sv_sweep_model_apply_term(s->m, k, dq, s->V + (size_t)q0 * n, n, Wcol(s, k, q0), n);
     if (st || dq == 0) return st;
+    extend_lowrank(s, q0);
     ss = sv_threads_serial_begin();
     st = project_new(s, q0);
     sv_threads_restore(ss);
@@ -376,23 +440,47 @@ static sv_status orthonormalise_new(afs *s)
     return SV_OK;
 }
 
-/* Extend A_k,r, B_r and C_r by the basis columns q0..q (W_k holds A_k·V). */
+/* UᵀV and G_k = W_k·UᵀV for the basis columns q0..q (the low-rank terms'
+ * share of the projection: O(n·rank) per column). */
+static void extend_lowrank(afs *s, int q0)
+{
+    int n = s->n, dq = s->q - q0;
+    for (int g = 0; g < s->m->ngroups; g++) {
+        const sv_sweep_term *t = group_lead(s, g);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, t->rank, dq, n, 1.0, t->u, n, s->V + (size_t)q0 * n, n,
+                    0.0, UVcol(s, g, q0), t->rank);
+    }
+    for (int k = 0; k < s->K; k++) {
+        if (s->wslot[k] >= 0) continue;
+        const sv_sweep_term *t = &s->m->terms[k];
+        cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, t->rank, dq, 1.0, t->core, t->rank,
+                    UVcol(s, s->m->term_group[k], q0), t->rank, 0.0, Gcol(s, k, q0), t->rank);
+    }
+}
+
+/* Extend A_k,r, B_r and C_r by the basis columns q0..q (W_k holds A_k·V;
+ * for a low-rank term A_k,r = (UᵀV)ᵀ·G_k). */
 static sv_status project_new(afs *s, int q0)
 {
     int n = s->n, dq = s->q - q0;
     const sv_sweep_model *m = s->m;
-    int q = s->q, qm = s->qmax;
+    int q = s->q, qm = s->qmax, qc = s->qcap;
     for (int k = 0; k < s->K; k++) {
-        const double *Wk = Wcol(s, k, 0);
         /* A_k,r(:, q0:q) = Vᵀ·W_k(:, q0:q), mirrored into the new rows. */
-        double *Ak = s->Ar + (size_t)k * qm * qm;
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, dq, n, 1.0, s->V, n, Wk + (size_t)q0 * n, n, 0.0,
-                    Ak + (size_t)q0 * qm, qm);
+        double *Ak = s->Ar + (size_t)k * qc * qc;
+        if (s->wslot[k] >= 0) {
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, dq, n, 1.0, s->V, n, Wcol(s, k, q0), n, 0.0,
+                        Ak + (size_t)q0 * qc, qc);
+        } else {
+            int r = m->terms[k].rank;
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, dq, r, 1.0, UVcol(s, m->term_group[k], 0), r,
+                        Gcol(s, k, q0), r, 0.0, Ak + (size_t)q0 * qc, qc);
+        }
         for (int c = q0; c < q; c++) {
-            for (int r = 0; r < q0; r++) Ak[(size_t)r * qm + c] = Ak[(size_t)c * qm + r];
+            for (int r = 0; r < q0; r++) Ak[(size_t)r * qc + c] = Ak[(size_t)c * qc + r];
             for (int r = c + 1; r < q; r++) { /* symmetrise the new diagonal block */
-                double avg = 0.5 * (Ak[(size_t)c * qm + r] + Ak[(size_t)r * qm + c]);
-                Ak[(size_t)c * qm + r] = Ak[(size_t)r * qm + c] = avg;
+                double avg = 0.5 * (Ak[(size_t)c * qc + r] + Ak[(size_t)r * qc + c]);
+                Ak[(size_t)c * qc + r] = Ak[(size_t)r * qc + c] = avg;
             }
         }
     }
@@ -426,14 +514,21 @@ static sv_status factor_estimator_serial(afs *s)
 {
     int n = s->n, q = s->q, K = s->K, p = s->p;
     int c0 = s->mcols, c = c0;
-    if (c0 == 0)
+    if (c0 == 0) {
         for (int j = 0; j < p; j++, c++) {
             memcpy(s->M + (size_t)c * n, s->m->b + (size_t)j * n, sizeof(double) * (size_t)n);
             s->colk[c] = -1;
             s->colr[c] = j;
         }
+        for (int g = 0; g < s->m->ngroups; g++) /* span(U) holds every A_k·V of the group */
+            for (int a = 0; a < group_rank(s, g); a++, c++) {
+                memcpy(s->M + (size_t)c * n, group_lead(s, g)->u + (size_t)a * n, sizeof(double) * (size_t)n);
+                s->colk[c] = -2 - g;
+                s->colr[c] = a;
+            }
+    }
     for (int k = 0; k < K; k++)
-        for (int r = s->mq; r < q; r++, c++) {
+        for (int r = s->mq; r < q && s->wslot[k] >= 0; r++, c++) {
             memcpy(s->M + (size_t)c * n, Wcol(s, k, r), sizeof(double) * (size_t)n);
             s->colk[c] = k;
             s->colr[c] = r;
@@ -458,12 +553,12 @@ static sv_status factor_estimator_serial(afs *s)
 /* Z_r(f) = Σ_k c_k·A_k,r (q × q). */
 static void reduced_form(const afs *s, const double complex *c, double complex *Z)
 {
-    int q = s->q, qm = s->qmax;
+    int q = s->q, qc = s->qcap;
     for (size_t e = 0; e < (size_t)q * q; e++) Z[e] = 0;
     for (int k = 0; k < s->K; k++) {
-        const double *Ak = s->Ar + (size_t)k * qm * qm;
+        const double *Ak = s->Ar + (size_t)k * qc * qc;
         for (int cc = 0; cc < q; cc++)
-            for (int r = 0; r < q; r++) Z[(size_t)cc * q + r] += c[k] * Ak[(size_t)cc * qm + r];
+            for (int r = 0; r < q; r++) Z[(size_t)cc * q + r] += c[k] * Ak[(size_t)cc * qc + r];
     }
 }
 
@@ -476,16 +571,44 @@ static lapack_int reduced_solve(const afs *s, double complex *Z, double complex 
     return LAPACKE_zgesv(LAPACK_COL_MAJOR, q, s->p, Z, q, ip, Y, q);
 }
 
+/* z's entries for the groups' U columns: Σ_{k in g} c_k·G_k·y, group g at
+ * zu + uvrow[g]. */
+static void lowrank_z(const afs *s, const double complex *c, const double complex *y, double complex *zu)
+{
+    memset(zu, 0, sizeof(double complex) * (size_t)s->R);
+    for (int k = 0; k < s->K; k++) {
+        if (s->wslot[k] >= 0 || c[k] == 0) continue;
+        int r = s->m->terms[k].rank;
+        double complex *z = zu + s->uvrow[s->m->term_group[k]];
+        for (int col = 0; col < s->q; col++) {
+            const double *gk = Gcol(s, k, col);
+            double complex v = c[k] * y[col];
+            for (int a = 0; a < r; a++) z[a] += gk[a] * v;
+        }
+    }
+}
+
+/* z_j's entry for column cc of M (the file's head comment). */
+static double complex z_entry(const afs *s, int cc, int j, const double complex *c, const double complex *y,
+                              const double complex *zu)
+{
+    int k = s->colk[cc];
+    if (k >= 0) return c[k] * y[s->colr[cc]];
+    if (k == -1) return s->colr[cc] == j ? -1.0 : 0.0;
+    return zu[s->uvrow[-2 - k] + s->colr[cc]];
+}
+
 /* The residual estimate max_j ‖R·z_j‖ / ‖b_j‖ (the file's head comment);
- * zv: workspace of cols + rows entries. */
+ * zv: workspace of cols + rows + R entries. */
 static double reduced_residual(const afs *s, const double complex *c, const double complex *Y, double complex *zv)
 {
     int q = s->q, rows = s->mrows, cols = s->mcols, n = s->n;
+    double complex *zu = zv + cols + rows;
     double worst = 0.0;
     for (int j = 0; j < s->p; j++) {
         const double complex *y = Y + (size_t)j * q;
-        for (int cc = 0; cc < cols; cc++)
-            zv[cc] = s->colk[cc] >= 0 ? c[s->colk[cc]] * y[s->colr[cc]] : (s->colr[cc] == j ? -1.0 : 0.0);
+        lowrank_z(s, c, y, zu);
+        for (int cc = 0; cc < cols; cc++) zv[cc] = z_entry(s, cc, j, c, y, zu);
         /* R·z column by column (R's columns are contiguous in M) */
         double complex *acc = zv + cols;
         memset(acc, 0, sizeof(double complex) * (size_t)rows);
@@ -558,7 +681,7 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
     int nthr = (double)nf * q * q * (q + cols) > 4e7 ? sv_threads_team() : 1;
     sv_threads_saved ss = {0};
     if (nthr == 1) ss = sv_threads_serial_begin();
-    size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows;
+    size_t per = (size_t)q * q + (size_t)q * p + (size_t)cols + (size_t)rows + (size_t)s->R;
     double complex *ws = sv_alloc(s->ctx, sizeof(double complex) * per * (size_t)nthr, "reduced solve workspace");
     lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
     sv_status st = ws && piv ? SV_OK : sv_last_status();
@@ -759,6 +882,28 @@ static void afs_init(afs *s, sv_ctx *ctx, const sv_sweep_model *m, int nfreq, sv
     s->qmax = qmax_for(m->n, m->nrhs, cap, s->nderiv);
 }
 
+/* Where each term's products live: W for the others, UV and G for the
+ * low-rank ones. */
+static sv_status layout_terms(afs *s)
+{
+    const sv_sweep_model *m = s->m;
+    s->wslot = sv_alloc(s->ctx, sizeof(int) * (size_t)(2 * s->K + m->ngroups + 1), "sweep term layout");
+    if (!s->wslot) return sv_last_status();
+    s->grow = s->wslot + s->K;
+    s->uvrow = s->grow + s->K;
+    s->Kw = s->R = s->RG = 0;
+    for (int g = 0; g < m->ngroups; g++) {
+        s->uvrow[g] = s->R;
+        s->R += group_rank(s, g);
+    }
+    for (int k = 0; k < s->K; k++) {
+        s->wslot[k] = m->term_group[k] >= 0 ? -1 : s->Kw++;
+        s->grow[k] = s->RG;
+        if (s->wslot[k] < 0) s->RG += m->terms[k].rank;
+    }
+    return SV_OK;
+}
+
 sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, const double *freq,
                               const sv_sweep_options *opts, sv_sweep_hook hook, void *hook_user,
                               sv_sweep_result **out)
@@ -771,13 +916,16 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     st = check_options(&s.o);
     if (st) return st;
     double t0 = sv_time_now();
-    size_t need = sv_sweep_estimate_bytes(m->n, m->nterms, m->nrhs, m->nout, m->nb, nfreq, &s.o);
+    sv_sweep_shape shape;
+    sv_sweep_model_shape(m, &shape);
+    size_t need = sv_sweep_estimate_bytes_shape(m->n, &shape, m->nrhs, m->nout, m->nb, nfreq, &s.o);
     st = sv_mem_check(ctx, need, "adaptive sweep (basis, reduced model, exact solve)");
     if (st) return st;
     sv_threads_saved prev = sv_threads_apply(ctx);
     afs_init(&s, ctx, m, nfreq, hook, hook_user);
     st = result_create(ctx, nfreq, m->nout, m->nrhs, freq, &s.res);
     if (!st) st = exact_solver(&s);
+    if (!st) st = layout_terms(&s);
     if (!st) st = alloc_all(&s);
     if (!st) st = run(&s);
     free_all(&s);

@@ -67,7 +67,7 @@ static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym 
                     ((double complex *)data)[o] += c[k] * t->values[e];
             }
     }
-    return SV_OK;
+    return sv_sweep_lowrank_add_packed(m, c, nb, single, data);
 }
 
 /* Pivot threshold of the single-precision LDLᵀ, relative to max|z_ij|.

@@ -73,8 +73,11 @@ static sv_status check_terms(int n, int nterms, const sv_sweep_term *terms, int 
             if (!packed_ok(n, t, k)) return sv_last_status();
         } else if (t->kind == SV_SWEEP_TERM_CSR) {
             if (!csr_ok(n, t, k)) return sv_last_status();
+        } else if (t->kind == SV_SWEEP_TERM_LOWRANK) {
+            if (!sv_sweep_lowrank_ok(n, t, k)) return sv_last_status();
         } else {
-            return sv_error(SV_ERR_ARG, "terms[%d].kind = %d: expected SV_SWEEP_TERM_PACKED or _CSR", k, (int)t->kind);
+            return sv_error(SV_ERR_ARG, "terms[%d].kind = %d: expected SV_SWEEP_TERM_PACKED, _CSR or _LOWRANK", k,
+                            (int)t->kind);
         }
     }
     return SV_OK;
@@ -106,6 +109,8 @@ static sv_status term_norms(sv_sweep_model *m)
         const sv_sweep_term *t = &m->terms[k];
         if (t->kind == SV_SWEEP_TERM_PACKED) {
             m->term_norm[k] = sv_sweep_packed_norm_inf(n, t->nb, t->packed);
+        } else if (t->kind == SV_SWEEP_TERM_LOWRANK) {
+            m->term_norm[k] = sv_sweep_lowrank_norm_inf(n, t);
         } else {
             double mx = 0.0;
             for (int i = 0; i < n; i++) {
@@ -154,6 +159,7 @@ sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_t
         st = copy_rhs(m, b, ldb);
     }
     if (!st) st = term_norms(m);
+    if (!st) st = sv_sweep_lowrank_groups(m);
     if (st) {
         sv_sweep_model_destroy(m);
         return st;
@@ -171,6 +177,9 @@ void sv_sweep_model_destroy(sv_sweep_model *m)
     sv_free(ctx, m->bnorm);
     sv_free(ctx, m->terms);
     sv_free(ctx, m->term_norm);
+    sv_free(ctx, m->term_group);
+    sv_free(ctx, m->group_first);
+    sv_free(ctx, m->group_terms);
     sv_free(ctx, m);
 }
 
@@ -204,6 +213,14 @@ int sv_sweep_model_nterms(const sv_sweep_model *m) { return m ? m->nterms : 0; }
 int sv_sweep_model_block(const sv_sweep_model *m) { return m ? m->nb : 0; }
 const double *sv_sweep_model_rhs(const sv_sweep_model *m) { return m ? m->b : NULL; }
 
+void sv_sweep_model_shape(const sv_sweep_model *m, sv_sweep_shape *shape)
+{
+    *shape = (sv_sweep_shape){0};
+    if (!m) return;
+    shape->nterms = m->nterms;
+    sv_sweep_lowrank_shape(m, &shape->lowrank, &shape->lowrank_cols);
+}
+
 const sv_sweep_term *sv_sweep_model_term(const sv_sweep_model *m, int k)
 {
     return m && k >= 0 && k < m->nterms ? &m->terms[k] : NULL;
@@ -233,6 +250,7 @@ sv_status sv_sweep_model_apply_term(const sv_sweep_model *m, int k, int ncols, c
     const sv_sweep_term *t = &m->terms[k];
     if (t->kind == SV_SWEEP_TERM_PACKED)
         return sv_sweep_packed_matmul(m->ctx, m->n, t->nb, t->packed, ncols, x, ldx, y, ldy, 0);
+    if (t->kind == SV_SWEEP_TERM_LOWRANK) return sv_sweep_lowrank_apply(m->ctx, m->n, t, ncols, x, ldx, y, ldy);
     for (int j = 0; j < ncols; j++) memset(y + (size_t)j * ldy, 0, sizeof(double) * (size_t)m->n);
     sv_sweep_csr_matmul(m->n, t->rowptr, t->colind, t->values, ncols, x, ldx, y, ldy);
     return SV_OK;
@@ -242,7 +260,12 @@ sv_status sv_sweep_model_apply_terms(const sv_sweep_model *m, int ncols, const d
 {
     if (!m) return sv_error(SV_ERR_ARG, "model is NULL");
     for (int k = 0; k < m->nterms; k++) {
+        if (m->term_group[k] >= 0) continue; /* with its group below */
         sv_status st = sv_sweep_model_apply_term(m, k, ncols, x, m->n, y + (size_t)k * m->n * ncols, m->n);
+        if (st) return st;
+    }
+    for (int g = 0; g < m->ngroups; g++) {
+        sv_status st = sv_sweep_lowrank_apply_group(m, g, ncols, x, y);
         if (st) return st;
     }
     return SV_OK;
@@ -358,6 +381,7 @@ sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double comple
     for (int j = 0; j < n; j++) memset(z + (size_t)j * ldz, 0, sizeof(double complex) * (size_t)n);
     for (int k = 0; k < m->nterms; k++) {
         const sv_sweep_term *t = &m->terms[k];
+        if (t->kind == SV_SWEEP_TERM_LOWRANK) continue; /* below, by groups */
         if (t->kind == SV_SWEEP_TERM_PACKED) {
 #pragma omp parallel for schedule(dynamic, 16) if (n >= 1024) num_threads(sv_threads_team())
             for (int j = 0; j < n; j++) {
@@ -370,6 +394,8 @@ sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double comple
                     if (t->colind[e] <= i) z[(size_t)t->colind[e] * ldz + i] += c[k] * t->values[e];
         }
     }
+    st = sv_sweep_lowrank_add_full(m, c, z, ldz);
+    if (st) return st;
     for (int j = 0; j < n; j++)
         for (int i = j + 1; i < n; i++) z[(size_t)i * ldz + j] = z[(size_t)j * ldz + i];
     return SV_OK;

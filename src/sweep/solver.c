@@ -254,3 +254,12 @@ size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precisio
 {
     return sv_sweep_exact_bytes_k(n, 3, nrhs, nb, precision);
 }
+
+size_t sv_sweep_exact_bytes_shape(int n, const sv_sweep_shape *shape, int nrhs, int nb, sv_sweep_precision precision)
+{
+    if (!shape) return 0;
+    size_t bytes = sv_sweep_exact_bytes_k(n, shape->nterms, nrhs, nb, precision);
+    /* the low-rank terms are formed into Z(f) beside its packed matrix */
+    if (bytes && shape->lowrank) bytes += sv_sweep_lowrank_form_bytes(n, shape->lowrank_cols);
+    return bytes;
+}

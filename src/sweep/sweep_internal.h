@@ -17,6 +17,11 @@ struct sv_sweep_model {
     double *b;               /* n × nrhs */
     double *c;               /* n × nout (points at b when C = B) */
     double *bnorm;           /* ‖b_j‖₂ */
+    /* low-rank terms sharing one U form a group (lowrank.c) */
+    int ngroups;
+    int *term_group;         /* nterms: the group of term k, −1 if not low-rank */
+    int *group_first;        /* ngroups + 1: group g's terms are group_terms[group_first[g] ..] */
+    int *group_terms;
 };
 
 /* Y (+)= A·X for real symmetric packed A, real X (n × m). accumulate = 0
@@ -28,6 +33,30 @@ double sv_sweep_packed_norm_inf(int n, int nb, const double *a);
 /* Y += A·X for CSR A (real), real X. */
 void sv_sweep_csr_matmul(int n, const int *rowptr, const int *colind, const double *val, int m, const double *x,
                          int ldx, double *y, int ldy);
+
+/* ---- low-rank terms (lowrank.c) ---------------------------------------------- */
+/* Term k valid (else 0, with the error set). */
+int sv_sweep_lowrank_ok(int n, const sv_sweep_term *t, int k);
+/* The model's groups of low-rank terms sharing one U. */
+sv_status sv_sweep_lowrank_groups(sv_sweep_model *m);
+/* Low-rank terms, and the columns of their distinct U summed. */
+void sv_sweep_lowrank_shape(const sv_sweep_model *m, int *lowrank, int *cols);
+/* An upper bound of ‖A‖∞ of a low-rank term. */
+double sv_sweep_lowrank_norm_inf(int n, const sv_sweep_term *t);
+/* Y = A·X (overwritten) for one low-rank term. */
+sv_status sv_sweep_lowrank_apply(sv_ctx *ctx, int n, const sv_sweep_term *t, int ncols, const double *x, int ldx,
+                                 double *y, int ldy);
+/* y + k·n·ncols = A_k·X for every term k of group g (X ld n), Uᵀ·X once. */
+sv_status sv_sweep_lowrank_apply_group(const sv_sweep_model *m, int g, int ncols, const double *x, double *y);
+/* Z(f) += Σ c_k·A_k over the low-rank terms: into packed storage with block
+ * size nb (C32 when single, else C64; lower triangle), or into the lower
+ * triangle of a full column-major matrix. */
+sv_status sv_sweep_lowrank_add_packed(const sv_sweep_model *m, const double complex *c, int nb, int single,
+                                      void *data);
+sv_status sv_sweep_lowrank_add_full(const sv_sweep_model *m, const double complex *c, double complex *z, int ldz);
+/* Bytes forming a group of rank r into Z(f) holds at most (its workspace
+ * and the threads' panels). */
+size_t sv_sweep_lowrank_form_bytes(int n, int r);
 
 /* Fill a full column-major n × n complex double matrix with Z(f). */
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);
@@ -58,7 +87,14 @@ typedef struct sv_sweep_op {
     double complex *b;         /* B as complex, n × nrhs */
     double complex *t;         /* n × nrhs: a group's right-hand side in the making */
     double *xs, *ts;           /* real/imaginary split of up to w complex columns and the
-                                  products of every term with them */
+                                  products of every term with them (low-rank terms: W_k·Uᵀ·xs,
+                                  rank × 2w, ld rank) */
+    size_t *tsrow;             /* K: term k's products start at ts + tsrow[k]·(real columns) */
+    size_t *psrow;             /* ngroups (after tsrow): group g's rows of ps */
+    double *ut;                /* 2w·n: Uᵀ·xs of a group, or U·ps */
+    double *ps;                /* Σ rank × pcols: the low-rank groups' pending combinations */
+    double complex **pend;     /* pcols / 2: their targets */
+    int npend, pcols;
     sv_dense_refine_ops ops;
 } sv_sweep_op;
 

@@ -1,5 +1,6 @@
 #include "support_em.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 #include "sv_test.h"
 
 const char em_test_lossy_project[] =
-    "{\"units\": \"mm\", \"substrate\": {\"thickness\": 0.8, \"eps_r\": 10.2},"
+    "{\"effects\": {\"radiation\": false}, \"units\": \"mm\", \"substrate\": {\"thickness\": 0.8, \"eps_r\": 10.2},"
     "\"metal\": {\"conductivity\": 1e6, \"thickness\": 0.005},"
     "\"grid\": {\"dx\": 0.3, \"dy\": 0.2, \"nx\": 12, \"ny\": 9},"
     "\"pixels\": [\"....########\", \"....#......#\", \"############\", \"###.........\", \"###..##.....\","
@@ -32,6 +33,22 @@ sv_em_model *em_test_model(const sv_em_project *p)
     sv_em_model *m = NULL;
     assert_int_equal(sv_em_model_create(NULL, p, NULL, &m), SV_OK);
     return m;
+}
+
+char *em_test_quasistatic(const char *json)
+{
+    /* into the project's "effects" object, or a new one after the top brace */
+    const char *eff = strstr(json, "\"effects\"");
+    const char *at = eff ? strchr(eff, '{') : strchr(json, '{');
+    assert_non_null(at);
+    const char *sw = strstr(json, "\"radiation\"") ? "" : eff ? "\"radiation\": false, " : "\"effects\": {\"radiation\": false}, ";
+    char *s = malloc(strlen(json) + strlen(sw) + 1);
+    assert_non_null(s);
+    size_t head = (size_t)(at - json) + 1;
+    memcpy(s, json, head);
+    strcpy(s + head, sw);
+    strcat(s, at + 1);
+    return s;
 }
 
 void em_test_case_open(em_test_case *c, const char *json)
@@ -70,31 +87,21 @@ void em_test_full(const sv_em_model *m, double **L, double **Psi)
 void em_test_y(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, double f,
                double complex *Y)
 {
+    if (G) { /* lossy: the complex system, as with radiation terms but none given */
+        em_test_y_rad(m, L, Psi, G, NULL, f, Y);
+        return;
+    }
     int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
     double w = 2 * SV_EM_PI * f;
     double *B = malloc(sizeof(double) * n * np);
     sv_em_port_rhs(m, B, n);
     lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
     double complex *X = malloc(sizeof(double complex) * n * np);
-    if (!G) {
-        double *A = malloc(sizeof(double) * n * n);
-        for (size_t q = 0; q < (size_t)n * n; q++) A[q] = w * w * L[q] - Psi[q];
-        assert_int_equal(LAPACKE_dsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, B, n), 0);
-        for (size_t q = 0; q < (size_t)n * np; q++) X[q] = -I * w * B[q];
-        free(A);
-    } else {
-        const sv_em_project *p = sv_em_model_project(m);
-        sv_em_stackup st;
-        sv_em_project_stackup(p, &st);
-        double complex zs = sv_em_surface_impedance(st.sigma, st.t, f);
-        double complex *A = malloc(sizeof(double complex) * n * n);
-        for (size_t q = 0; q < (size_t)n * n; q++) A[q] = I * (w * L[q] - Psi[q] / w);
-        for (int r = 0; r < n; r++)
-            for (int k = G->rowptr[r]; k < G->rowptr[r + 1]; k++) A[r + (size_t)n * G->col[k]] += zs * G->val[k];
-        for (size_t q = 0; q < (size_t)n * np; q++) X[q] = B[q];
-        assert_int_equal(LAPACKE_zsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, X, n), 0);
-        free(A);
-    }
+    double *A = malloc(sizeof(double) * n * n);
+    for (size_t q = 0; q < (size_t)n * n; q++) A[q] = w * w * L[q] - Psi[q];
+    assert_int_equal(LAPACKE_dsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, B, n), 0);
+    for (size_t q = 0; q < (size_t)n * np; q++) X[q] = -I * w * B[q];
+    free(A);
     assert_int_equal(sv_em_port_admittance(m, X, n, Y), SV_OK);
     free(X);
     free(ipiv);
@@ -165,9 +172,11 @@ char *em_test_slurp(const char *relpath)
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare)
 {
     em_test_case tc;
-    char *text = is_path ? em_test_slurp(json_or_path) : NULL;
-    em_test_case_open(&tc, text ? text : json_or_path);
+    char *file = is_path ? em_test_slurp(json_or_path) : NULL;
+    char *text = em_test_quasistatic(file ? file : json_or_path);
+    em_test_case_open(&tc, text);
     free(text);
+    free(file);
     const sv_em_project *p = tc.p;
     const sv_em_model *m = tc.m;
     int np = sv_em_model_ports(m);
@@ -210,3 +219,51 @@ void em_test_check_solve(const char *json_or_path, int is_path, double f, int co
     em_test_case_close(&tc);
 }
 
+
+void em_test_y_rad(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, const double *R,
+                   double f, double complex *Y)
+{
+    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
+    double w = 2 * SV_EM_PI * f;
+    double *B = malloc(sizeof(double) * n * np);
+    sv_em_port_rhs(m, B, n);
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
+    double complex *X = malloc(sizeof(double complex) * n * np);
+    double complex *A = malloc(sizeof(double complex) * n * n);
+    for (size_t q = 0; q < (size_t)n * n; q++) A[q] = I * (w * L[q] - Psi[q] / w) + (R ? R[q] : 0);
+    if (G) {
+        sv_em_stackup st;
+        sv_em_project_stackup(sv_em_model_project(m), &st);
+        double complex zs = sv_em_surface_impedance(st.sigma, st.t, f);
+        for (int r = 0; r < n; r++)
+            for (int k = G->rowptr[r]; k < G->rowptr[r + 1]; k++) A[r + (size_t)n * G->col[k]] += zs * G->val[k];
+    }
+    for (size_t q = 0; q < (size_t)n * np; q++) X[q] = B[q];
+    assert_int_equal(LAPACKE_zsysv(LAPACK_COL_MAJOR, 'L', n, np, A, n, ipiv, X, n), 0);
+    assert_int_equal(sv_em_port_admittance(m, X, n, Y), SV_OK);
+    free(A);
+    free(X);
+    free(ipiv);
+    free(B);
+}
+
+double *em_test_radiation_full(const sv_em_radiation *rad, int n, double f)
+{
+    int r;
+    const double *u = sv_em_radiation_basis(rad, &r);
+    double *R = calloc((size_t)n * n, sizeof(double)), *w = calloc((size_t)r * r + 1, sizeof(double)),
+           *t = malloc(sizeof(double) * ((size_t)n * r + 1));
+    assert_non_null(R);
+    for (int j = 0; j < sv_em_radiation_terms(rad); j++) {
+        double c = sv_em_radiation_coef(rad, j, f);
+        const double *wj = sv_em_radiation_core(rad, j);
+        for (size_t q = 0; q < (size_t)r * r; q++) w[q] += c * wj[q];
+    }
+    if (r > 0) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, r, 1, u, n, w, r, 0, t, n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, r, 1, t, n, u, n, 0, R, n);
+    }
+    free(w);
+    free(t);
+    return R;
+}

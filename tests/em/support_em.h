@@ -19,6 +19,9 @@ typedef struct em_test_case {
     sv_em_affine *a;
 } em_test_case;
 void em_test_case_open(em_test_case *c, const char *json);
+/* The project text with "radiation": false added unless it sets the switch (malloc'ed): the
+ * quasi-static model, for checks against references that have none. */
+char *em_test_quasistatic(const char *json);
 void em_test_case_close(em_test_case *c);
 /* Full n × n symmetric L and Ψ (malloc'ed). */
 void em_test_full(const sv_em_model *m, double **L, double **Psi);
@@ -26,13 +29,20 @@ void em_test_full(const sv_em_model *m, double **L, double **Psi);
  * else complex zsysv with Zs·G. */
 void em_test_y(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, double f,
                double complex *Y);
+/* Y at f with the model's radiation terms R(f) (radiation.c, full n × n,
+ * column-major; NULL = none) added: complex zsysv of
+ * jω·L − j·Ψ/ω (+ Zs·G) + R. */
+void em_test_y_rad(const sv_em_model *m, const double *L, const double *Psi, const sv_em_csr *G, const double *R,
+                   double f, double complex *Y);
+/* R(f) = Σ_j c_j(f)·A_j as a full n × n matrix (malloc'ed). */
+double *em_test_radiation_full(const sv_em_radiation *rad, int n, double f);
 /* S for all-50 Ω (or the project's z0) references. */
 void em_test_s(const sv_em_model *m, const double complex *Y, double complex *S);
 /* Hammerstad–Jensen static Z0 and εeff for a thin strip. */
 void em_test_hj(double w, double h, double er, double *z0, double *eeff);
 /* The same with Hammerstad–Jensen's metal-thickness correction. */
 void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff);
-/* Direct solve (sv_em_solve) of a project (text, or a path under the source tree if
+/* Direct solve (sv_em_solve) of a project's quasi-static model (text, or a path under the source tree if
  * is_path) at f with the checks users apply; compare = 1 also checks Y
  * against LAPACK on a full copy (1e-9). */
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare);

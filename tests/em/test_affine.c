@@ -16,7 +16,7 @@
 static const char *const lossy_json = em_test_lossy_project;
 
 static const char *lossless_json =
-    "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
+    "{\"effects\": {\"radiation\": false}, \"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
     "\"metal\": {\"conductivity\": \"inf\"},"
     "\"grid\": {\"dx\": 0.5, \"dy\": 0.5, \"nx\": 10, \"ny\": 3},"
     "\"pixels\": [\"##########\", \"##########\", \"##########\"],"
@@ -219,6 +219,140 @@ static void test_solve_errors(void **state)
     em_test_case_close(&c);
 }
 
+
+/* ---- the radiating model (low-rank terms) ---------------------------------------- */
+/* The lossy project with its radiation on. */
+static char *radiating_json(void)
+{
+    const char *from = "\"radiation\": false", *to = "\"radiation\": true";
+    const char *at = strstr(em_test_lossy_project, from);
+    assert_non_null(at);
+    char *s = malloc(strlen(em_test_lossy_project) + 8);
+    size_t head = (size_t)(at - em_test_lossy_project);
+    memcpy(s, em_test_lossy_project, head);
+    strcpy(s + head, to);
+    strcat(s, at + strlen(from));
+    return s;
+}
+
+/* Y from the affine model's solves against zsysv of the full
+ * jω·L − j·Ψ/ω + Zs·G + R(f), R the radiation terms expanded in full. */
+static void test_radiating_against_zgesv(void **state)
+{
+    (void)state;
+    char *json = radiating_json();
+    em_test_case c;
+    em_test_case_open(&c, json);
+    int n = sv_em_model_unknowns(c.m), np = sv_em_model_ports(c.m);
+    sv_sweep_shape sh;
+    sv_sweep_model_shape(sv_em_affine_model(c.a), &sh);
+    assert_true(sh.lowrank > 0 && sh.lowrank_cols > 0);
+    double *L, *P;
+    em_test_full(c.m, &L, &P);
+    sv_em_csr *G;
+    assert_int_equal(sv_em_gram(NULL, c.m, &G), SV_OK);
+    const double fs[2] = {0.7e9, 9e9};
+    for (int i = 0; i < 2; i++) {
+        double *R = em_test_radiation_full(c.m->rad, n, fs[i]);
+        double complex Yref[9], Ysolve[9], Ymixed[9];
+        em_test_y_rad(c.m, L, P, G, R, fs[i], Yref);
+        double complex *x = malloc(sizeof(double complex) * n * np);
+        assert_int_equal(sv_sweep_solve_exact(NULL, sv_em_affine_model(c.a), fs[i], SV_SWEEP_MIXED, x, n, NULL), SV_OK);
+        assert_int_equal(sv_em_port_admittance(c.m, x, n, Ymixed), SV_OK);
+        assert_int_equal(sv_em_solve(NULL, c.a, fs[i], Ysolve), SV_OK);
+        double d1 = max_rel_diff(np, Ysolve, Yref), d2 = max_rel_diff(np, Ymixed, Yref);
+        /* the radiation must be visible in Y, else the check says nothing */
+        double complex Yqs[9];
+        em_test_y(c.m, L, P, G, fs[i], Yqs);
+        double drad = max_rel_diff(np, Yqs, Yref);
+        print_message("radiating, %d terms (%d low-rank, rank %d), %.2g GHz: |Y - Y_ref| %.1e (double), %.1e (mixed); "
+                      "radiation moves Y by %.1e\n",
+                      sh.nterms, sh.lowrank, sh.lowrank_cols, fs[i] / 1e9, d1, d2, drad);
+        assert_true(d1 <= 1e-10);
+        assert_true(d2 <= 1e-10);
+        assert_true(drad > 1e-6);
+        free(x);
+        free(R);
+    }
+    sv_em_csr_destroy(G);
+    free(L);
+    free(P);
+    em_test_case_close(&c);
+    free(json);
+}
+
+/* Its terms: the quasi-static ones, then the radiation's as low-rank terms
+ * sharing one U, with the radiation's coefficients. */
+static void test_radiating_terms(void **state)
+{
+    (void)state;
+    char *json = radiating_json();
+    em_test_case c;
+    em_test_case_open(&c, json);
+    int nt = sv_em_affine_nterms(c.m), J = sv_em_radiation_terms(c.m->rad);
+    assert_true(J > 0);
+    assert_int_equal(nt, 3 + J);
+    assert_int_equal(sv_sweep_model_nterms(sv_em_affine_model(c.a)), nt);
+    sv_sweep_shape sh;
+    sv_em_affine_shape(c.m, &sh);
+    int rank;
+    const double *u = sv_em_radiation_basis(c.m->rad, &rank);
+    assert_int_equal(sh.nterms, nt);
+    assert_int_equal(sh.lowrank, J);
+    assert_int_equal(sh.lowrank_cols, rank);
+    double f = 4e9;
+    for (int k = 3; k < nt; k++) {
+        sv_sweep_term t;
+        assert_int_equal(sv_em_affine_term(c.a, k, &t), SV_OK);
+        assert_int_equal(t.kind, SV_SWEEP_TERM_LOWRANK);
+        assert_true(t.u == u && t.rank == rank && t.core == sv_em_radiation_core(c.m->rad, k - 3));
+        assert_true(creal(sv_em_affine_coefficient(c.a, k, f)) == sv_em_radiation_coef(c.m->rad, k - 3, f));
+    }
+    /* what the affine model holds beyond its estimate is small bookkeeping */
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_em_affine *a;
+    assert_int_equal(sv_em_affine_create(ctx, c.m, &a), SV_OK);
+    size_t held = sv_ctx_memory_current(ctx), est = sv_em_affine_bytes(c.m);
+    assert_true(held >= est && held <= est + est / 10 + 4096);
+    sv_em_affine_destroy(a);
+    sv_ctx_destroy(ctx);
+    em_test_case_close(&c);
+    free(json);
+}
+
+/* The mesh with its radiation terms under budgets from nothing up to
+ * enough: every failure is a budget refusal that leaves nothing behind. */
+static void test_radiating_model_budgets(void **state)
+{
+    (void)state;
+    char *json = radiating_json();
+    sv_em_project *p = em_test_project(json);
+    int failures = 0, successes = 0;
+    for (size_t limit = 1024; successes < 3; limit = limit * 5 / 4) {
+        sv_ctx *ctx;
+        assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+        assert_int_equal(sv_ctx_set_memory_limit(ctx, limit), SV_OK);
+        sv_em_model *m = (sv_em_model *)1;
+        sv_status s = sv_em_model_create(ctx, p, NULL, &m);
+        if (s) {
+            assert_int_equal(s, SV_ERR_BUDGET);
+            assert_null(m);
+            failures++;
+        } else {
+            assert_non_null(m->rad);
+            successes++;
+            sv_em_model_destroy(m);
+        }
+        assert_int_equal(sv_ctx_memory_current(ctx), 0);
+        sv_ctx_destroy(ctx);
+    }
+    print_message("%d failures, %d successes\n", failures, successes);
+    assert_true(failures > 5);
+    sv_em_project_destroy(p);
+    free(json);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +361,9 @@ int main(void)
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_partial_construction),
         cmocka_unit_test(test_solve_errors),
+        cmocka_unit_test(test_radiating_against_zgesv),
+        cmocka_unit_test(test_radiating_terms),
+        cmocka_unit_test(test_radiating_model_budgets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

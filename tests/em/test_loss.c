@@ -33,7 +33,7 @@ static void line_y(const line *ln, const char *metal, double tan_d, int ncl, dou
              " \"rectangles\": [{\"x\": [0, %.17g], \"y\": [0, %.17g]}],"
              " \"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, %.17g]},"
              "            {\"name\": \"b\", \"side\": \"right\", \"x\": %.17g, \"y\": [0, %.17g]}],"
-             " \"effects\": {\"dielectric_loss\": %s}}",
+             " \"effects\": {\"dielectric_loss\": %s, \"radiation\": false}}",
              h, er, tan_d, metal, dx, w / 10, ncl, ncl * dx, w, w, ncl * dx, w, loss_mode);
     sv_em_project *p = em_test_project(json);
     sv_em_model *m = em_test_model(p);

@@ -191,6 +191,10 @@ static void test_error_messages(void **state)
         {"\"eps_r\": 4.4}", "\"eps_r\": 4.4, \"eps_r\": 4.5}", "given twice"},
         {"\"side\": \"left\", \"x\": 0,", "\"side\": \"left\",", "ports[0].x: expected the x coordinate"},
         {"\"sweep\": {", "\"sweep\": {\"start2\": 1, ", "sweep.start2: unknown"},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"radiation\": 1}", "effects.radiation = 1"},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"edge_profile\": \"yes\"}", "effects.edge_profile = \"yes\""},
+        {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"trl\"", "ports[1].calibration = \"trl\""},
+        {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"none\", \"reference_plane\": 1", "needs a calibrated port"},
         {"}}", "}", "invalid JSON"},
         {"}}", "}} x", "unexpected text"},
     };

@@ -134,12 +134,28 @@ static void test_cell_size_range(void **state)
     }
 }
 
+/* A calibrated port's reference plane moves at most the grid's extent
+ * along its feed (10 mm here), either way: far beyond it the feed line's
+ * transfer matrix overflowed in the calibration with a message naming no
+ * field. */
+static void test_reference_plane_range(void **state)
+{
+    (void)state;
+    accepts((fields){.px = "0, \"reference_plane\": 10"});
+    accepts((fields){.px = "0, \"reference_plane\": -10"});
+    const char *expect = "expected a length from -10 to 10 (file units: the grid's extent along the port's feed)";
+    refuses((fields){.px = "0, \"reference_plane\": 10.5"}, "ports[0].reference_plane = 10.5: ");
+    refuses((fields){.px = "0, \"reference_plane\": 1e300"}, expect);
+    refuses((fields){.px = "0, \"reference_plane\": -1e300"}, expect);
+    refuses((fields){.px = "0, \"reference_plane\": \"2\""}, expect);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry_far_off_the_grid), cmocka_unit_test(test_frequency_limit_after_the_unit),
         cmocka_unit_test(test_band_checks),               cmocka_unit_test(test_computable_ranges),
-        cmocka_unit_test(test_cell_size_range),
+        cmocka_unit_test(test_cell_size_range),           cmocka_unit_test(test_reference_plane_range),
     };
     return cmocka_run_group_tests_name("project_limits", tests, NULL, NULL);
 }

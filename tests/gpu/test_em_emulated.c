@@ -24,12 +24,27 @@ typedef struct em_case {
     const sv_sweep_model *m;
 } em_case;
 
-static void em_case_open(em_case *c, const char *name)
+/* The example as a project: quasi-static (radiation off: the device forms
+ * packed and CSR terms only; a radiating model stays on the CPU, see
+ * test_radiating_model_on_cpu) or as the file has it. */
+static void em_case_open_as(em_case *c, const char *name, int quasi_static)
 {
     memset(c, 0, sizeof(*c));
     char path[4096];
     snprintf(path, sizeof path, "%s/examples/%s", SV_SOURCE_DIR, name);
-    assert_int_equal(sv_em_project_read(NULL, path, &c->prj), SV_OK);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 20];
+    const char *sw = quasi_static ? "{\"effects\": {\"radiation\": false}, " : "{";
+    strcpy(text, sw);
+    size_t len = strlen(sw);
+    int ch;
+    while ((ch = fgetc(f)) != EOF && ch != '{') {
+    }
+    len += fread(text + len, 1, sizeof text - len - 1, f);
+    text[len] = 0;
+    fclose(f);
+    assert_int_equal(sv_em_project_parse(NULL, text, len, name, &c->prj), SV_OK);
     assert_int_equal(sv_em_model_create(NULL, c->prj, NULL, &c->em), SV_OK);
     c->n = sv_em_model_unknowns(c->em);
     c->p = sv_em_model_ports(c->em);
@@ -74,7 +89,7 @@ static void test_pixel2port(void **state)
 {
     (void)state;
     em_case c;
-    em_case_open(&c, "pixel2port.json");
+    em_case_open_as(&c, "pixel2port.json", 1);
     assert_int_equal(c.n, 2042);
     sv_gpu_device_info d;
     memset(&d, 0, sizeof(d));
@@ -102,10 +117,42 @@ static void test_pixel2port(void **state)
     em_case_close(&c);
 }
 
+/* The radiating model (low-rank terms) is not formed on the device: the
+ * solver says so and answers on the CPU, with the CPU's accuracy. */
+static void test_radiating_model_on_cpu(void **state)
+{
+    (void)state;
+    em_case c;
+    em_case_open_as(&c, "pixel2port.json", 0);
+    sv_gpu_device_info d;
+    memset(&d, 0, sizeof(d));
+    d.built = d.available = 1;
+    d.total_bytes = d.free_bytes = (size_t)1 << 34;
+    d.fp32_per_fp64 = 2;
+    sv_gpu_solver *g;
+    assert_int_equal(sv_gpu_solver_create_with(NULL, c.m, 0, NULL, &d, sv_gpu_backend_emulated, NULL, &g), SV_OK);
+    assert_false(sv_gpu_solver_on_device(g));
+    sv_gpu_report rep;
+    sv_gpu_solver_report(g, &rep);
+    assert_non_null(strstr(rep.note, "low-rank"));
+    int fb;
+    double ds = max_ds(&c, g, 2, &fb);
+    print_message("radiating model on the CPU: max |dS| = %.2e (%s)\n", ds, rep.note);
+    assert_true(ds <= 1e-9);
+    sv_gpu_solver_destroy(g);
+    sv_gpu_options o;
+    sv_gpu_options_default(&o);
+    o.required = 1;
+    assert_int_equal(sv_gpu_solver_create_with(NULL, c.m, 0, &o, &d, sv_gpu_backend_emulated, NULL, &g),
+                     SV_ERR_UNSUPPORTED);
+    em_case_close(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pixel2port),
+        cmocka_unit_test(test_radiating_model_on_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,26 +160,41 @@ void synth_solve(const synth *s, double f, double complex *x)
     free(ipiv);
 }
 
-double synth_true_residual(const synth *s, double f, const double complex *x)
+double synth_residual_of(int n, int p, const double complex *z, const double *b, const double complex *x)
 {
-    int n = s->n;
-    double complex *z = malloc(sizeof(double complex) * n * n);
-    synth_full_z(s, f, z);
     double worst = 0;
-    for (int j = 0; j < s->p; j++) {
+    for (int j = 0; j < p; j++) {
         double ss = 0, bb = 0;
         for (int i = 0; i < n; i++) {
             long double complex acc = 0;
             for (int k = 0; k < n; k++) acc += (long double complex)z[(size_t)k * n + i] * x[(size_t)j * n + k];
-            acc -= s->b[(size_t)j * n + i];
+            acc -= b[(size_t)j * n + i];
             ss += (double)(creall(acc) * creall(acc) + cimagl(acc) * cimagl(acc));
-            bb += s->b[(size_t)j * n + i] * s->b[(size_t)j * n + i];
+            bb += b[(size_t)j * n + i] * b[(size_t)j * n + i];
         }
         double e = sqrt(ss / bb);
         if (e > worst) worst = e;
     }
+    return worst;
+}
+
+double synth_true_residual(const synth *s, double f, const double complex *x)
+{
+    double complex *z = malloc(sizeof(double complex) * s->n * s->n);
+    synth_full_z(s, f, z);
+    double worst = synth_residual_of(s->n, s->p, z, s->b, x);
     free(z);
     return worst;
+}
+
+void synth_basis_x(const double *V, int n, int q, int p, const double complex *y, double complex *x)
+{
+    for (int j = 0; j < p; j++)
+        for (int r = 0; r < n; r++) {
+            double complex acc = 0;
+            for (int c = 0; c < q; c++) acc += V[(size_t)c * n + r] * y[(size_t)j * q + c];
+            x[(size_t)j * n + r] = acc;
+        }
 }
 
 void synth_port_y(const synth *s, const double complex *x, double complex *y)

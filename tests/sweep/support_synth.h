@@ -42,6 +42,10 @@ void synth_full_z(const synth *s, double f, double complex *z);
 void synth_solve(const synth *s, double f, double complex *x);
 /* True relative residual max_j ‖Z·x_j − b_j‖₂ / ‖b_j‖₂. */
 double synth_true_residual(const synth *s, double f, const double complex *x);
+/* The same for a given full Z (n × n) and B (n × p). */
+double synth_residual_of(int n, int p, const double complex *z, const double *b, const double complex *x);
+/* X = V·Y (n × p) from a reduced basis V (n × q) and reduced solutions Y (q × p). */
+void synth_basis_x(const double *V, int n, int q, int p, const double complex *y, double complex *x);
 /* Y = Bᵀ·X (p × p), and S for reference impedance z0 (p × p). */
 void synth_port_y(const synth *s, const double complex *x, double complex *y);
 void s_from_y(int p, const double complex *y, double z0, double complex *sm);

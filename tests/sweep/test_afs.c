@@ -110,13 +110,7 @@ static void hook(void *user, const double *V, int n, int q, const double complex
     double complex *x = malloc(sizeof(double complex) * n * p);
     for (int i = 0; i < res->nfreq; i += 3) {
         if (res->exact[i]) continue;
-        const double complex *yi = y + (size_t)i * q * p;
-        for (int j = 0; j < p; j++)
-            for (int r = 0; r < n; r++) {
-                double complex acc = 0;
-                for (int c = 0; c < q; c++) acc += V[(size_t)c * n + r] * yi[(size_t)j * q + c];
-                x[(size_t)j * n + r] = acc;
-            }
+        synth_basis_x(V, n, q, p, y + (size_t)i * q * p, x);
         double t = synth_true_residual(s, res->freq[i], x);
         double e = res->residual[i];
         /* Trustworthy down to the tolerance and far below it: relative

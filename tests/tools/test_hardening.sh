@@ -127,6 +127,19 @@ expect 1 "pixel2port.json: the solves need about .* for 2042 unknowns, more than
   "$tool" solve "$src/examples/pixel2port.json" --freq 1GHz -o "$tmp/m.s2p" --memory-limit 20M
 expect 2 "--memory-limit '0.5'" -- "$tool" solve "$p" --freq 1GHz -o "$tmp/m.s2p" --memory-limit 0.5
 [[ ! -e "$tmp/m.s2p" ]] || fail "a refused solve wrote its output"
+# a calibrated port 40 cells wide: its thru standards (three widths long)
+# need far more than the 830-unknown circuit, refused before the circuit's
+# solves and sweep rather than after them
+cat >"$tmp/wide.json" <<EOF
+{"units": "mm", "substrate": {"thickness": 1.6, "eps_r": 4.4}, "metal": {"conductivity": 5.8e7, "thickness": 0.035},
+ "grid": {"dx": 1, "dy": 1, "nx": 10, "ny": 40}, "rectangles": [{"x": [0, 10], "y": [0, 40]}],
+ "ports": [{"name": "a", "side": "left", "x": 0, "y": [0, 40]}, {"name": "b", "side": "right", "x": 10, "y": [0, 40]}]}
+EOF
+expect 1 "wide.json: the solves need about .*; after them the ports' calibration standards .* for 830 unknowns, more than the 500.0 MiB limit" -- \
+  "$tool" solve "$tmp/wide.json" --freq 1GHz -o "$tmp/m.s2p" --memory-limit 500M
+expect 1 "wide.json: this sweep needs about .*; after it the ports' calibration standards .* for 830 unknowns, more than the 500.0 MiB limit" -- \
+  "$tool" sweep "$tmp/wide.json" --start 1GHz --stop 2GHz --points 3 -o "$tmp/m.s2p" --memory-limit 500M --quiet
+[[ ! -e "$tmp/m.s2p" ]] || fail "a refused calibration wrote its output"
 
 # --- item 4: geometry far off the grid (2^32 mm would wrap to 0) ---
 project "$tmp/far.json" "4294967296, 4294967306" 0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: `solvent solve` on the stub example writes a Touchstone file
-# whose |S21| is deep at the notch and near 0 dB far below it; bad input
+# whose |S21| is deep at the notch and near 0 dB far below it, and whose S
+# are those of `solvent sweep` (the same model and calibration); bad input
 # gives a clear message, a non-zero exit and no output file.
 set -u
 tool=$1
@@ -20,6 +21,15 @@ s21_notch=$(awk '/^1.9934 /{print $4}' "$tmp/stub.s2p")
 awk -v a="$s21_low" 'BEGIN{exit !(a > -1.5)}' || fail "|S21| at 0.3 GHz = $s21_low dB"
 awk -v a="$s21_notch" 'BEGIN{exit !(a < -40)}' || fail "|S21| at the notch = $s21_notch dB"
 ls "$tmp" | grep -q tmp && fail "temporary file left behind"
+
+# the same model as `solvent sweep` (radiation, calibrated ports): the same S
+"$tool" solve "$src/examples/stub.json" --freq 1GHz,2GHz,3GHz -o "$tmp/solve3.s2p" || fail "solve at 3 frequencies"
+"$tool" sweep "$src/examples/stub.json" --start 1GHz --stop 3GHz --points 3 --exact --quiet -o "$tmp/sweep3.s2p" \
+  || fail "sweep at 3 frequencies"
+grep -q "radiation, calibrated ports" "$tmp/solve3.s2p" || fail "solve's comment does not name the model's effects"
+paste <(grep -v '^[!#]' "$tmp/solve3.s2p") <(grep -v '^[!#]' "$tmp/sweep3.s2p") | awk '
+  { n = NF / 2; for (i = 2; i <= n; i++) { d = $i - $(i + n); if (d < 0) d = -d; if (d > m) m = d } }
+  END { if (m > 1e-9) { print "solve and sweep differ by " m; exit 1 } }' || fail "solve and sweep disagree"
 
 # errors: exit status and no output
 out="$tmp/bad.s2p"

@@ -1,0 +1,417 @@
+/* Calibrated edge ports (docs/em.md, "Calibrated ports"): each port's own
+ * discontinuity is measured on two thru lines of the port's feed (same
+ * width, grid, stack-up and physics as the circuit, lengths ℓ and 2ℓ),
+ * modelled as a series Zs at the terminal and a shunt Yp on the line side,
+ * and removed; a port may then move its reference plane along its feed line
+ * by a length (de-embedding a section of the line the standards measured).
+ *
+ * Extraction, per frequency: γ comes from cosh(γ·Δℓ) = tr(M2·M1⁻¹)/2
+ * (whatever the boxes are). In even and odd modes a standard's impedances
+ * are the box's Möbius map E∘z = (a·z + b)/(c·z + d) of the half line's,
+ * open (Zc·coth(γℓ/2)) and shorted (Zc·tanh(γℓ/2)): four points fix E once
+ * Zc is known. Zc is what leaves a box and a line indistinguishable (an
+ * ideal transformer moves between them), so it is fixed once, at a low
+ * reference frequency where the box is lumped — a series Zs at the
+ * terminal and a shunt Yp, z_e = Zs + 1/(t/Zc + Yp), z_o = Zs + 1/(1/(t·Zc)
+ * + Yp), t = tanh(γℓ/2), which leaves a quadratic in Zs whose small root is
+ * the port's. The quasi-static line has no dispersion, so its Zc holds at
+ * every frequency. */
+#include <complex.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "em_internal.h"
+
+typedef struct standard {
+    int axis, width;       /* feed axis (0: x, 1: y) and width in cells */
+    double complex *box;   /* per frequency: a, b, c, d (ABCD, det 1), Zc, γ */
+} standard;
+
+struct sv_em_calibration {
+    sv_ctx *ctx;
+    int nf, np;
+    int nstd;
+    standard *std;
+    int *port_std;          /* per port: its standard, −1 = raw port */
+    double *shift;          /* per port: reference-plane shift, m (into the circuit > 0) */
+};
+
+/* The feed of port k: axis and width in cells. */
+static void feed_of(const sv_em_port_def *d, int *axis, int *width)
+{
+    *axis = d->side >= SV_EM_BOTTOM;
+    *width = d->k1 - d->k0;
+}
+
+/* A straight line of `len` cells of the feed, ports at both ends, with the
+ * circuit's grid, stack-up and switches. */
+static sv_status line_project(sv_ctx *ctx, const sv_em_project *dut, int axis, int width, int len,
+                              sv_em_project **out)
+{
+    sv_em_project *p = sv_calloc(ctx, 1, sizeof *p, "calibration standard");
+    if (!p) return sv_last_status();
+    p->ctx = ctx;
+    p->st = dut->st;
+    p->grid = dut->grid;
+    p->grid.x0 = p->grid.y0 = 0;
+    p->grid.nx = axis ? width : len;
+    p->grid.ny = axis ? len : width;
+    p->radiation = dut->radiation;
+    p->edge_profile = dut->edge_profile; /* a feed one cell wide is such a strip */
+    p->nports = 2;
+    p->metal = sv_alloc(ctx, (size_t)len * width, "calibration standard metal");
+    p->ports = sv_calloc(ctx, 2, sizeof *p->ports, "calibration standard ports");
+    if (!p->metal || !p->ports) {
+        sv_status s = sv_last_status();
+        sv_em_project_destroy(p);
+        return s;
+    }
+    memset(p->metal, 1, (size_t)len * width);
+    for (int k = 0; k < 2; k++) {
+        sv_em_port_def *d = &p->ports[k];
+        snprintf(d->name, sizeof d->name, "%s", k ? "b" : "a");
+        d->z0 = 50;
+        d->side = axis ? (k ? SV_EM_TOP : SV_EM_BOTTOM) : (k ? SV_EM_RIGHT : SV_EM_LEFT);
+        d->line = k ? len : 0;
+        d->k0 = 0;
+        d->k1 = width;
+    }
+    *out = p;
+    return SV_OK;
+}
+
+/* Y (2 × 2 per frequency) of a line standard, swept with the circuit's
+ * options. */
+static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, int axis, int width, int len, int nf,
+                        const double *freq, double complex *y)
+{
+    sv_em_project *p = NULL;
+    sv_em_model *m = NULL;
+    sv_em_affine *a = NULL;
+    sv_sweep_result *res = NULL;
+    sv_status s = line_project(ctx, dut->prj, axis, width, len, &p);
+    sv_em_options o = dut->opts;
+    o.max_freq_hz = sv_em_radiation_design_hz(dut); /* the circuit's radiation terms, not the line's limit */
+    if (!s) s = sv_em_model_create(ctx, p, &o, &m);
+    if (!s) s = sv_em_affine_create(ctx, m, &a);
+    if (!s) {
+        sv_sweep_options so;
+        sv_sweep_options_default(&so);
+        so.tolerance = 1e-6;
+        s = sv_sweep_run(ctx, sv_em_affine_model(a), nf, freq, &so, &res);
+    }
+    if (!s) memcpy(y, res->h, sizeof(double complex) * 4 * (size_t)nf);
+    sv_sweep_result_destroy(res);
+    sv_em_affine_destroy(a);
+    sv_em_model_destroy(m);
+    sv_em_project_destroy(p);
+    return s;
+}
+
+/* Z = Y⁻¹ of a symmetric two-port, as even and odd mode impedances. */
+static void even_odd(const double complex *y, double complex *ze, double complex *zo)
+{
+    double complex y11 = 0.5 * (y[0] + y[3]), y21 = 0.5 * (y[1] + y[2]);
+    *ze = 1 / (y11 + y21);
+    *zo = 1 / (y11 - y21);
+}
+
+/* ABCD from a two-port's Y (column-major [y11 y21 y12 y22]). */
+static void y_to_abcd(const double complex *y, double complex t[4])
+{
+    double complex y11 = y[0], y21 = y[1], y12 = y[2], y22 = y[3];
+    t[0] = -y22 / y21;
+    t[2] = -1 / y21;
+    t[1] = -(y11 * y22 - y12 * y21) / y21;
+    t[3] = -y11 / y21;
+}
+
+/* γ from the standards of ℓ1 and ℓ2: cosh(γ·(ℓ2 − ℓ1)) = tr(M2·M1⁻¹)/2,
+ * the branch with β ≥ 0 (the lengths keep β·Δℓ below π). */
+static double complex propagation(const double complex *y1, const double complex *y2, double l1, double l2)
+{
+    double complex t1m[4], t2m[4];
+    y_to_abcd(y1, t1m);
+    y_to_abcd(y2, t2m);
+    double complex det = t1m[0] * t1m[3] - t1m[1] * t1m[2];
+    double complex tr = (t2m[0] * t1m[3] - t2m[2] * t1m[1] - t2m[1] * t1m[2] + t2m[3] * t1m[0]) / det;
+    double complex g = cacosh(tr / 2);
+    if (cimag(g) < 0) g = -g;
+    return g / (l2 - l1);
+}
+
+/* Zc of the feed line from a lumped box (see the top of the file). */
+static double complex lumped_zc(const double complex *y1, const double complex *y2, double l1, double l2)
+{
+    double complex gamma = propagation(y1, y2, l1, l2);
+    double complex ta = ctanh(gamma * l1 / 2), tb = ctanh(gamma * l2 / 2);
+    double complex ze1, zo1, ze2, zo2;
+    even_odd(y1, &ze1, &zo1);
+    even_odd(y2, &ze2, &zo2);
+    double complex al = (ze1 - zo1) * (1 / tb - tb), be = (ze2 - zo2) * (1 / ta - ta);
+    double complex qa = al - be, qb = -(al * (zo2 + ze2) - be * (zo1 + ze1)), qc = al * zo2 * ze2 - be * zo1 * ze1;
+    double complex zs;
+    if (cabs(qa) <= 1e-14 * (cabs(qb) + cabs(qc))) {
+        zs = -qc / qb;
+    } else {
+        double complex disc = csqrt(qb * qb - 4 * qa * qc), r1 = (-qb + disc) / (2 * qa), r2 = (-qb - disc) / (2 * qa);
+        zs = cabs(r1) < cabs(r2) ? r1 : r2;
+    }
+    double complex ue1 = 1 / (ze1 - zs), uo1 = 1 / (zo1 - zs), ue2 = 1 / (ze2 - zs), uo2 = 1 / (zo2 - zs);
+    double complex A = 0.5 * ((uo1 - ue1) / (1 / ta - ta) + (uo2 - ue2) / (1 / tb - tb));
+    return 1 / A;
+}
+
+/* The box E = [a b; c d] (det 1) and γ at one frequency, Zc given: the
+ * Möbius map through the four (half line, standard) impedance pairs, as
+ * the null vector of a·z + b − c·z·w − d·w = 0 (LAPACK SVD). */
+static sv_status extract(const double complex *y1, const double complex *y2, double l1, double l2, double f,
+                         double complex zc, double complex box[6])
+{
+    double complex gamma = propagation(y1, y2, l1, l2), z[4], w[4];
+    even_odd(y1, &w[0], &w[1]);
+    even_odd(y2, &w[2], &w[3]);
+    z[0] = zc / ctanh(gamma * l1 / 2);
+    z[1] = zc * ctanh(gamma * l1 / 2);
+    z[2] = zc / ctanh(gamma * l2 / 2);
+    z[3] = zc * ctanh(gamma * l2 / 2);
+    /* rows scaled to unit size: the points differ by orders of magnitude */
+    double complex m[16], sv_u[1], vt[16];
+    double sg[4], sup[3];
+    for (int i = 0; i < 4; i++) {
+        double complex row[4] = {z[i], 1, -z[i] * w[i], -w[i]};
+        double nr = 0;
+        for (int q = 0; q < 4; q++) nr += creal(row[q] * conj(row[q]));
+        nr = sqrt(nr);
+        for (int q = 0; q < 4; q++) m[i + 4 * q] = row[q] / nr;
+    }
+    sv_threads_saved serial = sv_threads_serial_begin(); /* LAPACK on this thread (threads.c) */
+    lapack_int info = LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'N', 'A', 4, 4, m, 4, sg, sv_u, 1, vt, 4, sup);
+    sv_threads_restore(serial);
+    double complex a = conj(vt[3]), b = conj(vt[3 + 4]), c = conj(vt[3 + 8]), d = conj(vt[3 + 12]);
+    double complex det = csqrt(a * d - b * c);
+    box[0] = a / det;
+    box[1] = b / det;
+    box[2] = c / det;
+    box[3] = d / det;
+    box[4] = zc;
+    box[5] = gamma;
+    int bad = info != 0;
+    for (int q = 0; q < 6; q++) bad |= !isfinite(creal(box[q])) || !isfinite(cimag(box[q]));
+    if (bad)
+        return sv_error(SV_ERR_NONFINITE, "port calibration: the thru standards gave no error box at %g Hz "
+                                          "(standards of %g and %g m)",
+                        f, l1, l2);
+    return SV_OK;
+}
+
+/* Lengths of the standards in cells: the first at least three feed widths
+ * (the port's local fields decay within about one), the difference under
+ * 0.4 guided wavelengths at the top frequency (so that γ·Δℓ is not
+ * ambiguous; λg ≥ λ0/√εr). */
+static void standard_lengths(const sv_em_model *m, int axis, int width, double fmax, int *n1, int *n2)
+{
+    const sv_em_grid *g = &m->prj->grid;
+    double d = axis ? g->dy : g->dx, w = width * (axis ? g->dx : g->dy);
+    int a = (int)ceil(3 * w / d);
+    if (a < 6) a = 6;
+    double lg = SV_EM_C0 / (fmax * sqrt(m->prj->st.eps_r));
+    int dl = (int)floor(0.4 * lg / d);
+    if (dl < 2) dl = 2;
+    if (dl > a) dl = a;
+    *n1 = a;
+    *n2 = a + dl;
+}
+
+/* The reference frequency for Zc: β·Δℓ about 0.2 (well conditioned, the
+ * box still lumped), from λg ≥ λ0/√εr. */
+static double reference_hz(const sv_em_model *m, double dl)
+{
+    return 0.2 * SV_EM_C0 / (2 * SV_EM_PI * dl * sqrt(m->prj->st.eps_r));
+}
+
+/* Unknowns of a line standard `len` cells long and `width` wide: rooftops
+ * along and across it, a half rooftop per cell edge of each port. */
+static int line_unknowns(int width, int len) { return (len - 1) * width + len * (width - 1) + 2 * width; }
+
+/* Bytes one line standard holds at most (line_y): its radiation terms while
+ * they are made, L and Ψ (and Ψ_im), G, B, its assembly's tables, its sweep. */
+static size_t standard_bytes(const sv_em_model *m, int axis, int width, int len, int nf)
+{
+    const sv_em_project *p = m->prj;
+    const sv_em_stackup *st = &p->st;
+    int n = line_unknowns(width, len), psi_im = st->tan_delta > 0 && st->exact_dielectric_loss;
+    size_t N = (size_t)n, bytes = (size_t)(2 + psi_im) * sv_dense_sym_bytes(n, SV_DENSE_R64, 0);
+    bytes += (N + 1) * sizeof(int) + (7 * N + 1) * (sizeof(int) + sizeof(double)) + 2 * N * sizeof(double);
+    bytes += sizeof(double) * 8 * (2 * (size_t)width + 1) * (2 * (size_t)len + 1);
+    sv_sweep_shape shape = {.nterms = 2 + isfinite(st->sigma) + psi_im};
+    if (p->radiation) {
+        double along = axis ? p->grid.dy : p->grid.dx, across = axis ? p->grid.dx : p->grid.dy;
+        int moments;
+        bytes += sv_em_radiation_build_bytes(n, 0.5 * hypot(len * along, width * across),
+                                             sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), &moments);
+        shape.nterms += SV_EM_RAD_MAX_TERMS;
+        shape.lowrank = SV_EM_RAD_MAX_TERMS;
+        shape.lowrank_cols = moments < n ? moments : n;
+    }
+    sv_sweep_options so;
+    sv_sweep_options_default(&so);
+    so.tolerance = 1e-6;
+    return bytes + sv_sweep_estimate_bytes_shape(n, &shape, 2, 2, 0, nf, &so);
+}
+
+size_t sv_em_calibration_bytes(const sv_em_model *m, int nf, const double *freq_hz)
+{
+    if (!m || nf < 1 || !freq_hz) return 0;
+    double fmax = 0;
+    for (int i = 0; i < nf; i++) fmax = fmax < freq_hz[i] ? freq_hz[i] : fmax;
+    size_t most = 0;
+    for (int k = 0; k < m->prj->nports; k++) {
+        const sv_em_port_def *d = &m->prj->ports[k];
+        if (!d->calibrate) continue;
+        int axis, width, n1, n2;
+        feed_of(d, &axis, &width);
+        standard_lengths(m, axis, width, fmax, &n1, &n2);
+        size_t b = standard_bytes(m, axis, width, n2, nf + 1); /* the longer; one at a time */
+        most = b > most ? b : most;
+    }
+    /* each standard's frequencies, its boxes (the sum over ports at most) */
+    return most ? most + sizeof(double complex) * (size_t)(nf + 1) * (8 + 6 * (size_t)m->prj->nports) : 0;
+}
+
+static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq, standard *sd)
+{
+    double fmax = 0;
+    for (int i = 0; i < nf; i++) fmax = fmax < freq[i] ? freq[i] : fmax;
+    int n1, n2;
+    standard_lengths(m, sd->axis, sd->width, fmax, &n1, &n2);
+    double d = sd->axis ? m->prj->grid.dy : m->prj->grid.dx;
+    int nall = nf + 1;
+    double complex *y1 = sv_alloc(ctx, sizeof(double complex) * 8 * (size_t)nall, "calibration standards");
+    double *fall = sv_alloc(ctx, sizeof(double) * (size_t)nall, "calibration frequencies");
+    sd->box = sv_alloc(ctx, sizeof(double complex) * 6 * (size_t)nf, "calibration error boxes");
+    if (!y1 || !fall || !sd->box) {
+        sv_free(ctx, y1);
+        sv_free(ctx, fall);
+        return sv_last_status();
+    }
+    memcpy(fall, freq, sizeof(double) * (size_t)nf);
+    fall[nf] = reference_hz(m, (n2 - n1) * d);
+    double complex *y2 = y1 + 4 * (size_t)nall;
+    sv_status s = line_y(ctx, m, sd->axis, sd->width, n1, nall, fall, y1);
+    if (!s) s = line_y(ctx, m, sd->axis, sd->width, n2, nall, fall, y2);
+    double complex zc = 0;
+    if (!s) zc = creal(lumped_zc(y1 + 4 * (size_t)nf, y2 + 4 * (size_t)nf, n1 * d, n2 * d));
+    for (int i = 0; i < nf && !s; i++)
+        s = extract(y1 + 4 * (size_t)i, y2 + 4 * (size_t)i, n1 * d, n2 * d, freq[i], zc, sd->box + 6 * (size_t)i);
+    sv_free(ctx, y1);
+    sv_free(ctx, fall);
+    return s;
+}
+
+sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq,
+                                   sv_em_calibration **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_em_calibration_create: out is NULL");
+    *out = NULL;
+    if (!m || nf < 1 || !freq) return sv_error(SV_ERR_ARG, "sv_em_calibration_create: NULL model or frequencies");
+    for (int i = 0; i < nf; i++)
+        if (!(freq[i] > 0) || !isfinite(freq[i]))
+            return sv_error(SV_ERR_ARG, "sv_em_calibration_create: frequency %d = %g Hz: expected > 0", i, freq[i]);
+    const sv_em_project *p = m->prj;
+    int np = p->nports;
+    /* refused before the first standard is made, not after its assembly */
+    sv_status s = sv_mem_check(ctx, sv_em_calibration_bytes(m, nf, freq), "port calibration (its thru standards)");
+    if (s) return s;
+    sv_em_calibration *c = sv_calloc(ctx, 1, sizeof *c, "port calibration");
+    if (!c) return sv_last_status();
+    c->ctx = ctx;
+    c->nf = nf;
+    c->np = np;
+    c->std = sv_calloc(ctx, (size_t)np, sizeof *c->std, "calibration standards");
+    c->port_std = sv_alloc(ctx, sizeof(int) * (size_t)np, "calibration ports");
+    c->shift = sv_alloc(ctx, sizeof(double) * (size_t)np, "calibration shifts");
+    s = (!c->std || !c->port_std || !c->shift) ? sv_last_status() : SV_OK;
+    for (int k = 0; k < np && !s; k++) {
+        const sv_em_port_def *d = &p->ports[k];
+        c->port_std[k] = -1;
+        c->shift[k] = d->ref_shift;
+        if (!d->calibrate) continue;
+        int axis, width;
+        feed_of(d, &axis, &width);
+        for (int q = 0; q < c->nstd; q++)
+            if (c->std[q].axis == axis && c->std[q].width == width) c->port_std[k] = q;
+        if (c->port_std[k] >= 0) continue;
+        standard *sd = &c->std[c->nstd];
+        sd->axis = axis;
+        sd->width = width;
+        c->port_std[k] = c->nstd++;
+        s = make_standard(ctx, m, nf, freq, sd);
+    }
+    if (s) {
+        sv_em_calibration_destroy(c);
+        return s;
+    }
+    *out = c;
+    return SV_OK;
+}
+
+void sv_em_calibration_destroy(sv_em_calibration *c)
+{
+    if (!c) return;
+    for (int q = 0; q < c->nstd; q++) sv_free(c->ctx, c->std[q].box);
+    sv_free(c->ctx, c->std);
+    sv_free(c->ctx, c->port_std);
+    sv_free(c->ctx, c->shift);
+    sv_free(c->ctx, c);
+}
+
+sv_status sv_em_calibration_box(const sv_em_calibration *c, int k, int i, double complex box[6])
+{
+    if (!c || k < 0 || k >= c->np || i < 0 || i >= c->nf)
+        return sv_error(SV_ERR_ARG, "sv_em_calibration_box: port %d, frequency %d out of range", k, i);
+    if (c->port_std[k] < 0) return sv_error(SV_ERR_ARG, "sv_em_calibration_box: port %d is not calibrated", k);
+    memcpy(box, c->std[c->port_std[k]].box + 6 * (size_t)i, sizeof(double complex) * 6);
+    return SV_OK;
+}
+
+/* ABCD of port k's box at frequency i: the discontinuity, then the feed
+ * line up to the shifted reference plane. */
+static void port_abcd(const sv_em_calibration *c, int k, int i, double complex e[4])
+{
+    e[0] = 1; e[1] = 0; e[2] = 0; e[3] = 1; /* column-major: e[row + 2·col] */
+    if (c->port_std[k] < 0) return;
+    const double complex *b = c->std[c->port_std[k]].box + 6 * (size_t)i;
+    double complex zc = b[4], g = b[5];
+    double complex lump[4] = {b[0], b[2], b[1], b[3]};
+    double complex ch = ccosh(g * c->shift[k]), sh = csinh(g * c->shift[k]);
+    double complex line[4] = {ch, sh / zc, zc * sh, ch};
+    for (int r = 0; r < 2; r++)
+        for (int q = 0; q < 2; q++) e[r + 2 * q] = lump[r] * line[2 * q] + lump[r + 2] * line[1 + 2 * q];
+}
+
+/* With every port's box [V_ext; I_ext] = E_k·[V; I], Y_raw = (C + D·Y)(A + B·Y)⁻¹
+ * (A…D diagonal), so Y = (D − Y_raw·B)⁻¹·(Y_raw·A − C). */
+sv_status sv_em_calibration_apply(const sv_em_calibration *c, int i, double complex *y)
+{
+    if (!c || !y || i < 0 || i >= c->nf) return sv_error(SV_ERR_ARG, "sv_em_calibration_apply: bad argument");
+    int np = c->np;
+    double complex *lhs = sv_alloc(c->ctx, sizeof(double complex) * 2 * (size_t)np * np, "calibration algebra");
+    if (!lhs) return sv_last_status();
+    double complex *rhs = lhs + (size_t)np * np;
+    for (int q = 0; q < np; q++) {
+        double complex e[4];
+        port_abcd(c, q, i, e);
+        for (int r = 0; r < np; r++) {
+            double complex yrq = y[r + (size_t)np * q];
+            lhs[r + (size_t)np * q] = (r == q ? e[3] : 0) - yrq * e[2];
+            rhs[r + (size_t)np * q] = yrq * e[0] - (r == q ? e[1] : 0);
+        }
+    }
+    sv_status s = sv_em_solve_small(np, lhs, rhs, "sv_em_calibration_apply", "D - Y_raw·B");
+    if (!s) memcpy(y, rhs, sizeof(double complex) * (size_t)np * np);
+    sv_free(c->ctx, lhs);
+    return s;
+}

@@ -1,0 +1,198 @@
+/* Calibrated ports (src/em/calibrate.c): a uniform 50 Ω line of any length
+ * between calibrated ports is a matched line, |S11| ≤ −35 dB, its S21 phase
+ * β·ℓ within 0.5° — β measured independently of any port model, from the
+ * trace of M2·M1⁻¹ of two other raw lines; moving the reference planes
+ * shortens it by exactly the shift; the raw port stays available. The
+ * circuits against openEMS: test_circuits.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support_em.h"
+#include "sv_test.h"
+
+typedef struct line {
+    sv_em_project *p;
+    sv_em_model *m;
+    int n;
+} line;
+
+/* εr 4.4, h 1.6 mm, W = 3.062 mm (HJ 50 Ω) in 10 cells (the mesh's Z0 +0.8 %,
+ * docs/em.md), dx 0.5 mm; extra
+ * text inserted into both ports. */
+static void line_make(line *l, int cells, const char *port_extra, double fmax)
+{
+    char json[2048];
+    double w = 3.062, dx = 0.5;
+    snprintf(json, sizeof json,
+             "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
+             "\"metal\": {\"conductivity\": \"inf\"},"
+             "\"grid\": {\"dx\": %.17g, \"dy\": %.17g, \"nx\": %d, \"ny\": 10},"
+             "\"rectangles\": [{\"x\": [0, %.17g], \"y\": [0, %.17g]}],"
+             "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, %.17g]%s},"
+             "            {\"name\": \"b\", \"side\": \"right\", \"x\": %.17g, \"y\": [0, %.17g]%s}]}",
+             dx, w / 10, cells, cells * dx, w, w, port_extra, cells * dx, w, port_extra);
+    l->p = em_test_project(json);
+    sv_em_options o = {.max_freq_hz = fmax};
+    assert_int_equal(sv_em_model_create(NULL, l->p, &o, &l->m), SV_OK);
+    l->n = sv_em_model_unknowns(l->m);
+}
+
+static void line_free(line *l)
+{
+    sv_em_model_destroy(l->m);
+    sv_em_project_destroy(l->p);
+}
+
+/* Raw port admittances (radiation on) at nf frequencies, by LAPACK. */
+static void line_raw_y(line *l, int nf, const double *f, double complex *Y)
+{
+    double *L, *P;
+    em_test_full(l->m, &L, &P);
+    sv_em_radiation *rad = NULL;
+    if (l->p->radiation)
+        assert_int_equal(sv_em_radiation_create(NULL, l->m, sv_em_radiation_design_hz(l->m),
+                                                sv_em_radiation_tolerance(l->m), &rad),
+                         SV_OK);
+    for (int i = 0; i < nf; i++) {
+        double *R = rad ? em_test_radiation_full(rad, l->n, f[i]) : NULL;
+        em_test_y_rad(l->m, L, P, NULL, R, f[i], Y + 4 * i);
+        free(R);
+    }
+    sv_em_radiation_destroy(rad);
+    free(L);
+    free(P);
+}
+
+static void y_to_abcd(const double complex *y, double complex t[4])
+{
+    t[0] = -y[3] / y[1];
+    t[2] = -1 / y[1];
+    t[1] = -(y[0] * y[3] - y[2] * y[1]) / y[1];
+    t[3] = -y[0] / y[1];
+}
+
+/* β (rad/m) from two raw lines of na and nb cells: cosh(γΔℓ) = tr(M2·M1⁻¹)/2. */
+static void measure_beta(int na, int nb, int nf, const double *f, double *beta)
+{
+    line a, b;
+    line_make(&a, na, ", \"calibration\": \"none\"", f[nf - 1]);
+    line_make(&b, nb, ", \"calibration\": \"none\"", f[nf - 1]);
+    double complex ya[4 * 8], yb[4 * 8];
+    line_raw_y(&a, nf, f, ya);
+    line_raw_y(&b, nf, f, yb);
+    for (int i = 0; i < nf; i++) {
+        double complex t1[4], t2[4];
+        y_to_abcd(ya + 4 * i, t1);
+        y_to_abcd(yb + 4 * i, t2);
+        double complex det = t1[0] * t1[3] - t1[1] * t1[2];
+        double complex tr = (t2[0] * t1[3] - t2[2] * t1[1] - t2[1] * t1[2] + t2[3] * t1[0]) / det;
+        double complex g = cacosh(tr / 2);
+        beta[i] = fabs(cimag(g)) / ((nb - na) * 0.5e-3);
+    }
+    line_free(&a);
+    line_free(&b);
+}
+
+static void test_matched_line(void **state)
+{
+    (void)state;
+    const double f[4] = {0.5e9, 1.5e9, 3e9, 4.5e9};
+    int nf = 4;
+    double beta[4];
+    measure_beta(30, 50, nf, f, beta);
+    const int lengths[2] = {23, 61};
+    for (int c = 0; c < 2; c++) {
+        for (int shifted = 0; shifted < 2; shifted++) {
+            line l;
+            /* shifted: both planes 2 mm into the line */
+            line_make(&l, lengths[c], shifted ? ", \"reference_plane\": 2" : "", f[nf - 1]);
+            double complex Y[4 * 4], S[4];
+            line_raw_y(&l, nf, f, Y);
+            sv_em_calibration *cal = NULL;
+            assert_int_equal(sv_em_calibration_create(NULL, l.m, nf, f, &cal), SV_OK);
+            double len = lengths[c] * 0.5e-3 - (shifted ? 4e-3 : 0);
+            for (int i = 0; i < nf; i++) {
+                assert_int_equal(sv_em_calibration_apply(cal, i, Y + 4 * i), SV_OK);
+                em_test_s(l.m, Y + 4 * i, S);
+                double s11 = 20 * log10(cabs(S[0])), ph = -carg(S[1]), want = fmod(beta[i] * len, 2 * SV_EM_PI);
+                double dph = remainder(ph - want, 2 * SV_EM_PI) * 180 / SV_EM_PI;
+                double complex box[6];
+                assert_int_equal(sv_em_calibration_box(cal, 0, i, box), SV_OK);
+                printf("line %2d cells%s f %.1f GHz: |S11| %6.1f dB, |S21| %.4f dB, phase error %+.3f deg; port box "
+                       "Ls %.1f pH, Cp %.1f fF, Zc %.2f ohm\n",
+                       lengths[c], shifted ? " (planes 2 mm in)" : "", f[i] / 1e9, s11, 20 * log10(cabs(S[1])), dph,
+                       cimag(box[1] / box[3]) / (2 * SV_EM_PI * f[i]) * 1e12,
+                       cimag(box[2] / box[0]) / (2 * SV_EM_PI * f[i]) * 1e15, creal(box[4]));
+                assert_true(s11 <= -35);
+                assert_true(fabs(dph) <= 0.5);
+            }
+            sv_em_calibration_destroy(cal);
+            line_free(&l);
+        }
+    }
+}
+
+/* "calibration": "none" keeps the raw edge port: Y is untouched. */
+static void test_raw_port(void **state)
+{
+    (void)state;
+    line l;
+    line_make(&l, 20, ", \"calibration\": \"none\"", 2e9);
+    assert_int_equal(sv_em_project_calibrated(l.p), 0);
+    double f = 1e9;
+    double complex Y[4], Y0[4];
+    line_raw_y(&l, 1, &f, Y);
+    memcpy(Y0, Y, sizeof Y);
+    sv_em_calibration *cal = NULL;
+    assert_int_equal(sv_em_calibration_create(NULL, l.m, 1, &f, &cal), SV_OK);
+    assert_int_equal(sv_em_calibration_apply(cal, 0, Y), SV_OK);
+    for (int q = 0; q < 4; q++) assert_true(cabs(Y[q] - Y0[q]) <= 1e-15 * cabs(Y0[q]));
+    sv_em_calibration_destroy(cal);
+    line_free(&l);
+}
+
+/* The standards' memory: what sv_em_calibration_create holds at its peak,
+ * counted by its context, is within sv_em_calibration_bytes (the tools'
+ * estimate before a run), and a limit below that estimate is refused
+ * before any standard is made. */
+static void test_bytes(void **state)
+{
+    (void)state;
+    const double f[3] = {1e9, 2e9, 3e9};
+    line l, raw;
+    line_make(&l, 20, "", f[2]);
+    line_make(&raw, 20, ", \"calibration\": \"none\"", f[2]);
+    assert_int_equal(sv_em_calibration_bytes(raw.m, 3, f), 0);
+    size_t est = sv_em_calibration_bytes(l.m, 3, f);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_em_calibration *cal = NULL;
+    assert_int_equal(sv_em_calibration_create(ctx, l.m, 3, f, &cal), SV_OK);
+    size_t peak = sv_ctx_memory_peak(ctx);
+    print_message("calibration peak %zu bytes, estimated %zu\n", peak, est);
+    assert_true(peak > 0 && peak <= est);
+    sv_em_calibration_destroy(cal);
+    sv_ctx_destroy(ctx);
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    assert_int_equal(sv_ctx_set_memory_limit(ctx, est - 1), SV_OK);
+    cal = (sv_em_calibration *)1;
+    assert_int_equal(sv_em_calibration_create(ctx, l.m, 3, f, &cal), SV_ERR_BUDGET);
+    assert_null(cal);
+    assert_non_null(strstr(sv_last_error(), "port calibration"));
+    assert_int_equal(sv_ctx_memory_peak(ctx), 0);
+    sv_ctx_destroy(ctx);
+    line_free(&l);
+    line_free(&raw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matched_line),
+        cmocka_unit_test(test_raw_port),
+        cmocka_unit_test(test_bytes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
