@@ -6,7 +6,9 @@
  *
  * usage: bench_sweep [--big]      (SV_BENCH_REPS: repetitions of ours, default 3)
  *   default: examples/pixel2port.json (~2000 unknowns) at 21, 41, 201, 1001
- *            points over the project's band. The anchor runs once at 21
+ *            points over the project's band, then the same layout as the
+ *            sheet model of earlier versions (bench/sweep/pixel2port_sheet.json:
+ *            every effect off, raw ports), named pixel2port_sheet_*. The anchor runs once at 21
  *            frequencies (every frequency of the 21-point case, and points
  *            of the other grids, where accuracy is compared); for 41, 201
  *            and 1001 points its time is its assembly plus its median time
@@ -271,9 +273,20 @@ int main(int argc, char **argv)
         bench_json_end(&j);
         return 0;
     }
-    anchor_run a;
-    anchor_measure(path, &sw, 21, &a);
+    /* the example as shipped, then its sheet model (every effect off, raw
+     * ports: the model of earlier versions), which compares the engine
+     * across versions apart from the physics added since */
+    char sheet[4096];
+    snprintf(sheet, sizeof sheet, "%s/bench/sweep/pixel2port_sheet.json", SV_SOURCE_DIR);
+    const char *paths[2] = {path, sheet}, *names[2] = {"pixel2port", "pixel2port_sheet"};
     int pts[4] = {21, 41, 201, 1001};
-    for (int c = 0; c < 4; c++) one_case("pixel2port", path, pts[c], reps, &a);
+    for (int q = 0; q < 2; q++) {
+        anchor_run a;
+        anchor_measure(paths[q], &sw, 21, &a);
+        for (int c = 0; c < 4; c++) one_case(names[q], paths[q], pts[c], reps, &a);
+        free(a.freq);
+        free(a.tf);
+        free(a.S);
+    }
     return 0;
 }
