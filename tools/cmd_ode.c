@@ -244,13 +244,15 @@ static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_o
                           const sv_ode_ensemble *e, double elapsed)
 {
     int n = sv_ode_problem_n(b->prob);
-    long cnt[6] = {0}, acc = 0, rej = 0, nf = 0, nj = 0;
+    long cnt[6] = {0}, acc = 0, rej = 0, nf = 0, nj = 0, nexact = 0, nref = 0;
     for (int t = 0; t < e->ntraj; t++) {
         cnt[e->status[t]]++;
         acc += e->stats[t].accepted;
         rej += e->stats[t].rejected;
         nf += e->stats[t].nf;
         nj += e->stats[t].njac;
+        nexact += e->stats[t].nexact;
+        nref += e->stats[t].nrefused;
     }
     printf("problem   %s (n = %d, %d Jacobian entries, %d colours)\n", A->name, n, sv_ode_problem_nnz(b->prob),
            sv_ode_problem_ncolors(b->prob));
@@ -262,6 +264,9 @@ static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_o
         if (cnt[k]) printf(", %ld %s", cnt[k], sv_ode_traj_status_string((sv_ode_traj_status)k));
     printf("\nsteps     %ld accepted, %ld rejected (%.1f per trajectory); %ld f evaluations, %ld Jacobians\n", acc,
            rej, (double)(acc + rej) / A->ntraj, nf, nj);
+    if (nexact || nref)
+        printf("fallbacks %ld factorisations in double-double (M numerically singular), %ld refused attempts\n",
+               nexact, nref);
     printf("time      %.3f s (%.3g ms per trajectory)\n", elapsed, 1e3 * elapsed / A->ntraj);
     printf("y(t1) of trajectory 0:");
     for (int i = 0; i < n && i < 6; i++) printf(" %.10g", e->out[((size_t)A->nsave - 1) * n + i]);

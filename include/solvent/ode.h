@@ -38,9 +38,15 @@ extern "C" {
 #endif
 
 /* ---- callbacks ------------------------------------------------------------
- * Every callback returns 0 on success; non-zero marks the trajectory
- * SV_ODE_F_FAILED (the solve goes on with the others). `p` points to the
- * trajectory's parameters (nparams values; NULL when nparams = 0). */
+ * Every callback returns 0 on success. A negative return is unrecoverable:
+ * the trajectory ends with SV_ODE_F_FAILED (the solve goes on with the
+ * others). A positive return from f (or a sensitivity callback) at a stage
+ * of a step refuses that trial state: the step is rejected and retried 5×
+ * smaller (counted in sv_ode_stats.nrefused, at most max_refusals times in
+ * a row), as CVODE does; at an accepted state (the start of a step, y0)
+ * and from the Jacobian callbacks a positive return is unrecoverable too.
+ * `p` points to the trajectory's parameters (nparams values; NULL when
+ * nparams = 0). */
 
 /* dy/dt = f(t, y, p) for one trajectory. Required. */
 typedef int (*sv_ode_rhs_fn)(double t, const double *y, const double *p, double *dydt, void *user);
@@ -113,6 +119,11 @@ typedef enum sv_ode_lu_precision {
  * struct every field means its default except the tolerances: rtol and
  * atol are values (0 is pure absolute or pure relative control), so a
  * zero-filled struct sets no tolerance and sv_ode_solve refuses it. */
+typedef enum sv_ode_check {
+    SV_ODE_CHECK_ON = 0, /* the default */
+    SV_ODE_CHECK_OFF = 1
+} sv_ode_check;
+
 typedef struct sv_ode_options {
     sv_ode_method method;     /* default (0) Rodas5P */
     double rtol;              /* default 1e-6; 0 is a value */
@@ -140,6 +151,13 @@ typedef struct sv_ode_options {
      * step ending at a stop sees f's left limit (t just below the stop). */
     const double *tstops;
     int ntstops;
+    /* Consecutive refused step attempts (a callback returned > 0) before
+     * the trajectory ends with SV_ODE_F_FAILED; 0 = default 30. */
+    int max_refusals;
+    /* At the first Jacobian of a solve, probe ∂f/∂y column by column and
+     * fail (SV_ERR_PATTERN, naming the missing (row, column) pairs) when an
+     * entry outside the pattern is non-zero. Default (0) on. */
+    sv_ode_check check_pattern;
 } sv_ode_options;
 
 void sv_ode_options_default(sv_ode_options *opt);
@@ -150,7 +168,7 @@ typedef enum sv_ode_traj_status {
     SV_ODE_MAX_STEPS = 1,      /* max_steps reached before the last save time */
     SV_ODE_STEP_TOO_SMALL = 2, /* the controller asked for h below min_step_rel·|t|   */
     SV_ODE_NONFINITE = 3,      /* y, f or the error norm stayed non-finite             */
-    SV_ODE_F_FAILED = 4,       /* a callback returned non-zero                          */
+    SV_ODE_F_FAILED = 4,       /* a callback failed (< 0), or refused too often (> 0)   */
     SV_ODE_NOT_RUN = 5         /* the solve stopped (cancelled, error) before this one  */
 } sv_ode_traj_status;
 
@@ -163,6 +181,8 @@ typedef struct sv_ode_stats {
     long nfactor;              /* LU factorisations */
     long nsolve;               /* stage solves (refinement sweeps not counted) */
     long nrefine;              /* refinement sweeps (single-precision LU) */
+    long nrefused;             /* step attempts (and start-up probes) a callback refused (returned > 0) */
+    long nexact;               /* factorisations in double-double: M numerically singular in double */
     double t_reached;          /* last time reached */
 } sv_ode_stats;
 

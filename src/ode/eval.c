@@ -21,25 +21,32 @@ static void scatter(int n, int W, int w, const double *src, double *dst)
     for (int i = 0; i < n; i++) dst[(size_t)i * W + w] = src[i];
 }
 
-void ode_eval_f(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
-                const double *p, double *dy, unsigned char *fail, double *scratch)
+/* The scalar f for each masked lane: its values and its own return code. */
+static void eval_f_lanes(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
+                         const double *p, double *dy, unsigned char *fail, double *scratch)
 {
     int n = P->n, np = P->np;
-    if (P->d.f_batch) {
-        int rc = P->d.f_batch(W, t, y, np ? p : NULL, dy, P->d.user);
-        if (rc)
-            for (int w = 0; w < W; w++)
-                if (mask[w]) fail[w] = 1;
-        return;
-    }
     double *ys = scratch, *ps = scratch + n, *ds = scratch + n + np;
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         gather(n, W, w, y, ys);
         if (np) gather(np, W, w, p, ps);
-        if (P->d.f(t[w], ys, np ? ps : NULL, ds, P->d.user)) fail[w] = 1;
+        ode_fail_note(&fail[w], P->d.f(t[w], ys, np ? ps : NULL, ds, P->d.user));
         scatter(n, W, w, ds, dy);
     }
+}
+
+void ode_eval_f(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
+                const double *p, double *dy, unsigned char *fail, double *scratch)
+{
+    if (!P->d.f_batch) {
+        eval_f_lanes(P, W, mask, t, y, p, dy, fail, scratch);
+        return;
+    }
+    /* A batched call has one return code for all lanes (and may have
+     * stopped part-way): each lane is then evaluated alone, so that its
+     * outcome is its own and not its batch-mates'. */
+    if (P->d.f_batch(W, t, y, P->np ? p : NULL, dy, P->d.user)) eval_f_lanes(P, W, mask, t, y, p, dy, fail, scratch);
 }
 
 struct ode_jac_work {
@@ -94,7 +101,10 @@ static int jac_analytic(const sv_ode_problem *P, ode_jac_work *jw, double t, con
 {
     int want_t = P->d.nonautonomous;
     if (!want_t) memset(jw->dfdt, 0, sizeof(double) * (size_t)P->n);
-    return P->d.jac(t, jw->y, p, jw->vals, want_t ? jw->dfdt : NULL, P->d.user);
+    double *dt = want_t ? jw->dfdt : NULL;
+    /* a batched Jacobian with one lane is the scalar one (slot-major, W = 1) */
+    return P->d.jac ? P->d.jac(t, jw->y, p, jw->vals, dt, P->d.user)
+                    : P->d.jac_batch(1, &t, jw->y, p, jw->vals, dt, P->d.user);
 }
 
 /* Im f(y + i·s·e_c) / s = J e_c exactly (no subtraction), so s can be tiny;
@@ -199,22 +209,17 @@ void ode_jacobian(const sv_ode_problem *P, ode_jac_work *jw, int W, const unsign
     if (P->d.jac_source == SV_ODE_JAC_ANALYTIC && P->d.jac_batch) {
         if (!P->d.nonautonomous) memset(dfdt, 0, sizeof(double) * (size_t)n * W);
         int rc = P->d.jac_batch(W, t, y, np ? p : NULL, jvals, P->d.nonautonomous ? dfdt : NULL, P->d.user);
-        if (rc)
-            for (int w = 0; w < W; w++)
-                if (mask[w]) fail[w] = 1;
-        return;
+        /* one return code for all lanes: a failure is then looked for lane
+         * by lane below, so that it is the failing lane's own */
+        if (!rc) return;
     }
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         gather(n, W, w, y, jw->y);
         if (np) gather(np, W, w, p, jw->p);
         gather(n, W, w, f0, jw->f0);
-        if (P->d.jac_source == SV_ODE_JAC_ANALYTIC && !P->d.jac) {
-            fail[w] = 1;
-            continue;
-        }
         if (jac_one(P, jw, t[w], &nf[w])) {
-            fail[w] = 1;
+            fail[w] = ODE_FAIL_HARD;
             continue;
         }
         scatter(nnz, W, w, jw->vals, jvals);

@@ -27,6 +27,7 @@ typedef struct ode_lanes {
     int stop_idx[ODE_WMAX]; /* next tstop not yet passed */
     int save[ODE_WMAX];     /* next save index */
     int nonfinite[ODE_WMAX];/* consecutive non-finite rejections */
+    int refusals[ODE_WMAX]; /* consecutive attempts a callback refused */
     sv_ode_stats st[ODE_WMAX];
     /* slot-major arrays */
     double *y, *ynew, *f0, *U, *fv, *rhs, *dT, *k, *p, *jv, *err, *scratch;

@@ -65,6 +65,20 @@ sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *b
  * sweeps: refinement sweeps done (max over lanes). */
 sv_status ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x,
                         int *sweeps);
+/* Whether lane w's last load was numerically singular in double, so that
+ * its factor and solves run in double-double (lin.c). */
+int ode_lin_lane_exact(const ode_lin *L, int w);
+/* Double-double LU of single lanes (lin_dd.c) over lu's structure (NULL:
+ * full n × n storage in natural order); eslot and dslot as in lin.c. */
+typedef struct ode_lin_dd ode_lin_dd;
+sv_status ode_lin_dd_create(sv_ctx *ctx, const sv_ode_problem *prob, int W, const sv_sparse_lu *lu,
+                            const int *eslot, const int *dslot, ode_lin_dd **out);
+void ode_lin_dd_destroy(ode_lin_dd *D);
+/* Factor lane w of shift·I − J (J: slot-major pattern values); bad: a zero
+ * or non-finite pivot. SV_ERR_BUDGET/NOMEM when its buffer does not fit. */
+sv_status ode_lin_dd_factor(ode_lin_dd *D, int w, const double *jvals, double shift, unsigned char *bad);
+/* x = M⁻¹ b for lane w (slot-major b and x, which may alias). */
+void ode_lin_dd_solve(const ode_lin_dd *D, int w, const double *b, double *x);
 /* Full-storage kernels for 2 ≤ n ≤ 8 (dense_small.c), W in {1, 2, 4, 8}. */
 void ode_dense_small_factor(int n, int W, double *buf, unsigned char *bad);
 void ode_dense_small_solve(int n, int W, const double *buf, double *x);
@@ -80,9 +94,26 @@ void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const uns
                   const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
                   unsigned char *fail, long *nf);
 
+/* A lane's fail[w] after its callbacks: 0, ODE_FAIL_REFUSED (f returned
+ * > 0 at a trial state: reject the step and retry smaller) or
+ * ODE_FAIL_HARD (a callback returned < 0, or a Jacobian callback failed:
+ * the trajectory ends). The larger code wins when both happen in a step. */
+enum { ODE_FAIL_REFUSED = 1, ODE_FAIL_HARD = 2 };
+static inline void ode_fail_note(unsigned char *fail, int rc)
+{
+    unsigned char c = rc == 0 ? 0 : rc > 0 ? ODE_FAIL_REFUSED : ODE_FAIL_HARD;
+    if (c > *fail) *fail = c;
+}
+
 /* f over W lanes (batched callback, or the scalar one lane by lane).
- * Masked-off lanes are not evaluated. fail[w] set for a failing lane. */
+ * Masked-off lanes are not evaluated. fail[w] notes a masked lane's return
+ * code (ode_fail_note). scratch: 2n + nparams doubles. */
 void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t, const double *y,
                 const double *p, double *dy, unsigned char *fail, double *scratch);
+
+/* The pattern check before a solve's first Jacobian (pattern_check.c):
+ * SV_ERR_PATTERN naming the non-zero entries of ∂f/∂y at (t, y, p) that
+ * the pattern lacks; SV_OK also when a callback failed there (no verdict). */
+sv_status ode_check_pattern(sv_ctx *ctx, const sv_ode_problem *prob, double t, const double *y, const double *p);
 
 #endif

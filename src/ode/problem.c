@@ -174,6 +174,8 @@ void sv_ode_options_default(sv_ode_options *o)
     o->min_step_rel = 1e-14;
     o->lu = SV_ODE_LU_DOUBLE;
     o->lanes = 0;
+    o->max_refusals = 30;
+    o->check_pattern = SV_ODE_CHECK_ON;
 }
 
 const char *sv_ode_traj_status_string(sv_ode_traj_status s)

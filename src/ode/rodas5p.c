@@ -70,7 +70,10 @@ ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned
     ode_lin_load(L->lin, L->jv, L->shift);
     sv_status st = ode_lin_factor(L->lin, L->active, L->bad);
     for (int w = 0; w < W; w++) {
-        if (L->active[w]) L->st[w].nfactor++;
+        if (L->active[w]) {
+            L->st[w].nfactor++;
+            L->st[w].nexact += ode_lin_lane_exact(L->lin, w);
+        }
         em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
     }
     return st;
@@ -78,7 +81,7 @@ ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned
 
 /* Stage s: U = y + Σ_j a_sj k_j and f(t + c_s h, U) (stage 0 reuses f0),
  * rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j, then k_s = M⁻¹ rhs. */
-ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, const unsigned char *em, const double *hinv)
+ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, const double *hinv)
 {
     const rodas5p_tab *T = &sv_ode_rodas5p;
     const int n = L->n;
@@ -91,8 +94,12 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, const unsigned char
         combine(nw, L->U, L->y, T->a[s], L->k, s);
         for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
+        /* a lane whose f refused or failed takes no further stages */
         for (int w = 0; w < W; w++)
-            if (em[w]) L->st[w].nf++;
+            if (em[w]) {
+                L->st[w].nf++;
+                em[w] = !L->fail[w];
+            }
     }
     for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
     if (s > 0) combine(nw, L->rhs, NULL, T->C[s], L->k, s);

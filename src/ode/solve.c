@@ -169,6 +169,7 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     L->need_h0[w] = o->fixed_step <= 0 && o->first_step <= 0;
     L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : o->first_step;
     L->nonfinite[w] = 0;
+    L->refusals[w] = 0;
     L->stop_idx[w] = 0;
     while (L->stop_idx[w] < o->ntstops && o->tstops[L->stop_idx[w]] <= E->t0) L->stop_idx[w]++;
     int finite = 1;
@@ -215,18 +216,27 @@ static int refill(shared *S, ode_lanes *L, int w)
 }
 
 /* ---- prepare: f at the start and first steps ---------------------------------- */
-/* f for the masked lanes into out, each evaluation counted; a lane whose
- * callback failed ends, and m keeps the lanes still going. */
-static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out)
+/* f for the masked lanes into out, each evaluation counted (and each
+ * refusal). A lane whose callback failed ends, and so does one that
+ * refused when refusable is 0 (an accepted state: no smaller step can
+ * help); m keeps the lanes still going, refused[w] says which refused. */
+static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out,
+                        int refusable, unsigned char *refused)
 {
+    for (int w = 0; w < L->W; w++) L->fail[w] = 0;
     ode_eval_f(S->P, L->W, m, t, y, L->p, out, L->fail, L->scratch);
     for (int w = 0; w < L->W; w++) {
         if (!m[w]) continue;
         L->st[w].nf++;
-        if (L->fail[w]) {
+        if (refused) refused[w] = 0;
+        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
+        if (L->fail[w] == ODE_FAIL_REFUSED && refusable) {
+            refused[w] = 1;
+        } else if (L->fail[w]) {
             finish(S, L, w, SV_ODE_F_FAILED);
             m[w] = 0;
         }
+        L->fail[w] = 0;
     }
 }
 
@@ -239,10 +249,9 @@ static void start_f(shared *S, ode_lanes *L)
     for (int w = 0; w < W; w++) {
         m[w] = L->active[w] && !L->have_f0[w];
         any |= m[w];
-        L->fail[w] = 0;
     }
     if (!any) return;
-    eval_masked(S, L, m, L->t, L->y, L->f0);
+    eval_masked(S, L, m, L->t, L->y, L->f0, 0, NULL);
     for (int w = 0; w < W; w++) {
         if (!m[w]) continue;
         L->have_f0[w] = 1;
@@ -325,11 +334,13 @@ static void first_steps(shared *S, ode_lanes *L)
         first_step_guess(S, L, w, &h0[w], &d1[w], &dtmax[w]);
     }
     if (!any) return;
-    eval_masked(S, L, hm, L->tstage, L->U, L->fv);
+    unsigned char refused[ODE_WMAX];
+    eval_masked(S, L, hm, L->tstage, L->U, L->fv, 1, refused);
+    /* f refusing the Euler probe y0 + h0·f0: the cautious guess h0 itself */
     for (int w = 0; w < W; w++)
         if (hm[w]) {
             L->need_h0[w] = 0;
-            L->hprop[w] = first_step(L, w, h0[w], d1[w], dtmax[w]);
+            L->hprop[w] = refused[w] ? h0[w] : first_step(L, w, h0[w], d1[w], dtmax[w]);
         }
 }
 
@@ -361,12 +372,21 @@ static void set_steps(shared *S, ode_lanes *L)
 
 /* ---- step control, lane by lane ------------------------------------------------ */
 /* A rejected step: the next, smaller h. Returns 0 when the lane ended
- * (fixed steps, or 30 non-finite attempts in a row). */
+ * (fixed steps, 30 non-finite attempts in a row, or max_refusals refused
+ * ones). A refused attempt shrinks h like a non-finite one. */
 static int reject_step(shared *S, ode_lanes *L, int w)
 {
     const sv_ode_options *o = S->o;
     double Ee = L->eest[w], h = L->h[w];
     L->st[w].rejected++;
+    if (L->fail[w] == ODE_FAIL_REFUSED) {
+        L->hprop[w] = h * o->qmin;
+        if (o->fixed_step > 0 || ++L->refusals[w] >= o->max_refusals) {
+            finish(S, L, w, SV_ODE_F_FAILED);
+            return 0;
+        }
+        return 1;
+    }
     if (!isfinite(Ee)) {
         L->nonfinite[w]++;
         L->hprop[w] = h * o->qmin;
@@ -453,6 +473,7 @@ static int accept_step(shared *S, ode_lanes *L, int w, double *buf)
 {
     const sv_ode_options *o = S->o;
     L->nonfinite[w] = 0;
+    L->refusals[w] = 0;
     double q = step_ratio(S, L, w), h = L->h[w];
     double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : L->t[w] + h;
     save_outputs(S, L, w, tn, buf);
@@ -477,7 +498,10 @@ static void check_limits(shared *S, ode_lanes *L, int w)
     }
     double hn = L->hprop[w];
     if (!(hn > o->min_step_rel * fabs(L->t[w])) || !(hn > 1e-300) || L->t[w] + hn == L->t[w])
-        finish(S, L, w, L->nonfinite[w] ? SV_ODE_NONFINITE : SV_ODE_STEP_TOO_SMALL);
+        finish(S, L, w,
+               L->refusals[w]    ? SV_ODE_F_FAILED
+               : L->nonfinite[w] ? SV_ODE_NONFINITE
+                                 : SV_ODE_STEP_TOO_SMALL);
 }
 
 static void control(shared *S, ode_lanes *L)
@@ -487,12 +511,13 @@ static void control(shared *S, ode_lanes *L)
     double *buf = n <= (int)(sizeof row / sizeof row[0]) ? row : L->err; /* err is free after the attempt */
     for (int w = 0; w < L->W; w++) {
         if (!L->active[w]) continue;
-        if (L->fail[w]) {
+        if (L->fail[w] == ODE_FAIL_HARD) {
             finish(S, L, w, SV_ODE_F_FAILED);
             continue;
         }
+        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
         double Ee = L->eest[w];
-        int accept = S->o->fixed_step > 0 ? isfinite(Ee) : Ee <= 1.0;
+        int accept = !L->fail[w] && (S->o->fixed_step > 0 ? isfinite(Ee) : Ee <= 1.0);
         int going = accept ? accept_step(S, L, w, buf) : reject_step(S, L, w);
         if (going) check_limits(S, L, w);
     }
@@ -574,6 +599,7 @@ static sv_ode_options resolve_options(const sv_ode_options *in)
     if (o.qmax == 0) o.qmax = d.qmax;
     if (!(o.qsteady_max > 0)) o.qsteady_max = o.method == SV_ODE_TSIT5 ? 1.0 : 1.2;
     if (o.min_step_rel == 0) o.min_step_rel = d.min_step_rel;
+    if (o.max_refusals == 0) o.max_refusals = d.max_refusals;
     return o;
 }
 
@@ -622,6 +648,10 @@ static sv_status check_options(const sv_ode_problem *P, const sv_ode_options *o,
                         "%s: controller gains out of range (qmin %g in (0,1], qmax %g >= 1, safety %g in (0,1], "
                         "beta1 %g >= 0, beta2 %g >= 0)",
                         nm, o->qmin, o->qmax, o->safety, o->beta1, o->beta2);
+    if (o->max_refusals < 1)
+        return sv_error(SV_ERR_ARG, "%s: max_refusals = %d: expected >= 1 (0 = default)", nm, o->max_refusals);
+    if (o->check_pattern != SV_ODE_CHECK_ON && o->check_pattern != SV_ODE_CHECK_OFF)
+        return sv_error(SV_ERR_ARG, "%s: check_pattern = %d: expected on (0) or off (1)", nm, (int)o->check_pattern);
     if (!isfinite(o->min_step_rel))
         return sv_error(SV_ERR_ARG, "%s: min_step_rel = %g: expected a finite value", nm, o->min_step_rel);
     if (o->lu != SV_ODE_LU_DOUBLE && o->lu != SV_ODE_LU_SINGLE)
@@ -724,6 +754,9 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
     if (E->ntraj == 0) return SV_OK;
+    if (o.check_pattern == SV_ODE_CHECK_ON && o.method == SV_ODE_RODAS5P)
+        st = ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
+    if (st != SV_OK) return st;
     int nthreads, W = choose_lanes(ctx, &o, E->ntraj, &nthreads);
     st = check_memory(ctx, P, &o, W, nthreads);
     if (st != SV_OK) return st;

@@ -51,8 +51,12 @@ sv_status ode_tsit5_attempt(ode_lanes *L)
             }
         for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->k + (size_t)s * nw, L->fail, L->scratch);
+        /* a lane whose f refused or failed takes no further stages */
         for (int w = 0; w < W; w++)
-            if (em[w]) L->st[w].nf++;
+            if (em[w]) {
+                L->st[w].nf++;
+                em[w] = !L->fail[w];
+            }
     }
     memcpy(L->ynew, L->U, sizeof(double) * nw);
     tsit_combine(nw, L->err, T->btilde, L->k, 7);
