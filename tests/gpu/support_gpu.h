@@ -10,6 +10,10 @@
 
 #include "../sweep/support_synth.h"
 
+/* 1 if /proc/self/maps names a file containing `what` (a library this
+ * process has mapped). */
+int mapped_in_process(const char *what);
+
 /* max |a − b| / max |b| over len entries */
 double rel_diff(int len, const double complex *a, const double complex *b);
 

@@ -11,36 +11,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support_gpu.h"
 #include "sv_test.h"
 
 #include "gpu/gpu_internal.h"
-
-/* 1 if /proc/self/maps names a file containing `what` */
-static int mapped(const char *what)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    assert_non_null(f);
-    char line[4096];
-    int found = 0;
-    while (fgets(line, sizeof line, f))
-        if (strstr(line, what)) found = 1;
-    fclose(f);
-    return found;
-}
 
 /* First test of the program: nothing has loaded a module yet. */
 static void test_default_reason(void **state)
 {
     (void)state;
-    assert_false(mapped("libsolvent-cuda"));
+    assert_false(mapped_in_process("libsolvent-cuda"));
     sv_gpu_device_info info;
     sv_status st = sv_gpu_query(0, &info);
     print_message("sv_gpu_query: %s\n", st ? info.reason : "a device");
     if (!sv_gpu_built()) {
         assert_int_equal(st, SV_ERR_UNSUPPORTED);
         assert_string_equal(info.reason, "not built with CUDA");
-        assert_false(mapped("libsolvent-cuda"));
-        assert_false(mapped("cublas"));
+        assert_false(mapped_in_process("libsolvent-cuda"));
+        assert_false(mapped_in_process("cublas"));
         return;
     }
     /* whether this machine has a driver, asked here independently of the
@@ -56,9 +44,9 @@ static void test_default_reason(void **state)
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", SV_TEST_MODULE_DIR, sv_gpu_module_file());
         assert_null(dlopen(path, RTLD_LAZY | RTLD_NOLOAD));
-        assert_false(mapped("libsolvent-cuda"));
-        assert_false(mapped("cublas"));
-        assert_false(mapped("libcudart"));
+        assert_false(mapped_in_process("libsolvent-cuda"));
+        assert_false(mapped_in_process("cublas"));
+        assert_false(mapped_in_process("libcudart"));
         /* the same reason from every entry point, on every call */
         char reason[256];
         assert_int_equal(sv_gpu_available(reason, sizeof reason), 0);
@@ -67,11 +55,11 @@ static void test_default_reason(void **state)
         assert_int_equal(sv_gpu_backend_device(NULL, NULL, 0, &b), SV_ERR_UNSUPPORTED);
         assert_null(b);
         assert_non_null(strstr(sv_last_error(), "no CUDA driver (libcuda.so.1 not found)"));
-        assert_false(mapped("cublas"));
+        assert_false(mapped_in_process("cublas"));
     } else {
         /* a driver: the module beside this program was loaded (with or
          * without a usable device, which test_query checks) */
-        assert_true(mapped("libsolvent-cuda"));
+        assert_true(mapped_in_process("libsolvent-cuda"));
     }
     sv_clear_error();
 }

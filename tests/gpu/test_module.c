@@ -9,34 +9,23 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "support_gpu.h"
 #include "sv_test.h"
 
 #include "gpu/gpu_internal.h"
 
-static int mapped(const char *what)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    assert_non_null(f);
-    char line[4096];
-    int found = 0;
-    while (fgets(line, sizeof line, f))
-        if (strstr(line, what)) found = 1;
-    fclose(f);
-    return found;
-}
-
 static void test_real_module(void **state)
 {
     (void)state;
-    assert_false(mapped("cublas"));
+    assert_false(mapped_in_process("cublas"));
     char reason[512];
     const sv_gpu_cuda_module *m = sv_gpu_module_open(SV_TEST_CUDA_MODULE, reason, sizeof reason);
     if (!m) print_message("%s\n", reason);
     assert_non_null(m);
     assert_int_equal(m->abi, SV_GPU_CUDA_MODULE_ABI);
     assert_string_equal(m->variant, "cuda");
-    assert_true(mapped("libcublas"));
-    assert_true(mapped("libcudart"));
+    assert_true(mapped_in_process("libcublas"));
+    assert_true(mapped_in_process("libcudart"));
     /* one exported function: the entry point; the rest is hidden */
     void *h = dlopen(SV_TEST_CUDA_MODULE, RTLD_NOW | RTLD_NOLOAD);
     assert_non_null(h);
