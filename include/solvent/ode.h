@@ -69,6 +69,37 @@ typedef int (*sv_ode_rhs_complex_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, 
 typedef int (*sv_ode_jvp_fn)(double t, const double *y, const double *p, double vt, const double *v, double *jv,
                              void *user);
 
+/* ---- sensitivity callbacks (forward sensitivities, docs/ode.md) ----------
+ * S = ∂y/∂θ obeys S' = (∂f/∂y)·S + ∂f/∂θ. The first four give the
+ * right-hand side; Rodas5P also needs, exactly, how the Jacobian changes
+ * along a sensitivity (jac_dir, or complex step on tangent_complex). */
+/* ∂f/∂p_k at (t, y): n values. */
+typedef int (*sv_ode_dfdp_fn)(double t, const double *y, const double *p, int k, double *dfdp_k, void *user);
+/* f with complex parameters as well, for complex-step ∂f/∂p (one body
+ * with <tgmath.h>, as for f_complex). */
+typedef int (*sv_ode_rhs_complex_p_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, const SV_ODE_COMPLEX *p,
+                                       SV_ODE_COMPLEX *dydt, void *user);
+/* Directional derivative in (y, p): out = (∂f/∂y)·v + (∂f/∂p)·vp (vp:
+ * nparams values, NULL = 0): CVODES's sensitivity right-hand side. */
+typedef int (*sv_ode_tangent_fn)(double t, const double *y, const double *p, const double *v, const double *vp,
+                                 double *out, void *user);
+/* The same at complex t and y (p, v, vp real): write it once with
+ * <tgmath.h>; complex step on it gives the second derivatives exactly. */
+typedef int (*sv_ode_tangent_complex_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, const double *p,
+                                         const double *v, const double *vp, SV_ODE_COMPLEX *out, void *user);
+/* The Jacobian's derivative along (v, vp), pattern order (as jac writes):
+ * dvals[e] = Σ_l ∂J_e/∂y_l·v_l + Σ_k ∂J_e/∂p_k·vp_k (vp NULL = 0); ddfdt
+ * (n values, non-NULL only for non-autonomous problems) the same for ∂f/∂t. */
+typedef int (*sv_ode_jac_dir_fn)(double t, const double *y, const double *p, const double *v, const double *vp,
+                                 double *dvals, double *ddfdt, void *user);
+
+typedef enum sv_ode_sens_source {
+    SV_ODE_SENS_ANALYTIC = 0,     /* dfdp; J·S from the Jacobian source at every stage          */
+    SV_ODE_SENS_COMPLEX_STEP = 1, /* f_complex_p: one complex f per direction and stage, exact  */
+    SV_ODE_SENS_TANGENT = 2,      /* tangent: one call per direction and stage, exact           */
+    SV_ODE_SENS_FD = 3            /* differences of f along (S, e_k): INEXACT                   */
+} sv_ode_sens_source;
+
 typedef enum sv_ode_jac_source {
     SV_ODE_JAC_ANALYTIC = 0,     /* jac (or jac_batch)                                     */
     SV_ODE_JAC_COMPLEX_STEP = 1, /* f_complex, one evaluation per colour, exact           */
@@ -95,6 +126,21 @@ typedef struct sv_ode_problem_desc {
     sv_ode_jvp_fn jvp;
     int nonautonomous; /* 1: f depends on t explicitly (∂f/∂t from the same source) */
     void *user;        /* passed to every callback */
+    /* Forward sensitivities (optional): the directions θ are the parameters
+     * p[sens_params[k]] (k < nsens_params), then the initial values
+     * y0[sens_y0[k]] (k < nsens_y0); nsens = their sum. Computed when an
+     * ensemble asks for them (sv_ode_ensemble.sens_out). */
+    int nsens_params;
+    const int *sens_params;
+    int nsens_y0;
+    const int *sens_y0;
+    sv_ode_sens_source sens_source;
+    sv_ode_dfdp_fn dfdp;
+    sv_ode_rhs_complex_p_fn f_complex_p;
+    sv_ode_tangent_fn tangent;
+    /* Rodas5P only, one of: (jac_dir is used when both are given) */
+    sv_ode_jac_dir_fn jac_dir;
+    sv_ode_tangent_complex_fn tangent_complex;
 } sv_ode_problem_desc;
 
 typedef struct sv_ode_problem sv_ode_problem;
@@ -107,6 +153,12 @@ int sv_ode_problem_nparams(const sv_ode_problem *prob);
  * colours used to recover J from directional derivatives. */
 int sv_ode_problem_nnz(const sv_ode_problem *prob);
 int sv_ode_problem_ncolors(const sv_ode_problem *prob);
+/* Sensitivity directions (nsens_params + nsens_y0). */
+int sv_ode_problem_nsens(const sv_ode_problem *prob);
+/* A new problem: prob's description (callbacks, pattern, sources) with
+ * these sensitivity directions, e.g. for a built-in problem. */
+sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int nsens_params, const int *sens_params,
+                                   int nsens_y0, const int *sens_y0, sv_ode_problem **out);
 
 /* ---- options ----------------------------------------------------------- */
 typedef enum sv_ode_method { SV_ODE_RODAS5P = 0, SV_ODE_TSIT5 = 1 } sv_ode_method;
@@ -123,6 +175,11 @@ typedef enum sv_ode_check {
     SV_ODE_CHECK_ON = 0, /* the default */
     SV_ODE_CHECK_OFF = 1
 } sv_ode_check;
+
+typedef enum sv_ode_sens_errcon {
+    SV_ODE_SENS_ERR_FULL = 0, /* the default: state and sensitivities */
+    SV_ODE_SENS_ERR_STATE = 1 /* the state alone (the state's steps as without sensitivities) */
+} sv_ode_sens_errcon;
 
 typedef struct sv_ode_options {
     sv_ode_method method;     /* default (0) Rodas5P */
@@ -158,6 +215,14 @@ typedef struct sv_ode_options {
      * fail (SV_ERR_PATTERN, naming the missing (row, column) pairs) when an
      * entry outside the pattern is non-zero. Default (0) on. */
     sv_ode_check check_pattern;
+    /* Sensitivities (when computed): whether they enter the error norm
+     * (default (0) yes, as CVODES and modax do: the step is accepted when
+     * the state and every direction pass), and the scale |θ_j| of each
+     * direction (nsens values, NULL = |p_k| for parameters, 1 when p_k = 0
+     * or for initial values): direction j's absolute tolerance is atol/scale_j,
+     * so that θ_j·S_j is held like y. */
+    sv_ode_sens_errcon sens_errcon;
+    const double *sens_scale;
 } sv_ode_options;
 
 void sv_ode_options_default(sv_ode_options *opt);
@@ -183,6 +248,8 @@ typedef struct sv_ode_stats {
     long nrefine;              /* refinement sweeps (single-precision LU) */
     long nrefused;             /* step attempts (and start-up probes) a callback refused (returned > 0) */
     long nexact;               /* factorisations in double-double: M numerically singular in double */
+    long nsens_rhs;            /* sensitivity right-hand sides (one per direction and stage) */
+    long nsens_jac;            /* Jacobian derivatives along a sensitivity (one per direction and Jacobian) */
     double t_reached;          /* last time reached */
 } sv_ode_stats;
 
@@ -196,6 +263,13 @@ typedef struct sv_ode_ensemble {
     const double *params;      /* ntraj·nparams, or nparams when params_shared; NULL when nparams = 0 */
     int params_shared;
     double *out;               /* ntraj·nsave·n: out[(traj·nsave + s)·n + i] */
+    /* Sensitivities ∂y/∂θ_j at the save times, ntraj·nsave·n·nsens:
+     * sens_out[((traj·nsave + s)·n + i)·nsens + j], or NULL: none computed. */
+    double *sens_out;
+    /* Initial sensitivities ∂y0/∂θ_j (ntraj·n·nsens in the same order, or
+     * n·nsens when sens0_shared), or NULL: 0 for parameters, e_i for y0_i. */
+    const double *sens0;
+    int sens0_shared;
     sv_ode_traj_status *status;/* ntraj (may be NULL) */
     sv_ode_stats *stats;       /* ntraj (may be NULL) */
 } sv_ode_ensemble;
@@ -205,6 +279,15 @@ typedef struct sv_ode_ensemble {
  * SV_ERR_BUDGET/NOMEM for memory, SV_ERR_CANCELLED if the progress callback
  * asked to stop. Progress is reported as phase "ode". */
 sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *prob, const sv_ode_options *opt, sv_ode_ensemble *ens);
+
+/* The weighted least-squares loss of a solved ensemble and its gradient,
+ * per trajectory: loss[tr] = Σ_{s,i} ((y − data)/σ_i)² over the entries where
+ * data (ntraj·nsave·n, the layout of out) is not NaN, and
+ * grad[tr·nsens + j] = ∂loss[tr]/∂θ_j = Σ 2 (y − data)/σ_i² · S_j, from
+ * ens->sens_out (grad may be NULL; it needs sens_out otherwise). sigma: n
+ * values, or NULL = 1. Trajectories that did not succeed get NaN. */
+sv_status sv_ode_loss_gradient(const sv_ode_problem *prob, const sv_ode_ensemble *ens, const double *data,
+                               const double *sigma, double *loss, double *grad);
 
 /* ---- built-in problems --------------------------------------------------
  * Definitions in docs/ode.md (Bari test set, SciMLBenchmarks' 2D

@@ -86,6 +86,55 @@ static int pollu_jb(int W, const double *t, const double *y, const double *p, do
 }
 SV_ODE_SCALAR_WRAPPERS(pollu)
 
+/* Sensitivities: ∂f/∂p_k = S_ik·(r_k/p_k), the tangent S·dr with
+ * dr_k = vp_k·r_k/p_k + p_k·(v_a y_b + y_a v_b), and the Jacobian's
+ * derivative along (v, vp), from the same table. */
+static double pollu_monomial(int k, const double *y) { return react[k][1] >= 0 ? y[react[k][0]] * y[react[k][1]] : y[react[k][0]]; }
+static int pollu_dfdp(double t, const double *y, const double *p, int k, double *out, void *u)
+{
+    (void)t, (void)p, (void)u;
+    double m = pollu_monomial(k, y);
+    for (int i = 0; i < NS; i++) {
+        out[i] = 0;
+        for (const signed char *q = stoich[i]; q[0]; q += 2)
+            if (q[1] - 1 == k) out[i] += q[0] * m;
+    }
+    return 0;
+}
+static int pollu_tangent(double t, const double *y, const double *p, const double *v, const double *vp, double *out,
+                         void *u)
+{
+    (void)t, (void)u;
+    double dr[NR];
+    for (int k = 0; k < NR; k++) {
+        int a = react[k][0], b = react[k][1];
+        double dm = b >= 0 ? v[a] * y[b] + y[a] * v[b] : v[a];
+        dr[k] = p[k] * dm + (vp ? vp[k] * pollu_monomial(k, y) : 0);
+    }
+    for (int i = 0; i < NS; i++) {
+        double acc = 0;
+        for (const signed char *q = stoich[i]; q[0]; q += 2) acc += q[0] * dr[q[1] - 1];
+        out[i] = acc;
+    }
+    return 0;
+}
+static int pollu_jac_dir(double t, const double *y, const double *p, const double *v, const double *vp, double *dv,
+                         double *ddfdt, void *u)
+{
+    (void)t, (void)ddfdt;
+    const pollu *D = u;
+    for (int e = 0; e < D->rowptr[NS]; e++) dv[e] = 0;
+    for (int i = 0; i < NS; i++)
+        for (const signed char *q = stoich[i]; q[0]; q += 2) {
+            int k = q[1] - 1, a = react[k][0], b = react[k][1];
+            double c = q[0] * p[k], dc = q[0] * (vp ? vp[k] : 0);
+            /* d(c·y_b) = dc·y_b + c·v_b, d(c) = dc, d(c·y_a) = dc·y_a + c·v_a */
+            dv[D->pos[i * NS + a]] += b >= 0 ? dc * y[b] + c * v[b] : dc;
+            if (b >= 0) dv[D->pos[i * NS + b]] += dc * y[a] + c * v[a];
+        }
+    return 0;
+}
+
 sv_status ode_builtin_pollu(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
 {
     (void)arg;
@@ -119,5 +168,9 @@ sv_status ode_builtin_pollu(sv_ode_builtin *b, const char *name, sv_ode_problem_
     d->rowptr = D->rowptr;
     d->colind = D->colind;
     d->user = D;
+    d->sens_source = SV_ODE_SENS_ANALYTIC;
+    d->dfdp = pollu_dfdp;
+    d->tangent = pollu_tangent;
+    d->jac_dir = pollu_jac_dir;
     return ode_builtin_set(b, d, 0, 60, y0, k, 1e-6, 1e-6);
 }

@@ -67,6 +67,56 @@ static int rober_jvp(double t, const double *y, const double *p, double vt, cons
     return 0;
 }
 
+/* Sensitivities: ∂f/∂p, the tangent J·v + f_p·vp (one type-generic body:
+ * real, and complex in t and y for complex step), the Jacobian's
+ * derivative along (v, vp) (row-major 3 × 3 like rober_jb) and f with
+ * complex parameters. */
+static int rober_dfdp(double t, const double *y, const double *p, int k, double *out, void *u)
+{
+    (void)t, (void)p, (void)u;
+    double c[3][3] = {{-y[0], y[0], 0}, {y[1] * y[2], -y[1] * y[2], 0}, {0, -y[1] * y[1], y[1] * y[1]}};
+    for (int i = 0; i < 3; i++) out[i] = c[k][i];
+    return 0;
+}
+#define ROBER_TANGENT(T, y, p, v, vp, out)                                                  \
+    do {                                                                                    \
+        T a = -p[0] * v[0] + p[1] * (v[1] * y[2] + y[1] * v[2]);                            \
+        T c = 2 * p[2] * y[1] * v[1];                                                       \
+        if (vp) a += -vp[0] * y[0] + vp[1] * y[1] * y[2], c += vp[2] * y[1] * y[1];         \
+        out[0] = a, out[1] = -a - c, out[2] = c;                                            \
+    } while (0)
+static int rober_tangent(double t, const double *y, const double *p, const double *v, const double *vp, double *out,
+                         void *u)
+{
+    (void)t, (void)u;
+    ROBER_TANGENT(double, y, p, v, vp, out);
+    return 0;
+}
+static int rober_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                           const double *vp, double complex *out, void *u)
+{
+    (void)t, (void)u;
+    ROBER_TANGENT(double complex, y, p, v, vp, out);
+    return 0;
+}
+static int rober_jac_dir(double t, const double *y, const double *p, const double *v, const double *vp, double *dv,
+                         double *ddfdt, void *u)
+{
+    (void)t, (void)ddfdt, (void)u;
+    double q0 = vp ? vp[0] : 0, q1 = vp ? vp[1] : 0, q2 = vp ? vp[2] : 0;
+    double d23 = q1 * y[2] + p[1] * v[2], d22 = q1 * y[1] + p[1] * v[1], d2 = 2 * (q2 * y[1] + p[2] * v[1]);
+    dv[0] = -q0, dv[1] = d23, dv[2] = d22;
+    dv[3] = q0, dv[4] = -d23 - d2, dv[5] = -d22;
+    dv[6] = 0, dv[7] = d2, dv[8] = 0;
+    return 0;
+}
+static int rober_fcp(double complex t, const double complex *y, const double complex *p, double complex *dy, void *u)
+{
+    (void)t, (void)u;
+    ROBER_BODY(double complex, y, p, dy);
+    return 0;
+}
+
 /* ---- HIRES (no parameters) ---- */
 #define HIRES_BODY(T, y, dy)                                                                  \
     do {                                                                                       \
@@ -114,6 +164,49 @@ static int hires_fc(double complex t, const double complex *y, const double *p, 
 {
     (void)t, (void)u, (void)p;
     HIRES_BODY(double complex, y, dy);
+    return 0;
+}
+
+/* Sensitivities (to initial values): the tangent J·v, whose only
+ * non-constant entries are 280·y8 and 280·y6 in rows 6–8, and the
+ * Jacobian's derivative along v. */
+#define HIRES_TANGENT(T, y, v, out)                                                              \
+    do {                                                                                         \
+        out[0] = -1.71 * v[0] + 0.43 * v[1] + 8.32 * v[2];                                       \
+        out[1] = 1.71 * v[0] - 8.75 * v[1];                                                      \
+        out[2] = -10.03 * v[2] + 0.43 * v[3] + 0.035 * v[4];                                     \
+        out[3] = 8.32 * v[1] + 1.71 * v[2] - 1.12 * v[3];                                        \
+        out[4] = -1.745 * v[4] + 0.43 * v[5] + 0.43 * v[6];                                      \
+        T dr = 280.0 * (v[5] * y[7] + y[5] * v[7]);                                              \
+        out[5] = -dr + 0.69 * v[3] + 1.71 * v[4] - 0.43 * v[5] + 0.69 * v[6];                    \
+        out[6] = dr - 1.81 * v[6];                                                               \
+        out[7] = -dr + 1.81 * v[6];                                                              \
+    } while (0)
+static int hires_tangent(double t, const double *y, const double *p, const double *v, const double *vp, double *out,
+                         void *u)
+{
+    (void)t, (void)p, (void)vp, (void)u;
+    HIRES_TANGENT(double, y, v, out);
+    return 0;
+}
+static int hires_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                           const double *vp, double complex *out, void *u)
+{
+    (void)t, (void)p, (void)vp, (void)u;
+    HIRES_TANGENT(double complex, y, v, out);
+    return 0;
+}
+static int hires_jac_dir(double t, const double *y, const double *p, const double *v, const double *vp, double *dv,
+                         double *ddfdt, void *u)
+{
+    (void)t, (void)y, (void)p, (void)vp, (void)ddfdt, (void)u;
+    enum { N_ = 8, W = 1, w = 0 };
+    double *jv = dv;
+    for (int i = 0; i < 64; i++) dv[i] = 0;
+    double a = 280.0 * v[7], b = 280.0 * v[5];
+    J(5, 5) = -a, J(5, 7) = -b;
+    J(6, 5) = a, J(6, 7) = b;
+    J(7, 5) = -a, J(7, 7) = -b;
     return 0;
 }
 
@@ -209,6 +302,36 @@ static int lorenz_fc(double complex t, const double complex *y, const double *p,
     return 0;
 }
 
+/* Sensitivities (explicit methods need no second order): ∂f/∂(σ, ρ, β),
+ * the tangent, and f with complex parameters. */
+static int lorenz_dfdp(double t, const double *y, const double *p, int k, double *out, void *u)
+{
+    (void)t, (void)p, (void)u;
+    out[0] = k == 0 ? y[1] - y[0] : 0;
+    out[1] = k == 1 ? y[0] : 0;
+    out[2] = k == 2 ? -y[2] : 0;
+    return 0;
+}
+static int lorenz_tangent(double t, const double *y, const double *p, const double *v, const double *vp,
+                          double *out, void *u)
+{
+    (void)t, (void)u;
+    out[0] = p[0] * (v[1] - v[0]);
+    out[1] = v[0] * (p[1] - y[2]) - y[0] * v[2] - v[1];
+    out[2] = v[0] * y[1] + y[0] * v[1] - p[2] * v[2];
+    if (vp) out[0] += vp[0] * (y[1] - y[0]), out[1] += vp[1] * y[0], out[2] -= vp[2] * y[2];
+    return 0;
+}
+static int lorenz_fcp(double complex t, const double complex *y, const double complex *p, double complex *dy,
+                      void *u)
+{
+    (void)t, (void)u;
+    dy[0] = p[0] * (y[1] - y[0]);
+    dy[1] = y[0] * (p[1] - y[2]) - y[1];
+    dy[2] = y[0] * y[1] - p[2] * y[2];
+    return 0;
+}
+
 SV_ODE_SCALAR_WRAPPERS(rober)
 SV_ODE_SCALAR_WRAPPERS(hires)
 SV_ODE_SCALAR_WRAPPERS(orego)
@@ -223,12 +346,22 @@ sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_
         SV_ODE_FILL(d, rober, 3, 3);
         d->f_complex = rober_fc;
         d->jvp = rober_jvp;
+        d->sens_source = SV_ODE_SENS_ANALYTIC;
+        d->dfdp = rober_dfdp;
+        d->f_complex_p = rober_fcp;
+        d->tangent = rober_tangent;
+        d->tangent_complex = rober_tangent_c;
+        d->jac_dir = rober_jac_dir;
         return ode_builtin_set(b, d, 0, 1e11, y0, p, 1e-6, 1e-10);
     }
     if (!strcmp(name, "hires")) {
         static const double y0[8] = {1, 0, 0, 0, 0, 0, 0, 0.0057};
         SV_ODE_FILL(d, hires, 8, 0);
         d->f_complex = hires_fc;
+        d->sens_source = SV_ODE_SENS_TANGENT;
+        d->tangent = hires_tangent;
+        d->tangent_complex = hires_tangent_c;
+        d->jac_dir = hires_jac_dir;
         return ode_builtin_set(b, d, 0, 321.8122, y0, NULL, 1e-6, 1e-6);
     }
     if (!strcmp(name, "orego")) {
@@ -246,6 +379,10 @@ sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_
         static const double y0[3] = {1, 0, 0}, p[3] = {10, 28, 8.0 / 3.0};
         SV_ODE_FILL(d, lorenz, 3, 3);
         d->f_complex = lorenz_fc;
+        d->sens_source = SV_ODE_SENS_TANGENT;
+        d->dfdp = lorenz_dfdp;
+        d->tangent = lorenz_tangent;
+        d->f_complex_p = lorenz_fcp;
         return ode_builtin_set(b, d, 0, 1, y0, p, 1e-6, 1e-8);
     }
     return SV_ERR_UNSUPPORTED;

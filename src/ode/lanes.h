@@ -6,6 +6,8 @@
 
 #include "ode_internal.h"
 
+typedef struct ode_sens ode_sens; /* sens.h */
+
 typedef struct ode_lanes {
     sv_ctx *ctx;
     const sv_ode_problem *P;
@@ -33,6 +35,7 @@ typedef struct ode_lanes {
     double *y, *ynew, *f0, *U, *fv, *rhs, *dT, *k, *p, *jv, *err, *scratch;
     ode_lin *lin;
     ode_jac_work *jw;
+    ode_sens *sens;         /* forward sensitivities, or NULL (sens.h) */
 } ode_lanes;
 
 /* One step attempt for every active lane: fills ynew and eest (INFINITY

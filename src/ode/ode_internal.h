@@ -29,6 +29,9 @@ struct sv_ode_problem {
     sv_sparse_coloring *coloring; /* of the pattern above, entries grouped by colour */
     int ncolors;
     const int *color;       /* colour of each column (owned by coloring) */
+    int ns;                 /* sensitivity directions: parameters, then initial values */
+    int *sens_idx;          /* owned: parameter index (k < nsens_params) or y0 index of each direction */
+    int nsp;                /* directions that are parameters */
     sv_ctx *ctx;
 };
 

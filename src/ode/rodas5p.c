@@ -6,31 +6,9 @@
 #include <string.h>
 
 #include "lanes.h"
+#include "sens.h"
+#include "stage_sum.h"
 
-/* out = base + Σ_{j<s} c_j k_j over nw values (k_j at k + j·nw; base NULL = 0),
- * one pass per stage count so that every case vectorises. Summation order
- * is fixed (left to right), the same in every lane. */
-#define K(j) k[(size_t)(j) * nw + q]
-#define COMBINE_CASES(B) \
-    switch (s) { \
-    case 1: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0); break; \
-    case 2: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1); break; \
-    case 3: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2); break; \
-    case 4: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3); break; \
-    case 5: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4); break; \
-    case 6: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5); break; \
-    case 7: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5) + c[6] * K(6); break; \
-    default: break; \
-    }
-static void combine(size_t nw, double *out, const double *base, const double *c, const double *k, int s)
-{
-    if (base) {
-        COMBINE_CASES(base[q])
-    } else {
-        COMBINE_CASES(0.0)
-    }
-}
-#undef K
 
 /* The attempt is instantiated per lane count (W a compile-time constant in
  * each copy, so the per-lane loops vectorise without remainder code); its
@@ -39,9 +17,8 @@ static void combine(size_t nw, double *out, const double *base, const double *c,
 
 /* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
  * rejected lane retries with the same J). */
-ODE_INLINE void jacobian_where_needed(ode_lanes *L, const int W)
+ODE_INLINE void jacobian_where_needed(ode_lanes *L, const int W, unsigned char *jm)
 {
-    unsigned char jm[ODE_WMAX];
     int anyj = 0;
     for (int w = 0; w < W; w++) {
         jm[w] = L->active[w] && L->need_jac[w];
@@ -91,7 +68,7 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, 
         memcpy(L->fv, L->f0, sizeof(double) * nw);
     } else {
         /* one pass over every lane, same coefficients */
-        combine(nw, L->U, L->y, T->a[s], L->k, s);
+        ode_stage_sum(nw, L->U, L->y, T->a[s], L->k, s);
         for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
         /* a lane whose f refused or failed takes no further stages */
@@ -102,7 +79,7 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, 
             }
     }
     for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
-    if (s > 0) combine(nw, L->rhs, NULL, T->C[s], L->k, s);
+    if (s > 0) ode_stage_sum(nw, L->rhs, NULL, T->C[s], L->k, s);
     for (int i = 0; i < n; i++) {
         double *r = L->rhs + (size_t)i * W;
         const double *fv = L->fv + (size_t)i * W, *dt = L->dT + (size_t)i * W;
@@ -139,13 +116,21 @@ ODE_INLINE void estimate_error(ode_lanes *L, const int W)
 
 ODE_INLINE sv_status attempt_w(ode_lanes *L, const int W)
 {
-    unsigned char em[ODE_WMAX];
+    unsigned char em[ODE_WMAX], jm[ODE_WMAX];
     double hinv[ODE_WMAX];
-    jacobian_where_needed(L, W);
+    jacobian_where_needed(L, W, jm);
+    if (L->sens) {
+        for (int w = 0; w < W; w++) jm[w] = jm[w] && !L->fail[w];
+        ode_sens_rodas5p_prepare(L, jm);
+    }
     sv_status st = factor_iteration_matrix(L, W, em);
     for (int w = 0; w < W; w++) hinv[w] = 1.0 / L->h[w];
-    for (int s = 0; s < 8 && st == SV_OK; s++) st = stage(L, W, s, em, hinv);
+    for (int s = 0; s < 8 && st == SV_OK; s++) {
+        st = stage(L, W, s, em, hinv);
+        if (st == SV_OK && L->sens) st = ode_sens_rodas5p_stage(L, s, em, hinv);
+    }
     if (st == SV_OK) estimate_error(L, W);
+    if (st == SV_OK && L->sens) ode_sens_rodas5p_finish(L);
     return st;
 }
 

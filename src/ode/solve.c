@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lanes.h"
+#include "sens.h"
 
 typedef struct shared {
     const sv_ode_problem *P;
@@ -23,6 +24,7 @@ typedef struct shared {
     sv_ode_ensemble *E;
     sv_ctx *ctx;
     double *atolv, *wts;
+    int ns;                /* sensitivity directions computed (0: none asked for) */
     atomic_long next;      /* next trajectory to hand out */
     atomic_long done;      /* finished trajectories */
     atomic_int stop;       /* cancel or error: stop handing out */
@@ -65,6 +67,7 @@ static void lanes_free(ode_lanes *L)
     sv_free(L->ctx, L->y);
     ode_lin_destroy(L->lin);
     ode_jac_work_destroy(L->jw);
+    ode_sens_destroy(L->sens);
 }
 
 static size_t lanes_doubles(const sv_ode_problem *P, int W)
@@ -109,7 +112,9 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     L->wts = S->wts;
     sv_status st = lanes_arrays(L);
     if (st == SV_OK && L->rodas) st = ode_lin_create(S->ctx, P, W, S->o->lu == SV_ODE_LU_SINGLE, &L->lin);
-    if (st == SV_OK && L->rodas) st = ode_jac_work_create(S->ctx, P, &L->jw);
+    /* the analytic sensitivity source evaluates Jacobians at Tsit5's stages too */
+    if (st == SV_OK && (L->rodas || S->ns)) st = ode_jac_work_create(S->ctx, P, &L->jw);
+    if (st == SV_OK && S->ns) st = ode_sens_create(S->ctx, P, W, &L->sens);
     if (st != SV_OK) {
         lanes_free(L);
         return st;
@@ -178,6 +183,7 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
         finite &= isfinite(y0[i]) != 0;
     }
     for (int k = 0; k < np; k++) L->p[(size_t)k * W + w] = p[k];
+    if (L->sens) finite &= ode_sens_lane_start(L, w, tr);
     return finite;
 }
 
@@ -190,6 +196,7 @@ static void save_initial(shared *S, ode_lanes *L, int w, long tr)
     int s = 0;
     while (s < E->nsave && E->tsave[s] <= E->t0) {
         memcpy(out_row(S, tr, s), y0, sizeof(double) * n);
+        if (L->sens) ode_sens_store(L, w, tr, s, L->sens->S);
         s++;
     }
     L->save[w] = s;
@@ -438,6 +445,7 @@ static void save_outputs(shared *S, ode_lanes *L, int w, double tn, double *buf)
         double *dst = out_row(S, tr, s);
         if (E->tsave[s] == tn) {
             for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
+            if (L->sens) ode_sens_store(L, w, tr, s, L->sens->Snew);
         } else {
             double th = (E->tsave[s] - t) / h;
             if (L->rodas)
@@ -445,6 +453,7 @@ static void save_outputs(shared *S, ode_lanes *L, int w, double tn, double *buf)
             else
                 ode_tsit5_interp(L, w, th, buf);
             memcpy(dst, buf, sizeof(double) * n);
+            if (L->sens) ode_sens_store_interp(L, w, tr, s, th);
         }
     }
 }
@@ -463,6 +472,7 @@ static void advance(ode_lanes *L, int w, double tn)
         L->have_f0[w] = 0;
     }
     for (int i = 0; i < n; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
+    if (L->sens) ode_sens_advance(L, w);
     L->t[w] = tn;
     if (L->hits[w] == 2) L->stop_idx[w]++;
     L->need_jac[w] = 1;
@@ -689,6 +699,28 @@ static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *
     return SV_OK;
 }
 
+/* A sensitivity request the problem and the method can serve. */
+static sv_status check_sensitivities(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E,
+                                     const char *nm)
+{
+    if (!E->sens_out) return SV_OK;
+    if (P->ns == 0)
+        return sv_error(SV_ERR_ARG, "%s: sens_out is set but the problem has no sensitivity directions "
+                                    "(nsens_params = nsens_y0 = 0)", nm);
+    if (o->method == SV_ODE_RODAS5P && !P->d.jac_dir && !P->d.tangent_complex)
+        return sv_error(SV_ERR_ARG,
+                        "%s: Rodas5P sensitivities need the Jacobian's derivative along each direction exactly: "
+                        "set jac_dir or tangent_complex (docs/ode.md), or use Tsit5", nm);
+    if (o->sens_scale)
+        for (int j = 0; j < P->ns; j++)
+            if (!(o->sens_scale[j] > 0) || !isfinite(o->sens_scale[j]))
+                return sv_error(SV_ERR_ARG, "%s: sens_scale[%d] = %g: expected a finite value > 0", nm, j,
+                                o->sens_scale[j]);
+    if (o->sens_errcon != SV_ODE_SENS_ERR_FULL && o->sens_errcon != SV_ODE_SENS_ERR_STATE)
+        return sv_error(SV_ERR_ARG, "%s: sens_errcon = %d: expected full (0) or state (1)", nm, (int)o->sens_errcon);
+    return SV_OK;
+}
+
 /* Lanes per batch and threads: one vector register of doubles by default
  * (8 with AVX-512, else 4); with fewer trajectories than lanes × threads,
  * narrower lanes (results do not depend on W, and idle lanes would only
@@ -711,10 +743,12 @@ static int choose_lanes(sv_ctx *ctx, const sv_ode_options *o, long ntraj, int *t
 }
 
 /* Per thread the lane arrays plus the LU buffers, checked against the budget. */
-static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int W, int nthreads)
+static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int W, int nthreads,
+                              int sens)
 {
     size_t n = (size_t)P->n, per = lanes_doubles(P, W) * sizeof(double);
     if (o->method == SV_ODE_RODAS5P) per += n * n * W * (sizeof(double) + sizeof(float)) + 8 * n * W * 8;
+    if (sens) per += ode_sens_bytes(P, W);
     return sv_mem_check(ctx, per * (size_t)nthreads + 2 * n * sizeof(double), "ode ensemble workspace");
 }
 
@@ -728,6 +762,7 @@ static sv_status shared_init(shared *S, sv_ctx *ctx, const sv_ode_problem *P, co
     S->o = o;
     S->E = E;
     S->ctx = ctx;
+    S->ns = E->sens_out ? P->ns : 0;
     S->atolv = sv_alloc(ctx, sizeof(double) * 2 * (size_t)n, "ode tolerances");
     if (!S->atolv) return sv_last_status();
     S->wts = S->atolv + n;
@@ -749,16 +784,17 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     sv_ode_options o = resolve_options(opt);
     sv_status st = check_options(P, &o, nm);
     if (st == SV_OK) st = check_ensemble(P, E, nm);
+    if (st == SV_OK) st = check_sensitivities(P, &o, E, nm);
     if (st != SV_OK) return st;
     if (E->status)
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
     if (E->ntraj == 0) return SV_OK;
-    if (o.check_pattern == SV_ODE_CHECK_ON && o.method == SV_ODE_RODAS5P)
-        st = ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
+    int uses_jac = o.method == SV_ODE_RODAS5P || (E->sens_out && P->d.sens_source == SV_ODE_SENS_ANALYTIC);
+    if (o.check_pattern == SV_ODE_CHECK_ON && uses_jac) st = ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
     if (st != SV_OK) return st;
     int nthreads, W = choose_lanes(ctx, &o, E->ntraj, &nthreads);
-    st = check_memory(ctx, P, &o, W, nthreads);
+    st = check_memory(ctx, P, &o, W, nthreads, E->sens_out != NULL);
     if (st != SV_OK) return st;
     shared S;
     st = shared_init(&S, ctx, P, &o, E);

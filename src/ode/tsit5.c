@@ -4,30 +4,8 @@
 #include <string.h>
 
 #include "lanes.h"
-
-/* out = Σ_{j<s} c_j k_j over nw values, one vectorisable pass per stage count */
-#define K(j) k[(size_t)(j) * nw + q]
-static void tsit_combine(size_t nw, double *out, const double *c, const double *k, int s)
-{
-    switch (s) {
-    case 1: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0); break;
-    case 2: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1); break;
-    case 3: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2); break;
-    case 4: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3); break;
-    case 5:
-        for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4);
-        break;
-    case 6:
-        for (size_t q = 0; q < nw; q++)
-            out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5);
-        break;
-    default:
-        for (size_t q = 0; q < nw; q++)
-            out[q] = c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5) + c[6] * K(6);
-        break;
-    }
-}
-#undef K
+#include "sens.h"
+#include "stage_sum.h"
 
 sv_status ode_tsit5_attempt(ode_lanes *L)
 {
@@ -41,9 +19,10 @@ sv_status ode_tsit5_attempt(ode_lanes *L)
         em[w] = L->active[w];
     }
     memcpy(L->k, L->f0, sizeof(double) * nw);
+    if (L->sens) ode_sens_tsit5_stage(L, 0, em);
     for (int s = 1; s < 7; s++) {
         /* U = y + h·(Σ_j a_sj k_j): the sum is one flat pass over all lanes */
-        tsit_combine(nw, L->U, T->a[s], L->k, s);
+        ode_stage_sum_plain(nw, L->U, T->a[s], L->k, s);
         for (int i = 0; i < n; i++)
             for (int w = 0; w < W; w++) {
                 size_t q = (size_t)i * W + w;
@@ -57,9 +36,10 @@ sv_status ode_tsit5_attempt(ode_lanes *L)
                 L->st[w].nf++;
                 em[w] = !L->fail[w];
             }
+        if (L->sens) ode_sens_tsit5_stage(L, s, em);
     }
     memcpy(L->ynew, L->U, sizeof(double) * nw);
-    tsit_combine(nw, L->err, T->btilde, L->k, 7);
+    ode_stage_sum_plain(nw, L->err, T->btilde, L->k, 7);
     for (int i = 0; i < n; i++)
         for (int w = 0; w < W; w++) L->err[(size_t)i * W + w] *= L->h[w];
     double en[ODE_WMAX];
@@ -69,6 +49,7 @@ sv_status ode_tsit5_attempt(ode_lanes *L)
         double e = en[w];
         L->eest[w] = isfinite(e) ? e : INFINITY;
     }
+    if (L->sens) ode_sens_tsit5_finish(L);
     return SV_OK;
 }
 

@@ -1,0 +1,83 @@
+/* Forward sensitivities over a worker's W lanes (docs/ode.md,
+ * "Sensitivities"): S_j = ∂y/∂θ_j for each direction j, integrated with the
+ * state by the same method on the augmented system
+ *
+ *   y' = f(t, y),   S_j' = g_j(t, y, S_j) = (∂f/∂y)·S_j + ∂f/∂θ_j.
+ *
+ * Rodas5P needs the augmented system's exact Jacobian, block lower
+ * triangular [[J, 0], [H_j, J]] with H_j = ∂g_j/∂y = the derivative of J
+ * along (S_j, e_θj): its stage equations then reuse the state's factor of M
+ * (one factorisation, 1 + nsens right-hand sides per stage),
+ *
+ *   M l_ij = g_j(t_i, U_i, S_ij) + h d_i ∂g_j/∂t + Σ_m (C_im/h) l_mj + H_j k_i,
+ *   S_ij = S_j + Σ_m a_im l_mj,   S_j,new = S_8j + l_8j,
+ *
+ * which is also the exact derivative of the step map with h held fixed.
+ * Tsit5 integrates the augmented system explicitly.
+ *
+ * Arrays are direction-major blocks of nw = n·W slot-major values; a
+ * direction's stages are consecutive blocks (stage m of direction j at
+ * l + (j·ODE_SENS_STAGES + m)·nw). */
+#ifndef SV_ODE_SENS_H
+#define SV_ODE_SENS_H
+
+#include "lanes.h"
+
+#define ODE_SENS_STAGES 8
+
+struct ode_sens {
+    sv_ctx *ctx;
+    int ns;
+    size_t nw;
+    double *S, *Snew;       /* ns blocks: at t and at the end of the attempt */
+    double *SU;             /* ns blocks: the stage values S_ij */
+    double *G0;             /* ns blocks: g_j at (t, y, S) (Rodas5P: kept for retries; Tsit5: FSAL) */
+    double *gt;             /* ns blocks: ∂g_j/∂t at the step's start (Rodas5P, non-autonomous) */
+    double *G, *rhs;        /* ns blocks: g at the current stage; one block of right-hand side */
+    double *l;              /* ns·ODE_SENS_STAGES blocks: the stages */
+    double *dJ;             /* ns·nnz·W: the Jacobian's derivative along each direction (Rodas5P) */
+    double *Jst, *dTst;     /* nnz·W and nw: the Jacobian at a stage (the analytic source) */
+    double *scale;          /* ns·W: |θ_j| of each lane (direction j's atol is atol/scale) */
+    /* one lane gathered, for the per-lane callbacks */
+    double *yl, *sl, *ol, *fl, *pl, *vp, *dl;
+    SV_ODE_COMPLEX *yc, *fc, *pc;
+    unsigned char have_g0[ODE_WMAX]; /* Tsit5: G0 is the last step's final stage */
+};
+
+/* Workspace bytes for W lanes (the memory check) and its creation. */
+size_t ode_sens_bytes(const sv_ode_problem *P, int W);
+sv_status ode_sens_create(sv_ctx *ctx, const sv_ode_problem *P, int W, ode_sens **out);
+void ode_sens_destroy(ode_sens *S);
+
+/* Lane w starts trajectory tr: S from ens->sens0 (or the standard initial
+ * sensitivities) and the direction scales. Returns whether S is finite. */
+int ode_sens_lane_start(ode_lanes *L, int w, long tr);
+/* sens_out row (tr, save) from a slot-major set of ns blocks (lane w). */
+void ode_sens_store(const ode_lanes *L, int w, long tr, int save, const double *blocks);
+/* The same from dense output at t + θh of the last attempt. */
+void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double theta);
+/* Lane w moves to the attempt's end: S = S_new (and Tsit5's FSAL stage). */
+void ode_sens_advance(ode_lanes *L, int w);
+/* eest[w] = max(eest[w], every direction's error norm) for the active
+ * lanes, when the sensitivities take part in the error control; e: ns
+ * blocks of error estimates. */
+void ode_sens_error(ode_lanes *L, const double *e, size_t stride);
+
+/* g_j(t, U, SU_j) for every direction into G, masked lanes (sens_eval.c).
+ * fU = f(t, U) (finite differences); J = the Jacobian at (t, U) (the
+ * analytic source: NULL evaluates it). Callback refusals and failures are
+ * noted in L->fail. */
+void ode_sens_rhs(ode_lanes *L, const unsigned char *mask, const double *t, const double *U, const double *fU,
+                  const double *J, const double *SU, double *G);
+/* Rodas5P's second-order terms at the step's start for the masked lanes:
+ * dJ_j (the Jacobian's derivative along (S_j, e_θj)) and ∂g_j/∂t. */
+void ode_sens_second(ode_lanes *L, const unsigned char *mask);
+
+/* The steppers' parts (sens_rodas5p.c, sens_tsit5.c). */
+void ode_sens_rodas5p_prepare(ode_lanes *L, const unsigned char *moved);
+sv_status ode_sens_rodas5p_stage(ode_lanes *L, int s, unsigned char *em, const double *hinv);
+void ode_sens_rodas5p_finish(ode_lanes *L);
+void ode_sens_tsit5_stage(ode_lanes *L, int s, unsigned char *em);
+void ode_sens_tsit5_finish(ode_lanes *L);
+
+#endif
