@@ -133,8 +133,8 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     int k = 0, code = 0;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && !code; tok = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*tok)) tok++;
-        if (tool_parse_freq(tok, &f[k++])) {
-            fprintf(stderr, "solvent solve: --freq: '%s' is not a frequency > 0 (e.g. 2.5GHz or 2.5e9)\n", tok);
+        if (tool_parse_freq_dc(tok, &f[k++])) {
+            fprintf(stderr, "solvent solve: --freq: '%s' is not a frequency >= 0 (e.g. 0, 2.5GHz or 2.5e9)\n", tok);
             code = 2;
         }
     }
@@ -199,9 +199,12 @@ static int solve_run(const solve_args *a, const double *f, int nf)
                 rc = 2;
                 goto done;
             }
-    for (int q = 0; q < nf; q++)
-        if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) goto fail;
-    if (sv_em_y_to_s_all(np, nf, Y, z0, S, NULL)) goto fail;
+    for (int q = 0; q < nf; q++) { /* 0 Hz: the DC limit of the model */
+        size_t o = (size_t)q * np * np;
+        if (f[q] == 0 ? sv_em_dc_s(ctx, m, z0, S + o)
+                      : sv_em_solve(ctx, model, f[q], Y + o) || sv_em_y_to_s(np, Y + o, z0, S + o))
+            goto fail;
+    }
     {
         char comment[512];
         snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves",

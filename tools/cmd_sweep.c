@@ -154,7 +154,8 @@ int cmd_sweep_main(int argc, char **argv)
             if (parse_int(v, 1, 10000000, &a.points)) BAD("an integer from 1 to 10000000");
         } else if (!strcmp(o, "--start")) {
             NEED_VALUE();
-            if (tool_parse_freq(v, &a.start)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+            if (tool_parse_freq_dc(v, &a.start)) BAD("a frequency >= 0 (e.g. 0, 1e9, 1GHz, 800MHz)");
+            a.start_dc = a.start == 0;
         } else if (!strcmp(o, "--stop")) {
             NEED_VALUE();
             if (tool_parse_freq(v, &a.stop)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");

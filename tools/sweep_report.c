@@ -1,6 +1,7 @@
 /* `solvent sweep`: what the user sees of a run — the progress bar on stderr
  * and the summary on stdout. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -77,9 +78,24 @@ static void print_fallbacks(const sweep_job *j)
     const sv_sweep_result *res = j->res;
     if (!res->n_fallback) return;
     printf("  fallback     double factorisation%s at", j->gpu ? " on the CPU" : "");
-    for (int i = 0; i < j->band.points; i++)
-        if (res->fallback[i]) printf(" %.6g", j->freq[i] / 1e9);
+    for (int i = 0; i < j->band.points - j->dc; i++)
+        if (res->fallback[i]) printf(" %.6g", j->freq[i + j->dc] / 1e9);
     printf(" GHz (%s refinement failed there)\n", j->gpu ? "GPU" : "mixed-precision");
+}
+
+/* The stack-up and the effects in use (docs/em.md). */
+static void print_stackup(const sweep_job *j)
+{
+    sv_em_stackup st;
+    sv_em_project_stackup(j->prj, &st);
+    printf("  stack-up     h %.4g mm, eps_r %.4g, tan d %.4g%s; ", st.h * 1e3, st.eps_r, st.tan_delta,
+           st.tan_delta > 0 ? " (dielectric loss)" : " (lossless dielectric)");
+    if (isfinite(st.sigma))
+        printf("metal %.3g S/m, %.4g um %s\n", st.sigma, st.t * 1e6, st.thick_metal ? "thick (faces and walls)" : "sheet");
+    else if (st.t > 0)
+        printf("perfect metal, %.4g um %s\n", st.t * 1e6, st.thick_metal ? "thick (faces and walls)" : "sheet");
+    else
+        printf("perfect metal sheet\n");
 }
 
 void sweep_print_summary(const sweep_job *j)
@@ -89,6 +105,7 @@ void sweep_print_summary(const sweep_job *j)
     char b1[32], b2[32], b3[32];
     printf("solvent sweep %s\n", a->project);
     printf("  model        %d unknowns, %d ports, %s\n", j->n, j->p, j->lossy ? "lossy metal" : "lossless metal");
+    print_stackup(j);
     printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,
            j->band.points);
     printf("  exact solves %d (%s precision%s), reduced basis %d\n", res->n_exact, precision_name(a->precision),

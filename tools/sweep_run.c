@@ -2,6 +2,7 @@
  * as a list of named steps over one sweep_job. Each step returns 0 or the
  * exit code, having said why on stderr. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,19 @@ static int open_project(sweep_job *j)
 static int resolve_band(sweep_job *j)
 {
     const sweep_args *a = j->a;
-    sv_em_sweep given = {.start_hz = a->start, .stop_hz = a->stop, .points = a->points, .tolerance = a->tol};
+    /* --start 0 is given as the least positive start, then set */
+    sv_em_sweep given = {.start_hz = a->start_dc ? DBL_MIN : a->start, .stop_hz = a->stop, .points = a->points,
+                         .tolerance = a->tol};
     if (sv_em_project_band(j->prj, &given, &j->band)) {
         fprintf(stderr, "solvent sweep: %s: %s (see --start, --stop and --points)\n", a->project, sv_last_error());
         return 1;
     }
+    if (a->start_dc) j->band.start_hz = 0;
+    if (j->band.start_hz == 0 && j->band.points < 2) {
+        fprintf(stderr, "solvent sweep: %s: a band of DC alone: use solvent solve --freq 0\n", a->project);
+        return 1;
+    }
+    j->dc = j->band.start_hz == 0;
     j->freq = malloc(sizeof(double) * (size_t)j->band.points);
     if (!j->freq) {
         fprintf(stderr, "solvent sweep: no memory for %d frequencies\n", j->band.points);
@@ -147,10 +156,11 @@ static int choose_device(sweep_job *j)
     return 0;
 }
 
+/* The sweep over the band's frequencies above DC. */
 static int run_sweep(sweep_job *j)
 {
     sv_ctx_reset_peak(j->ctx);
-    if (sv_sweep_run(j->ctx, sv_em_affine_model(j->model), j->band.points, j->freq, &j->so, &j->res))
+    if (sv_sweep_run(j->ctx, sv_em_affine_model(j->model), j->band.points - j->dc, j->freq + j->dc, &j->so, &j->res))
         return lib_fail(j);
     sweep_bar_end(&j->bar);
     return 0;
@@ -167,7 +177,21 @@ static int network_parameters(sweep_job *j)
         return 1;
     }
     for (int k = 0; k < p; k++) j->z0[k] = sv_em_project_port_z0(j->prj, k);
-    if (sv_em_y_to_s_all(p, points, j->res->h, j->z0, j->S, &j->checks)) return lib_fail(j);
+    size_t pp = (size_t)p * p;
+    if (sv_em_y_to_s_all(p, points - j->dc, j->res->h, j->z0, j->S + j->dc * pp, &j->checks)) return lib_fail(j);
+    j->exact = malloc((size_t)points);
+    if (!j->exact) {
+        fprintf(stderr, "solvent sweep: no memory for the S-parameters\n");
+        return 1;
+    }
+    memcpy(j->exact + j->dc, j->res->exact, (size_t)(points - j->dc));
+    if (!j->dc) return 0;
+    /* DC: the limit of the model, with the same checks */
+    double smax;
+    j->exact[0] = 1;
+    if (sv_em_dc_s(j->ctx, j->em, j->z0, j->S) || sv_em_max_singular_value(p, j->S, &smax)) return lib_fail(j);
+    j->checks.reciprocity = fmax(j->checks.reciprocity, sv_em_reciprocity_error(p, j->S));
+    j->checks.max_singular = fmax(j->checks.max_singular, smax);
     return 0;
 }
 
@@ -211,7 +235,7 @@ static int write_plot(sweep_job *j)
     const char *base = strrchr(a->project, '/');
     snprintf(title, sizeof title, "%s: %d unknowns, %d of %d frequencies solved exactly", base ? base + 1 : a->project,
              j->n, j->res->n_exact, j->band.points);
-    if (sweep_plot(a->plot, title, j->p, j->band.points, j->freq, j->S, j->res->exact, msg, sizeof msg)) {
+    if (sweep_plot(a->plot, title, j->p, j->band.points, j->freq, j->S, j->exact, msg, sizeof msg)) {
         fprintf(stderr, "solvent sweep: plot %s: %s\n", a->plot, msg);
         return 1;
     }
@@ -226,6 +250,7 @@ static void close_job(sweep_job *j)
     sv_em_model_destroy(j->em);
     sv_em_project_destroy(j->prj);
     free(j->freq);
+    free(j->exact);
     free(j->S);
     free(j->z0);
     sv_ctx_destroy(j->ctx);

@@ -18,6 +18,7 @@ typedef struct sweep_args {
     const char *project, *output, *plot;
     int points, exact, threads, max_exact, quiet, progress;
     double start, stop, tol;
+    int start_dc;              /* --start 0: the band starts at DC */
     size_t memory_limit;
     sv_sweep_precision precision;
     sweep_device device;
@@ -48,6 +49,8 @@ typedef struct sweep_job {
     sv_sweep_result *res;
     sv_em_sweep band;
     double *freq;              /* band.points */
+    int dc;                    /* 1: freq[0] = 0, S there from the DC limit; the sweep covers the rest */
+    unsigned char *exact;      /* band.points: solved exactly (DC: by the DC limit) */
     double complex *S;         /* band.points × p × p */
     double *z0;                /* p */
     sv_em_s_checks checks;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-int tool_parse_freq(const char *s, double *out)
+static int parse_freq(const char *s, double *out, int dc)
 {
     char *end;
     errno = 0;
@@ -24,7 +24,10 @@ int tool_parse_freq(const char *s, double *out)
         else return -1;
     }
     v *= scale;
-    if (!isfinite(v) || v <= 0) return -1;
+    if (!isfinite(v) || v < 0 || (v == 0 && !dc)) return -1;
     *out = v;
     return 0;
 }
+
+int tool_parse_freq(const char *s, double *out) { return parse_freq(s, out, 0); }
+int tool_parse_freq_dc(const char *s, double *out) { return parse_freq(s, out, 1); }

@@ -1,11 +1,14 @@
-/* Solvent planar EM model: one zero-thickness metal layer on a grounded
- * dielectric slab, meshed on a uniform grid of dx × dy cells, rooftop
- * current unknowns, quasi-static Green's functions. At angular frequency ω
- * the moment matrix is
+/* Solvent planar EM model: one metal layer (a sheet, or t thick: charge and
+ * current on each cell's face and exposed side walls) on a grounded
+ * dielectric slab (loss tangent tan δ), meshed on a uniform grid of dx × dy
+ * cells, rooftop current unknowns, quasi-static Green's functions. At
+ * angular frequency ω the moment matrix is
  *
- *     Z(ω) = jω·L − j·Ψ/ω + Zs(ω)·G          (N × N, complex symmetric)
+ *     Z(ω) = jω·L − j·Ψ/ω + Zs(ω)·G + Ψ_im/ω    (N × N, complex symmetric)
  *
- * with L, Ψ (= Dᵀ·P·D) and G real symmetric and frequency independent.
+ * with L, Ψ (= Dᵀ·P·D), G and the dielectric's Ψ_im (a ratio of Ψ, or its
+ * own term) real symmetric and frequency independent (docs/em.md). The DC
+ * limit is the metal's resistor network (sv_em_dc_s).
  *
  * Workflow (see docs/em.md):
  *   sv_em_project_read     project file (JSON) -> project handle
@@ -45,11 +48,19 @@ sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
 sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out);
 void sv_em_project_destroy(sv_em_project *p);
 
+/* The stack-up as the model uses it: effects switched off in the project
+ * file ("effects", docs/project-files.md) come back switched off here
+ * (thick_metal 0, tan_delta 0). A zero-filled struct past sigma and t is
+ * the lossless zero-thickness sheet. */
 typedef struct sv_em_stackup {
     double h;          /* substrate thickness, m */
     double eps_r;      /* relative permittivity of the substrate */
     double sigma;      /* metal conductivity, S/m; INFINITY = lossless */
-    double t;          /* metal thickness, m (for Zs only; the mesh is zero-thickness) */
+    double t;          /* metal thickness, m (Zs; and the geometry when thick_metal) */
+    double tan_delta;  /* loss tangent of the substrate: eps_r·(1 − j·tan_delta); 0 = lossless */
+    int thick_metal;   /* 1: the metal is t thick in L and in the charge (docs/em.md); 0: a sheet */
+    int exact_dielectric_loss; /* with tan_delta > 0: 1 = Ψ's imaginary part as its own term
+                                  (4·N² bytes more); 0 = as a multiple of Ψ (docs/em.md) */
 } sv_em_stackup;
 
 typedef struct sv_em_grid {
@@ -152,7 +163,9 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
 /* ---- the planar model as an affine frequency model --------------------------- */
 /* The one object that turns a mesh into the sweep engine's model
  * Z(f) = Σ c_k(f)·A_k with the port excitations B as right-hand sides: it
- * assembles and owns the terms (jω·L, −j·Ψ/ω, and Zs(f)·G for lossy metal)
+ * assembles and owns the terms (jω·L, −j·Ψ/ω — (r − j)/ω with the
+ * dielectric's loss ratio r —, Zs(f)·G for lossy metal, Ψ_im/ω for
+ * "dielectric_loss": "exact")
  * and their coefficient function (f in hertz), and keeps a pointer to `em`,
  * which must outlive it. H = Bᵀ·X of a sweep of it is the port admittance
  * matrix Y. On failure nothing is left allocated. */
@@ -175,6 +188,16 @@ double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double fre
  * engine's exact double-precision solve (sv_sweep_solve_exact with
  * SV_SWEEP_DOUBLE); y gets Y = Bᵀ·X (P × P, column-major). */
 sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y);
+
+/* ---- DC ---------------------------------------------------------------------- */
+/* The DC limit of the model (docs/em.md): the resistive network of the
+ * metal. Y (P × P real, column-major): ports on one piece of metal joined
+ * by its resistance, ports on separate pieces open (0). Lossy metal only
+ * (SV_ERR_ARG for σ = ∞, where connected ports are shorted). */
+sv_status sv_em_dc_admittance(sv_ctx *ctx, const sv_em_model *m, double *y);
+/* S at DC (P × P, column-major) for references z0 (P values > 0), lossy or
+ * lossless metal (connected ports then form an ideal junction). */
+sv_status sv_em_dc_s(sv_ctx *ctx, const sv_em_model *m, const double *z0, double complex *s);
 
 /* ---- network parameters -------------------------------------------------- */
 /* Y (P × P, column-major) = Bᵀ·X from the solutions X (N × P) of Z·X = B:

@@ -3,15 +3,16 @@
  * are. Everything that sweeps or solves a planar project (the tool, the
  * benchmarks, the tests, sv_em_solve) creates it here.
  *
- * Today's terms: jω·L, −j·Ψ/ω, and Zs(f)·G when the metal is lossy. A new
- * physical effect is a new entry of the term enum and a new case in each
- * function of the first section below (docs/em.md, "Adding a term"). */
+ * The terms: jω·L, −j·Ψ/ω, Zs(f)·G when the metal is lossy, and Ψ_im/ω
+ * (Ψ's imaginary part: the dielectric's conductance) when the substrate is.
+ * A new physical effect is a new entry of the term enum and a new case in
+ * each function of the first section below (docs/em.md, "Adding a term"). */
 #include <math.h>
 #include <string.h>
 
 #include "em_internal.h"
 
-enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_MAX = 3 };
+enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_PSI_IM = 3, TERM_MAX = 4 };
 
 struct sv_em_affine {
     sv_ctx *ctx;
@@ -21,6 +22,8 @@ struct sv_em_affine {
     int kind[TERM_MAX];          /* the physical term (TERM_*) of each model term */
     sv_dense_sym *L, *Psi;
     sv_em_csr *G;                /* NULL for lossless metal */
+    sv_dense_sym *PsiI;          /* Ψ's imaginary part (exact dielectric loss), else NULL */
+    double loss_ratio;           /* otherwise Ψ_im ≈ loss_ratio·Ψ (0 for a lossless dielectric) */
     sv_sweep_term term[TERM_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
     sv_sweep_model *model;
 };
@@ -28,25 +31,33 @@ struct sv_em_affine {
 /* ---- the physical terms: everything that knows what Z(f) is made of ---- */
 
 /* Whether the stack-up has the physical term t. */
-static int has_term(const sv_em_stackup *st, int t) { return t == TERM_G ? isfinite(st->sigma) : 1; }
+static int has_term(const sv_em_stackup *st, int t)
+{
+    if (t == TERM_G) return isfinite(st->sigma);
+    if (t == TERM_PSI_IM) return st->tan_delta > 0 && st->exact_dielectric_loss;
+    return 1;
+}
 
 /* Bytes term t's matrix holds. */
 static size_t term_bytes(const sv_em_model *em, int t)
 {
     switch (t) {
     case TERM_L: return sv_em_assemble_bytes(em, 0) / 2;
-    case TERM_PSI: return sv_em_assemble_bytes(em, 0) / 2;
+    case TERM_PSI:
+    case TERM_PSI_IM: return sv_em_assemble_bytes(em, 0) / 2;
     default: return sv_em_gram_bytes(em);
     }
 }
 
-/* c(f) of physical term t at f (Hz). */
-static double complex term_coefficient(const sv_em_stackup *st, int t, double freq_hz)
+/* c(f) of physical term t at f (Hz); Ψ's carries the dielectric's loss as
+ * its ratio r when Ψ_im is not a term of its own: (r − j)/ω. */
+static double complex term_coefficient(const sv_em_stackup *st, double ratio, int t, double freq_hz)
 {
     double w = 2 * SV_EM_PI * freq_hz;
     switch (t) {
     case TERM_L: return I * w;
-    case TERM_PSI: return -I / w;
+    case TERM_PSI: return (ratio - I) / w;
+    case TERM_PSI_IM: return 1 / w;
     default: return sv_em_surface_impedance(st->sigma, st->t, freq_hz);
     }
 }
@@ -54,7 +65,8 @@ static double complex term_coefficient(const sv_em_stackup *st, int t, double fr
 /* Assemble the matrices of the terms the stack-up has. */
 static sv_status assemble_terms(sv_em_affine *a)
 {
-    sv_status st = sv_em_assemble(a->ctx, a->em, 0, &a->L, &a->Psi, NULL);
+    sv_status st = sv_em_assemble_terms(a->ctx, a->em, 0, &a->L, &a->Psi,
+                                        has_term(&a->stackup, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
     if (!st && has_term(&a->stackup, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
     return st;
 }
@@ -62,7 +74,7 @@ static sv_status assemble_terms(sv_em_affine *a)
 /* The sweep's description of physical term t (arrays borrowed from a). */
 static sv_sweep_term describe_term(const sv_em_affine *a, int t)
 {
-    const sv_dense_sym *packed = t == TERM_L ? a->L : a->Psi;
+    const sv_dense_sym *packed = t == TERM_L ? a->L : t == TERM_PSI ? a->Psi : a->PsiI;
     if (t == TERM_G)
         return (sv_sweep_term){
             .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
@@ -76,7 +88,7 @@ static sv_sweep_term describe_term(const sv_em_affine *a, int t)
 static double complex coefficient(void *user, int k, double freq_hz)
 {
     const sv_em_affine *a = user;
-    return term_coefficient(&a->stackup, a->kind[k], freq_hz);
+    return term_coefficient(&a->stackup, a->loss_ratio, a->kind[k], freq_hz);
 }
 
 int sv_em_affine_nterms(const sv_em_model *em)
@@ -130,7 +142,10 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     a->ctx = ctx;
     a->em = em;
     sv_em_project_stackup(em->prj, &a->stackup);
-    sv_status st = assemble_terms(a);
+    sv_status st = SV_OK;
+    if (a->stackup.tan_delta > 0 && !has_term(&a->stackup, TERM_PSI_IM))
+        st = sv_em_dielectric_ratio(ctx, em, &a->loss_ratio);
+    if (!st) st = assemble_terms(a);
     if (!st) st = make_model(a);
     if (st)
         sv_em_affine_destroy(a); /* what was made so far */
@@ -146,6 +161,7 @@ void sv_em_affine_destroy(sv_em_affine *a)
     sv_em_csr_destroy(a->G);
     sv_dense_sym_destroy(a->L);
     sv_dense_sym_destroy(a->Psi);
+    sv_dense_sym_destroy(a->PsiI);
     sv_free(a->ctx, a);
 }
 
@@ -164,5 +180,5 @@ sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)
 double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double freq_hz)
 {
     if (!a || k < 0 || k >= a->nterms) return NAN;
-    return term_coefficient(&a->stackup, a->kind[k], freq_hz);
+    return term_coefficient(&a->stackup, a->loss_ratio, a->kind[k], freq_hz);
 }

@@ -15,10 +15,11 @@ sv_status sv_em_project_band(const sv_em_project *p, const sv_em_sweep *given, s
     b.tolerance = g->tolerance > 0                          ? g->tolerance
                   : ps->present && ps->tolerance > 0 ? ps->tolerance
                                                              : SV_EM_DEFAULT_TOLERANCE;
-    if (!(b.start_hz > 0) || !(b.stop_hz > 0) || b.points < 1)
+    int have_start = g->start_hz > 0 || ps->present; /* a project's band may start at DC */
+    if (!have_start || !(b.start_hz >= 0) || !(b.stop_hz > 0) || b.points < 1)
         return sv_error(SV_ERR_ARG,
                         "no \"sweep\" section and no full band given (start %g Hz, stop %g Hz, points %d): "
-                        "expected start > 0, stop > 0 and points >= 1",
+                        "expected start >= 0, stop > 0 and points >= 1",
                         b.start_hz, b.stop_hz, b.points);
     if (b.stop_hz < b.start_hz)
         return sv_error(SV_ERR_ARG, "stop %g Hz is below start %g Hz", b.stop_hz, b.start_hz);

@@ -59,6 +59,7 @@ struct sv_em_model {
     int n, nx_edges, ny_edges, ncells;
     sv_em_basis *basis;       /* n */
     sv_em_gl_rule gl_near, gl_far;
+    sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */
@@ -82,12 +83,39 @@ double sv_em_green_phi(double rho, double h, double eps_r, int terms);
 /* Far ratio used for an accuracy (documented in docs/em.md). */
 double sv_em_default_far_ratio(double accuracy);
 
+/* ---- lossy dielectric (dielectric.c) ---- */
+/* Σ P_im / Σ P_re over all pairs of metal cells: the loss ratio of the
+ * metal's uniform static charge, Ψ_im ≈ ratio·Ψ_re. */
+sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *ratio);
+
+/* ---- pixel maps from CSV (pixels_csv.c) ---- */
+/* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
+ * `field` names the project field in messages. */
+sv_status sv_em_pixels_csv_read(const char *path, const char *field, int nx, int ny, unsigned char *metal);
+
 /* ---- assembly internals (assemble.c) ---- */
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of
  * column j are contiguous from there (dense.h's block-column layout). */
 typedef size_t (*sv_em_colbase_fn)(void *user, int j);
 sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
                              void *user, sv_em_assembly_info *info);
+/* The same with, for a lossy dielectric (tan_delta > 0), Ψ's imaginary part
+ * into PsiI (same layout; NULL: not wanted). */
+sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                                   sv_em_colbase_fn colbase, void *user, sv_em_assembly_info *info);
+/* Thick metal's side walls (walls.c): add δL and δΨ to the assembled L and
+ * Ψ (and Ψ's imaginary part when PsiI is not NULL); and to column c of the
+ * naive reference (rows c..n−1 in lcol, pcol). Nothing for a sheet. */
+sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                          sv_em_colbase_fn colbase, void *user);
+void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol);
+/* G's factor for unknowns q and o of one axis on a shared cell: 1 for a
+ * sheet; the overlap of their face and wall currents for thick metal. */
+double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o);
+/* sv_em_assemble with, when PsiI is not NULL (lossy dielectric), Ψ's
+ * imaginary part as a third packed matrix (dense_glue.c). */
+sv_status sv_em_assemble_terms(sv_ctx *ctx, const sv_em_model *m, int nb, sv_dense_sym **L, sv_dense_sym **Psi,
+                               sv_dense_sym **PsiI, sv_em_assembly_info *info);
 /* The naive reference: every entry straight from the closed forms (per
  * cell pair, all image terms), for benchmarks and tests. Fills column j
  * of L and Ψ (rows j..n-1) into lcol, pcol. */

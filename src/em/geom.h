@@ -8,6 +8,12 @@
  * and pairs beyond the far distance (smooth integrands). */
 #define SV_EM_GL_NEAR 16
 #define SV_EM_GL_FAR 4
+/* Cell (and rooftop) pairs, by Chebyshev distance in cells, whose
+ * coefficients thick metal's side walls change (walls.c). */
+#define SV_EM_WALL_RANGE 6
+/* Gauss–Legendre points (end-flattened) of the walls' integrals over their
+ * height and along rooftops: they are corrections of a few per cent. */
+#define SV_EM_GL_WALL 8
 
 /* The current profile of one unknown for L. */
 typedef struct sv_em_profile_t {
@@ -30,5 +36,8 @@ double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv
 double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exact);
 /* P between two cells at offset (di, dj) cells (1/F), all image terms. */
 double sv_em_P_cells(const sv_em_model *m, int di, int dj, int exact);
+/* The same for the lossy dielectric εr·(1 − j·tanδ) (dielectric.c): the
+ * real part returned, the imaginary part (≥ 0 on the diagonal) in *im. */
+double sv_em_P_cells_lossy(const sv_em_model *m, int di, int dj, int exact, double *im);
 
 #endif

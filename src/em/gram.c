@@ -107,6 +107,7 @@ static int gram_row(const sv_em_model *m, const cell_pieces *cp, int q, int cols
             const piece *o = &cp->pl[c * 8 + v];
             if (o->axis != pc[u].axis) continue;
             double w = (o->rising == pc[u].rising ? 1.0 / 3 : 1.0 / 6) * ratio * o->sign * pc[u].sign;
+            if (m->prj->st.thick_metal) w *= sv_em_walls_gram_factor(m, q, o->q); /* current on the walls too */
             int found = 0;
             for (int t = 0; t < k; t++)
                 if (cols[t] == o->q) {

@@ -13,6 +13,7 @@
 typedef struct reader {
     const char *file;   /* for messages */
     double scale;       /* file length unit in metres */
+    char dir[4096];     /* folder of the file, for relative paths ("" = current folder) */
 } reader;
 
 static sv_status perr(const reader *r, const char *field, const char *expected, const char *value)
@@ -147,11 +148,13 @@ static sv_status read_stackup(const reader *r, const cJSON *root, sv_em_stackup 
     const cJSON *sub = cJSON_GetObjectItemCaseSensitive(root, "substrate");
     if (!sub) return bad(r, "substrate", NULL, "required field is missing");
     if ((s = need_object(r, sub, "substrate"))) return s;
-    static const char *const subk[] = {"thickness", "eps_r", NULL};
+    static const char *const subk[] = {"thickness", "eps_r", "tan_delta", NULL};
     if ((s = check_keys(r, sub, "substrate", subk))) return s;
     if ((s = get_num(r, sub, "thickness", "substrate.thickness", 1, 0, 1, INFINITY, &st->h))) return s;
     st->h *= r->scale;
     if ((s = get_num(r, sub, "eps_r", "substrate.eps_r", 1, 1, 0, 1000, &st->eps_r))) return s;
+    st->tan_delta = 0;
+    if ((s = get_num(r, sub, "tan_delta", "substrate.tan_delta", 0, 0, 0, 1, &st->tan_delta))) return s;
 
     const cJSON *met = cJSON_GetObjectItemCaseSensitive(root, "metal");
     if (!met) return bad(r, "metal", NULL, "required field is missing");
@@ -213,13 +216,35 @@ static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g)
     return SV_OK;
 }
 
+/* "pixels": {"csv": "map.csv"}: the map from a CSV file, its path
+ * relative to the project file's folder. */
+static sv_status read_pixels_csv(const reader *r, const cJSON *px, sv_em_project *p)
+{
+    sv_status s;
+    static const char *const k[] = {"csv", NULL};
+    if ((s = check_keys(r, px, "pixels", k))) return s;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(px, "csv");
+    if (!cJSON_IsString(c) || !c->valuestring[0])
+        return bad(r, "pixels.csv", c, "expected the path of a CSV file of 0/1 values (first row = top)");
+    char path[8192];
+    if (c->valuestring[0] == '/' || !r->dir[0])
+        snprintf(path, sizeof path, "%s", c->valuestring);
+    else
+        snprintf(path, sizeof path, "%s/%s", r->dir, c->valuestring);
+    char field[160];
+    snprintf(field, sizeof field, "%s: pixels.csv", r->file);
+    return sv_em_pixels_csv_read(path, field, p->grid.nx, p->grid.ny, p->metal);
+}
+
 static sv_status read_pixels(const reader *r, const cJSON *root, sv_em_project *p)
 {
     const cJSON *px = cJSON_GetObjectItemCaseSensitive(root, "pixels");
     if (!px) return SV_OK;
+    if (cJSON_IsObject(px)) return read_pixels_csv(r, px, p);
     int nx = p->grid.nx, ny = p->grid.ny;
     char exp[128];
-    snprintf(exp, sizeof exp, "expected an array of %d strings (grid.ny), first = top row", ny);
+    snprintf(exp, sizeof exp, "expected an array of %d strings (grid.ny), first = top row, or {\"csv\": \"file\"}",
+             ny);
     if (!cJSON_IsArray(px) || cJSON_GetArraySize(px) != ny) return bad(r, "pixels", px, exp);
     int row = 0;
     for (const cJSON *c = px->child; c; c = c->next, row++) {
@@ -441,7 +466,7 @@ static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
                 if (!strcmp(u->valuestring, t[q].n)) scale = t[q].s;
         if (scale == 0) return bad(r, "sweep.unit", u, "expected \"Hz\", \"kHz\", \"MHz\" or \"GHz\"");
     }
-    if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 1, 1e15, &sw->start_hz))) return s;
+    if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 0, 1e15, &sw->start_hz))) return s; /* 0: from DC */
     if ((s = get_num(r, s0, "stop", "sweep.stop", 1, 0, 1, 1e15, &sw->stop_hz))) return s;
     if ((s = get_int(r, s0, "points", "sweep.points", 1, 10000000, &sw->points))) return s;
     if ((s = get_num(r, s0, "tolerance", "sweep.tolerance", 0, 0, 1, 0.5, &sw->tolerance))) return s;
@@ -456,17 +481,54 @@ static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
     return SV_OK;
 }
 
+static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, const char *field, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return SV_OK;
+    if (!cJSON_IsBool(v)) return bad(r, field, v, "expected true or false");
+    *out = cJSON_IsTrue(v);
+    return SV_OK;
+}
+
+/* "effects": switches for the physics beyond the zero-thickness lossless
+ * sheet, each on by default where the stack-up gives it something to do
+ * (thick metal needs metal.thickness, dielectric loss substrate.tan_delta). */
+static sv_status read_effects(const reader *r, const cJSON *root, sv_em_stackup *st)
+{
+    int thick = 1, dloss = 1, exact = 0;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "effects");
+    if (e) {
+        sv_status s;
+        if ((s = need_object(r, e, "effects"))) return s;
+        static const char *const k[] = {"thick_metal", "dielectric_loss", NULL};
+        if ((s = check_keys(r, e, "effects", k))) return s;
+        if ((s = get_bool(r, e, "thick_metal", "effects.thick_metal", &thick))) return s;
+        const cJSON *dl = cJSON_GetObjectItemCaseSensitive(e, "dielectric_loss");
+        if (cJSON_IsString(dl) && !strcmp(dl->valuestring, "exact"))
+            exact = 1;
+        else if (dl && !cJSON_IsBool(dl))
+            return bad(r, "effects.dielectric_loss", dl, "expected true, false or \"exact\"");
+        else if ((s = get_bool(r, e, "dielectric_loss", "effects.dielectric_loss", &dloss)))
+            return s;
+    }
+    st->thick_metal = thick && st->t > 0;
+    if (!dloss) st->tan_delta = 0;
+    st->exact_dielectric_loss = exact;
+    return SV_OK;
+}
+
 static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
 {
     sv_status s;
     if (!cJSON_IsObject(root)) return bad(r, "(top level)", root, "expected a JSON object { ... }");
     static const char *const k[] = {"title", "units", "substrate", "metal", "grid", "pixels", "rectangles",
-                                    "ports", "sweep", NULL};
+                                    "ports", "sweep", "effects", NULL};
     if ((s = check_keys(r, root, "", k))) return s;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (t && !cJSON_IsString(t)) return bad(r, "title", t, "expected a string");
     if ((s = read_units(r, root))) return s;
     if ((s = read_stackup(r, root, &p->st))) return s;
+    if ((s = read_effects(r, root, &p->st))) return s;
     if ((s = read_grid(r, root, &p->grid))) return s;
     p->metal = sv_calloc(p->ctx, (size_t)p->grid.nx * p->grid.ny, 1, "project metal map");
     if (!p->metal) return sv_last_status();
@@ -487,7 +549,10 @@ sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const c
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_parse: out is NULL");
     *out = NULL;
     if (!text) return sv_error(SV_ERR_ARG, "sv_em_project_parse: text is NULL");
-    reader r = {name ? name : "(project)", 1.0};
+    reader r = {name ? name : "(project)", 1.0, ""};
+    const char *slash = name ? strrchr(name, '/') : NULL;
+    if (slash && (size_t)(slash - name) < sizeof r.dir)
+        snprintf(r.dir, sizeof r.dir, "%.*s", slash == name ? 1 : (int)(slash - name), name);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {

@@ -124,6 +124,25 @@ void em_test_hj(double w, double h, double er, double *z0, double *eeff)
     *z0 = z01 / sqrt(e);
 }
 
+/* Hammerstad and Jensen's thickness correction (1980): the strip widened by
+ * Δu1 (air line) and Δur (dielectric line), u = W/h, tn = t/h. */
+void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff)
+{
+    double u = w / h, tn = t / h, z0a, z0r, ea, er_eff;
+    if (tn <= 0) {
+        em_test_hj(w, h, er, z0, eeff);
+        return;
+    }
+    double c = 1 / tanh(sqrt(6.517 * u));
+    double du1 = tn / SV_EM_PI * log(1 + 4 * exp(1) / (tn * c * c));
+    double dur = 0.5 * (1 + 1 / cosh(sqrt(er - 1))) * du1;
+    em_test_hj((u + du1) * h, h, 1, &z0a, &ea);
+    em_test_hj((u + dur) * h, h, er, &z0r, &er_eff);
+    double z01a = z0a * sqrt(ea), z01r = z0r * sqrt(er_eff); /* air-line impedances */
+    *z0 = z0r;
+    *eeff = er_eff * (z01a / z01r) * (z01a / z01r);
+}
+
 char *em_test_slurp(const char *relpath)
 {
     char path[1024];

@@ -30,6 +30,8 @@ void em_test_y(const sv_em_model *m, const double *L, const double *Psi, const s
 void em_test_s(const sv_em_model *m, const double complex *Y, double complex *S);
 /* Hammerstad–Jensen static Z0 and εeff for a thin strip. */
 void em_test_hj(double w, double h, double er, double *z0, double *eeff);
+/* The same with Hammerstad–Jensen's metal-thickness correction. */
+void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff);
 /* Direct solve (sv_em_solve) of a project (text, or a path under the source tree if
  * is_path) at f with the checks users apply; compare = 1 also checks Y
  * against LAPACK on a full copy (1e-9). */

@@ -137,7 +137,8 @@ static void test_null_space_and_gram(void **state)
         "\"thickness\": 0.01}, \"grid\": {\"dx\": 0.4, \"dy\": 0.25, \"nx\": 3, \"ny\": 3},"
         "\"pixels\": [\"###\", \"###\", \"###\"],"
         "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, 0.25]},"
-        "          {\"name\": \"b\", \"side\": \"right\", \"x\": 1.2, \"y\": [0, 0.25]}]}";
+        "          {\"name\": \"b\", \"side\": \"right\", \"x\": 1.2, \"y\": [0, 0.25]}],"
+        "\"effects\": {\"thick_metal\": false}}"; /* G's sheet overlaps below */
     sv_em_project *p = em_test_project(sq);
     sv_em_model *m = em_test_model(p);
     int n = sv_em_model_unknowns(m);

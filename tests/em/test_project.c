@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support_em.h"
 #include "sv_test.h"
@@ -68,6 +69,83 @@ static void test_examples(void **state)
         sv_em_model_destroy(m);
         sv_em_project_destroy(p);
     }
+}
+
+/* A pixel map from a CSV file (rows top first, as the Momentum dataset
+ * gives them), loss tangent and effect switches. */
+static void test_csv_and_effects(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/em/data/momentum/pixelmaps/sim106.csv", SV_SOURCE_DIR);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"units\": \"mil\", \"substrate\": {\"thickness\": 30, \"eps_r\": 4.5, \"tan_delta\": 0.01},"
+             " \"metal\": {\"conductivity\": 5.88e7, \"thickness\": 2.8},"
+             " \"grid\": {\"dx\": 8, \"dy\": 8, \"nx\": 35, \"ny\": 11}, \"pixels\": {\"csv\": \"%s\"},"
+             " \"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [16, 72]}]%s}",
+             path, "");
+    sv_em_project *p = em_test_project(json);
+    sv_em_stackup st;
+    sv_em_project_stackup(p, &st);
+    sv_assert_close(st.tan_delta, 0.01, 0, 0);
+    assert_int_equal(st.thick_metal, 1);
+    /* sim106.csv: first line 0000000000000111111111000..., the top row j = 10 */
+    assert_true(!sv_em_project_metal(p, 12, 10) && sv_em_project_metal(p, 13, 10) && sv_em_project_metal(p, 21, 10));
+    assert_true(!sv_em_project_metal(p, 22, 10));
+    /* last line 0000000000000111011101110...: the bottom row j = 0 */
+    assert_true(sv_em_project_metal(p, 15, 0) && !sv_em_project_metal(p, 16, 0));
+    for (int i = 0; i < 13; i++) assert_true(sv_em_project_metal(p, i, 2) && sv_em_project_metal(p, i, 8));
+    sv_em_project_destroy(p);
+    /* switched off, both effects vanish from the stack-up */
+    char *off = malloc(4096);
+    snprintf(off, 4096, "%.*s, \"effects\": {\"thick_metal\": false, \"dielectric_loss\": false}}",
+             (int)strlen(json) - 1, json);
+    p = em_test_project(off);
+    sv_em_project_stackup(p, &st);
+    assert_true(st.tan_delta == 0 && st.thick_metal == 0 && st.t > 0);
+    sv_em_project_destroy(p);
+    free(off);
+    /* errors name the file, row and column */
+    const char *cases[][2] = {
+        {"{\"csv\": \"/nonexistent/map.csv\"}", "cannot open"},
+        {"{\"csv\": 3}", "pixels.csv = 3: expected the path"},
+        {"{\"file\": \"a.csv\"}", "pixels.file: unknown field"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(json, sizeof json,
+                 "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1, \"eps_r\": 4},"
+                 " \"metal\": {\"conductivity\": \"inf\"}, \"grid\": {\"dx\": 1, \"dy\": 1, \"nx\": 3, \"ny\": 2},"
+                 " \"pixels\": %s, \"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, 1]}]}",
+                 cases[k][0]);
+        sv_em_project *q = NULL;
+        assert_int_not_equal(sv_em_project_parse(NULL, json, strlen(json), "t.json", &q), SV_OK);
+        if (!strstr(sv_last_error(), cases[k][1])) printf("got: %s\n", sv_last_error());
+        assert_non_null(strstr(sv_last_error(), cases[k][1]));
+    }
+    const char *bad_csv[][2] = {{"0,1,0\n1,1\n", "row 2 has 2 values: expected grid.nx = 3"},
+                                {"0,1,0\n1,2,1\n", "row 2, column 2: '2': expected 0 (empty) or 1"},
+                                {"0,1,0\n", "1 rows: expected grid.ny = 2"},
+                                {"0,1,0,\n1,1,1\n", "row 1, column 4"},
+                                {"0;1;0\n1,1,1\n", "expected ',' between values"}};
+    char csv[256];
+    snprintf(csv, sizeof csv, "/tmp/sv_test_csv_%d.csv", (int)getpid());
+    for (size_t k = 0; k < sizeof bad_csv / sizeof bad_csv[0]; k++) {
+        FILE *f = fopen(csv, "w");
+        assert_non_null(f);
+        fputs(bad_csv[k][0], f);
+        fclose(f);
+        snprintf(json, sizeof json,
+                 "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1, \"eps_r\": 4},"
+                 " \"metal\": {\"conductivity\": \"inf\"}, \"grid\": {\"dx\": 1, \"dy\": 1, \"nx\": 3, \"ny\": 2},"
+                 " \"pixels\": {\"csv\": \"%s\"}, \"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, 1]}]}",
+                 csv);
+        sv_em_project *q = NULL;
+        assert_int_equal(sv_em_project_parse(NULL, json, strlen(json), "t.json", &q), SV_ERR_PARSE);
+        if (!strstr(sv_last_error(), bad_csv[k][1])) printf("got: %s\n", sv_last_error());
+        assert_non_null(strstr(sv_last_error(), bad_csv[k][1]));
+    }
+    remove(csv);
 }
 
 /* Replace the first occurrence of `from` in `good` by `to`. */
@@ -186,6 +264,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_csv_and_effects),
         cmocka_unit_test(test_error_messages),
         cmocka_unit_test(test_fuzz),
     };

@@ -1,0 +1,110 @@
+/* Pixel maps from CSV files: a matrix of 0/1 (1 = metal), comma-separated,
+ * one grid row per line, the first line the top row (the layout of the
+ * pixelated-circuit datasets, docs/project-files.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "em_internal.h"
+
+/* Read the whole file (≤ 64 MiB: a pixel map, not a data set). */
+static sv_status slurp(const char *path, const char *field, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return sv_error(SV_ERR_IO, "%s = \"%s\": cannot open: %s", field, path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap || cap >= ((size_t)64 << 20)) break;
+        char *nb = realloc(buf, 2 * cap + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(f), big = buf && n == cap;
+    fclose(f);
+    if (!buf) return sv_error(SV_ERR_NOMEM, "%s = \"%s\": no memory to read the file", field, path);
+    if (err || big) {
+        free(buf);
+        return err ? sv_error(SV_ERR_IO, "%s = \"%s\": read error", field, path)
+                   : sv_error(SV_ERR_PARSE, "%s = \"%s\": larger than 64 MiB: not a pixel map", field, path);
+    }
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return SV_OK;
+}
+
+/* One line of the map into row j of `metal`; blanks around the values are
+ * allowed, a trailing comma is not. */
+static sv_status parse_row(const char *line, size_t len, const char *path, int row, int nx, unsigned char *cells)
+{
+    int col = 0;
+    size_t q = 0;
+    for (;;) {
+        while (q < len && (line[q] == ' ' || line[q] == '\t')) q++;
+        char c = q < len ? line[q] : 0;
+        if (c != '0' && c != '1')
+            return sv_error(SV_ERR_PARSE, "%s: row %d, column %d: '%s': expected 0 (empty) or 1 (metal)", path,
+                            row + 1, col + 1, c ? (char[2]){c, 0} : "(nothing)");
+        if (col >= nx)
+            return sv_error(SV_ERR_PARSE, "%s: row %d has more than %d values: expected grid.nx = %d columns", path,
+                            row + 1, nx, nx);
+        cells[col++] = (unsigned char)(c == '1');
+        q++;
+        while (q < len && (line[q] == ' ' || line[q] == '\t')) q++;
+        if (q >= len) break;
+        if (line[q] != ',')
+            return sv_error(SV_ERR_PARSE, "%s: row %d, column %d: '%c': expected ',' between values", path, row + 1,
+                            col, line[q]);
+        q++;
+    }
+    if (col != nx)
+        return sv_error(SV_ERR_PARSE, "%s: row %d has %d values: expected grid.nx = %d columns", path, row + 1, col,
+                        nx);
+    return SV_OK;
+}
+
+sv_status sv_em_pixels_csv_read(const char *path, const char *field, int nx, int ny, unsigned char *metal)
+{
+    char *text = NULL;
+    size_t len = 0;
+    sv_status s = slurp(path, field, &text, &len);
+    if (s) return s;
+    unsigned char *row_cells = malloc((size_t)nx);
+    if (!row_cells) {
+        free(text);
+        return sv_error(SV_ERR_NOMEM, "%s = \"%s\": no memory", field, path);
+    }
+    int row = 0;
+    size_t q = 0;
+    while (q < len && !s) {
+        size_t e = q;
+        while (e < len && text[e] != '\n') e++;
+        size_t l = e - q;
+        if (l && text[q + l - 1] == '\r') l--;
+        int blank = 1;
+        for (size_t k = 0; k < l; k++) blank &= text[q + k] == ' ' || text[q + k] == '\t';
+        if (!blank) {
+            if (row >= ny) {
+                s = sv_error(SV_ERR_PARSE, "%s: more than %d rows: expected grid.ny = %d rows", path, ny, ny);
+                break;
+            }
+            s = parse_row(text + q, l, path, row, nx, row_cells);
+            int j = ny - 1 - row; /* first line = top row */
+            if (!s) memcpy(metal + (size_t)nx * j, row_cells, (size_t)nx);
+            row++;
+        }
+        q = e + 1;
+    }
+    if (!s && row != ny) s = sv_error(SV_ERR_PARSE, "%s: %d rows: expected grid.ny = %d rows", path, row, ny);
+    free(row_cells);
+    free(text);
+    return s;
+}

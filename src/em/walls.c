@@ -1,0 +1,646 @@
+/* Thick metal: the side walls. A cell's charge lies on its lower face and
+ * on the side walls of its exposed edges (where the next cell is not
+ * metal), at one surface density; a rooftop's current on its lower face and
+ * on the walls along it (where both its cells are exposed), at one current
+ * density (docs/em.md). These are surface distributions of the thick
+ * conductor, as the current and charge of good conductors are at RF, so the
+ * capacitance stays a variational lower bound and the inductance an upper
+ * one, now with the walls' fringing, their coupling across gaps and the
+ * current they carry.
+ *
+ * The walls change the coefficients of cells near them only through their
+ * near field (beyond a few cells a wall's charge and current act like its
+ * cell's), so P changes by δP for cell pairs within SV_EM_WALL_RANGE cells,
+ * Ψ by the sparse δΨ = Dᵀ·δP·D and L by the sparse δL of rooftop pairs
+ * within that range, added to the assembled matrices.
+ * Every distinct coefficient (face–wall, wall–wall by type and offset) is
+ * computed once into small tables. Heights ζ are above the interface; for
+ * source and observer in z ≥ h the grounded slab's kernel is
+ *   1/R(ζ − ζ') − K/R(ζ + ζ') − (1 − K²)·Σ_{n≥1} (−K)^{n−1}/R(ζ + ζ' + 2nh),
+ * with K complex for a lossy dielectric. */
+#include <complex.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "em_internal.h"
+#include "geom.h"
+
+#define R SV_EM_WALL_RANGE
+
+typedef struct series {
+    double complex K, c0; /* first image −K; images n ≥ 1: cn[n] = −(1 − K²)(−K)^{n−1} */
+    double complex *cn;
+    int terms;
+    double h, t, far;
+} series;
+
+/* A wall: the vertical rectangle over [a, b] along the plane at c
+ * (axis 0: x = c, extent in y; axis 1: y = c, extent in x), ζ ∈ [0, t]. */
+typedef struct wall {
+    int axis;
+    double c, a, b;
+} wall;
+
+static double rect(const series *s, double x1, double x2, double y1, double y2, double x3, double x4, double y3,
+                   double y4, double z)
+{
+    return sv_em_rect(x1, x2, y1, y2, x3, x4, y3, y4, z, s->far);
+}
+
+/* ∫∫ over the face [x1,x2]×[y1,y2] (ζ = 0) and the wall's horizontal line
+ * at height ζ: the line as strips of widths ε and 2ε, extrapolated to zero
+ * width (the width enters as ε², then ε⁴). ε is 1 % of a cell (narrower
+ * strips cancel in the closed form), and below a tenth of ζ where the line
+ * is within a cell of the face (its ε² term grows like 1/ζ there). */
+static double strip(const series *s, const double f[4], const wall *w, double z, double e)
+{
+    if (w->axis == 0) return rect(s, f[0], f[1], f[2], f[3], w->c - e / 2, w->c + e / 2, w->a, w->b, z) / e;
+    return rect(s, f[0], f[1], f[2], f[3], w->a, w->b, w->c - e / 2, w->c + e / 2, z) / e;
+}
+
+static double face_line(const series *s, const double f[4], const wall *w, double z, double cell)
+{
+    double lo = w->axis == 0 ? f[0] : f[2], hi = w->axis == 0 ? f[1] : f[3];
+    double across = fmax(0, fmax(lo - w->c, w->c - hi));
+    double along = fmax(0, fmax((w->axis == 0 ? f[2] : f[0]) - w->b, w->a - (w->axis == 0 ? f[3] : f[1])));
+    double eps = 1e-2 * cell;
+    if (across < cell && along < cell && eps > 0.1 * z) eps = 0.1 * z;
+    return (4 * strip(s, f, w, z, eps) - strip(s, f, w, z, 2 * eps)) / 3;
+}
+
+static const sv_em_gl_rule *rule_near(const sv_em_model *m) { return &m->gl_wall; }
+
+/* Face–wall: ∫_0^t dζ' of the kernel between the face and the line at ζ':
+ * the direct term and the first image coincide there ((1 − K)·J(ζ')). */
+static double complex face_wall(const sv_em_model *m, const series *s, const double f[4], const wall *w)
+{
+    const sv_em_gl_rule *g = rule_near(m), *gf = &m->gl_far;
+    double eps = fmin(m->prj->grid.dx, m->prj->grid.dy);
+    double complex sum = 0;
+    double j0 = 0;
+    for (int k = 0; k < g->n; k++) j0 += g->w[k] * face_line(s, f, w, g->t[k] * s->t, eps);
+    sum = (1 - s->K) * j0;
+    for (int n = 1; n <= s->terms; n++) {
+        double jn = 0;
+        for (int k = 0; k < gf->n; k++) jn += gf->w[k] * face_line(s, f, w, 2 * n * s->h + gf->t[k] * s->t, eps);
+        sum += s->cn[n] * jn;
+    }
+    return sum * s->t / ((f[1] - f[0]) * (f[3] - f[2]) * s->t * (w->b - w->a));
+}
+
+/* ∫∫ 1/R over u ∈ [u1,u2], v ∈ [v1,v2] at height difference d: the corner
+ * sum of u·ln(v + R) + v·ln(u + R) − d·atan(uv/(dR)). */
+static double k2(double u, double v, double d)
+{
+    double Rr = sqrt(u * u + v * v + d * d), s = 0;
+    if (Rr == 0) return 0;
+    if (u != 0) s += u * (v >= 0 ? log(v + Rr) : log(u * u + d * d) - log(Rr - v));
+    if (v != 0) s += v * (u >= 0 ? log(u + Rr) : log(v * v + d * d) - log(Rr - u));
+    if (d != 0 && u != 0 && v != 0) s -= d * atan(u * v / (d * Rr));
+    return s;
+}
+
+static double perp(const wall *x, const wall *y, double d)
+{
+    double u1 = y->a - x->c, u2 = y->b - x->c, v1 = x->a - y->c, v2 = x->b - y->c;
+    return k2(u2, v2, d) - k2(u1, v2, d) - k2(u2, v1, d) + k2(u1, v1, d);
+}
+
+/* Wall–wall. Parallel walls: the rectangle closed form in the walls' plane
+ * coordinates (along, ζ), separated by the planes' distance, images
+ * mirrored below the interface. Perpendicular walls: the corner closed
+ * form in the horizontal plane, averaged over the heights (the direct
+ * offset has the triangular density, the first image's too, from 0). */
+static double complex wall_wall(const sv_em_model *m, const series *s, const wall *p, const wall *q)
+{
+    double t = s->t, norm = t * (p->b - p->a) * t * (q->b - q->a);
+    if (p->axis == q->axis) {
+        double g = fabs(p->c - q->c);
+        double complex sum = rect(s, p->a, p->b, 0, t, q->a, q->b, 0, t, g);
+        sum += s->c0 * rect(s, p->a, p->b, 0, t, q->a, q->b, -t, 0, g);
+        for (int n = 1; n <= s->terms; n++)
+            sum += s->cn[n] * rect(s, p->a, p->b, 0, t, q->a, q->b, -t - 2 * n * s->h, -2 * n * s->h, g);
+        return sum / norm;
+    }
+    const wall *x = p->axis == 0 ? p : q, *y = p->axis == 0 ? q : p;
+    const sv_em_gl_rule *g = rule_near(m), *gf = &m->gl_far;
+    double dir = 0, im0 = 0;
+    for (int k = 0; k < g->n; k++) { /* ζ − ζ' = a·t, density 2(1 − a); ζ + ζ' = a·t and (2 − a)·t, density a */
+        double a = g->t[k];
+        dir += g->w[k] * 2 * (1 - a) * perp(x, y, a * t);
+        im0 += g->w[k] * a * (perp(x, y, a * t) + perp(x, y, (2 - a) * t));
+    }
+    double complex sum = dir + s->c0 * im0;
+    for (int n = 1; n <= s->terms; n++) {
+        double in = 0;
+        for (int k = 0; k < gf->n; k++) {
+            double a = gf->t[k];
+            in += gf->w[k] * a * (perp(x, y, 2 * n * s->h + a * t) + perp(x, y, 2 * n * s->h + (2 - a) * t));
+        }
+        sum += s->cn[n] * in;
+    }
+    return sum * t * t / norm;
+}
+
+/* ---- cells and their walls ---- */
+
+static int metal_at(const sv_em_project *p, int i, int j)
+{
+    if (i < 0 || j < 0 || i >= p->grid.nx || j >= p->grid.ny) return 0;
+    return p->metal[i + (size_t)p->grid.nx * j];
+}
+
+/* Walls of cell (i, j) on its exposed sides, and the face's and each wall's
+ * share of the cell's charge (one surface density). Returns their number. */
+static int cell_walls(const sv_em_model *m, int i, int j, wall w[4], double share[5])
+{
+    const sv_em_project *p = m->prj;
+    double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t, x0 = i * dx, y0 = j * dy;
+    int n = 0;
+    if (!metal_at(p, i - 1, j)) w[n++] = (wall){0, x0, y0, y0 + dy};
+    if (!metal_at(p, i + 1, j)) w[n++] = (wall){0, x0 + dx, y0, y0 + dy};
+    if (!metal_at(p, i, j - 1)) w[n++] = (wall){1, y0, x0, x0 + dx};
+    if (!metal_at(p, i, j + 1)) w[n++] = (wall){1, y0 + dy, x0, x0 + dx};
+    double area = dx * dy;
+    for (int k = 0; k < n; k++) area += t * (w[k].b - w[k].a);
+    share[0] = dx * dy / area;
+    for (int k = 0; k < n; k++) share[k + 1] = t * (w[k].b - w[k].a) / area;
+    return n;
+}
+
+/* ---- the tables ---- */
+
+/* Offsets from cell (0, 0): x walls at line L ∈ [−R, R + 1], row J ∈ [−R, R];
+ * wall pairs by the difference of their addresses (−R−1 .. R+1). */
+#define NL (2 * R + 2)
+#define NJ (2 * R + 1)
+#define ND (2 * R + 3)
+typedef struct walls_tables {
+    double complex fw[2][NL][NJ];      /* face of cell (0,0) – wall of axis k at (line, row) */
+    double complex ww[2][2][ND][ND];   /* wall (axis a, of cell (0,0) at its low side) – wall (axis b) */
+} walls_tables;
+
+static void wall_at(const sv_em_model *m, int axis, int line, int row, wall *w)
+{
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+    if (axis == 0) *w = (wall){0, line * dx, row * dy, (row + 1) * dy};
+    else *w = (wall){1, line * dy, row * dx, (row + 1) * dx};
+}
+
+/* A wall's grid address: axis, line (across) and row (along). */
+static void wall_addr(const sv_em_model *m, const wall *w, int *line, int *row)
+{
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+    *line = (int)lround(w->c / (w->axis == 0 ? dx : dy));
+    *row = (int)lround(w->a / (w->axis == 0 ? dy : dx));
+}
+
+static void series_make(const sv_em_model *m, series *s)
+{
+    const sv_em_stackup *st = &m->prj->st;
+    double complex er = st->eps_r * (1 - I * st->tan_delta);
+    s->K = (er - 1) / (er + 1);
+    s->c0 = -s->K;
+    double aK = cabs(s->K);
+    s->terms = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 0;
+    if (s->terms > 100000) s->terms = 100000;
+    s->cn = malloc(sizeof(double complex) * (size_t)(s->terms + 1));
+    double complex mk = 1; /* (−K)^{n−1} */
+    for (int n = 1; n <= s->terms && s->cn; n++) {
+        s->cn[n] = -(1 - s->K * s->K) * mk;
+        mk *= -s->K;
+    }
+    s->h = st->h;
+    s->t = st->t;
+    s->far = m->opts.far_ratio;
+}
+
+/* The part coefficients, from the tables when tb is not NULL. */
+static double complex part_fw(const sv_em_model *m, const series *s, const walls_tables *tb, int ci, int cj,
+                              const wall *w)
+{
+    int line, row;
+    wall_addr(m, w, &line, &row);
+    int dl = line - (w->axis == 0 ? ci : cj), dr = row - (w->axis == 0 ? cj : ci);
+    if (tb && dl >= -R && dl <= R + 1 && dr >= -R && dr <= R) return tb->fw[w->axis][dl + R][dr + R];
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+    const double f[4] = {ci * dx, (ci + 1) * dx, cj * dy, (cj + 1) * dy};
+    return face_wall(m, s, f, w);
+}
+
+static double complex part_ww(const sv_em_model *m, const series *s, const walls_tables *tb, const wall *p,
+                              const wall *q)
+{
+    int l1, r1, l2, r2;
+    wall_addr(m, p, &l1, &r1);
+    wall_addr(m, q, &l2, &r2);
+    /* in x/y cell offsets: wall p at (l1, r1) or (r1, l1) */
+    int pi = p->axis == 0 ? l1 : r1, pj = p->axis == 0 ? r1 : l1, qi = q->axis == 0 ? l2 : r2, qj = q->axis == 0 ? r2 : l2;
+    int di = qi - pi, dj = qj - pj;
+    if (tb && abs(di) <= R + 1 && abs(dj) <= R + 1) return tb->ww[p->axis][q->axis][di + R + 1][dj + R + 1];
+    return wall_wall(m, s, p, q);
+}
+
+static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables *tb)
+{
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int q = 0; q < 2 * NL * NJ; q++) {
+        int axis = q / (NL * NJ), dl = (q / NJ) % NL - R, dr = q % NJ - R;
+        wall w;
+        wall_at(m, axis, dl, dr, &w);
+        double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+        const double f[4] = {0, dx, 0, dy};
+        tb->fw[axis][dl + R][dr + R] = face_wall(m, s, f, &w);
+    }
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int q = 0; q < 4 * ND * ND; q++) {
+        int a = q / (2 * ND * ND), b = (q / (ND * ND)) % 2, di = (q / ND) % ND - (R + 1), dj = q % ND - (R + 1);
+        wall p, w;
+        wall_at(m, a, 0, 0, &p);
+        /* the second wall at cell offset (di, dj): line/row from its axis */
+        wall_at(m, b, b == 0 ? di : dj, b == 0 ? dj : di, &w);
+        tb->ww[a][b][di + R + 1][dj + R + 1] = wall_wall(m, s, &p, &w);
+    }
+    return SV_OK;
+}
+
+/* ---- δP of cell pairs and δΨ ---- */
+
+/* Face-to-face P of two cells (1/F, complex for a lossy dielectric). */
+static double complex p_faces(const sv_em_model *m, int di, int dj, int exact)
+{
+    if (!(m->prj->st.tan_delta > 0)) return sv_em_P_cells(m, di, dj, exact);
+    double im, re = sv_em_P_cells_lossy(m, di, dj, exact, &im);
+    return re + I * im;
+}
+
+/* δP(a, b): P of the two cells with their walls minus that of their faces. */
+static double complex cell_delta(const sv_em_model *m, const series *s, const walls_tables *tb, int ai, int aj,
+                                 int bi, int bj, double complex p00)
+{
+    wall wa[4], wb[4];
+    double sa[5], sb[5];
+    int na = cell_walls(m, ai, aj, wa, sa), nb = cell_walls(m, bi, bj, wb, sb);
+    if (na == 0 && nb == 0) return 0;
+    double complex p = (sa[0] * sb[0] - 1) * p00, k = 1 / (4 * SV_EM_PI * SV_EM_EPS0);
+    for (int v = 0; v < nb; v++) p += sa[0] * sb[v + 1] * k * part_fw(m, s, tb, ai, aj, &wb[v]);
+    for (int u = 0; u < na; u++) p += sa[u + 1] * sb[0] * k * part_fw(m, s, tb, bi, bj, &wa[u]);
+    for (int u = 0; u < na; u++)
+        for (int v = 0; v < nb; v++) p += sa[u + 1] * sb[v + 1] * k * part_ww(m, s, tb, &wa[u], &wb[v]);
+    return p;
+}
+
+/* The unknowns with divergence on each cell, with their signs (CSR by cell). */
+typedef struct cell_unknowns {
+    int *start, *q, *sg;
+} cell_unknowns;
+
+static sv_status cell_unknowns_make(sv_ctx *ctx, const sv_em_model *m, cell_unknowns *cu)
+{
+    int nx = m->prj->grid.nx, ncell = nx * m->prj->grid.ny;
+    cu->start = sv_calloc(ctx, (size_t)ncell + 1, sizeof(int), "em wall lists");
+    cu->q = sv_alloc(ctx, sizeof(int) * 2 * (size_t)(m->n + 1), "em wall lists");
+    cu->sg = sv_alloc(ctx, sizeof(int) * 2 * (size_t)(m->n + 1), "em wall lists");
+    if (!cu->start || !cu->q || !cu->sg) return sv_last_status();
+    int ci[2], cj[2], sg[2];
+    for (int q = 0; q < m->n; q++) {
+        int nc = sv_em_div_cells(m, q, ci, cj, sg);
+        for (int k = 0; k < nc; k++) cu->start[ci[k] + nx * cj[k] + 1]++;
+    }
+    for (int c = 0; c < ncell; c++) cu->start[c + 1] += cu->start[c];
+    int *fill = sv_alloc(ctx, sizeof(int) * (size_t)ncell, "em wall lists");
+    if (!fill) return sv_last_status();
+    memcpy(fill, cu->start, sizeof(int) * (size_t)ncell);
+    for (int q = 0; q < m->n; q++) {
+        int nc = sv_em_div_cells(m, q, ci, cj, sg);
+        for (int k = 0; k < nc; k++) {
+            int e = fill[ci[k] + nx * cj[k]]++;
+            cu->q[e] = q;
+            cu->sg[e] = sg[k];
+        }
+    }
+    sv_free(ctx, fill);
+    return SV_OK;
+}
+
+static void cell_unknowns_free(sv_ctx *ctx, cell_unknowns *cu)
+{
+    sv_free(ctx, cu->start);
+    sv_free(ctx, cu->q);
+    sv_free(ctx, cu->sg);
+}
+
+static sv_status walls_add_currents(sv_ctx *ctx, const sv_em_model *m, double *L, sv_em_colbase_fn colbase,
+                                    void *user);
+
+sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                          sv_em_colbase_fn colbase, void *user)
+{
+    if (!m->prj->st.thick_metal) return SV_OK;
+    sv_status cs = walls_add_currents(ctx, m, L, colbase, user);
+    if (cs) return cs;
+    const sv_em_project *p = m->prj;
+    int nx = p->grid.nx, ny = p->grid.ny;
+    series s;
+    series_make(m, &s);
+    walls_tables *tb = sv_alloc(ctx, sizeof *tb, "em wall tables");
+    double complex *p00 = sv_alloc(ctx, sizeof(double complex) * (R + 1) * (R + 1), "em wall tables");
+    cell_unknowns cu = {0};
+    sv_status st = !s.cn || !tb || !p00 ? (s.cn ? sv_last_status() : sv_error(SV_ERR_NOMEM, "em walls: no memory"))
+                                        : cell_unknowns_make(ctx, m, &cu);
+    if (!st) {
+        tables_make(m, &s, tb);
+        for (int q = 0; q < (R + 1) * (R + 1); q++) p00[q] = p_faces(m, q % (R + 1), q / (R + 1), 1);
+        /* δΨ_mn = Σ s_a s_b δP(a, b) over the cell pairs within range, into the lower triangle */
+        for (int aj = 0; aj < ny; aj++)
+            for (int ai = 0; ai < nx; ai++) {
+                int a = ai + nx * aj;
+                if (!p->metal[a] || cu.start[a] == cu.start[a + 1]) continue;
+                for (int bj = aj - R; bj <= aj + R; bj++)
+                    for (int bi = ai - R; bi <= ai + R; bi++) {
+                        if (!metal_at(p, bi, bj)) continue;
+                        int b = bi + nx * bj;
+                        if (cu.start[b] == cu.start[b + 1]) continue;
+                        double complex d =
+                            cell_delta(m, &s, tb, ai, aj, bi, bj, p00[abs(bi - ai) + (R + 1) * abs(bj - aj)]);
+                        if (d == 0) continue;
+                        for (int e = cu.start[a]; e < cu.start[a + 1]; e++)
+                            for (int f = cu.start[b]; f < cu.start[b + 1]; f++) {
+                                int r = cu.q[e], c = cu.q[f];
+                                if (r < c) continue;
+                                size_t o = colbase(user, c) + (size_t)(r - c);
+                                double w = cu.sg[e] * cu.sg[f];
+                                Psi[o] += w * creal(d);
+                                if (PsiI) PsiI[o] += w * cimag(d);
+                            }
+                    }
+            }
+    }
+    cell_unknowns_free(ctx, &cu);
+    sv_free(ctx, p00);
+    sv_free(ctx, tb);
+    free(s.cn);
+    return st;
+}
+
+static void walls_column_currents(const sv_em_model *m, int c, double *lcol);
+
+void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol)
+{
+    if (!m->prj->st.thick_metal) return;
+    walls_column_currents(m, c, lcol);
+    series s;
+    series_make(m, &s);
+    if (!s.cn) return;
+    /* the naive reference evaluates each pair without the tables; the far
+     * images keep the point form, as the closed form of the walls' thin
+     * strips cancels there */
+    int bi[2], bj[2], bs[2], ai[2], aj[2], as[2];
+    int nb = sv_em_div_cells(m, c, bi, bj, bs);
+    for (int r = c; r < m->n; r++) {
+        int na = sv_em_div_cells(m, r, ai, aj, as);
+        double sum = 0;
+        for (int u = 0; u < na; u++)
+            for (int v = 0; v < nb; v++) {
+                if (abs(ai[u] - bi[v]) > R || abs(aj[u] - bj[v]) > R) continue;
+                double complex p00 = p_faces(m, ai[u] - bi[v], aj[u] - bj[v], 1);
+                sum += as[u] * bs[v] * creal(cell_delta(m, &s, NULL, ai[u], aj[u], bi[v], bj[v], p00));
+            }
+        pcol[r - c] += sum;
+    }
+    free(s.cn);
+}
+
+/* ---- currents ---- */
+
+/* A rooftop's current in (along, across) coordinates of its axis: along its
+ * edge e (a triangle of half-width d), across [c1, c2] on its face, and on
+ * the walls along it (planes across = wall[k]) with the shares. */
+typedef struct current {
+    int axis, nw;
+    double e, d, c1, c2, wall[2], share[3]; /* share[0] the face's */
+} current;
+
+static void rooftop_current(const sv_em_model *m, int q, current *c)
+{
+    const sv_em_basis *b = &m->basis[q];
+    const sv_em_project *p = m->prj;
+    double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t;
+    int i = b->i, j = b->j, x = b->kind == 0;
+    c->axis = x ? 0 : 1;
+    c->d = x ? dx : dy;
+    c->e = x ? (i + 1) * dx : (j + 1) * dy;
+    c->c1 = x ? j * dy : i * dx;
+    c->c2 = c->c1 + (x ? dy : dx);
+    c->nw = 0;
+    /* a wall where both cells of the rooftop are exposed on that side */
+    int i2 = i + x, j2 = j + !x;
+    if (x ? !metal_at(p, i, j - 1) && !metal_at(p, i2, j2 - 1) : !metal_at(p, i - 1, j) && !metal_at(p, i2 - 1, j2))
+        c->wall[c->nw++] = c->c1;
+    if (x ? !metal_at(p, i, j + 1) && !metal_at(p, i2, j2 + 1) : !metal_at(p, i + 1, j) && !metal_at(p, i2 + 1, j2))
+        c->wall[c->nw++] = c->c2;
+    double width = c->c2 - c->c1 + c->nw * t;
+    c->share[0] = (c->c2 - c->c1) / width;
+    for (int k = 0; k < c->nw; k++) c->share[k + 1] = t / width;
+}
+
+/* Pulse–pulse parts of L/(μ0/4π), per unit current: the face pulse
+ * [a1, a2] × [c1, c2] against a wall pulse [b1, b2] at across T (the face
+ * current density 1/width, the wall's 1/t), and two wall pulses. The
+ * ground image of a point at height ζ above the interface is 2h + ζ below
+ * the face. */
+static double pulse_face_wall(const sv_em_model *m, const series *s, double a1, double a2, double c1, double c2,
+                              double b1, double b2, double T)
+{
+    const sv_em_gl_rule *g = rule_near(m);
+    double cell = fmin(m->prj->grid.dx, m->prj->grid.dy), sum = 0;
+    const double f[4] = {a1, a2, c1, c2};
+    const wall w = {1, T, b1, b2}; /* in (along, across) as (x, y): the line along x at y = T */
+    for (int k = 0; k < g->n; k++) {
+        double z = g->t[k] * s->t;
+        sum += g->w[k] * (face_line(s, f, &w, z, cell) - face_line(s, f, &w, 2 * s->h + z, cell));
+    }
+    return sum / (c2 - c1);
+}
+
+static double pulse_wall_wall(const series *s, double a1, double a2, double Ta, double b1, double b2, double Tb)
+{
+    double g = fabs(Ta - Tb), t = s->t;
+    return (rect(s, a1, a2, 0, t, b1, b2, 0, t, g) - rect(s, a1, a2, 0, t, b1, b2, -2 * s->h - t, -2 * s->h, g)) /
+           (t * t);
+}
+
+/* Rooftop against rooftop of one axis, centre offset D along: the triangle
+ * convolution of the pulse parts (as sv_em_L_rooftops does for faces),
+ * kind 0 face of the first against the wall at T of the second, 1 wall
+ * against wall (the first's wall at Ta). */
+static double tri_conv(const sv_em_model *m, const series *s, int kind, double d, double D, double c1, double c2,
+                       double Ta, double T)
+{
+    const sv_em_gl_rule *g = rule_near(m);
+    double sum = 0;
+    for (int k = 0; k < g->n; k++) {
+        double sg = g->t[k] * d, wt = g->w[k] * (1 - g->t[k]);
+        for (int side = -1; side <= 1; side += 2) {
+            double b1 = D + side * sg - 0.5 * d, b2 = b1 + d;
+            sum += wt * (kind == 0 ? pulse_face_wall(m, s, -0.5 * d, 0.5 * d, c1, c2, b1, b2, T)
+                                   : pulse_wall_wall(s, -0.5 * d, 0.5 * d, Ta, b1, b2, T));
+        }
+    }
+    return SV_EM_MU0 / (4 * SV_EM_PI) * sum;
+}
+
+/* Tables by offset (di, dj) of the second rooftop in cells (along, across
+ * as for its axis): face of (0,0) against the wall at across line L =
+ * dj + side; wall against wall by |di| and |ΔL|. */
+typedef struct current_tables {
+    double fw[2][2 * R + 1][2 * R + 2];
+    double ww[2][R + 1][R + 2];
+    double ff[2][R + 1][R + 1];
+} current_tables;
+
+static void current_tables_make(const sv_em_model *m, const series *s, current_tables *ct)
+{
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+#pragma omp parallel for schedule(dynamic, 2)
+    for (int q = 0; q < 2 * (2 * R + 1) * (2 * R + 2); q++) {
+        int ax = q / ((2 * R + 1) * (2 * R + 2)), di = (q / (2 * R + 2)) % (2 * R + 1) - R, L = q % (2 * R + 2) - R;
+        double d = ax ? dy : dx, w = ax ? dx : dy;
+        ct->fw[ax][di + R][L + R] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
+    }
+#pragma omp parallel for schedule(dynamic, 2)
+    for (int q = 0; q < 2 * (R + 1) * (R + 2); q++) {
+        int ax = q / ((R + 1) * (R + 2)), di = (q / (R + 2)) % (R + 1), L = q % (R + 2);
+        double d = ax ? dy : dx, w = ax ? dx : dy;
+        ct->ww[ax][di][L] = tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
+    }
+    for (int ax = 0; ax < 2; ax++)
+        for (int di = 0; di <= R; di++)
+            for (int dj = 0; dj <= R; dj++)
+                ct->ff[ax][di][dj] = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
+}
+
+/* δL of rooftops a, b of one axis (b at cell offset (di, dj) from a, along
+ * and across), from the tables or, without them, the closed forms. */
+static double current_delta(const sv_em_model *m, const series *s, const current_tables *ct, const current *a,
+                            const current *b, int di, int dj)
+{
+    if (a->nw == 0 && b->nw == 0) return 0;
+    int ax = a->axis;
+    double w = a->c2 - a->c1, d = a->d;
+    double ff = ct ? ct->ff[ax][abs(di)][abs(dj)]
+                   : (ax ? sv_em_L_rooftops(m, 1, dj, di, 1) : sv_em_L_rooftops(m, 0, di, dj, 1));
+    double sum = (a->share[0] * b->share[0] - 1) * ff;
+    for (int v = 0; v < b->nw; v++) { /* face of a, wall of b */
+        int L = (int)lround((b->wall[v] - a->c1) / w);
+        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][di + R][L + R]
+                                                               : tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
+        sum += a->share[0] * b->share[v + 1] * x;
+    }
+    for (int u = 0; u < a->nw; u++) { /* face of b, wall of a */
+        int L = (int)lround((a->wall[u] - b->c1) / w);
+        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][-di + R][L + R]
+                                                               : tri_conv(m, s, 0, d, -di * d, 0, w, 0, L * w);
+        sum += b->share[0] * a->share[u + 1] * x;
+    }
+    for (int u = 0; u < a->nw; u++)
+        for (int v = 0; v < b->nw; v++) {
+            int L = abs((int)lround((b->wall[v] - a->wall[u]) / w));
+            double x = ct && abs(di) <= R && L <= R + 1 ? ct->ww[ax][abs(di)][L]
+                                                        : tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
+            sum += a->share[u + 1] * b->share[v + 1] * x;
+        }
+    return sum;
+}
+
+/* The rooftop of an axis at cell (i, j), or −1 (index maps of the mesh). */
+static int *rooftop_map(sv_ctx *ctx, const sv_em_model *m)
+{
+    int nx = m->prj->grid.nx, ny = m->prj->grid.ny;
+    int *map = sv_alloc(ctx, sizeof(int) * 2 * (size_t)nx * ny, "em wall rooftop map");
+    if (!map) return NULL;
+    for (size_t k = 0; k < 2 * (size_t)nx * ny; k++) map[k] = -1;
+    for (int q = 0; q < m->nx_edges + m->ny_edges; q++) {
+        const sv_em_basis *b = &m->basis[q];
+        map[(size_t)b->kind * nx * ny + b->i + (size_t)nx * b->j] = q;
+    }
+    return map;
+}
+
+static sv_status walls_add_currents(sv_ctx *ctx, const sv_em_model *m, double *L, sv_em_colbase_fn colbase,
+                                    void *user)
+{
+    int nx = m->prj->grid.nx, ny = m->prj->grid.ny, nrt = m->nx_edges + m->ny_edges;
+    series s;
+    series_make(m, &s);
+    current_tables *ct = sv_alloc(ctx, sizeof *ct, "em wall current tables");
+    int *map = rooftop_map(ctx, m);
+    sv_status st = !ct || !map ? sv_last_status() : SV_OK;
+    if (!st) {
+        current_tables_make(m, &s, ct);
+#pragma omp parallel for schedule(dynamic, 16)
+        for (int c = 0; c < nrt; c++) {
+            const sv_em_basis *bc = &m->basis[c];
+            current cc, cr;
+            rooftop_current(m, c, &cc);
+            size_t base = colbase(user, c);
+            /* rows r > c of the same axis within range (each once: the lower triangle) */
+            for (int dj = -R; dj <= R; dj++)
+                for (int di = -R; di <= R; di++) {
+                    int i = bc->i + di, j = bc->j + dj;
+                    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+                    int r = m->basis[c].kind == 0 ? map[i + (size_t)nx * j] : map[(size_t)nx * ny + i + (size_t)nx * j];
+                    if (r < c) continue;
+                    rooftop_current(m, r, &cr);
+                    /* offsets along / across the axis */
+                    int da = bc->kind == 0 ? di : dj, dc = bc->kind == 0 ? dj : di;
+                    double d = current_delta(m, &s, ct, &cc, &cr, da, dc);
+                    L[base + (size_t)(r - c)] += d;
+                }
+        }
+    }
+    sv_free(ctx, map);
+    sv_free(ctx, ct);
+    free(s.cn);
+    return st;
+}
+
+static void walls_column_currents(const sv_em_model *m, int c, double *lcol)
+{
+    if (c >= m->nx_edges + m->ny_edges) return;
+    series s;
+    series_make(m, &s);
+    const sv_em_basis *bc = &m->basis[c];
+    current cc, cr;
+    rooftop_current(m, c, &cc);
+    for (int r = c; r < m->nx_edges + m->ny_edges; r++) {
+        const sv_em_basis *br = &m->basis[r];
+        if (br->kind != bc->kind || abs(br->i - bc->i) > R || abs(br->j - bc->j) > R) continue;
+        rooftop_current(m, r, &cr);
+        int di = br->i - bc->i, dj = br->j - bc->j;
+        int da = bc->kind == 0 ? di : dj, dc = bc->kind == 0 ? dj : di;
+        lcol[r - c] += current_delta(m, &s, NULL, &cc, &cr, da, dc);
+    }
+    free(s.cn);
+}
+
+/* G's factor for two unknowns of one axis sharing a cell: their currents'
+ * overlap on the face and on the walls they share, relative to the sheet's
+ * (current density share/width on the face, share/t on a wall). */
+double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
+{
+    if (!m->prj->st.thick_metal) return 1;
+    current a = {.share = {1}}, b = {.share = {1}};
+    if (q < m->nx_edges + m->ny_edges) rooftop_current(m, q, &a);
+    if (o < m->nx_edges + m->ny_edges) rooftop_current(m, o, &b);
+    double width = (m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM))
+                       ? m->prj->grid.dx
+                       : m->prj->grid.dy;
+    double f = a.share[0] * b.share[0];
+    for (int u = 0; u < a.nw; u++)
+        for (int v = 0; v < b.nw; v++)
+            if (fabs(a.wall[u] - b.wall[v]) < 1e-9 * width) f += a.share[u + 1] * b.share[v + 1] * width / m->prj->st.t;
+    return f;
+}
