@@ -93,6 +93,16 @@ typedef int (*sv_ode_tangent_complex_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX 
 typedef int (*sv_ode_jac_dir_fn)(double t, const double *y, const double *p, const double *v, const double *vp,
                                  double *dvals, double *ddfdt, void *user);
 
+/* The same three over W lanes, slot-major (y[i·W+w], p[k·W+w], v[i·W+w],
+ * vp[k·W+w], out[i·W+w], dvals[e·W+w]; vp NULL = 0). Optional: given, they
+ * are used for every lane at once, as f_batch is. */
+typedef int (*sv_ode_dfdp_batch_fn)(int W, const double *t, const double *y, const double *p, int k, double *dfdp_k,
+                                    void *user);
+typedef int (*sv_ode_tangent_batch_fn)(int W, const double *t, const double *y, const double *p, const double *v,
+                                       const double *vp, double *out, void *user);
+typedef int (*sv_ode_jac_dir_batch_fn)(int W, const double *t, const double *y, const double *p, const double *v,
+                                       const double *vp, double *dvals, double *ddfdt, void *user);
+
 typedef enum sv_ode_sens_source {
     SV_ODE_SENS_ANALYTIC = 0,     /* dfdp; J·S from the Jacobian source at every stage          */
     SV_ODE_SENS_COMPLEX_STEP = 1, /* f_complex_p: one complex f per direction and stage, exact  */
@@ -135,12 +145,16 @@ typedef struct sv_ode_problem_desc {
     int nsens_y0;
     const int *sens_y0;
     sv_ode_sens_source sens_source;
-    sv_ode_dfdp_fn dfdp;
-    sv_ode_rhs_complex_p_fn f_complex_p;
-    sv_ode_tangent_fn tangent;
-    /* Rodas5P only, one of: (jac_dir is used when both are given) */
+    sv_ode_dfdp_fn dfdp;                     /* analytic (or dfdp_batch) */
+    sv_ode_rhs_complex_p_fn f_complex_p;     /* complex step */
+    sv_ode_tangent_fn tangent;               /* tangent (or tangent_batch) */
+    /* Rodas5P only, one of: jac_dir (or jac_dir_batch), used when given,
+     * or tangent_complex */
     sv_ode_jac_dir_fn jac_dir;
     sv_ode_tangent_complex_fn tangent_complex;
+    sv_ode_dfdp_batch_fn dfdp_batch;
+    sv_ode_tangent_batch_fn tangent_batch;
+    sv_ode_jac_dir_batch_fn jac_dir_batch;
 } sv_ode_problem_desc;
 
 typedef struct sv_ode_problem sv_ode_problem;

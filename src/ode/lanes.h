@@ -6,6 +6,11 @@
 
 #include "ode_internal.h"
 
+/* For the per-lane-count instances: steps written with `const int W` and
+ * inlined into a copy per W, so that their lane loops vectorise without
+ * remainder code. */
+#define ODE_INLINE static inline __attribute__((always_inline))
+
 typedef struct ode_sens ode_sens; /* sens.h */
 
 typedef struct ode_lanes {

@@ -106,14 +106,15 @@ static sv_status check_sens(const sv_ode_problem_desc *d, const char *nm)
     if (d->nsens_params + d->nsens_y0 == 0) return SV_OK;
     switch (d->sens_source) {
     case SV_ODE_SENS_ANALYTIC:
-        if (!d->dfdp && d->nsens_params)
-            return sv_error(SV_ERR_ARG, "%s: sens_source = analytic but dfdp is NULL", nm);
+        if (!d->dfdp && !d->dfdp_batch && d->nsens_params)
+            return sv_error(SV_ERR_ARG, "%s: sens_source = analytic but neither dfdp nor dfdp_batch is set", nm);
         return SV_OK;
     case SV_ODE_SENS_COMPLEX_STEP:
         if (!d->f_complex_p) return sv_error(SV_ERR_ARG, "%s: sens_source = complex-step but f_complex_p is NULL", nm);
         return SV_OK;
     case SV_ODE_SENS_TANGENT:
-        if (!d->tangent) return sv_error(SV_ERR_ARG, "%s: sens_source = tangent but tangent is NULL", nm);
+        if (!d->tangent && !d->tangent_batch)
+            return sv_error(SV_ERR_ARG, "%s: sens_source = tangent but neither tangent nor tangent_batch is set", nm);
         return SV_OK;
     case SV_ODE_SENS_FD:
         return SV_OK;

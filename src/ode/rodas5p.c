@@ -12,8 +12,7 @@
 
 /* The attempt is instantiated per lane count (W a compile-time constant in
  * each copy, so the per-lane loops vectorise without remainder code); its
- * steps are inlined into each copy for the same reason. */
-#define ODE_INLINE static inline __attribute__((always_inline))
+ * steps are inlined into each copy for the same reason (ODE_INLINE). */
 
 /* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
  * rejected lane retries with the same J). */

@@ -38,6 +38,7 @@ struct ode_sens {
     double *dJ;             /* ns·nnz·W: the Jacobian's derivative along each direction (Rodas5P) */
     double *Jst, *dTst;     /* nnz·W and nw: the Jacobian at a stage (the analytic source) */
     double *scale;          /* ns·W: |θ_j| of each lane (direction j's atol is atol/scale) */
+    double *vpw;            /* nparams·W: a unit parameter direction for the batched callbacks */
     /* one lane gathered, for the per-lane callbacks */
     double *yl, *sl, *ol, *fl, *pl, *vp, *dl;
     SV_ODE_COMPLEX *yc, *fc, *pc;
@@ -63,12 +64,15 @@ void ode_sens_advance(ode_lanes *L, int w);
  * blocks of error estimates. */
 void ode_sens_error(ode_lanes *L, const double *e, size_t stride);
 
-/* g_j(t, U, SU_j) for every direction into G, masked lanes (sens_eval.c).
- * fU = f(t, U) (finite differences); J = the Jacobian at (t, U) (the
- * analytic source: NULL evaluates it). Callback refusals and failures are
- * noted in L->fail. */
+/* g_j(t, U, SU_j) for every direction into G (sens_eval.c): the masked
+ * lanes' values (the others' G is overwritten with meaningless ones; the
+ * callbacks run for them only where batched). fU = f(t, U) (finite
+ * differences); J = the Jacobian at (t, U) (the analytic source: NULL
+ * evaluates it). Callback refusals and failures are noted in L->fail. */
 void ode_sens_rhs(ode_lanes *L, const unsigned char *mask, const double *t, const double *U, const double *fU,
                   const double *J, const double *SU, double *G);
+/* dst = src for the masked lanes of ns blocks. */
+void ode_sens_copy_lanes(const ode_lanes *L, const unsigned char *mask, const double *src, double *dst);
 /* Rodas5P's second-order terms at the step's start for the masked lanes:
  * dJ_j (the Jacobian's derivative along (S_j, e_θj)) and ∂g_j/∂t. */
 void ode_sens_second(ode_lanes *L, const unsigned char *mask);

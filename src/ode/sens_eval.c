@@ -37,10 +37,8 @@ static const double *param_dir(const sv_ode_problem *P, ode_sens *S, int j)
     return S->vp;
 }
 
-/* G_j = J·SU_j for the masked lanes (J: pattern values, slot-major): the
- * others' G may be a value they keep (G0 across a rejected step). */
-static void jac_times(const sv_ode_problem *P, int W, const unsigned char *mask, const double *J, const double *SU,
-                      double *G)
+/* G_j = J·SU_j over all lanes (J: pattern values, slot-major). */
+ODE_INLINE void jac_times(const sv_ode_problem *P, const double *J, const double *SU, double *G, const int W)
 {
     const int *rp = P->rowptr, *ci = P->colind;
     for (int i = 0; i < P->n; i++) {
@@ -49,9 +47,7 @@ static void jac_times(const sv_ode_problem *P, int W, const unsigned char *mask,
             const double *je = J + (size_t)e * W, *s = SU + (size_t)ci[e] * W;
             for (int w = 0; w < W; w++) acc[w] += je[w] * s[w];
         }
-        double *g = G + (size_t)i * W;
-        for (int w = 0; w < W; w++)
-            if (mask[w]) g[w] = acc[w];
+        for (int w = 0; w < W; w++) G[(size_t)i * W + w] = acc[w];
     }
 }
 
@@ -97,46 +93,120 @@ static int rhs_fd(const sv_ode_problem *P, ode_sens *S, double t, const double *
     return rc;
 }
 
-void ode_sens_rhs(ode_lanes *L, const unsigned char *mask, const double *t, const double *U, const double *fU,
-                  const double *J, const double *SU, double *G)
+/* One lane's callbacks (gathered in S): the scalar callback, or the batched
+ * one with a single lane (slot-major with W = 1 is a plain vector). */
+static int lane_dfdp(const sv_ode_problem *P, ode_sens *S, double t, int k)
+{
+    const double *p = P->np ? S->pl : NULL;
+    return P->d.dfdp ? P->d.dfdp(t, S->yl, p, k, S->ol, P->d.user)
+                     : P->d.dfdp_batch(1, &t, S->yl, p, k, S->ol, P->d.user);
+}
+static int lane_tangent(const sv_ode_problem *P, ode_sens *S, double t, const double *vp)
+{
+    const double *p = P->np ? S->pl : NULL;
+    return P->d.tangent ? P->d.tangent(t, S->yl, p, S->sl, vp, S->ol, P->d.user)
+                        : P->d.tangent_batch(1, &t, S->yl, p, S->sl, vp, S->ol, P->d.user);
+}
+
+/* Direction j's g for one lane into S->ol (the analytic source: its dfdp
+ * part only). Returns the callback's code. */
+static int rhs_lane(const sv_ode_problem *P, ode_sens *S, double t, int j)
+{
+    const double *vp = param_dir(P, S, j);
+    switch (P->d.sens_source) {
+    case SV_ODE_SENS_ANALYTIC: return lane_dfdp(P, S, t, P->sens_idx[j]);
+    case SV_ODE_SENS_COMPLEX_STEP: return rhs_complex(P, S, t, vp);
+    case SV_ODE_SENS_TANGENT: return lane_tangent(P, S, t, vp);
+    case SV_ODE_SENS_FD: return rhs_fd(P, S, t, vp, vp ? P->sens_idx[j] : 0);
+    }
+    return -1;
+}
+
+/* Direction j lane by lane for the masked lanes (added to G_j for the
+ * analytic source, whose J·S is there already). */
+static void rhs_lanewise(ode_lanes *L, const unsigned char *mask, const double *t, const double *U, const double *SU,
+                         double *Gj, int j)
 {
     const sv_ode_problem *P = L->P;
     ode_sens *S = L->sens;
-    const int n = L->n, np = L->np, W = L->W, ns = S->ns;
-    const sv_ode_sens_source src = P->d.sens_source;
-    if (src == SV_ODE_SENS_ANALYTIC) {
+    const int n = L->n, W = L->W, add = P->d.sens_source == SV_ODE_SENS_ANALYTIC;
+    if (add && j >= P->nsp) return; /* an initial value: J·S alone */
+    for (int w = 0; w < W; w++) {
+        if (!mask[w]) continue;
+        gather(n, W, w, U, S->yl);
+        if (L->np) gather(L->np, W, w, L->p, S->pl);
+        if (!add) gather(n, W, w, SU, S->sl);
+        ode_fail_note(&L->fail[w], rhs_lane(P, S, t[w], j));
+        for (int i = 0; i < n; i++) Gj[(size_t)i * W + w] = (add ? Gj[(size_t)i * W + w] : 0) + S->ol[i];
+    }
+}
+
+/* The unit parameter direction of sensitivity j for all lanes (S->vpw),
+ * or NULL for an initial-value direction. */
+static const double *param_dir_lanes(const sv_ode_problem *P, ode_sens *S, int W, int j)
+{
+    if (j >= P->nsp) return NULL;
+    memset(S->vpw, 0, sizeof(double) * (size_t)P->np * W);
+    for (int w = 0; w < W; w++) S->vpw[(size_t)P->sens_idx[j] * W + w] = 1;
+    return S->vpw;
+}
+
+/* Direction j through a batched callback (dfdp_batch or tangent_batch) for
+ * all lanes at once; 0 when it has none or it failed (then lane by lane
+ * decides, so that a failure is the failing lane's own). */
+ODE_INLINE int rhs_batched(ode_lanes *L, const double *t, const double *U, const double *SU, double *Gj, int j,
+                           const int W)
+{
+    const sv_ode_problem *P = L->P;
+    ode_sens *S = L->sens;
+    const size_t nw = S->nw;
+    const double *p = L->np ? L->p : NULL;
+    if (P->d.sens_source == SV_ODE_SENS_ANALYTIC) {
+        if (j >= P->nsp) return 1; /* an initial value: J·S alone */
+        if (!P->d.dfdp_batch) return 0;
+        double *tmp = S->rhs; /* free until the stage assembles its right-hand side */
+        if (P->d.dfdp_batch(W, t, U, p, P->sens_idx[j], tmp, P->d.user)) return 0;
+        for (size_t q = 0; q < nw; q++) Gj[q] += tmp[q];
+        return 1;
+    }
+    if (P->d.sens_source != SV_ODE_SENS_TANGENT || !P->d.tangent_batch) return 0;
+    return !P->d.tangent_batch(W, t, U, p, SU, param_dir_lanes(P, S, W, j), Gj, P->d.user);
+}
+
+ODE_INLINE void rhs_w(ode_lanes *L, const unsigned char *mask, const double *t, const double *U, const double *fU,
+                      const double *J, const double *SU, double *G, const int W)
+{
+    const sv_ode_problem *P = L->P;
+    ode_sens *S = L->sens;
+    const int ns = S->ns;
+    const size_t nw = S->nw;
+    if (P->d.sens_source == SV_ODE_SENS_ANALYTIC) {
         if (!J) {
             long nf[ODE_WMAX] = {0};
             ode_jacobian(P, L->jw, W, mask, t, U, L->p, fU, S->Jst, S->dTst, L->fail, nf);
             for (int w = 0; w < W; w++) L->st[w].nf += nf[w];
             J = S->Jst;
         }
-        for (int j = 0; j < ns; j++) jac_times(P, W, mask, J, SU + (size_t)j * S->nw, G + (size_t)j * S->nw);
+        for (int j = 0; j < ns; j++) jac_times(P, J, SU + (size_t)j * nw, G + (size_t)j * nw, W);
     }
-    for (int w = 0; w < W; w++) {
-        if (!mask[w]) continue;
-        gather(n, W, w, U, S->yl);
-        if (np) gather(np, W, w, L->p, S->pl);
-        const double *p = np ? S->pl : NULL;
-        for (int j = 0; j < ns; j++) {
-            const double *vp = param_dir(P, S, j);
-            double *Gj = G + (size_t)j * S->nw;
-            int rc = 0;
-            if (src == SV_ODE_SENS_ANALYTIC) {
-                if (!vp) continue; /* an initial value: J·S alone */
-                rc = P->d.dfdp(t[w], S->yl, p, P->sens_idx[j], S->ol, P->d.user);
-                for (int i = 0; i < n; i++) Gj[(size_t)i * W + w] += S->ol[i];
-            } else {
-                gather(n, W, w, SU + (size_t)j * S->nw, S->sl);
-                if (src == SV_ODE_SENS_COMPLEX_STEP) rc = rhs_complex(P, S, t[w], vp);
-                else if (src == SV_ODE_SENS_TANGENT) rc = P->d.tangent(t[w], S->yl, p, S->sl, vp, S->ol, P->d.user);
-                else rc = rhs_fd(P, S, t[w], vp, vp ? P->sens_idx[j] : 0);
-                scatter(n, W, w, S->ol, Gj);
-            }
-            ode_fail_note(&L->fail[w], rc);
+    for (int j = 0; j < ns; j++)
+        if (!rhs_batched(L, t, U, SU + (size_t)j * nw, G + (size_t)j * nw, j, W))
+            rhs_lanewise(L, mask, t, U, SU + (size_t)j * nw, G + (size_t)j * nw, j);
+    for (int w = 0; w < W; w++)
+        if (mask[w]) {
+            L->st[w].nsens_rhs += ns;
+            if (P->d.sens_source == SV_ODE_SENS_FD) L->st[w].nf += 2 * ns;
         }
-        L->st[w].nsens_rhs += ns;
-        if (src == SV_ODE_SENS_FD) L->st[w].nf += 2 * ns;
+}
+
+void ode_sens_rhs(ode_lanes *L, const unsigned char *mask, const double *t, const double *U, const double *fU,
+                  const double *J, const double *SU, double *G)
+{
+    switch (L->W) {
+    case 1: rhs_w(L, mask, t, U, fU, J, SU, G, 1); break;
+    case 2: rhs_w(L, mask, t, U, fU, J, SU, G, 2); break;
+    case 4: rhs_w(L, mask, t, U, fU, J, SU, G, 4); break;
+    default: rhs_w(L, mask, t, U, fU, J, SU, G, 8); break;
     }
 }
 
@@ -166,32 +236,58 @@ static int second_tangent(const sv_ode_problem *P, ode_sens *S, double t, const 
     return 0;
 }
 
+/* Lane w's dJ_j and ∂g_j/∂t into S->dl (gathered y, p and S_j in S). */
+static int second_lane(const sv_ode_problem *P, ode_sens *S, double t, const double *vp)
+{
+    if (!P->d.jac_dir && !P->d.jac_dir_batch) return second_tangent(P, S, t, vp);
+    double *dgt = S->dl + P->nnz, *ddfdt = P->d.nonautonomous ? dgt : NULL;
+    const double *p = P->np ? S->pl : NULL;
+    if (!P->d.nonautonomous) memset(dgt, 0, sizeof(double) * (size_t)P->n);
+    return P->d.jac_dir ? P->d.jac_dir(t, S->yl, p, S->sl, vp, S->dl, ddfdt, P->d.user)
+                        : P->d.jac_dir_batch(1, &t, S->yl, p, S->sl, vp, S->dl, ddfdt, P->d.user);
+}
+
+/* Direction j through jac_dir_batch for all lanes; 0 when there is none or
+ * it failed (lane by lane decides then). */
+static int second_batched(ode_lanes *L, const unsigned char *mask, int j)
+{
+    const sv_ode_problem *P = L->P;
+    ode_sens *S = L->sens;
+    const int W = L->W, n = L->n, nnz = L->nnz, np = L->np;
+    if (!P->d.jac_dir_batch) return 0;
+    const double *vp = param_dir_lanes(P, S, W, j);
+    double *dv = S->Jst, *dgt = S->dTst; /* free outside the stages */
+    if (!P->d.nonautonomous) memset(dgt, 0, sizeof(double) * S->nw);
+    if (P->d.jac_dir_batch(W, L->t, L->y, np ? L->p : NULL, S->S + (size_t)j * S->nw, vp, dv,
+                           P->d.nonautonomous ? dgt : NULL, P->d.user))
+        return 0;
+    double *dJ = S->dJ + (size_t)j * nnz * W, *gt = S->gt + (size_t)j * S->nw;
+    for (int w = 0; w < W; w++) {
+        if (!mask[w]) continue;
+        for (int e = 0; e < nnz; e++) dJ[(size_t)e * W + w] = dv[(size_t)e * W + w];
+        for (int i = 0; i < n; i++) gt[(size_t)i * W + w] = dgt[(size_t)i * W + w];
+    }
+    return 1;
+}
+
 void ode_sens_second(ode_lanes *L, const unsigned char *mask)
 {
     const sv_ode_problem *P = L->P;
     ode_sens *S = L->sens;
     const int n = L->n, np = L->np, W = L->W, nnz = L->nnz;
-    for (int w = 0; w < W; w++) {
-        if (!mask[w]) continue;
-        gather(n, W, w, L->y, S->yl);
-        if (np) gather(np, W, w, L->p, S->pl);
-        for (int j = 0; j < S->ns; j++) {
-            const double *vp = param_dir(P, S, j);
+    for (int j = 0; j < S->ns; j++) {
+        if (second_batched(L, mask, j)) continue;
+        for (int w = 0; w < W; w++) {
+            if (!mask[w]) continue;
+            gather(n, W, w, L->y, S->yl);
+            if (np) gather(np, W, w, L->p, S->pl);
             gather(n, W, w, S->S + (size_t)j * S->nw, S->sl);
-            int rc;
-            if (P->d.jac_dir) {
-                double *dgt = S->dl + nnz;
-                if (!P->d.nonautonomous) memset(dgt, 0, sizeof(double) * (size_t)n);
-                rc = P->d.jac_dir(L->t[w], S->yl, np ? S->pl : NULL, S->sl, vp, S->dl,
-                                  P->d.nonautonomous ? dgt : NULL, P->d.user);
-            } else {
-                rc = second_tangent(P, S, L->t[w], vp);
-            }
             /* the step's start is an accepted state: no smaller step helps */
-            if (rc) L->fail[w] = ODE_FAIL_HARD;
+            if (second_lane(P, S, L->t[w], param_dir(P, S, j))) L->fail[w] = ODE_FAIL_HARD;
             scatter(nnz, W, w, S->dl, S->dJ + (size_t)j * nnz * W);
             scatter(n, W, w, S->dl + nnz, S->gt + (size_t)j * S->nw);
         }
-        L->st[w].nsens_jac += S->ns;
     }
+    for (int w = 0; w < W; w++)
+        if (mask[w]) L->st[w].nsens_jac += S->ns;
 }

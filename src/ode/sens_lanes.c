@@ -13,7 +13,7 @@ static size_t sens_blocks(int ns) { return (size_t)ns * (6 + ODE_SENS_STAGES) + 
 size_t ode_sens_bytes(const sv_ode_problem *P, int W)
 {
     size_t n = (size_t)P->n, ns = (size_t)P->ns, nnz = (size_t)(P->nnz ? P->nnz : 1), np = (size_t)P->np + 1;
-    size_t reals = sens_blocks(P->ns) * n * W + (ns + 1) * nnz * W + ns * W + 5 * n + 2 * np + nnz;
+    size_t reals = sens_blocks(P->ns) * n * W + (ns + 1) * nnz * W + (ns + np) * W + 5 * n + 2 * np + nnz;
     return sizeof(ode_sens) + reals * sizeof(double) + (2 * n + np) * sizeof(double complex);
 }
 
@@ -27,7 +27,7 @@ sv_status ode_sens_create(sv_ctx *ctx, const sv_ode_problem *P, int W, ode_sens 
     S->ctx = ctx;
     S->ns = ns;
     S->nw = nw;
-    size_t reals = sens_blocks(ns) * nw + ((size_t)ns + 1) * nnz * W + (size_t)ns * W + 5 * n + 2 * np + nnz;
+    size_t reals = sens_blocks(ns) * nw + ((size_t)ns + 1) * nnz * W + ((size_t)ns + np) * W + 5 * n + 2 * np + nnz;
     double *b = sv_calloc(ctx, reals, sizeof(double), "ode sensitivities");
     S->yc = sv_calloc(ctx, 2 * n + np, sizeof(double complex), "ode sensitivities");
     if (!b || !S->yc) {
@@ -44,6 +44,7 @@ sv_status ode_sens_create(sv_ctx *ctx, const sv_ode_problem *P, int W, ode_sens 
     S->dJ = b, b += (size_t)ns * nnz * W;
     S->Jst = b, b += nnz * W;
     S->scale = b, b += (size_t)ns * W;
+    S->vpw = b, b += np * W;
     S->yl = b, b += n;
     S->sl = b, b += n;
     S->ol = b, b += n;
@@ -138,6 +139,15 @@ void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double 
     }
 }
 
+void ode_sens_copy_lanes(const ode_lanes *L, const unsigned char *mask, const double *src, double *dst)
+{
+    const int W = L->W;
+    const size_t nb = (size_t)L->sens->ns * L->n;
+    for (size_t r = 0; r < nb; r++)
+        for (int w = 0; w < W; w++)
+            if (mask[w]) dst[r * W + w] = src[r * W + w];
+}
+
 void ode_sens_advance(ode_lanes *L, int w)
 {
     ode_sens *S = L->sens;
@@ -158,26 +168,39 @@ void ode_sens_advance(ode_lanes *L, int w)
 
 /* sqrt(mean((wt_i e_i / sc_i)²)), sc_i = atol_i/scale + rtol·max(|S_i|, |S_new,i|);
  * a component with sc_i = 0 (atol 0 and S = 0) counts only if e_i ≠ 0. */
-void ode_sens_error(ode_lanes *L, const double *e, size_t stride)
+ODE_INLINE void error_w(ode_lanes *L, const double *e, size_t stride, const int W)
 {
     const ode_sens *S = L->sens;
-    const int n = L->n, W = L->W;
-    if (L->o->sens_errcon == SV_ODE_SENS_ERR_STATE) return;
+    const int n = L->n;
+    const double rtol = L->o->rtol;
     for (int j = 0; j < S->ns; j++) {
         const double *ej = e + (size_t)j * stride, *sj = S->S + (size_t)j * S->nw, *nj = S->Snew + (size_t)j * S->nw;
+        const double *scale = S->scale + (size_t)j * W;
         double acc[ODE_WMAX] = {0};
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
+            const double at = L->atolv[i], wt = L->wts[i];
             for (int w = 0; w < W; w++) {
                 size_t q = (size_t)i * W + w;
-                double sc = L->atolv[i] / S->scale[(size_t)j * W + w] +
-                            ode_max(fabs(sj[q]), fabs(nj[q])) * L->o->rtol;
-                double r = sc > 0 ? L->wts[i] * ej[q] / sc : (ej[q] != 0 ? INFINITY : 0);
+                double sc = at / scale[w] + ode_max(fabs(sj[q]), fabs(nj[q])) * rtol;
+                double r = sc > 0 ? wt * ej[q] / sc : (ej[q] != 0 ? INFINITY : 0);
                 acc[w] += r * r;
             }
+        }
         for (int w = 0; w < W; w++) {
             if (!L->active[w]) continue;
             double en = sqrt(acc[w] / n);
             L->eest[w] = !isfinite(en) ? INFINITY : ode_max(L->eest[w], en);
         }
+    }
+}
+
+void ode_sens_error(ode_lanes *L, const double *e, size_t stride)
+{
+    if (L->o->sens_errcon == SV_ODE_SENS_ERR_STATE) return;
+    switch (L->W) {
+    case 1: error_w(L, e, stride, 1); break;
+    case 2: error_w(L, e, stride, 2); break;
+    case 4: error_w(L, e, stride, 4); break;
+    default: error_w(L, e, stride, 8); break;
     }
 }

@@ -19,7 +19,10 @@ void ode_sens_tsit5_stage(ode_lanes *L, int s, unsigned char *em)
         int any = 0;
         for (int w = 0; w < W; w++) any |= m[w] = em[w] && !S->have_g0[w];
         /* g at the step's start, an accepted state: a refusal is final */
-        if (any) ode_sens_rhs(L, m, L->t, L->y, L->f0, NULL, S->S, S->G0);
+        if (any) {
+            ode_sens_rhs(L, m, L->t, L->y, L->f0, NULL, S->S, S->G);
+            ode_sens_copy_lanes(L, m, S->G, S->G0);
+        }
         for (int w = 0; w < W; w++)
             if (m[w]) {
                 if (L->fail[w]) L->fail[w] = ODE_FAIL_HARD, em[w] = 0;

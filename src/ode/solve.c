@@ -707,7 +707,7 @@ static sv_status check_sensitivities(const sv_ode_problem *P, const sv_ode_optio
     if (P->ns == 0)
         return sv_error(SV_ERR_ARG, "%s: sens_out is set but the problem has no sensitivity directions "
                                     "(nsens_params = nsens_y0 = 0)", nm);
-    if (o->method == SV_ODE_RODAS5P && !P->d.jac_dir && !P->d.tangent_complex)
+    if (o->method == SV_ODE_RODAS5P && !P->d.jac_dir && !P->d.jac_dir_batch && !P->d.tangent_complex)
         return sv_error(SV_ERR_ARG,
                         "%s: Rodas5P sensitivities need the Jacobian's derivative along each direction exactly: "
                         "set jac_dir or tangent_complex (docs/ode.md), or use Tsit5", nm);
