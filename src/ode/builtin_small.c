@@ -87,9 +87,13 @@ static int rober_tangent_b(int W, const double *t, const double *y, const double
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
-        double a = -PP(0) * V(0) + PP(1) * (V(1) * Y(2) + Y(1) * V(2)) - VP(0) * Y(0) + VP(1) * Y(1) * Y(2);
-        double c = 2 * PP(2) * Y(1) * V(1) + VP(2) * Y(1) * Y(1);
+        double a = -PP(0) * V(0) + PP(1) * (V(1) * Y(2) + Y(1) * V(2)), c = 2 * PP(2) * Y(1) * V(1);
         D(0) = a, D(1) = -a - c, D(2) = c;
+    }
+    if (!vp) return 0;
+    for (int w = 0; w < W; w++) {
+        double a = -vp[w] * Y(0) + vp[W + w] * Y(1) * Y(2), c = vp[2 * W + w] * Y(1) * Y(1);
+        D(0) += a, D(1) += -a - c, D(2) += c;
     }
     return 0;
 }

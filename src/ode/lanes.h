@@ -19,6 +19,12 @@ typedef struct ode_lanes {
     const sv_ode_options *o;  /* resolved (solve.c): no zero meaning "default" left */
     const sv_ode_ensemble *E;
     int W, n, np, nnz;
+    /* Every slot-major array below holds nvec = 1 + nsens vectors of n·W
+     * values side by side (kstride = nvec·n·W apart between stages of k):
+     * the state, then each sensitivity direction (sens.h). Without
+     * sensitivities nvec = 1 and each is one n·W vector. */
+    int nvec;
+    size_t kstride;
     int rodas;              /* method: Rodas5P (1) or Tsit5 (0) */
     double tend;
     const double *atolv;    /* n: absolute tolerance per component */
@@ -48,9 +54,10 @@ typedef struct ode_lanes {
  * The status is the linear solver's (Tsit5 has none: always SV_OK). */
 sv_status ode_rodas5p_attempt(ode_lanes *L);
 sv_status ode_tsit5_attempt(ode_lanes *L);
-/* Dense output of lane w's last attempt at t + θh into out (n values). */
-void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
-void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);
+/* Dense output of lane w's last attempt at t + θh for rows r0 .. r1 − 1 of
+ * the nvec·n (the state's are 0 .. n − 1) into out. */
+void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
+void ode_tsit5_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
 
 /* Weighted RMS error norm of every lane (out: W values):
  * sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */

@@ -164,7 +164,7 @@ ODE_INLINE int rhs_batched(ode_lanes *L, const double *t, const double *U, const
     if (P->d.sens_source == SV_ODE_SENS_ANALYTIC) {
         if (j >= P->nsp) return 1; /* an initial value: J·S alone */
         if (!P->d.dfdp_batch) return 0;
-        double *tmp = S->rhs; /* free until the stage assembles its right-hand side */
+        double *tmp = S->tmp;
         if (P->d.dfdp_batch(W, t, U, p, P->sens_idx[j], tmp, P->d.user)) return 0;
         for (size_t q = 0; q < nw; q++) Gj[q] += tmp[q];
         return 1;

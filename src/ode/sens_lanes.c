@@ -1,34 +1,39 @@
 /* Sensitivities' lane bookkeeping: the workspace, a lane's start (initial
- * sensitivities, direction scales), outputs at the save times (dense output
- * like the state's), the move to the new step, and the error norms. */
+ * sensitivities, direction scales), outputs at the save times (the state's
+ * dense output on the directions' vectors), and the error norms. */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
 
 #include "sens.h"
 
-/* nw-blocks: S, Snew, SU, G0, gt, G (ns each), l (ns·stages), rhs, dTst (one each) */
-static size_t sens_blocks(int ns) { return (size_t)ns * (6 + ODE_SENS_STAGES) + 2; }
+/* The reals beyond the lanes' arrays: dJ (ns·nnz·W), Jst (nnz·W), dTst and
+ * tmp (nw each), scale (ns·W), vpw (np·W), dense (ns·n), and one lane's
+ * yl sl ol fl (n each), dl (n + nnz), pl and vp (np + 1 each). */
+static size_t sens_reals(const sv_ode_problem *P, int W)
+{
+    size_t n = (size_t)P->n, ns = (size_t)P->ns, nnz = (size_t)(P->nnz ? P->nnz : 1), np = (size_t)P->np + 1;
+    return (ns + 1) * nnz * W + 2 * n * W + (ns + np) * W + ns * n + 5 * n + nnz + 2 * np;
+}
 
 size_t ode_sens_bytes(const sv_ode_problem *P, int W)
 {
-    size_t n = (size_t)P->n, ns = (size_t)P->ns, nnz = (size_t)(P->nnz ? P->nnz : 1), np = (size_t)P->np + 1;
-    size_t reals = sens_blocks(P->ns) * n * W + (ns + 1) * nnz * W + (ns + np) * W + 5 * n + 2 * np + nnz;
-    return sizeof(ode_sens) + reals * sizeof(double) + (2 * n + np) * sizeof(double complex);
+    size_t n = (size_t)P->n, np = (size_t)P->np + 1;
+    return sizeof(ode_sens) + sens_reals(P, W) * sizeof(double) + (2 * n + np) * sizeof(double complex);
 }
 
-sv_status ode_sens_create(sv_ctx *ctx, const sv_ode_problem *P, int W, ode_sens **out)
+sv_status ode_sens_create(sv_ctx *ctx, const ode_lanes *L, ode_sens **out)
 {
+    const sv_ode_problem *P = L->P;
+    const int W = L->W;
     *out = NULL;
     ode_sens *S = sv_calloc(ctx, 1, sizeof *S, "ode sensitivities");
     if (!S) return sv_last_status();
-    const int ns = P->ns;
     const size_t n = (size_t)P->n, nw = n * W, nnz = (size_t)(P->nnz ? P->nnz : 1), np = (size_t)P->np + 1;
     S->ctx = ctx;
-    S->ns = ns;
+    S->ns = P->ns;
     S->nw = nw;
-    size_t reals = sens_blocks(ns) * nw + ((size_t)ns + 1) * nnz * W + ((size_t)ns + np) * W + 5 * n + 2 * np + nnz;
-    double *b = sv_calloc(ctx, reals, sizeof(double), "ode sensitivities");
+    double *b = sv_calloc(ctx, sens_reals(P, W), sizeof(double), "ode sensitivities");
     S->yc = sv_calloc(ctx, 2 * n + np, sizeof(double complex), "ode sensitivities");
     if (!b || !S->yc) {
         sv_status st = sv_last_status();
@@ -36,15 +41,13 @@ sv_status ode_sens_create(sv_ctx *ctx, const sv_ode_problem *P, int W, ode_sens 
         ode_sens_destroy(S);
         return st;
     }
-    double **blk[] = {&S->S, &S->Snew, &S->SU, &S->G0, &S->gt, &S->G};
-    for (size_t a = 0; a < sizeof blk / sizeof blk[0]; a++, b += (size_t)ns * nw) *blk[a] = b;
-    S->l = b, b += (size_t)ns * ODE_SENS_STAGES * nw;
-    S->rhs = b, b += nw;
-    S->dTst = b, b += nw;
-    S->dJ = b, b += (size_t)ns * nnz * W;
+    S->dJ = b, b += (size_t)S->ns * nnz * W;
     S->Jst = b, b += nnz * W;
-    S->scale = b, b += (size_t)ns * W;
+    S->dTst = b, b += nw;
+    S->tmp = b, b += nw;
+    S->scale = b, b += (size_t)S->ns * W;
     S->vpw = b, b += np * W;
+    S->dense = b, b += (size_t)S->ns * n;
     S->yl = b, b += n;
     S->sl = b, b += n;
     S->ol = b, b += n;
@@ -54,13 +57,19 @@ sv_status ode_sens_create(sv_ctx *ctx, const sv_ode_problem *P, int W, ode_sens 
     S->vp = b;
     S->fc = S->yc + n;
     S->pc = S->fc + n;
+    S->S = L->y + nw;
+    S->Snew = L->ynew + nw;
+    S->SU = L->U + nw;
+    S->G = L->fv + nw;
+    S->G0 = L->f0 + nw;
+    S->gt = L->dT + nw;
     *out = S;
     return SV_OK;
 }
 
 void ode_sens_destroy(ode_sens *S)
 {
-    if (S) ode_free_all(S->ctx, (void *[]){S->S, S->yc, S}, 3);
+    if (S) ode_free_all(S->ctx, (void *[]){S->dJ, S->yc, S}, 3);
 }
 
 /* The standard initial sensitivities: 0 for a parameter, e_i for y0_i. */
@@ -81,9 +90,9 @@ int ode_sens_lane_start(ode_lanes *L, int w, long tr)
             finite &= isfinite(v) != 0;
         }
     for (int j = 0; j < ns; j++) {
-        double sc = 1;
+        double sc = 1, pk = j < P->nsp ? L->p[(size_t)P->sens_idx[j] * W + w] : 0;
         if (L->o->sens_scale) sc = L->o->sens_scale[j];
-        else if (j < P->nsp && L->p[(size_t)P->sens_idx[j] * W + w] != 0) sc = fabs(L->p[(size_t)P->sens_idx[j] * W + w]);
+        else if (pk != 0) sc = fabs(pk);
         S->scale[(size_t)j * W + w] = sc;
     }
     S->have_g0[w] = 0;
@@ -95,49 +104,32 @@ static double *sens_row(const ode_lanes *L, long tr, int save)
     return L->E->sens_out + ((size_t)tr * L->E->nsave + save) * L->n * L->sens->ns;
 }
 
-void ode_sens_store(const ode_lanes *L, int w, long tr, int save, const double *blocks)
+void ode_sens_store(const ode_lanes *L, int w, long tr, int save, const double *vec)
 {
     const ode_sens *S = L->sens;
     const int n = L->n, ns = S->ns, W = L->W;
+    const double *dirs = vec + S->nw;
     double *dst = sens_row(L, tr, save);
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < ns; j++) dst[(size_t)i * ns + j] = blocks[(size_t)j * S->nw + (size_t)i * W + w];
+        for (int j = 0; j < ns; j++) dst[(size_t)i * ns + j] = dirs[(size_t)j * S->nw + (size_t)i * W + w];
 }
 
-/* Rodas5P: the state's interpolant (rodas5p.c) with S, S_new and the
- * stages l; Tsit5: S + h Σ b_m(θ) l_m. */
 void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double th)
 {
     const ode_sens *S = L->sens;
-    const int n = L->n, ns = S->ns, W = L->W;
+    const int n = L->n, ns = S->ns;
+    if (L->rodas)
+        ode_rodas5p_interp(L, w, th, n, n * L->nvec, S->dense);
+    else
+        ode_tsit5_interp(L, w, th, n, n * L->nvec, S->dense);
     double *dst = sens_row(L, tr, save);
-    const size_t nw = S->nw;
-    double b[7];
-    if (!L->rodas) {
-        const tsit5_tab *T = &sv_ode_tsit5;
-        for (int m = 0; m < 7; m++)
-            b[m] = th * (T->r[m][0] + th * (T->r[m][1] + th * (T->r[m][2] + th * T->r[m][3])));
-    }
-    for (int j = 0; j < ns; j++) {
-        const double *lj = S->l + (size_t)j * ODE_SENS_STAGES * nw;
-        for (int i = 0; i < n; i++) {
-            size_t q = (size_t)j * nw + (size_t)i * W + w, qi = (size_t)i * W + w;
-            double v;
-            if (L->rodas) {
-                const rodas5p_tab *T = &sv_ode_rodas5p;
-                double K[3] = {0, 0, 0};
-                for (int r = 0; r < 3; r++)
-                    for (int m = 0; m < 8; m++) K[r] += T->h[r][m] * lj[(size_t)m * nw + qi];
-                v = (1 - th) * S->S[q] + th * (S->Snew[q] + (1 - th) * (K[0] + th * (K[1] + th * K[2])));
-            } else {
-                double acc = 0;
-                for (int m = 0; m < 7; m++) acc += b[m] * lj[(size_t)m * nw + qi];
-                v = S->S[q] + L->h[w] * acc;
-            }
-            dst[(size_t)i * ns + j] = v;
-        }
-    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < ns; j++) dst[(size_t)i * ns + j] = S->dense[(size_t)j * n + i];
 }
+
+/* Tsit5's g at the step's start is the last step's final stage (solve.c
+ * copied it with f0), except after a tstop. */
+void ode_sens_advance(ode_lanes *L, int w) { L->sens->have_g0[w] = !L->rodas && L->hits[w] != 2; }
 
 void ode_sens_copy_lanes(const ode_lanes *L, const unsigned char *mask, const double *src, double *dst)
 {
@@ -148,33 +140,15 @@ void ode_sens_copy_lanes(const ode_lanes *L, const unsigned char *mask, const do
             if (mask[w]) dst[r * W + w] = src[r * W + w];
 }
 
-void ode_sens_advance(ode_lanes *L, int w)
-{
-    ode_sens *S = L->sens;
-    const int n = L->n, W = L->W;
-    /* Tsit5's last stage is g at (t + h, y_new, S_new): the next first stage,
-     * except after a tstop (as for f) */
-    int fsal = !L->rodas && L->hits[w] != 2;
-    for (int j = 0; j < S->ns; j++) {
-        const double *l6 = S->l + ((size_t)j * ODE_SENS_STAGES + 6) * S->nw;
-        for (int i = 0; i < n; i++) {
-            size_t q = (size_t)j * S->nw + (size_t)i * W + w;
-            S->S[q] = S->Snew[q];
-            if (fsal) S->G0[q] = l6[(size_t)i * W + w];
-        }
-    }
-    S->have_g0[w] = (unsigned char)fsal;
-}
-
 /* sqrt(mean((wt_i e_i / sc_i)²)), sc_i = atol_i/scale + rtol·max(|S_i|, |S_new,i|);
  * a component with sc_i = 0 (atol 0 and S = 0) counts only if e_i ≠ 0. */
-ODE_INLINE void error_w(ode_lanes *L, const double *e, size_t stride, const int W)
+ODE_INLINE void error_w(ode_lanes *L, const double *e, const int W)
 {
     const ode_sens *S = L->sens;
     const int n = L->n;
     const double rtol = L->o->rtol;
     for (int j = 0; j < S->ns; j++) {
-        const double *ej = e + (size_t)j * stride, *sj = S->S + (size_t)j * S->nw, *nj = S->Snew + (size_t)j * S->nw;
+        const double *ej = e + (size_t)j * S->nw, *sj = S->S + (size_t)j * S->nw, *nj = S->Snew + (size_t)j * S->nw;
         const double *scale = S->scale + (size_t)j * W;
         double acc[ODE_WMAX] = {0};
         for (int i = 0; i < n; i++) {
@@ -194,13 +168,13 @@ ODE_INLINE void error_w(ode_lanes *L, const double *e, size_t stride, const int 
     }
 }
 
-void ode_sens_error(ode_lanes *L, const double *e, size_t stride)
+void ode_sens_error(ode_lanes *L, const double *e)
 {
     if (L->o->sens_errcon == SV_ODE_SENS_ERR_STATE) return;
     switch (L->W) {
-    case 1: error_w(L, e, stride, 1); break;
-    case 2: error_w(L, e, stride, 2); break;
-    case 4: error_w(L, e, stride, 4); break;
-    default: error_w(L, e, stride, 8); break;
+    case 1: error_w(L, e, 1); break;
+    case 2: error_w(L, e, 2); break;
+    case 4: error_w(L, e, 4); break;
+    default: error_w(L, e, 8); break;
     }
 }

@@ -70,25 +70,28 @@ static void lanes_free(ode_lanes *L)
     ode_sens_destroy(L->sens);
 }
 
-static size_t lanes_doubles(const sv_ode_problem *P, int W)
+/* nvec = 1 + ns vectors of n·W values: the state, then the sensitivities. */
+static size_t lanes_doubles(const sv_ode_problem *P, int W, int nvec)
 {
-    size_t n = (size_t)P->n, nw = n * W;
+    size_t n = (size_t)P->n, kst = n * W * nvec;
     /* y ynew f0 U fv rhs dT err (8) + k (8) + p + jv + scratch */
-    return 16 * nw + (size_t)(P->np ? P->np : 1) * W + (size_t)(P->nnz ? P->nnz : 1) * W + 3 * n + P->np + 8;
+    return 16 * kst + (size_t)(P->np ? P->np : 1) * W + (size_t)(P->nnz ? P->nnz : 1) * W + 3 * n + P->np + 8;
 }
 
-/* The slot-major arrays, carved from one allocation. */
+/* The slot-major arrays, carved from one allocation: each holds nvec
+ * vectors side by side (lanes.h), so that a stage sum or a right-hand side
+ * is one pass over the state and its sensitivities. */
 static sv_status lanes_arrays(ode_lanes *L)
 {
     const sv_ode_problem *P = L->P;
-    size_t nw = (size_t)P->n * L->W;
-    double *base = sv_calloc(L->ctx, lanes_doubles(P, L->W), sizeof(double), "ode lane state");
+    size_t kst = L->kstride;
+    double *base = sv_calloc(L->ctx, lanes_doubles(P, L->W, L->nvec), sizeof(double), "ode lane state");
     if (!base) return sv_last_status();
-    /* eight n·W arrays side by side, then the eight stages k */
+    /* eight arrays side by side, then the eight stages k */
     double **vec[8] = {&L->y, &L->ynew, &L->f0, &L->U, &L->fv, &L->rhs, &L->dT, &L->err};
-    for (int a = 0; a < 8; a++) *vec[a] = base + a * nw;
-    L->k = base + 8 * nw;
-    L->p = L->k + 8 * nw;
+    for (int a = 0; a < 8; a++) *vec[a] = base + a * kst;
+    L->k = base + 8 * kst;
+    L->p = L->k + 8 * kst;
     L->jv = L->p + (size_t)(P->np ? P->np : 1) * L->W;
     L->scratch = L->jv + (size_t)(P->nnz ? P->nnz : 1) * L->W;
     return SV_OK;
@@ -110,11 +113,13 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     L->tend = S->E->tsave[S->E->nsave - 1];
     L->atolv = S->atolv;
     L->wts = S->wts;
+    L->nvec = 1 + S->ns;
+    L->kstride = (size_t)L->n * W * L->nvec;
     sv_status st = lanes_arrays(L);
     if (st == SV_OK && L->rodas) st = ode_lin_create(S->ctx, P, W, S->o->lu == SV_ODE_LU_SINGLE, &L->lin);
     /* the analytic sensitivity source evaluates Jacobians at Tsit5's stages too */
     if (st == SV_OK && (L->rodas || S->ns)) st = ode_jac_work_create(S->ctx, P, &L->jw);
-    if (st == SV_OK && S->ns) st = ode_sens_create(S->ctx, P, W, &L->sens);
+    if (st == SV_OK && S->ns) st = ode_sens_create(S->ctx, L, &L->sens);
     if (st != SV_OK) {
         lanes_free(L);
         return st;
@@ -196,7 +201,7 @@ static void save_initial(shared *S, ode_lanes *L, int w, long tr)
     int s = 0;
     while (s < E->nsave && E->tsave[s] <= E->t0) {
         memcpy(out_row(S, tr, s), y0, sizeof(double) * n);
-        if (L->sens) ode_sens_store(L, w, tr, s, L->sens->S);
+        if (L->sens) ode_sens_store(L, w, tr, s, L->y);
         s++;
     }
     L->save[w] = s;
@@ -445,13 +450,13 @@ static void save_outputs(shared *S, ode_lanes *L, int w, double tn, double *buf)
         double *dst = out_row(S, tr, s);
         if (E->tsave[s] == tn) {
             for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
-            if (L->sens) ode_sens_store(L, w, tr, s, L->sens->Snew);
+            if (L->sens) ode_sens_store(L, w, tr, s, L->ynew);
         } else {
             double th = (E->tsave[s] - t) / h;
             if (L->rodas)
-                ode_rodas5p_interp(L, w, th, buf);
+                ode_rodas5p_interp(L, w, th, 0, n, buf);
             else
-                ode_tsit5_interp(L, w, th, buf);
+                ode_tsit5_interp(L, w, th, 0, n, buf);
             memcpy(dst, buf, sizeof(double) * n);
             if (L->sens) ode_sens_store_interp(L, w, tr, s, th);
         }
@@ -463,15 +468,16 @@ static void advance(ode_lanes *L, int w, double tn)
 {
     const int W = L->W, n = L->n;
     /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
-     * except after a tstop where f may jump. */
+     * except after a tstop where f may jump (the sensitivities' too). */
+    const int rows = n * L->nvec;
     if (!L->rodas && L->hits[w] != 2) {
-        const double *k7 = L->k + (size_t)6 * n * W;
-        for (int i = 0; i < n; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
+        const double *k7 = L->k + 6 * L->kstride;
+        for (int i = 0; i < rows; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
         L->have_f0[w] = 1;
     } else {
         L->have_f0[w] = 0;
     }
-    for (int i = 0; i < n; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
+    for (int i = 0; i < rows; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
     if (L->sens) ode_sens_advance(L, w);
     L->t[w] = tn;
     if (L->hits[w] == 2) L->stop_idx[w]++;
@@ -746,7 +752,7 @@ static int choose_lanes(sv_ctx *ctx, const sv_ode_options *o, long ntraj, int *t
 static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int W, int nthreads,
                               int sens)
 {
-    size_t n = (size_t)P->n, per = lanes_doubles(P, W) * sizeof(double);
+    size_t n = (size_t)P->n, per = lanes_doubles(P, W, 1 + (sens ? P->ns : 0)) * sizeof(double);
     if (o->method == SV_ODE_RODAS5P) per += n * n * W * (sizeof(double) + sizeof(float)) + 8 * n * W * 8;
     if (sens) per += ode_sens_bytes(P, W);
     return sv_mem_check(ctx, per * (size_t)nthreads + 2 * n * sizeof(double), "ode ensemble workspace");
