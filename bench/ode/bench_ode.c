@@ -16,7 +16,9 @@
  * 10× from ours until its error is no larger than ours (chosen on a subset),
  * and both errors are reported. Times are medians of SV_BENCH_REPS (3).
  * CVODE's timed runs cover at most the first 2000 trajectories of an
- * ensemble (anchor_ntraj): `ratio` compares time per trajectory. */
+ * ensemble (anchor_ntraj): `ratio` compares time per trajectory.
+ * The program links CVODES (CVODE with sensitivities; without them it runs
+ * CVODE's algorithm): the sensitivity cases are in bench_ode_sens.c. */
 #include <math.h>
 #include <omp.h>
 #include <sys/resource.h>
@@ -24,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cvode/cvode.h>
+#include <cvodes/cvodes.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
@@ -37,32 +39,15 @@
 #include "ode/ode_internal.h"
 #include "solvent/ode.h"
 
-typedef struct ens {
-    const char *name;
-    sv_ode_builtin *b;
-    int ntraj, nsave, n, np;
-    double t0, *tsave, *y0, *p;
-    int y0_shared;
-    double rtol, atol, first_step, floor;
-    int comp; /* error measured on this component only (-1: all) */
-    sv_ode_method method;
-} ens;
+#include "bench_ode.h"
 
 /* ---- CVODE side ------------------------------------------------------------ */
-typedef struct cv_user {
-    const sv_ode_problem *P;
-    const double *p;
-    double *vals, *dfdt;
-    int *rp, *ci, *map; /* CSR with diagonal for KLU; map: pattern entry → CSR slot */
-    int nnzd;
-} cv_user;
-
-static void cv_quiet(int code, const char *module, const char *function, char *msg, void *u)
+void cv_quiet(int code, const char *module, const char *function, char *msg, void *u)
 {
     (void)code, (void)module, (void)function, (void)msg, (void)u; /* failures are counted instead */
 }
 
-static int cv_f(sunrealtype t, N_Vector y, N_Vector yd, void *u)
+int cv_f(sunrealtype t, N_Vector y, N_Vector yd, void *u)
 {
     cv_user *U = u;
     return U->P->d.f(t, N_VGetArrayPointer(y), U->p, N_VGetArrayPointer(yd), U->P->d.user) ? -1 : 0;
@@ -133,6 +118,26 @@ static void csr_with_diag(const sv_ode_problem *P, cv_user *U)
     U->nnzd = q;
 }
 
+/* BDF's linear solver: KLU on the pattern plus diagonal, or dense, with the
+ * problem's analytic Jacobian. */
+void cv_linear_solver(void *mem, const sv_ode_problem *P, cv_user *U, N_Vector y, int sparse, SUNContext sc,
+                      SUNMatrix *A, SUNLinearSolver *LS)
+{
+    int n = P->n;
+    if (sparse) {
+        csr_with_diag(P, U);
+        *A = SUNSparseMatrix(n, n, U->nnzd, CSR_MAT, sc);
+        *LS = SUNLinSol_KLU(y, *A, sc);
+        CVodeSetLinearSolver(mem, *LS, *A);
+        CVodeSetJacFn(mem, cv_jac_sparse);
+    } else {
+        *A = SUNDenseMatrix(n, n, sc);
+        *LS = SUNLinSol_Dense(y, *A, sc);
+        CVodeSetLinearSolver(mem, *LS, *A);
+        CVodeSetJacFn(mem, cv_jac_dense);
+    }
+}
+
 /* Run trajectories [0, ntraj) with CVODE on nthreads; out: ntraj·n end states. */
 static int cvode_run(const ens *E, int ntraj, double rtol, double atol, int sparse, int nthreads, double *out,
                      long *steps)
@@ -171,18 +176,7 @@ static int cvode_run(const ens *E, int ntraj, double rtol, double atol, int spar
                     NLS = SUNNonlinSol_FixedPoint(y, 0, sc);
                     CVodeSetNonlinearSolver(mem, NLS);
                 } else {
-                    if (sparse) {
-                        csr_with_diag(E->b->prob, &U);
-                        A = SUNSparseMatrix(n, n, U.nnzd, CSR_MAT, sc);
-                        LS = SUNLinSol_KLU(y, A, sc);
-                        CVodeSetLinearSolver(mem, LS, A);
-                        CVodeSetJacFn(mem, cv_jac_sparse);
-                    } else {
-                        A = SUNDenseMatrix(n, n, sc);
-                        LS = SUNLinSol_Dense(y, A, sc);
-                        CVodeSetLinearSolver(mem, LS, A);
-                        CVodeSetJacFn(mem, cv_jac_dense);
-                    }
+                    cv_linear_solver(mem, E->b->prob, &U, y, sparse, sc, &A, &LS);
                 }
                 init = 1;
             } else {
@@ -261,7 +255,7 @@ static int ours_run(const ens *E, int ntraj, double rtol, double atol, sv_ode_lu
     return fails;
 }
 
-static double cpu_now(void)
+double cpu_now(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -414,6 +408,7 @@ int main(int argc, char **argv)
         run_case(&E, 1, 1, SV_ODE_LU_DOUBLE, "bruss2d_32x32");
         sv_ode_builtin_destroy(E.b);
     }
+    if (!only || !strcmp(only, "sens")) bench_ode_sens(nthreads);
     if (!only || !strcmp(only, "lorenz")) {
         ens E = {.name = "lorenz", .ntraj = 100000, .nsave = 1, .n = 3, .np = 3, .rtol = 1e-6, .atol = 1e-8,
                  .floor = 1e-6, .method = SV_ODE_TSIT5, .y0_shared = 1, .comp = -1};
