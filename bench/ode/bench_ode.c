@@ -217,12 +217,41 @@ static int cvode_run(const ens *E, int ntraj, double rtol, double atol, int spar
 }
 
 /* ---- Solvent side ------------------------------------------------------------ */
-static int ours_run(const ens *E, int ntraj, double rtol, double atol, sv_ode_lu_precision lu, int nthreads,
-                    double *out, long *steps)
+int ours_solve(const ens *E, const sv_ode_problem *P, const sv_ode_options *o, int ntraj, int nthreads,
+               const double *s0, int ns, double *out, double *S, long *steps)
 {
     sv_ctx *ctx;
     sv_ctx_create(&ctx);
     sv_ctx_set_threads(ctx, nthreads);
+    size_t rows = (size_t)ntraj * E->nsave * E->n;
+    double *all = malloc(sizeof(double) * rows), *sall = S ? malloc(sizeof(double) * rows * ns) : NULL;
+    sv_ode_traj_status *st = malloc(sizeof *st * ntraj);
+    sv_ode_stats *stats = malloc(sizeof *stats * ntraj);
+    sv_ode_ensemble e = {.ntraj = ntraj, .t0 = E->t0, .nsave = E->nsave, .tsave = E->tsave, .y0 = E->y0,
+                         .y0_shared = E->y0_shared, .params = E->np ? E->p : NULL, .out = all, .sens_out = sall,
+                         .sens0 = s0, .status = st, .stats = stats};
+    int fails = 0;
+    if (sv_ode_solve(ctx, P, o, &e) != SV_OK) {
+        fprintf(stderr, "bench_ode: %s\n", sv_last_error());
+        fails = ntraj;
+    }
+    long acc = 0;
+    for (int t = 0; t < ntraj; t++) {
+        fails += st[t] != SV_ODE_SUCCESS;
+        acc += stats[t].accepted;
+        size_t last = (size_t)t * E->nsave + E->nsave - 1;
+        if (out) memcpy(out + (size_t)t * E->n, all + last * E->n, sizeof(double) * E->n);
+        if (S) memcpy(S + (size_t)t * E->n * ns, sall + last * E->n * ns, sizeof(double) * E->n * ns);
+    }
+    *steps = acc;
+    free(all), free(sall), free(st), free(stats);
+    sv_ctx_destroy(ctx);
+    return fails;
+}
+
+static int ours_run(const ens *E, int ntraj, double rtol, double atol, sv_ode_lu_precision lu, int nthreads,
+                    double *out, long *steps)
+{
     sv_ode_options o;
     sv_ode_options_default(&o);
     o.method = E->method;
@@ -232,27 +261,7 @@ static int ours_run(const ens *E, int ntraj, double rtol, double atol, sv_ode_lu
     o.first_step = E->first_step;
     o.tstops = E->b->tstops;
     o.ntstops = E->b->ntstops;
-    double *all = malloc(sizeof(double) * (size_t)ntraj * E->nsave * E->n);
-    sv_ode_traj_status *st = malloc(sizeof *st * ntraj);
-    sv_ode_stats *stats = malloc(sizeof *stats * ntraj);
-    sv_ode_ensemble e = {.ntraj = ntraj, .t0 = E->t0, .nsave = E->nsave, .tsave = E->tsave, .y0 = E->y0,
-                         .y0_shared = E->y0_shared, .params = E->np ? E->p : NULL, .out = all, .status = st,
-                         .stats = stats};
-    int fails = 0;
-    if (sv_ode_solve(ctx, E->b->prob, &o, &e) != SV_OK) {
-        fprintf(stderr, "bench_ode: %s\n", sv_last_error());
-        fails = ntraj;
-    }
-    long acc = 0;
-    for (int t = 0; t < ntraj; t++) {
-        fails += st[t] != SV_ODE_SUCCESS;
-        acc += stats[t].accepted;
-        memcpy(out + (size_t)t * E->n, all + ((size_t)t * E->nsave + E->nsave - 1) * E->n, sizeof(double) * E->n);
-    }
-    *steps = acc;
-    free(all), free(st), free(stats);
-    sv_ctx_destroy(ctx);
-    return fails;
+    return ours_solve(E, E->b->prob, &o, ntraj, nthreads, NULL, 0, out, NULL, steps);
 }
 
 double cpu_now(void)

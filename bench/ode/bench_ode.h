@@ -38,6 +38,11 @@ int cv_f(sunrealtype t, N_Vector y, N_Vector yd, void *u);
 void cv_linear_solver(void *mem, const sv_ode_problem *P, cv_user *U, N_Vector y, int sparse, SUNContext sc,
                       SUNMatrix *A, SUNLinearSolver *LS);
 double cpu_now(void);
+/* Solvent on trajectories [0, ntraj) of E with problem P and options o;
+ * out (ntraj·n) and S (ntraj·n·ns, when not NULL: sensitivities from s0)
+ * receive the last save time's. Returns the failed trajectories. */
+int ours_solve(const ens *E, const sv_ode_problem *P, const sv_ode_options *o, int ntraj, int nthreads,
+               const double *s0, int ns, double *out, double *S, long *steps);
 
 /* The sensitivity cases (bench_ode_sens.c). */
 void bench_ode_sens(int nthreads);

@@ -55,38 +55,10 @@ typedef struct scase {
 static int ours_sens(const scase *C, const sv_ode_problem *P, int ntraj, double rtol, double atol,
                      sv_ode_sens_errcon ec, int nthreads, double *S, long *steps)
 {
-    const ens *E = &C->E;
-    sv_ctx *ctx;
-    sv_ctx_create(&ctx);
-    sv_ctx_set_threads(ctx, nthreads);
     sv_ode_options o;
     sv_ode_options_default(&o);
-    o.rtol = rtol, o.atol = atol, o.first_step = E->first_step, o.sens_errcon = ec;
-    size_t rows = (size_t)ntraj * E->nsave * E->n;
-    double *y = malloc(sizeof(double) * rows), *all = C->ns && S ? malloc(sizeof(double) * rows * C->ns) : NULL;
-    sv_ode_traj_status *st = malloc(sizeof *st * ntraj);
-    sv_ode_stats *stats = malloc(sizeof *stats * ntraj);
-    sv_ode_ensemble e = {.ntraj = ntraj, .t0 = E->t0, .nsave = E->nsave, .tsave = E->tsave, .y0 = E->y0,
-                         .y0_shared = E->y0_shared, .params = E->p, .out = y, .sens_out = all, .sens0 = C->s0,
-                         .status = st, .stats = stats};
-    int fails = 0;
-    if (sv_ode_solve(ctx, P, &o, &e) != SV_OK) {
-        fprintf(stderr, "bench_ode sens: %s\n", sv_last_error());
-        fails = ntraj;
-    }
-    long acc = 0;
-    for (int t = 0; t < ntraj; t++) {
-        fails += st[t] != SV_ODE_SUCCESS;
-        acc += stats[t].accepted;
-        if (all) {
-            size_t last = ((size_t)t * E->nsave + E->nsave - 1) * E->n * C->ns;
-            memcpy(S + (size_t)t * E->n * C->ns, all + last, sizeof(double) * E->n * C->ns);
-        }
-    }
-    *steps = acc;
-    free(y), free(all), free(st), free(stats);
-    sv_ctx_destroy(ctx);
-    return fails;
+    o.rtol = rtol, o.atol = atol, o.first_step = C->E.first_step, o.sens_errcon = ec;
+    return ours_solve(&C->E, P, &o, ntraj, nthreads, C->s0, C->ns, NULL, S, steps);
 }
 
 /* ---- CVODES ------------------------------------------------------------------ */
