@@ -405,6 +405,33 @@ static void test_state_unchanged_and_lanes(void **s)
     sv_ode_builtin_destroy(b);
 }
 
+/* The single-precision LU (refined stage solves, also for the directions)
+ * and a user's direction scales give the same accuracy against CVODES. */
+static void test_single_lu_and_scales(void **s)
+{
+    (void)s;
+    sv_ode_builtin *b = NULL;
+    assert_int_equal(sv_ode_builtin_create(NULL, "rober", 0, SV_ODE_JAC_ANALYTIC, &b), SV_OK);
+    sv_ode_problem *P = with_dirs(&ROBER, b);
+    const double scales[3] = {0.1, 1e3, 1e8};
+    for (int k = 0; k < 2; k++) {
+        sv_ode_options o;
+        sv_ode_options_default(&o);
+        o.rtol = ROBER.rtol, o.atol = ROBER.atol;
+        if (k == 0) o.lu = SV_ODE_LU_SINGLE;
+        else o.sens_scale = scales;
+        result r = {.n = 3, .ns = 3, .nsave = ROBER.nsave};
+        for (int j = 0; j < 3; j++) r.theta[j] = b->params[j];
+        run(&ROBER, b, P, &o, b->y0, b->params, NULL, r.y, r.S, &r.stats);
+        double e = disagreement(&r, &CV_ROBER_S[0][0][0], &CV_ROBER_Y[0][0], r.theta, 1e-6);
+        printf("Robertson, %s: vs CVODES %.1e (%ld steps)\n", k ? "sens_scale (0.1, 1e3, 1e8)" : "single LU", e,
+               r.stats.accepted);
+        assert_true(e < 1e-6);
+    }
+    sv_ode_problem_destroy(P);
+    sv_ode_builtin_destroy(b);
+}
+
 static void test_bad_requests(void **s)
 {
     (void)s;
@@ -484,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_pollu),
         cmocka_unit_test(test_lorenz_tsit5),
         cmocka_unit_test(test_state_unchanged_and_lanes),
+        cmocka_unit_test(test_single_lu_and_scales),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_loss_gradient),
     };
