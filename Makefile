@@ -12,7 +12,10 @@ RUN_ARGS   ?=
 # benchmarks pay nothing for it, so CUDA=OFF is not needed to measure them.
 CUDA       ?= AUTO
 
-.PHONY: all setup build run test test-sanitize bench install clean
+FUZZ_SECONDS ?= 1800
+FUZZ_SEED  ?= 2
+
+.PHONY: all setup build run test test-sanitize fuzz bench install clean
 
 all: build
 
@@ -37,6 +40,16 @@ test-sanitize: setup
 	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON -DSOLVENT_CUDA=OFF
 	cmake --build $(BUILD_SAN) -j $(JOBS)
 	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'slow|tools'
+
+# The long fuzz campaign (tests/fuzz/README.md): the harness of the fuzz test
+# under AddressSanitizer and UBSan for FUZZ_SECONDS, seed FUZZ_SEED (the
+# test itself runs 40 s with seed 1). Failing inputs stay in
+# $(BUILD_SAN)/fuzz-long/failures.
+fuzz: setup
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSOLVENT_SANITIZE=ON -DSOLVENT_CUDA=OFF
+	cmake --build $(BUILD_SAN) -j $(JOBS) --target solvent fuzz_tool
+	ASAN_OPTIONS=detect_leaks=1 $(BUILD_SAN)/tests/fuzz/fuzz_tool --tool $(BUILD_SAN)/solvent --src . \
+	  --work $(BUILD_SAN)/fuzz-long --seed $(FUZZ_SEED) --seconds $(FUZZ_SECONDS) --timeout 300
 
 bench:
 	@scripts/setup --bench

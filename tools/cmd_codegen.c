@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "solvent/sparse.h"
+#include "tool_args.h"
 
 const char cmd_codegen_summary[] = "write straight-line sparse LU kernels for a pattern file (C source)";
 
@@ -24,12 +25,15 @@ static void usage(FILE *f)
             "an analysis of the same pattern with the same ordering (the hash is checked).\n\n"
             "options:\n"
             "  -o FILE            output C file (required); written atomically\n"
-            "  --name IDENT       name of the kernel table (default: FILE's base name)\n"
+            "  --name IDENT       name of the kernel table: a C identifier, not a keyword,\n"
+            "                     not starting with _ (default: FILE's base name)\n"
             "  --ordering amd|natural   ordering of the analysis (default amd)\n"
             "  --emit LIST        kernels, comma-separated from f64, f32, b2, b4, b8,\n"
             "                     f32b4, f32b8, all (default f64,f32,b4,b8,f32b8)\n"
             "  --max-updates N    refuse beyond N factor updates (default 50000)\n"
             "  --max-subst N      refuse beyond N substitution terms (default 50000)\n"
+            "  --memory-limit B   refuse past B bytes (suffixes K, M, G, T; default: the\n"
+            "                     machine's available memory)\n"
             "  --stats            print n, nnz, slots, updates and colours, write nothing\n\n"
             "Exit status: 0 written, 1 bad pattern or limits exceeded, 2 bad arguments.\n");
 }
@@ -57,16 +61,24 @@ static int parse_emit(const char *s, unsigned *out)
 }
 
 /* Default table name: the output's base name without extension, with
- * characters that cannot be in a C identifier replaced by '_'. */
+ * characters that cannot be in a C identifier replaced by '_', "k" before
+ * one that does not start with a letter, and "k_" before one that is still
+ * no valid name (a keyword, like "int.c", or one of the file's own). */
 static void default_name(const char *path, char *name, size_t cap)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
+    char stem[192];
     size_t k = 0;
-    if (!((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || *b == '_')) name[k++] = '_';
-    for (; *b && *b != '.' && k + 1 < cap; b++)
-        name[k++] = ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9')) ? *b : '_';
-    name[k] = 0;
+    if (!((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z'))) stem[k++] = 'k';
+    for (; *b && *b != '.' && k + 1 < sizeof stem; b++)
+        stem[k++] = ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9')) ? *b : '_';
+    stem[k] = 0;
+    /* a rejected stem is handled here by taking another name: the message
+     * was not the user's concern */
+    int ok = sv_sparse_codegen_check_name(stem) == SV_OK;
+    if (!ok) sv_clear_error();
+    snprintf(name, cap, "%s%s", ok ? "" : "k_", stem);
 }
 
 /* The command line. */
@@ -75,6 +87,7 @@ typedef struct codegen_args {
     sv_sparse_ordering ord;
     sv_sparse_codegen_options opt;
     int stats;
+    size_t memory_limit;
     char defname[256];
 } codegen_args;
 
@@ -93,29 +106,35 @@ static int parse_option(codegen_args *A, int argc, char **argv, int *a)
         if (!strcmp(v, "amd")) A->ord = SV_SPARSE_ORDER_AMD;
         else if (!strcmp(v, "natural")) A->ord = SV_SPARSE_ORDER_NATURAL;
         else {
-            fprintf(stderr, "solvent codegen: --ordering '%s': expected amd or natural\n", v);
+            tool_say("codegen", "--ordering '%s': expected amd or natural", v);
             return 0;
         }
     } else if (!strcmp(s, "--emit") && has_value) {
         if (parse_emit(argv[++*a], &A->opt.emit)) {
-            fprintf(stderr, "solvent codegen: --emit '%s': expected a comma-separated list of f64, f32, b2, b4, "
-                            "b8, f32b4, f32b8, all\n", argv[*a]);
+            tool_say("codegen", "--emit '%s': expected a comma-separated list of f64, f32, b2, b4, b8, f32b4, "
+                                "f32b8, all", argv[*a]);
             return 0;
         }
     } else if ((!strcmp(s, "--max-updates") || !strcmp(s, "--max-subst")) && has_value) {
         char *end;
         errno = 0;
         long long v = strtoll(argv[++*a], &end, 10);
-        if (errno || *end || v < 0) {
-            fprintf(stderr, "solvent codegen: %s '%s': expected a non-negative integer\n", s, argv[*a]);
+        if (errno || end == argv[*a] || *end || v < 0) {
+            tool_say("codegen", "%s '%s': expected a non-negative integer", s, argv[*a]);
             return 0;
         }
         if (!strcmp(s, "--max-updates")) A->opt.max_updates = v;
         else A->opt.max_subst = v;
+    } else if (!strcmp(s, "--memory-limit") && has_value) {
+        if (tool_parse_bytes(argv[++*a], &A->memory_limit)) {
+            tool_say("codegen", "--memory-limit '%s': expected %s", argv[*a], TOOL_BYTES_EXPECTED);
+            return 0;
+        }
     } else if (!strcmp(s, "--stats")) {
         A->stats = 1;
     } else {
-        fprintf(stderr, "solvent codegen: unknown or incomplete option '%s'\n\n", s);
+        tool_say("codegen", "unknown or incomplete option '%s'", s);
+        fputc('\n', stderr);
         usage(stderr);
         return 0;
     }
@@ -138,7 +157,7 @@ static int parse_args(int argc, char **argv, codegen_args *A)
         } else if (!A->in) {
             A->in = s;
         } else {
-            fprintf(stderr, "solvent codegen: unexpected argument '%s'\n", s);
+            tool_say("codegen", "unexpected argument '%s'", s);
             return 2;
         }
     }
@@ -147,10 +166,16 @@ static int parse_args(int argc, char **argv, codegen_args *A)
         usage(stderr);
         return 2;
     }
+    if (A->name && sv_sparse_codegen_check_name(A->name) != SV_OK) {
+        tool_say("codegen", "--name: %s", sv_last_error());
+        return 2;
+    }
     if (!A->name && A->outp) {
         default_name(A->outp, A->defname, sizeof A->defname);
         A->name = A->defname;
     }
+    const char *inputs[] = {A->in};
+    if (A->outp && !A->stats) return tool_check_not_input("codegen", "-o", A->outp, inputs, 1) ? 2 : -1;
     return -1;
 }
 
@@ -190,20 +215,38 @@ static int write_kernels(const codegen_args *A, const sv_sparse_lu *lu)
     return 0;
 }
 
+/* A library call failed: its message, naming the pattern file. */
+static void say_failure(const codegen_args *A)
+{
+    char shown[256];
+    if (strstr(sv_last_error(), sv_escape_text(A->in, shown, sizeof shown))) tool_say("codegen", "%s", sv_last_error());
+    else tool_say("codegen", "pattern file '%s': %s", A->in, sv_last_error());
+}
+
 int cmd_codegen_main(int argc, char **argv)
 {
     codegen_args A;
     int rc = parse_args(argc, argv, &A);
     if (rc >= 0) return rc;
+    sv_ctx *ctx = NULL;
     sv_sparse_pattern *p = NULL;
     sv_sparse_lu *lu = NULL;
-    if (sv_sparse_pattern_read_mm(NULL, A.in, &p) || sv_sparse_lu_analyse(NULL, p, A.ord, &lu)) {
-        fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
-        rc = 1;
+    size_t limit = A.memory_limit ? A.memory_limit : tool_available_memory();
+    rc = 1;
+    if (sv_ctx_create(&ctx) || (limit && sv_ctx_set_memory_limit(ctx, limit)) ||
+        sv_sparse_pattern_read_mm(ctx, A.in, &p)) {
+        say_failure(&A);
+    } else if (!A.stats && sv_sparse_pattern_nnz(p) > A.opt.max_subst) {
+        /* every entry is at least one substitution term: refused before the analysis */
+        tool_say("codegen", "pattern file '%s': %d entries, so at least as many substitution terms: more than "
+                 "--max-subst %lld (use the table-driven kernels)", A.in, sv_sparse_pattern_nnz(p), A.opt.max_subst);
+    } else if (sv_sparse_lu_analyse(ctx, p, A.ord, &lu)) {
+        say_failure(&A);
     } else {
         rc = A.stats ? print_stats(p, lu) : write_kernels(&A, lu);
     }
     sv_sparse_lu_destroy(lu);
     sv_sparse_pattern_destroy(p);
+    sv_ctx_destroy(ctx);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "solvent/ode.h"
+#include "tool_args.h"
 
 const char cmd_ode_summary[] = "integrate a built-in stiff/non-stiff ODE problem or an ensemble of it";
 
@@ -21,7 +22,7 @@ static void usage(FILE *o)
             "  --ensemble N       N trajectories (default 1). Parameters are perturbed by up to\n"
             "                     +-10 %% (seeded); problems without parameters perturb y0;\n"
             "                     eb50 takes N wavenumbers log-spaced in [1e-4, 0.5] Mpc^-1\n"
-            "  --rtol X --atol X  tolerances (default: the problem's suggested ones)\n"
+            "  --rtol X --atol X  tolerances, >= 0 (default: the problem's suggested ones)\n"
             "  --method M         rodas5p (default) or tsit5\n"
             "  --lu P             double (default) or single (refined to double accuracy)\n"
             "  --jac S            analytic (default), complex, jvp or fd (inexact)\n"
@@ -30,7 +31,7 @@ static void usage(FILE *o)
             "  --save K           K save times equally spaced in (t0, t1] (default 1: the end)\n"
             "  --first-step H     initial step (default: Hairer-Wanner estimate)\n"
             "  --max-steps M      step attempts per trajectory (default 1000000)\n"
-            "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4 or 8 (4)\n"
+            "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4, 8 or 16 (the solver's choice)\n"
             "  --threads T        threads (default: OMP_NUM_THREADS or all cores)\n"
             "  --seed S           seed of the ensemble perturbation (1)\n"
             "  --sens LIST        forward sensitivities to parameters and initial values, e.g. p1,p3,y2\n"
@@ -55,13 +56,19 @@ static int progress_bar(void *u, const char *phase, double f)
     return 0;
 }
 
-static int parse_double(const char *opt, const char *s, double *v)
+/* A finite number; with a bound (lo finite) also >= lo, or > lo when
+ * open_lo. 1 when understood, 0 after a message. */
+static int parse_double(const char *opt, const char *s, double lo, int open_lo, double *v)
 {
     char *end;
     errno = 0;
     double x = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(x)) {
-        fprintf(stderr, "solvent ode: %s '%s': expected a number\n", opt, s);
+        tool_say("ode", "%s '%s': expected a number", opt, s);
+        return 0;
+    }
+    if (isfinite(lo) && (open_lo ? !(x > lo) : !(x >= lo))) {
+        tool_say("ode", "%s '%s': expected a number %s %g", opt, s, open_lo ? ">" : ">=", lo);
         return 0;
     }
     *v = x;
@@ -74,7 +81,7 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, long *v)
     errno = 0;
     long x = strtol(s, &end, 10);
     if (errno || end == s || *end || x < lo || x > hi) {
-        fprintf(stderr, "solvent ode: %s '%s': expected an integer in %ld..%ld\n", opt, s, lo, hi);
+        tool_say("ode", "%s '%s': expected an integer in %ld..%ld", opt, s, lo, hi);
         return 0;
     }
     *v = x;
@@ -87,7 +94,7 @@ static int parse_choice(const char *opt, const char *v, const char *const *names
 {
     for (int k = 0; names[k]; k++)
         if (!strcmp(v, names[k])) return k;
-    fprintf(stderr, "solvent ode: %s '%s': expected %s\n", opt, v, expected);
+    tool_say("ode", "%s '%s': expected %s", opt, v, expected);
     return -1;
 }
 
@@ -155,14 +162,14 @@ typedef struct ode_args {
 static int parse_option(ode_args *A, const char *a, const char *v)
 {
     if (!strcmp(a, "--ensemble")) return parse_int(a, v, 1, 100000000, &A->ntraj);
-    if (!strcmp(a, "--rtol")) return parse_double(a, v, &A->rtol);
-    if (!strcmp(a, "--atol")) return parse_double(a, v, &A->atol);
-    if (!strcmp(a, "--arg")) return parse_double(a, v, &A->arg);
-    if (!strcmp(a, "--t1")) return parse_double(a, v, &A->t1);
-    if (!strcmp(a, "--first-step")) return parse_double(a, v, &A->first);
+    if (!strcmp(a, "--rtol")) return parse_double(a, v, 0, 0, &A->rtol);
+    if (!strcmp(a, "--atol")) return parse_double(a, v, 0, 0, &A->atol);
+    if (!strcmp(a, "--arg")) return parse_double(a, v, 0, 1, &A->arg);
+    if (!strcmp(a, "--t1")) return parse_double(a, v, -INFINITY, 0, &A->t1);
+    if (!strcmp(a, "--first-step")) return parse_double(a, v, 0, 0, &A->first);
     if (!strcmp(a, "--save")) return parse_int(a, v, 1, 1000000, &A->nsave);
     if (!strcmp(a, "--max-steps")) return parse_int(a, v, 1, 2000000000L, &A->max_steps);
-    if (!strcmp(a, "--lanes")) return parse_int(a, v, 1, 8, &A->lanes);
+    if (!strcmp(a, "--lanes")) return parse_int(a, v, 1, 16, &A->lanes);
     if (!strcmp(a, "--threads")) return parse_int(a, v, 1, 1024, &A->threads);
     if (!strcmp(a, "--seed")) return parse_int(a, v, 0, 2147483647L, &A->seed);
     if (!strcmp(a, "--out")) {
@@ -187,7 +194,7 @@ static int parse_option(ode_args *A, const char *a, const char *v)
         static const char *const m[] = {"analytic", "complex", "jvp", "fd", NULL}; /* sv_ode_jac_source order */
         if ((k = parse_choice(a, v, m, "analytic, complex, jvp or fd")) >= 0) A->jac = (sv_ode_jac_source)k;
     }
-    if (k == -2) fprintf(stderr, "solvent ode: unknown option '%s' (see solvent ode --help)\n", a);
+    if (k == -2) tool_say("ode", "unknown option '%s' (see solvent ode --help)", a);
     return k >= 0;
 }
 
@@ -212,11 +219,11 @@ static int parse_args(int argc, char **argv, ode_args *A)
             continue;
         }
         if (a[0] != '-' || a[1] != '-') {
-            fprintf(stderr, "solvent ode: unexpected argument '%s' (see solvent ode --help)\n", a);
+            tool_say("ode", "unexpected argument '%s' (see solvent ode --help)", a);
             return 2;
         }
         if (i + 1 >= argc) {
-            fprintf(stderr, "solvent ode: option %s needs a value\n", a);
+            tool_say("ode", "option %s needs a value", a);
             return 2;
         }
         if (!parse_option(A, a, argv[++i])) return 2;
@@ -263,13 +270,12 @@ static int parse_sens(const char *list, int n, int np, sens_spec *sp)
         int lim = kind == 'p' ? np : n, w = kind == 'y';
         if ((kind != 'p' && kind != 'y') || end == c || i < 1 || i > lim || (*end && *end != ',') ||
             cnt[w] >= 64) {
-            fprintf(stderr, "solvent ode: --sens '%s': expected a comma-separated list of p1..p%d and y1..y%d\n",
-                    list, np, n);
+            tool_say("ode", "--sens '%s': expected a comma-separated list of p1..p%d and y1..y%d", list, np, n);
             return 0;
         }
         for (int q = 0; q < cnt[w]; q++)
             if (pick[w][q] == i - 1) {
-                fprintf(stderr, "solvent ode: --sens '%s': %c%ld twice\n", list, kind, i);
+                tool_say("ode", "--sens '%s': %c%ld twice", list, kind, i);
                 return 0;
             }
         pick[w][cnt[w]++] = (int)i - 1;
@@ -439,6 +445,7 @@ int cmd_ode_main(int argc, char **argv)
     double el = sv_time_now() - t0;
     if (s != SV_OK) {
         fprintf(stderr, "solvent ode: %s: %s\n", sv_status_string(s), sv_last_error());
+        if (s == SV_ERR_ARG) rc = 2; /* options the library refuses are bad arguments, as --help says */
         goto done;
     }
     if (!A.quiet) print_summary(&A, b, &o, &e, el);

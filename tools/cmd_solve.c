@@ -27,7 +27,9 @@ static void usage(FILE *f)
             "  --format F       ri (default), ma or db\n"
             "  --version V      Touchstone version 1 (1.1, default) or 2 (2.0)\n"
             "  --unit U         frequency unit in the file: Hz, kHz, MHz, GHz (default)\n"
-            "  --threads N      threads (default: all cores)\n");
+            "  --threads N      threads (default: all cores)\n"
+            "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
+            "                   K, M, G, T; default: the machine's available memory)\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -39,6 +41,7 @@ static int cmp_double(const void *a, const void *b)
 typedef struct solve_args {
     const char *project, *out, *freqs, *unit;
     int version, threads;
+    size_t memory_limit;
     sv_em_ts_format format;
 } solve_args;
 
@@ -52,27 +55,32 @@ static int parse_value(const char *s, const char *v, solve_args *a)
         else if (!strcasecmp(v, "ma")) a->format = SV_EM_TS_MA;
         else if (!strcasecmp(v, "db")) a->format = SV_EM_TS_DB;
         else {
-            fprintf(stderr, "solvent solve: --format %s: expected ri, ma or db\n", v);
+            tool_say("solve", "--format %s: expected ri, ma or db", v);
             return 2;
         }
     } else if (!strcmp(s, "--version")) {
         if (!strcmp(v, "1") || !strcmp(v, "1.1")) a->version = 1;
         else if (!strcmp(v, "2") || !strcmp(v, "2.0")) a->version = 2;
         else {
-            fprintf(stderr, "solvent solve: --version %s: expected 1 or 2\n", v);
+            tool_say("solve", "--version %s: expected 1 or 2", v);
             return 2;
         }
     } else if (!strcmp(s, "--unit")) {
         if (strcasecmp(v, "Hz") && strcasecmp(v, "kHz") && strcasecmp(v, "MHz") && strcasecmp(v, "GHz")) {
-            fprintf(stderr, "solvent solve: --unit %s: expected Hz, kHz, MHz or GHz\n", v);
+            tool_say("solve", "--unit %s: expected Hz, kHz, MHz or GHz", v);
             return 2;
         }
         a->unit = v;
+    } else if (!strcmp(s, "--memory-limit")) {
+        if (tool_parse_bytes(v, &a->memory_limit)) {
+            tool_say("solve", "--memory-limit '%s': expected %s", v, TOOL_BYTES_EXPECTED);
+            return 2;
+        }
     } else {
         char *e;
         long t = strtol(v, &e, 10);
-        if (*e || t < 1 || t > 4096) {
-            fprintf(stderr, "solvent solve: --threads %s: expected an integer from 1 to 4096\n", v);
+        if (e == v || *e || t < 1 || t > 4096) {
+            tool_say("solve", "--threads %s: expected an integer from 1 to 4096", v);
             return 2;
         }
         a->threads = (int)t;
@@ -91,7 +99,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
             return 0;
         }
         if (!strcmp(s, "--freq") || !strcmp(s, "-o") || !strcmp(s, "--format") || !strcmp(s, "--version") ||
-            !strcmp(s, "--unit") || !strcmp(s, "--threads")) {
+            !strcmp(s, "--unit") || !strcmp(s, "--threads") || !strcmp(s, "--memory-limit")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "solvent solve: %s needs a value\n", s);
                 return 2;
@@ -99,12 +107,12 @@ static int parse_args(int argc, char **argv, solve_args *a)
             int code = parse_value(s, argv[++i], a);
             if (code) return code;
         } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "solvent solve: unknown option '%s' (see --help)\n", s);
+            tool_say("solve", "unknown option '%s' (see --help)", s);
             return 2;
         } else if (!a->project) {
             a->project = s;
         } else {
-            fprintf(stderr, "solvent solve: unexpected argument '%s'\n", s);
+            tool_say("solve", "unexpected argument '%s'", s);
             return 2;
         }
     }
@@ -134,13 +142,13 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && !code; tok = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*tok)) tok++;
         if (tool_parse_freq_dc(tok, &f[k++])) {
-            fprintf(stderr, "solvent solve: --freq: '%s' is not a frequency >= 0 (e.g. 0, 2.5GHz or 2.5e9)\n", tok);
+            tool_say("solve", "--freq: '%s': expected %s", tok, TOOL_FREQ_DC_EXPECTED);
             code = 2;
         }
     }
     free(copy);
     if (!code && k != nf) {
-        fprintf(stderr, "solvent solve: --freq '%s': expected a comma-separated list without empty entries\n", freqs);
+        tool_say("solve", "--freq '%s': expected a comma-separated list without empty entries", freqs);
         code = 2;
     }
     if (!code) qsort(f, nf, sizeof *f, cmp_double);
@@ -158,6 +166,31 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     return 0;
 }
 
+/* The memory the solves need, estimated from the mesh before anything
+ * large is allocated: refused past the limit (1, after a message), else
+ * the limit becomes the context's budget (0; -1 if that failed), as in
+ * `solvent sweep`. */
+static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m)
+{
+    size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
+    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m);
+    size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m);
+    size_t need_solve = sv_sweep_exact_bytes(n, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
+    size_t need = need_model + need_solve;
+    if (limit && need > limit) {
+        char b1[32], b2[32], b3[32], b4[32];
+        fprintf(stderr,
+                "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s) for %d unknowns, "
+                "more than the %s limit (%s).\n  Give a larger --memory-limit if the machine has the memory.\n",
+                a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
+                tool_format_bytes(need_solve, b3, sizeof b3), n, tool_format_bytes(limit, b4, sizeof b4),
+                a->memory_limit ? "--memory-limit" : "available memory");
+        return 1;
+    }
+    if (limit && sv_ctx_set_memory_limit(ctx, limit)) return -1;
+    return 0;
+}
+
 /* Read, mesh, model, a direct solve at each frequency, S, the file. */
 static int solve_run(const solve_args *a, const double *f, int nf)
 {
@@ -171,18 +204,14 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
     if (sv_em_project_read(ctx, a->project, &p)) goto fail;
     int np = sv_em_project_ports(p);
-    {
-        /* the extension must say the port count */
-        const char *dot = strrchr(a->out, '.');
-        char want[32];
-        snprintf(want, sizeof want, ".s%dp", np);
-        if (!dot || strcasecmp(dot, want)) {
-            fprintf(stderr, "solvent solve: -o %s: a %d-port result needs the extension %s\n", a->out, np, want);
-            rc = 2;
-            goto done;
-        }
-    }
+    if ((rc = tool_check_touchstone_name("solve", a->out, np))) goto done;
+    const char *pixels[] = {sv_em_project_pixels_file(p)};
+    if ((rc = tool_check_not_input("solve", "-o", a->out, pixels, 1))) goto done;
+    rc = 1;
     if (sv_em_model_create(ctx, p, NULL, &m)) goto fail;
+    int mem = check_memory(a, ctx, m);
+    if (mem < 0) goto fail;
+    if (mem > 0) goto done;
     if (sv_em_affine_create(ctx, m, &model)) goto fail;
     S = malloc(sizeof *S * (size_t)nf * np * np);
     Y = malloc(sizeof *Y * (size_t)nf * np * np);
@@ -202,8 +231,10 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     for (int q = 0; q < nf; q++) { /* 0 Hz: the DC limit of the model */
         size_t o = (size_t)q * np * np;
         if (f[q] == 0 ? sv_em_dc_s(ctx, m, z0, S + o)
-                      : sv_em_solve(ctx, model, f[q], Y + o) || sv_em_y_to_s(np, Y + o, z0, S + o))
-            goto fail;
+                      : sv_em_solve(ctx, model, f[q], Y + o) || sv_em_y_to_s(np, Y + o, z0, S + o)) {
+            tool_say_model_failure("solve", a->project, p, f[q]);
+            goto done;
+        }
     }
     {
         char comment[512];
@@ -216,7 +247,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     rc = 0;
     goto done;
 fail:
-    fprintf(stderr, "solvent solve: %s\n", sv_last_error());
+    tool_say_model_failure("solve", a->project, p, 0);
 done:
     free(S);
     free(Y);
@@ -233,6 +264,8 @@ int cmd_solve_main(int argc, char **argv)
     solve_args a;
     int code = parse_args(argc, argv, &a);
     if (code >= 0) return code;
+    const char *inputs[] = {a.project};
+    if ((code = tool_check_not_input("solve", "-o", a.out, inputs, 1))) return code;
     double *f = NULL;
     int nf = 0;
     if ((code = parse_freq_list(a.freqs, &f, &nf))) return code;

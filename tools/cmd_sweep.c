@@ -71,32 +71,6 @@ static void usage(FILE *out)
             "     exact solves before every frequency met the tolerance\n");
 }
 
-/* "1500000000", "1.5G", "800M", "2GiB" -> bytes. */
-static int parse_bytes(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v > 0)) return -1;
-    double scale = 1;
-    if (*end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': scale = 1024.0; break;
-        case 'M': scale = 1024.0 * 1024; break;
-        case 'G': scale = 1024.0 * 1024 * 1024; break;
-        case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-        case 'B': scale = 1; break;
-        default: return -1;
-        }
-        end++;
-        if (*end && strcasecmp(end, "B") && strcasecmp(end, "iB")) return -1;
-    }
-    v *= scale;
-    if (v >= 1.8e19) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
@@ -128,14 +102,14 @@ int cmd_sweep_main(int argc, char **argv)
 #define NEED_VALUE()                                                                          \
     do {                                                                                      \
         if (!v) {                                                                             \
-            fprintf(stderr, "solvent sweep: %s needs a value (see --help)\n", o);             \
+            tool_say("sweep", "%s needs a value (see --help)", o);                            \
             return 2;                                                                         \
         }                                                                                     \
         i++;                                                                                  \
     } while (0)
 #define BAD(what)                                                                             \
     do {                                                                                      \
-        fprintf(stderr, "solvent sweep: %s '%s': expected %s\n", o, v, what);                 \
+        tool_say("sweep", "%s '%s': expected %s", o, v, what);                                \
         return 2;                                                                             \
     } while (0)
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -154,11 +128,11 @@ int cmd_sweep_main(int argc, char **argv)
             if (parse_int(v, 1, 10000000, &a.points)) BAD("an integer from 1 to 10000000");
         } else if (!strcmp(o, "--start")) {
             NEED_VALUE();
-            if (tool_parse_freq_dc(v, &a.start)) BAD("a frequency >= 0 (e.g. 0, 1e9, 1GHz, 800MHz)");
+            if (tool_parse_freq_dc(v, &a.start)) BAD(TOOL_FREQ_DC_EXPECTED);
             a.start_dc = a.start == 0;
         } else if (!strcmp(o, "--stop")) {
             NEED_VALUE();
-            if (tool_parse_freq(v, &a.stop)) BAD("a frequency > 0 (e.g. 1e9, 1GHz, 800MHz)");
+            if (tool_parse_freq(v, &a.stop)) BAD(TOOL_FREQ_EXPECTED);
         } else if (!strcmp(o, "--tol")) {
             NEED_VALUE();
             if (parse_double(v, &a.tol) || !(a.tol > 0 && a.tol < 1)) BAD("a number between 0 and 1");
@@ -184,16 +158,16 @@ int cmd_sweep_main(int argc, char **argv)
             if (parse_int(v, 1, 4096, &a.threads)) BAD("an integer from 1 to 4096");
         } else if (!strcmp(o, "--memory-limit")) {
             NEED_VALUE();
-            if (parse_bytes(v, &a.memory_limit)) BAD("a positive number of bytes, optionally with K, M, G or T");
+            if (tool_parse_bytes(v, &a.memory_limit)) BAD(TOOL_BYTES_EXPECTED);
         } else if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) {
             a.quiet = 1;
         } else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "solvent sweep: unknown option '%s' (see --help)\n", o);
+            tool_say("sweep", "unknown option '%s' (see --help)", o);
             return 2;
         } else if (!a.project) {
             a.project = o;
         } else {
-            fprintf(stderr, "solvent sweep: unexpected argument '%s' (one project file expected)\n", o);
+            tool_say("sweep", "unexpected argument '%s' (one project file expected)", o);
             return 2;
         }
 #undef NEED_VALUE
@@ -206,6 +180,11 @@ int cmd_sweep_main(int argc, char **argv)
     }
     if (a.start > 0 && a.stop > 0 && a.stop < a.start) {
         fprintf(stderr, "solvent sweep: --stop %g Hz is below --start %g Hz\n", a.stop, a.start);
+        return 2;
+    }
+    if (a.start > 0 && a.stop == a.start && a.points > 1) {
+        fprintf(stderr, "solvent sweep: --points %d with --start = --stop = %g Hz: expected --points 1, or --stop "
+                        "above --start\n", a.points, a.start);
         return 2;
     }
     if (a.device == SWEEP_DEVICE_GPU && a.precision != SV_SWEEP_MIXED) {

@@ -1,7 +1,8 @@
 /* `solvent sweep --plot`: |S_ij| in dB against frequency, drawn by gnuplot
- * (Debian's gnuplot-nox): the data and a script go to a temporary folder,
- * gnuplot renders to a temporary name beside the destination, which is
- * then renamed, so a failed plot never leaves a half-written file. */
+ * (Debian's gnuplot-nox): the data, a script and the image go to a
+ * temporary folder; the finished image is copied to the destination as an
+ * atomic file (sv_atomic_file: never half-written, devices and symlinks
+ * written through), so a failed plot never leaves a half-written file. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -15,21 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "solvent/core.h"
 #include "sweep_tool.h"
 
 extern char **environ;
-
-size_t sweep_available_memory(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return 0;
-    char line[256];
-    size_t kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
-    fclose(f);
-    return kb * 1024;
-}
 
 /* A gnuplot single-quoted string: only ' needs doubling. */
 static void put_quoted(FILE *f, const char *s)
@@ -52,6 +42,30 @@ static void remove_tree(const char *dir, const char *const *names, int count)
     rmdir(dir);
 }
 
+/* The finished image from the temporary folder to its destination. */
+static int copy_into_place(const char *from, const char *path, char *msg, size_t msglen)
+{
+    FILE *in = fopen(from, "rb");
+    sv_atomic_file *af = NULL;
+    if (!in || sv_atomic_file_open(path, &af) != SV_OK) {
+        snprintf(msg, msglen, "%s", in ? sv_last_error() : strerror(errno));
+        if (in) fclose(in);
+        return -1;
+    }
+    char buf[65536];
+    size_t got;
+    FILE *out = sv_atomic_file_stream(af);
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0 && fwrite(buf, 1, got, out) == got) {
+    }
+    int bad = ferror(in) || ferror(out);
+    fclose(in);
+    if (sv_atomic_file_close(af, !bad) != SV_OK || bad) {
+        snprintf(msg, msglen, "%s", bad ? "cannot copy the image into place" : sv_last_error());
+        return -1;
+    }
+    return 0;
+}
+
 int sweep_plot(const char *path, const char *title, int p, int nf, const double *freq_hz,
                const double complex *s, const unsigned char *exact, char *msg, size_t msglen)
 {
@@ -65,7 +79,7 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
                  strerror(errno));
         return -1;
     }
-    static const char *const files[] = {"data.dat", "exact.dat", "plot.gp", "gnuplot.log"};
+    static const char *const files[] = {"data.dat", "exact.dat", "plot.gp", "gnuplot.log", "image"};
     char fpath[4200];
     /* data: f (GHz), then |S_ij| dB for i >= j */
     double ymin = INFINITY, ymax = -INFINITY;
@@ -108,7 +122,7 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
     }
 
     char tmpout[4200];
-    snprintf(tmpout, sizeof tmpout, "%s.tmp-%ld%s", path, (long)getpid(), svg ? ".svg" : ".png");
+    snprintf(tmpout, sizeof tmpout, "%s/image", dir);
     snprintf(fpath, sizeof fpath, "%s/plot.gp", dir);
     f = fopen(fpath, "w");
     if (!f) goto io_fail;
@@ -160,7 +174,7 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
     posix_spawn_file_actions_destroy(&fa);
     if (rc) {
         snprintf(msg, msglen, "cannot run gnuplot (%s): install the Debian package gnuplot-nox", strerror(rc));
-        remove_tree(dir, files, 4);
+        remove_tree(dir, files, 5);
         return -1;
     }
     int status = 0;
@@ -175,27 +189,22 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
             fclose(lf);
         }
         snprintf(msg, msglen, "gnuplot failed (status %d): %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
-        unlink(tmpout);
-        remove_tree(dir, files, 4);
+        remove_tree(dir, files, 5);
         return -1;
     }
-    remove_tree(dir, files, 4);
     struct stat st;
     if (stat(tmpout, &st) || st.st_size == 0) {
-        snprintf(msg, msglen, "gnuplot wrote no image to %s", tmpout);
-        unlink(tmpout);
+        snprintf(msg, msglen, "gnuplot wrote no image");
+        remove_tree(dir, files, 5);
         return -1;
     }
-    if (rename(tmpout, path)) {
-        snprintf(msg, msglen, "cannot rename %s to %s: %s", tmpout, path, strerror(errno));
-        unlink(tmpout);
-        return -1;
-    }
-    return 0;
+    rc = copy_into_place(tmpout, path, msg, msglen);
+    remove_tree(dir, files, 5);
+    return rc;
 
 io_fail:
     snprintf(msg, msglen, "cannot write the plot's data in %s: %s", dir, strerror(errno));
     if (f) fclose(f);
-    remove_tree(dir, files, 4);
+    remove_tree(dir, files, 5);
     return -1;
 }

@@ -8,6 +8,7 @@
 
 #include "solvent/core.h"
 #include "sweep_tool.h"
+#include "tool_args.h"
 
 int sweep_bar_draw(void *user, const char *phase, double fraction)
 {
@@ -35,17 +36,6 @@ void sweep_bar_end(sweep_bar *b)
         fflush(stderr);
     }
     b->drawn = 0;
-}
-
-const char *sweep_format_bytes(size_t bytes, char *buf, size_t len)
-{
-    if (bytes >= (size_t)1 << 30)
-        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
-    else if (bytes >= (size_t)1 << 20)
-        snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
-    else
-        snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
-    return buf;
 }
 
 static size_t peak_rss(void)
@@ -122,7 +112,7 @@ void sweep_print_summary(const sweep_job *j)
     printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, total %.3f s\n", j->t_model,
            res->seconds_exact, res->seconds_reduced, sv_time_now() - j->t_start);
     printf("  memory       assembly peak %s, sweep peak %s (counted), process peak %s\n",
-           sweep_format_bytes(j->peak_model, b1, sizeof b1), sweep_format_bytes(res->peak_bytes, b2, sizeof b2),
-           sweep_format_bytes(peak_rss(), b3, sizeof b3));
+           tool_format_bytes(j->peak_model, b1, sizeof b1), tool_format_bytes(res->peak_bytes, b2, sizeof b2),
+           tool_format_bytes(peak_rss(), b3, sizeof b3));
     printf("  wrote        %s%s%s\n", j->outname, a->plot ? ", " : "", a->plot ? a->plot : "");
 }

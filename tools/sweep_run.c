@@ -10,12 +10,13 @@
 
 #include "solvent/core.h"
 #include "sweep_tool.h"
+#include "tool_args.h"
 
-/* A library call failed: its message, exit code 1. */
+/* A library call failed: its message naming the project, exit code 1. */
 static int lib_fail(sweep_job *j)
 {
     sweep_bar_end(&j->bar);
-    fprintf(stderr, "solvent sweep: %s\n", sv_last_error()[0] ? sv_last_error() : "failed");
+    tool_say_model_failure("sweep", j->a->project, j->prj, j->band.points ? j->band.start_hz : 0);
     return 1;
 }
 
@@ -35,6 +36,48 @@ static int open_project(sweep_job *j)
     sv_ctx_set_progress(j->ctx, sweep_bar_draw, &j->bar);
     if (sv_em_project_read(j->ctx, j->a->project, &j->prj)) return lib_fail(j);
     return 0;
+}
+
+/* Default output: the project's file name with .sNp, in the current folder. */
+static void default_output(const char *project, int p, char *out, size_t len)
+{
+    const char *base = strrchr(project, '/');
+    base = base ? base + 1 : project;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    snprintf(out, len, "%.*s.s%dp", stem, base, p);
+}
+
+/* The outputs the command line names, before any work (the project need
+ * not even be valid): neither is the project, the plot is not -o. */
+static int check_given_outputs(const sweep_args *a)
+{
+    const char *inputs[] = {a->project}, *touchstone[] = {a->project, a->output};
+    int code = a->output ? tool_check_not_input("sweep", "-o", a->output, inputs, 1) : 0;
+    if (!code && a->plot) code = tool_check_not_input("sweep", "--plot", a->plot, touchstone, a->output ? 2 : 1);
+    return code;
+}
+
+/* The outputs once the project is read: the Touchstone name says the port
+ * count, and neither output is an input the project names (its CSV pixel
+ * map) nor, for the default name, the project or the plot. */
+static int check_touchstone_name(sweep_job *j)
+{
+    const sweep_args *a = j->a;
+    int p = sv_em_project_ports(j->prj);
+    if (a->output)
+        snprintf(j->outname, sizeof j->outname, "%s", a->output);
+    else
+        default_output(a->project, p, j->outname, sizeof j->outname);
+    const char *inputs[] = {a->project, sv_em_project_pixels_file(j->prj)};
+    int code = tool_check_touchstone_name("sweep", j->outname, p);
+    if (!code) code = tool_check_not_input("sweep", a->output ? "-o" : "the default output", j->outname, inputs, 2);
+    if (!code && a->plot) code = tool_check_not_input("sweep", "--plot", a->plot, inputs + 1, 1);
+    if (!code && !a->output && a->plot) {
+        const char *outputs[] = {j->outname};
+        code = tool_check_not_input("sweep", "--plot", a->plot, outputs, 1);
+    }
+    return code;
 }
 
 /* The band: the command line over the project's sweep section. */
@@ -90,19 +133,19 @@ static int check_memory(sweep_job *j)
 {
     const sweep_args *a = j->a;
     int points = j->band.points;
-    size_t limit = a->memory_limit ? a->memory_limit : sweep_available_memory();
-    size_t need_model = sv_em_affine_bytes(j->em);
+    size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
+    size_t need_model = sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em);
     size_t need_sweep = sv_sweep_estimate_bytes(j->n, sv_em_affine_nterms(j->em), j->p, j->p, 0, points, &j->so);
     size_t need_small = (size_t)j->n * 64 + (size_t)points * j->p * j->p * 32; /* mesh, Y and S */
     size_t need = need_model + need_sweep + need_small;
     if (limit && need > limit) {
         char b1[32], b2[32], b3[32], b4[32];
         fprintf(stderr,
-                "solvent sweep: this sweep needs about %s (the model's terms %s, solves and reduced model %s) "
+                "solvent sweep: %s: this sweep needs about %s (the model's terms %s, solves and reduced model %s) "
                 "for %d unknowns, more than the %s limit (%s).\n"
                 "  Give a larger --memory-limit if the machine has the memory%s.\n",
-                sweep_format_bytes(need, b1, sizeof b1), sweep_format_bytes(need_model, b2, sizeof b2),
-                sweep_format_bytes(need_sweep, b3, sizeof b3), j->n, sweep_format_bytes(limit, b4, sizeof b4),
+                a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
+                tool_format_bytes(need_sweep, b3, sizeof b3), j->n, tool_format_bytes(limit, b4, sizeof b4),
                 a->memory_limit ? "--memory-limit" : "available memory",
                 a->precision != SV_SWEEP_MIXED ? ", or use --precision single (half the solve memory)" : "");
         return 1;
@@ -195,23 +238,9 @@ static int network_parameters(sweep_job *j)
     return 0;
 }
 
-/* Default output: the project's file name with .sNp, in the current folder. */
-static void default_output(const char *project, int p, char *out, size_t len)
-{
-    const char *base = strrchr(project, '/');
-    base = base ? base + 1 : project;
-    const char *dot = strrchr(base, '.');
-    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
-    snprintf(out, len, "%.*s.s%dp", stem, base, p);
-}
-
 static int write_touchstone(sweep_job *j)
 {
     const sweep_args *a = j->a;
-    if (a->output)
-        snprintf(j->outname, sizeof j->outname, "%s", a->output);
-    else
-        default_output(a->project, j->p, j->outname, sizeof j->outname);
     int equal_z0 = 1;
     for (int k = 1; k < j->p; k++) equal_z0 &= j->z0[k] == j->z0[0];
     char comment[512];
@@ -259,8 +288,10 @@ static void close_job(sweep_job *j)
 int sweep_tool_run(const sweep_args *a)
 {
     sweep_job j = {.a = a, .devline = "cpu", .t_start = sv_time_now(), .bar = {a->progress, 0, 0}};
-    int code = check_device_request(a);
+    int code = check_given_outputs(a);
+    if (!code) code = check_device_request(a);
     if (!code) code = open_project(&j);
+    if (!code) code = check_touchstone_name(&j);
     if (!code) code = resolve_band(&j);
     if (!code) code = build_mesh(&j);
     if (!code) set_sweep_options(&j);

@@ -64,16 +64,11 @@ typedef struct sweep_job {
 
 /* The summary on stdout. */
 void sweep_print_summary(const sweep_job *j);
-/* "1.5 MiB" into buf. */
-const char *sweep_format_bytes(size_t bytes, char *buf, size_t len);
 
 /* Plot |S_ij| in dB (i >= j) against frequency with gnuplot into `path`
  * (.svg or .png), markers at the exactly solved frequencies. s: nf × p × p
  * column-major blocks. Returns 0, or -1 with a message in msg. */
 int sweep_plot(const char *path, const char *title, int p, int nf, const double *freq_hz,
                const double complex *s, const unsigned char *exact, char *msg, size_t msglen);
-
-/* Bytes of memory available on this machine (MemAvailable), 0 if unknown. */
-size_t sweep_available_memory(void);
 
 #endif

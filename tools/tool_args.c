@@ -4,8 +4,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+
+#include "solvent/em.h"
 
 static int parse_freq(const char *s, double *out, int dc)
 {
@@ -24,10 +30,114 @@ static int parse_freq(const char *s, double *out, int dc)
         else return -1;
     }
     v *= scale;
-    if (!isfinite(v) || v < 0 || (v == 0 && !dc)) return -1;
+    if (!isfinite(v) || v < 0 || (v == 0 && !dc) || v > SV_EM_MAX_FREQ_HZ) return -1;
     *out = v;
     return 0;
 }
 
 int tool_parse_freq(const char *s, double *out) { return parse_freq(s, out, 0); }
 int tool_parse_freq_dc(const char *s, double *out) { return parse_freq(s, out, 1); }
+
+int tool_parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v > 0)) return -1;
+    double scale = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': scale = 1024.0; break;
+        case 'M': scale = 1024.0 * 1024; break;
+        case 'G': scale = 1024.0 * 1024 * 1024; break;
+        case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+        case 'B': scale = 1; break;
+        default: return -1;
+        }
+        end++;
+        if (*end && strcasecmp(end, "B") && strcasecmp(end, "iB")) return -1;
+    }
+    v *= scale;
+    /* a whole number of bytes: below one would truncate to 0, "no limit" */
+    if (v < 1 || v >= 1.8e19) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+size_t tool_available_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+
+const char *tool_format_bytes(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (size_t)1 << 30)
+        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
+    else if (bytes >= (size_t)1 << 20)
+        snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
+    else
+        snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
+    return buf;
+}
+
+void tool_say(const char *cmd, const char *fmt, ...)
+{
+    char raw[2048], shown[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "solvent %s: %s\n", cmd, sv_escape_text(raw, shown, sizeof shown));
+}
+
+void tool_say_model_failure(const char *cmd, const char *project, const sv_em_project *p, double f_hz)
+{
+    char shown[256], hint[320] = "";
+    const char *m = sv_last_error()[0] ? sv_last_error() : "failed";
+    if (sv_last_status() == SV_ERR_SINGULAR && p && f_hz > 0) {
+        sv_em_grid g;
+        sv_em_project_grid(p, &g);
+        double cell = g.dx > g.dy ? g.dx : g.dy, waves = cell * f_hz / 299792458.0;
+        /* the low-frequency breakdown: jωL drowns in Ψ/ω's rounding */
+        if (waves < 1e-7)
+            snprintf(hint, sizeof hint,
+                     " (at %g Hz the cells, %g m, are %.1e wavelengths: a model this small electrically is "
+                     "singular in double precision; use larger cells or a higher frequency)",
+                     f_hz, cell, waves);
+    }
+    if (strstr(m, sv_escape_text(project, shown, sizeof shown))) tool_say(cmd, "%s%s", m, hint);
+    else tool_say(cmd, "%s: %s%s", project, m, hint);
+}
+
+int tool_check_not_input(const char *cmd, const char *opt, const char *out, const char *const *inputs, int n)
+{
+    struct stat so, si;
+    if (stat(out, &so) != 0) return 0; /* not there yet: no input can be it */
+    for (int k = 0; k < n; k++) {
+        if (!inputs[k] || stat(inputs[k], &si) != 0 || !S_ISREG(si.st_mode)) continue;
+        if (so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
+            tool_say(cmd, "%s %s is the input file %s itself: choose another output name", opt, out, inputs[k]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+int tool_check_touchstone_name(const char *cmd, const char *path, int ports)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) return 0;
+    char want[32];
+    snprintf(want, sizeof want, ".s%dp", ports);
+    const char *dot = strrchr(path, '.');
+    if (dot && !strchr(dot, '/') && !strcasecmp(dot, want)) return 0;
+    tool_say(cmd, "-o %s: a %d-port result needs a name ending in %s", path, ports, want);
+    return 2;
+}

@@ -2,10 +2,52 @@
 #ifndef SV_TOOL_ARGS_H
 #define SV_TOOL_ARGS_H
 
+#include "solvent/em.h"
+
 /* "2.5GHz", "800 MHz", "1e9", "1e9Hz" (Hz, kHz, MHz, GHz, THz; any case)
- * -> hertz, finite and > 0. Returns 0, or -1 if s is not such a value. */
+ * -> hertz, > 0 and at most SV_EM_MAX_FREQ_HZ after the unit is applied.
+ * Returns 0, or -1 if s is not such a value. */
 int tool_parse_freq(const char *s, double *out);
+/* What tool_parse_freq accepts, for messages. */
+#define TOOL_FREQ_EXPECTED "a frequency > 0 and <= 1e15 Hz (e.g. 1e9, 2.5GHz, 800MHz)"
 /* The same, 0 (DC) allowed. */
 int tool_parse_freq_dc(const char *s, double *out);
+#define TOOL_FREQ_DC_EXPECTED "a frequency >= 0 and <= 1e15 Hz (e.g. 0, 1e9, 2.5GHz, 800MHz)"
+
+/* "1500000000", "1.5G", "800M", "2GiB" (K, M, G, T: powers of 1024) ->
+ * bytes, at least 1. Returns 0, or -1 if s is not such a value. */
+int tool_parse_bytes(const char *s, size_t *out);
+/* What tool_parse_bytes accepts, for messages. */
+#define TOOL_BYTES_EXPECTED "a number of bytes >= 1, optionally with K, M, G or T"
+/* Bytes of memory available on this machine (MemAvailable), 0 if unknown. */
+size_t tool_available_memory(void);
+/* "1.5 MiB" into buf. */
+const char *tool_format_bytes(size_t bytes, char *buf, size_t len);
+
+/* An output may not be one of the inputs: 0 when `out` (named by option
+ * `opt`) is not the same file as any of the n regular files in `inputs`
+ * (device and inode: also through symlinks and hard links), else 2 after
+ * a message on stderr. */
+int tool_check_not_input(const char *cmd, const char *opt, const char *out, const char *const *inputs, int n);
+
+/* The one rule for Touchstone outputs (`sweep -o`, `solve -o`): the name
+ * ends in .sNp for the model's N ports (any case), unless it is a device
+ * or FIFO that streams the file. Returns 0, or 2 after a message. */
+int tool_check_touchstone_name(const char *cmd, const char *path, int ports);
+
+/* A library call on `project` failed: its message on stderr, prefixed with
+ * the project's name unless the message names it already, and for a
+ * singular model at f_hz (> 0) the likely cause when the cells are
+ * electrically tiny there. */
+void tool_say_model_failure(const char *cmd, const char *project, const sv_em_project *p, double f_hz);
+
+/* "solvent CMD: " and the formatted message on stderr, escaped as the
+ * library's messages are (sv_escape_text): values echoed from the command
+ * line or a file never reach the terminal raw. */
+void tool_say(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #endif

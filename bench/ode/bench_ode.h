@@ -40,7 +40,9 @@ void cv_linear_solver(void *mem, const sv_ode_problem *P, cv_user *U, N_Vector y
 double cpu_now(void);
 /* Solvent on trajectories [0, ntraj) of E with problem P and options o;
  * out (ntraj·n) and S (ntraj·n·ns, when not NULL: sensitivities from s0)
- * receive the last save time's. Returns the failed trajectories. */
+ * receive the last save time's. The compiled LU kernels of the benchmark's
+ * cache serve it unless o names another kernel_cache_dir. Returns the
+ * failed trajectories. */
 int ours_solve(const ens *E, const sv_ode_problem *P, const sv_ode_options *o, int ntraj, int nthreads,
                const double *s0, int ns, double *out, double *S, long *steps);
 

@@ -48,12 +48,22 @@ sv_status sv_last_status(void);
 void sv_clear_error(void);
 
 /* Record an error for the calling thread and return `status`, so that a
- * failing function can `return sv_error(SV_ERR_ARG, "n = %d: expected >= 0", n);`. */
+ * failing function can `return sv_error(SV_ERR_ARG, "n = %d: expected >= 0", n);`.
+ * The message is stored escaped as by sv_escape_text (one line, safe to
+ * print). */
 sv_status sv_error(sv_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* `text` made safe to show in a message, into buf (cap bytes, always
+ * terminated): printable ASCII and well-formed UTF-8 are kept; control
+ * characters (C0, DEL, C1), bidirectional overrides and bytes that are not
+ * UTF-8 become \n, \t, \r, \xNN or \uNNNN; a text too long for buf is
+ * cut at a character boundary and ends in "...". Escaping twice changes
+ * nothing. Returns buf. */
+const char *sv_escape_text(const char *text, char *buf, size_t cap);
 
 /* ---- version ---------------------------------------------------------- */
 const char *sv_version_string(void);          /* "0.1.0" */
@@ -136,10 +146,15 @@ sv_threads_saved sv_threads_serial_begin(void);
 void sv_threads_restore(sv_threads_saved saved);
 
 /* ---- atomic file output ------------------------------------------------ */
-/* Write a file so that it is never seen half-written: open writes to a
- * temporary file beside `path`; close with commit = 1 flushes, syncs and
- * renames it over `path` (SV_ERR_IO with a message on any failure, the
- * temporary removed); commit = 0 discards it. */
+/* Write a file so that it is never seen half-written: open writes to an
+ * anonymous file in `path`'s folder (O_TMPFILE; where the file system has
+ * none, a temporary "<path>.tmpXXXXXX" beside it, and temporaries of that
+ * name left by killed writers are removed on the next open); close with
+ * commit = 1 flushes, syncs and puts it in place of `path` (SV_ERR_IO with
+ * a message on any failure, nothing left behind); commit = 0 discards it.
+ * A symlink is followed and its target replaced; a device, FIFO or other
+ * special file is written through, never replaced (commit = 0 cannot take
+ * back what was written to it). A directory is SV_ERR_IO. */
 typedef struct sv_atomic_file sv_atomic_file;
 sv_status sv_atomic_file_open(const char *path, sv_atomic_file **out);
 /* The stdio stream to write to. */

@@ -69,6 +69,10 @@ typedef struct sv_em_grid {
     double x0, y0;     /* coordinates of the grid's lower-left corner, m */
 } sv_em_grid;
 
+/* The highest frequency a project, a band or a solve accepts (Hz), checked
+ * after any unit is applied. */
+#define SV_EM_MAX_FREQ_HZ 1e15
+
 /* A frequency band: the project's sweep section, or the band a sweep runs. */
 typedef struct sv_em_sweep {
     int present;       /* 1 if the file has a sweep section (or the band is complete) */
@@ -81,6 +85,9 @@ void sv_em_project_stackup(const sv_em_project *p, sv_em_stackup *out);
 void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out);
 void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out);
 int sv_em_project_ports(const sv_em_project *p);
+/* The CSV file the pixel map was read from ("pixels": {"csv": ...}, its
+ * path resolved against the project's folder), or NULL: an input too. */
+const char *sv_em_project_pixels_file(const sv_em_project *p);
 const char *sv_em_project_port_name(const sv_em_project *p, int k);
 double sv_em_project_port_z0(const sv_em_project *p, int k);
 /* 1 if cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny, j = 0 the bottom row) is metal. */
@@ -90,7 +97,9 @@ int sv_em_project_metal(const sv_em_project *p, int i, int j);
  * start_hz, stop_hz, points, tolerance; `present` is ignored — wins over the
  * project's sweep section. A tolerance given nowhere is 1e-4; one point
  * means stop = start. SV_ERR_ARG naming the values when start, stop or
- * points is given nowhere, or stop < start. out->present = 1 on success. */
+ * points is given nowhere, a frequency is above SV_EM_MAX_FREQ_HZ, stop <
+ * start, or start = stop with more than one point. out->present = 1 on
+ * success. */
 sv_status sv_em_project_band(const sv_em_project *p, const sv_em_sweep *given, sv_em_sweep *out);
 /* The band's `points` frequencies, evenly spaced from start_hz to stop_hz. */
 sv_status sv_em_band_frequencies(const sv_em_sweep *band, double *freq_hz);
@@ -123,6 +132,9 @@ int sv_em_model_cells(const sv_em_model *m);      /* metal cells */
 const sv_em_project *sv_em_model_project(const sv_em_model *m);
 /* Bytes sv_em_assemble will allocate for L and Ψ with block size nb (0 = default). */
 size_t sv_em_assemble_bytes(const sv_em_model *m, int nb);
+/* Bytes it holds besides, only while it runs: its coefficient tables,
+ * sized by the metal's bounding box (not the grid). */
+size_t sv_em_assemble_work_bytes(const sv_em_model *m);
 
 /* ---- assembly ----------------------------------------------------------- */
 typedef struct sv_em_assembly_info {

@@ -217,7 +217,11 @@ typedef struct sv_ode_options {
     double qsteady_max;       /* 0 = the method's 1.2 (Rodas5P) or 1.0 (Tsit5): keep h when h/h_new in [1, this] */
     double min_step_rel;      /* step too small when h < min_step_rel·|t|; 0 = default 1e-14, < 0: no relative limit */
     sv_ode_lu_precision lu;   /* default (0) double */
-    int lanes;                /* W: 1, 2, 4 or 8; 0 = one vector register (8 with AVX-512, else 4) */
+    /* W: 1, 2, 4, 8 or 16; 0 = the solver's choice: one vector register
+     * of doubles (8 with AVX-512, else 4), two for tiny dense systems
+     * (n ≤ 8, double LU, no sensitivities: the fused step). More than 8
+     * only there (16 asked for elsewhere runs 8). */
+    int lanes;
     /* Times where f may be discontinuous: steps end exactly there, and a
      * step ending at a stop sees f's left limit (t just below the stop). */
     const double *tstops;
@@ -237,6 +241,14 @@ typedef struct sv_ode_options {
      * so that θ_j·S_j is held like y. */
     sv_ode_sens_errcon sens_errcon;
     const double *sens_scale;
+    /* Straight-line LU kernels compiled at run time for the problem's
+     * pattern (sparse.h's sv_sparse_lu_compile): a directory for the
+     * compiled objects (reused across runs) and the C compiler's absolute
+     * path (NULL: /usr/bin/cc). NULL kernel_cache_dir (default): the
+     * table-driven kernels. The same results either way; when compiling
+     * fails the table-driven kernels stay and the context's log says why. */
+    const char *kernel_cache_dir;
+    const char *kernel_cc;
 } sv_ode_options;
 
 void sv_ode_options_default(sv_ode_options *opt);

@@ -210,11 +210,16 @@ typedef struct sv_sparse_codegen_options {
 void sv_sparse_codegen_options_default(sv_sparse_codegen_options *opt);
 
 /* Write straight-line C for `lu` to `out`: a translation unit that defines
- * `const sv_sparse_kernels NAME;` (NAME a C identifier), to be compiled with
- * the user's program and passed to sv_sparse_lu_use_kernels. opt may be NULL
- * (defaults). */
+ * `const sv_sparse_kernels NAME;` (NAME as sv_sparse_codegen_check_name
+ * accepts), to be compiled with the user's program and passed to
+ * sv_sparse_lu_use_kernels. opt may be NULL (defaults). */
 sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codegen_options *opt, const char *name,
                                   FILE *out);
+/* SV_OK when `name` can name the generated table: a C identifier that is
+ * not a keyword (up to C23), not reserved (at file scope: starting with _)
+ * and none of the generated file's own names (sv_sparse_kernels, d1_...,
+ * f8_...); else SV_ERR_ARG saying which. */
+sv_status sv_sparse_codegen_check_name(const char *name);
 
 /* Runtime path: generate the C, compile it with the system C compiler into
  * a shared object in cache_dir (named by the pattern hash, reused when it is

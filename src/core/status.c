@@ -39,12 +39,17 @@ void sv_clear_error(void)
     last_status = SV_OK;
 }
 
+/* The message is formatted apart first (an argument may be the last
+ * message itself), then escaped: text from files and command lines inside
+ * it never reaches a terminal raw. */
 sv_status sv_error(sv_status status, const char *fmt, ...)
 {
+    char raw[sizeof last_message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    sv_escape_text(raw, last_message, sizeof last_message);
     last_status = status;
     return status;
 }

@@ -8,7 +8,10 @@
  *   Sxx, Syy, Sxy    Ψ between two rooftops: Ψ_mn = Σ D_am·D_bn·P_ab has
  *                    only four terms, folded once per offset into a table
  * and the N² entries are one table lookup each. Only the rows of port half
- * rooftops (few) are computed from their own profiles and cells. */
+ * rooftops (few) are computed from their own profiles and cells. The
+ * tables span the offsets between the cells the unknowns touch (the
+ * metal's bounding box), not the grid: a few metal cells on a huge grid
+ * cost a few coefficients. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -27,7 +30,7 @@ typedef struct psi_tables {
 } psi_tables;
 
 typedef struct tables {
-    int nx, ny;          /* table extents (grid cells) */
+    int nx, ny;          /* table extents (cells): the metal's bounding box */
     double *Lx, *Ly;     /* nx × ny */
     psi_tables re, im;   /* im.P is NULL for a lossless dielectric */
     int exact_count;
@@ -77,10 +80,35 @@ static void psi_fold(int nx, int ny, psi_tables *t)
                 Pt(t, nx, di, dj) - Pt(t, nx, di, dj - 1) - Pt(t, nx, di + 1, dj) + Pt(t, nx, di + 1, dj - 1);
 }
 
+/* Width and height (cells) of the box holding every cell an unknown has
+ * divergence on: every offset a table is looked up at lies inside it. */
+static void metal_extent(const sv_em_model *m, int *w, int *h)
+{
+    int i0 = m->prj->grid.nx, i1 = -1, j0 = m->prj->grid.ny, j1 = -1;
+    for (int q = 0; q < m->n; q++) {
+        int ci[2], cj[2], sg[2];
+        for (int k = sv_em_div_cells(m, q, ci, cj, sg) - 1; k >= 0; k--) {
+            i0 = ci[k] < i0 ? ci[k] : i0, i1 = ci[k] > i1 ? ci[k] : i1;
+            j0 = cj[k] < j0 ? cj[k] : j0, j1 = cj[k] > j1 ? cj[k] : j1;
+        }
+    }
+    *w = i1 >= i0 ? i1 - i0 + 1 : 1;
+    *h = j1 >= j0 ? j1 - j0 + 1 : 1;
+}
+
+size_t sv_em_assemble_work_bytes(const sv_em_model *m)
+{
+    if (!m) return 0;
+    int w, h, lossy = m->prj->st.tan_delta > 0;
+    metal_extent(m, &w, &h);
+    size_t n1 = (size_t)w * h, n2 = (size_t)(2 * w + 1) * (2 * h + 1);
+    return sizeof(double) * (2 * n1 + (size_t)(1 + lossy) * (3 * n1 + n2)); /* Lx, Ly; P, Sxx, Syy, Sxy each */
+}
+
 static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, int lossy, tables *t)
 {
-    const sv_em_grid *g = &m->prj->grid;
-    int nx = g->nx, ny = g->ny;
+    int nx, ny;
+    metal_extent(m, &nx, &ny);
     size_t n1 = (size_t)nx * ny, n2 = (size_t)(2 * nx + 1) * (2 * ny + 1);
     memset(t, 0, sizeof *t);
     t->nx = nx;

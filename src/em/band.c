@@ -21,8 +21,15 @@ sv_status sv_em_project_band(const sv_em_project *p, const sv_em_sweep *given, s
                         "no \"sweep\" section and no full band given (start %g Hz, stop %g Hz, points %d): "
                         "expected start >= 0, stop > 0 and points >= 1",
                         b.start_hz, b.stop_hz, b.points);
+    if (b.start_hz > SV_EM_MAX_FREQ_HZ || b.stop_hz > SV_EM_MAX_FREQ_HZ)
+        return sv_error(SV_ERR_ARG, "start %g Hz, stop %g Hz: expected at most %g Hz", b.start_hz, b.stop_hz,
+                        SV_EM_MAX_FREQ_HZ);
     if (b.stop_hz < b.start_hz)
         return sv_error(SV_ERR_ARG, "stop %g Hz is below start %g Hz", b.stop_hz, b.start_hz);
+    /* distinct points only: a band of one frequency is one point */
+    if (b.points > 1 && b.stop_hz == b.start_hz)
+        return sv_error(SV_ERR_ARG, "points = %d with start = stop = %g Hz: expected points = 1, or stop > start",
+                        b.points, b.start_hz);
     if (b.points == 1) b.stop_hz = b.start_hz;
     b.present = 1;
     *out = b;

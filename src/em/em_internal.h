@@ -33,6 +33,7 @@ struct sv_em_project {
     unsigned char *metal;   /* nx*ny, index i + nx*j */
     int nports;
     sv_em_port_def *ports;
+    char *pixels_file;      /* the CSV pixel map read, or NULL */
 };
 
 /* One unknown: an x- or y-directed rooftop, or a port half rooftop. */

@@ -112,6 +112,32 @@ static sv_status get_int(const reader *r, const cJSON *obj, const char *key, con
     return SV_OK;
 }
 
+/* What the model computes reliably (the ranges of docs/project-files.md):
+ * far beyond them the surface impedance or the Green's functions overflow
+ * or underflow and the numerics fail with messages that name no input. */
+#define LENGTH_MIN_M 1e-9 /* thicknesses and cell sizes */
+#define LENGTH_MAX_M 1.0
+#define SIGMA_MIN 1e-3    /* S/m */
+#define SIGMA_MAX 1e10
+#define ORIGIN_MAX_M 1e3  /* |grid origin|: coordinates keep their precision */
+
+/* A length in file units, checked in metres against [lo_m, hi_m] (the
+ * slack absorbs the unit conversion's rounding), into *out in metres. */
+static sv_status get_length(const reader *r, const cJSON *obj, const char *key, const char *field, int required,
+                            double lo_m, double hi_m, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return required ? bad(r, field, NULL, "required field is missing") : SV_OK;
+    char exp[160];
+    snprintf(exp, sizeof exp, "expected a length from %g to %g (file units; %g m to %g m)", lo_m / r->scale,
+             hi_m / r->scale, lo_m, hi_m);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return bad(r, field, v, exp);
+    double x = v->valuedouble * r->scale;
+    if (!(x >= lo_m * (1 - 1e-12) && x <= hi_m * (1 + 1e-12))) return bad(r, field, v, exp);
+    *out = x;
+    return SV_OK;
+}
+
 /* [a, b] with a < b, finite, scaled to metres. */
 static sv_status get_range(const reader *r, const cJSON *v, const char *field, double *a, double *b)
 {
@@ -124,8 +150,16 @@ static sv_status get_range(const reader *r, const cJSON *v, const char *field, d
     return SV_OK;
 }
 
-/* Snap a coordinate (m) to the nearest grid line along one axis. */
-static int snap(double x, double origin, double d) { return (int)lround((x - origin) / d); }
+/* Snap a coordinate (m) to the nearest of the n + 1 grid lines along one
+ * axis: its index, with lines beyond the grid reported as -1 or n + 1 (the
+ * range is checked before the conversion to int, which would wrap). */
+static int snap(double x, double origin, double d, int n)
+{
+    double k = round((x - origin) / d);
+    if (k < 0) return -1;
+    if (!(k <= n)) return n + 1; /* also NaN */
+    return (int)k;
+}
 
 static sv_status read_units(reader *r, const cJSON *root)
 {
@@ -150,8 +184,7 @@ static sv_status read_stackup(const reader *r, const cJSON *root, sv_em_stackup 
     if ((s = need_object(r, sub, "substrate"))) return s;
     static const char *const subk[] = {"thickness", "eps_r", "tan_delta", NULL};
     if ((s = check_keys(r, sub, "substrate", subk))) return s;
-    if ((s = get_num(r, sub, "thickness", "substrate.thickness", 1, 0, 1, INFINITY, &st->h))) return s;
-    st->h *= r->scale;
+    if ((s = get_length(r, sub, "thickness", "substrate.thickness", 1, LENGTH_MIN_M, LENGTH_MAX_M, &st->h))) return s;
     if ((s = get_num(r, sub, "eps_r", "substrate.eps_r", 1, 1, 0, 1000, &st->eps_r))) return s;
     st->tan_delta = 0;
     if ((s = get_num(r, sub, "tan_delta", "substrate.tan_delta", 0, 0, 0, 1, &st->tan_delta))) return s;
@@ -165,21 +198,20 @@ static sv_status read_stackup(const reader *r, const cJSON *root, sv_em_stackup 
     if (cJSON_IsString(c) && !strcmp(c->valuestring, "inf")) {
         st->sigma = INFINITY;
     } else {
-        if ((s = get_num(r, met, "conductivity", "metal.conductivity", 1, 0, 1, INFINITY, &st->sigma)))
+        if ((s = get_num(r, met, "conductivity", "metal.conductivity", 1, SIGMA_MIN, 0, SIGMA_MAX, &st->sigma)))
             return cJSON_IsString(c) ? bad(r, "metal.conductivity", c,
-                                           "expected a number > 0 (S/m) or \"inf\" for a lossless metal")
+                                           "expected a number from 1e-3 to 1e10 (S/m) or \"inf\" for a "
+                                           "lossless metal")
                                      : s;
     }
     st->t = 0;
     if (isfinite(st->sigma)) {
-        if ((s = get_num(r, met, "thickness", "metal.thickness", 1, 0, 1, INFINITY, &st->t)))
+        if ((s = get_length(r, met, "thickness", "metal.thickness", 1, LENGTH_MIN_M, LENGTH_MAX_M, &st->t)))
             return sv_last_status() == SV_ERR_PARSE && !cJSON_GetObjectItemCaseSensitive(met, "thickness")
                        ? bad(r, "metal.thickness", NULL, "required when metal.conductivity is finite")
                        : s;
-        st->t *= r->scale;
     } else if (cJSON_GetObjectItemCaseSensitive(met, "thickness")) {
-        if ((s = get_num(r, met, "thickness", "metal.thickness", 1, 0, 0, INFINITY, &st->t))) return s;
-        st->t *= r->scale;
+        if ((s = get_length(r, met, "thickness", "metal.thickness", 1, 0, LENGTH_MAX_M, &st->t))) return s;
     }
     return SV_OK;
 }
@@ -192,10 +224,8 @@ static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g)
     if ((s = need_object(r, gr, "grid"))) return s;
     static const char *const k[] = {"dx", "dy", "nx", "ny", "origin", NULL};
     if ((s = check_keys(r, gr, "grid", k))) return s;
-    if ((s = get_num(r, gr, "dx", "grid.dx", 1, 0, 1, INFINITY, &g->dx))) return s;
-    if ((s = get_num(r, gr, "dy", "grid.dy", 1, 0, 1, INFINITY, &g->dy))) return s;
-    g->dx *= r->scale;
-    g->dy *= r->scale;
+    if ((s = get_length(r, gr, "dx", "grid.dx", 1, LENGTH_MIN_M, LENGTH_MAX_M, &g->dx))) return s;
+    if ((s = get_length(r, gr, "dy", "grid.dy", 1, LENGTH_MIN_M, LENGTH_MAX_M, &g->dy))) return s;
     if ((s = get_int(r, gr, "nx", "grid.nx", 1, 100000, &g->nx))) return s;
     if ((s = get_int(r, gr, "ny", "grid.ny", 1, 100000, &g->ny))) return s;
     if ((double)g->nx * g->ny > 1e8) {
@@ -208,8 +238,9 @@ static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g)
     if (o) {
         if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != 2 || !cJSON_IsNumber(o->child) ||
             !cJSON_IsNumber(o->child->next) || !isfinite(o->child->valuedouble) ||
-            !isfinite(o->child->next->valuedouble))
-            return bad(r, "grid.origin", o, "expected [x, y] (file length units)");
+            !isfinite(o->child->next->valuedouble) || fabs(o->child->valuedouble * r->scale) > ORIGIN_MAX_M ||
+            fabs(o->child->next->valuedouble * r->scale) > ORIGIN_MAX_M)
+            return bad(r, "grid.origin", o, "expected [x, y] (file length units), each within 1000 m of 0");
         g->x0 = o->child->valuedouble * r->scale;
         g->y0 = o->child->next->valuedouble * r->scale;
     }
@@ -233,6 +264,9 @@ static sv_status read_pixels_csv(const reader *r, const cJSON *px, sv_em_project
         snprintf(path, sizeof path, "%s/%s", r->dir, c->valuestring);
     char field[160];
     snprintf(field, sizeof field, "%s: pixels.csv", r->file);
+    size_t len = strlen(path) + 1; /* kept: a caller's outputs must not overwrite it */
+    if (!(p->pixels_file = sv_alloc(p->ctx, len, "project pixel file name"))) return sv_last_status();
+    memcpy(p->pixels_file, path, len);
     return sv_em_pixels_csv_read(path, field, p->grid.nx, p->grid.ny, p->metal);
 }
 
@@ -286,8 +320,8 @@ static sv_status read_rects(const reader *r, const cJSON *root, sv_em_project *p
         double xa, xb, ya, yb;
         if ((s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, "x"), fx, &xa, &xb))) return s;
         if ((s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, "y"), fy, &ya, &yb))) return s;
-        int i0 = snap(xa, g->x0, g->dx), i1 = snap(xb, g->x0, g->dx);
-        int j0 = snap(ya, g->y0, g->dy), j1 = snap(yb, g->y0, g->dy);
+        int i0 = snap(xa, g->x0, g->dx, g->nx), i1 = snap(xb, g->x0, g->dx, g->nx);
+        int j0 = snap(ya, g->y0, g->dy, g->ny), j1 = snap(yb, g->y0, g->dy, g->ny);
         if (i0 < 0 || i1 > g->nx) return bad(r, fx, cJSON_GetObjectItemCaseSensitive(c, "x"), "outside the grid");
         if (j0 < 0 || j1 > g->ny) return bad(r, fy, cJSON_GetObjectItemCaseSensitive(c, "y"), "outside the grid");
         if (i1 <= i0)
@@ -355,10 +389,10 @@ static sv_status read_port_place(const reader *r, const cJSON *c, const char *fi
     sv_status s = get_range(r, cJSON_GetObjectItemCaseSensitive(c, span_key), fs, &a0, &a1);
     if (s) return s;
     double atm = at->valuedouble * r->scale;
-    d->line = vertical ? snap(atm, g->x0, g->dx) : snap(atm, g->y0, g->dy);
-    d->k0 = vertical ? snap(a0, g->y0, g->dy) : snap(a0, g->x0, g->dx);
-    d->k1 = vertical ? snap(a1, g->y0, g->dy) : snap(a1, g->x0, g->dx);
     int nline = vertical ? g->nx : g->ny, nspan = vertical ? g->ny : g->nx;
+    d->line = vertical ? snap(atm, g->x0, g->dx, nline) : snap(atm, g->y0, g->dy, nline);
+    d->k0 = vertical ? snap(a0, g->y0, g->dy, nspan) : snap(a0, g->x0, g->dx, nspan);
+    d->k1 = vertical ? snap(a1, g->y0, g->dy, nspan) : snap(a1, g->x0, g->dx, nspan);
     if (d->line < 0 || d->line > nline) return bad(r, f2, at, "port plane outside the grid");
     if (d->k0 < 0 || d->k1 > nspan || d->k1 <= d->k0)
         return bad(r, fs, cJSON_GetObjectItemCaseSensitive(c, span_key),
@@ -466,8 +500,9 @@ static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
                 if (!strcmp(u->valuestring, t[q].n)) scale = t[q].s;
         if (scale == 0) return bad(r, "sweep.unit", u, "expected \"Hz\", \"kHz\", \"MHz\" or \"GHz\"");
     }
-    if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 0, 1e15, &sw->start_hz))) return s; /* 0: from DC */
-    if ((s = get_num(r, s0, "stop", "sweep.stop", 1, 0, 1, 1e15, &sw->stop_hz))) return s;
+    /* the limit holds in hertz: checked once the unit is applied; start 0: from DC */
+    if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 0, SV_EM_MAX_FREQ_HZ / scale, &sw->start_hz))) return s;
+    if ((s = get_num(r, s0, "stop", "sweep.stop", 1, 0, 1, SV_EM_MAX_FREQ_HZ / scale, &sw->stop_hz))) return s;
     if ((s = get_int(r, s0, "points", "sweep.points", 1, 10000000, &sw->points))) return s;
     if ((s = get_num(r, s0, "tolerance", "sweep.tolerance", 0, 0, 1, 0.5, &sw->tolerance))) return s;
     sw->start_hz *= scale;
@@ -477,6 +512,9 @@ static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
     if (sw->points == 1 && sw->stop_hz != sw->start_hz)
         return bad(r, "sweep.points", cJSON_GetObjectItemCaseSensitive(s0, "points"),
                    "expected >= 2 when start != stop");
+    if (sw->points > 1 && sw->stop_hz == sw->start_hz)
+        return bad(r, "sweep.points", cJSON_GetObjectItemCaseSensitive(s0, "points"),
+                   "expected 1 when start = stop");
     sw->present = 1;
     return SV_OK;
 }
@@ -634,6 +672,7 @@ void sv_em_project_destroy(sv_em_project *p)
     sv_ctx *ctx = p->ctx;
     sv_free(ctx, p->metal);
     sv_free(ctx, p->ports);
+    sv_free(ctx, p->pixels_file);
     sv_free(ctx, p);
 }
 
@@ -641,6 +680,7 @@ void sv_em_project_stackup(const sv_em_project *p, sv_em_stackup *out) { *out = 
 void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out) { *out = p->grid; }
 void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out) { *out = p->sweep; }
 int sv_em_project_ports(const sv_em_project *p) { return p ? p->nports : 0; }
+const char *sv_em_project_pixels_file(const sv_em_project *p) { return p ? p->pixels_file : NULL; }
 const char *sv_em_project_port_name(const sv_em_project *p, int k)
 {
     return p && k >= 0 && k < p->nports ? p->ports[k].name : NULL;

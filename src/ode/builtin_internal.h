@@ -51,6 +51,33 @@
         (d)->jac_dir_batch = name##_jac_dir_b;    \
     } while (0)
 
+/* Batched callbacks whose lane loop is compiled with W a constant for the
+ * lane counts the solver uses most (4, 8 and 16: no remainder loop, no
+ * overlap checks), the same body for any other W: name##_fb_lanes and
+ * name##_jb_lanes are always-inline bodies taking W first. */
+#define SV_ODE_BATCH_BY_LANES(name)                                                                        \
+    static int name##_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)    \
+    {                                                                                                      \
+        switch (W) {                                                                                       \
+        case 4: return name##_fb_lanes(4, t, y, p, dy, u);                                                 \
+        case 8: return name##_fb_lanes(8, t, y, p, dy, u);                                                 \
+        case 16: return name##_fb_lanes(16, t, y, p, dy, u);                                               \
+        default: return name##_fb_lanes(W, t, y, p, dy, u);                                                \
+        }                                                                                                  \
+    }                                                                                                      \
+    static int name##_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, \
+                         void *u)                                                                          \
+    {                                                                                                      \
+        switch (W) {                                                                                       \
+        case 4: return name##_jb_lanes(4, t, y, p, jv, dfdt, u);                                           \
+        case 8: return name##_jb_lanes(8, t, y, p, jv, dfdt, u);                                           \
+        case 16: return name##_jb_lanes(16, t, y, p, jv, dfdt, u);                                         \
+        default: return name##_jb_lanes(W, t, y, p, jv, dfdt, u);                                          \
+        }                                                                                                  \
+    }
+
+#define SV_ODE_LANES_INLINE static inline __attribute__((always_inline))
+
 #define SV_ODE_FILL(d, name, N, NP)   \
     do {                              \
         (d)->n = (N);                 \

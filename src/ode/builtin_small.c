@@ -6,7 +6,9 @@
  * scalar callback is the same code with W = 1. The complex versions for
  * complex-step differentiation instantiate one type-generic body with
  * <tgmath.h>-style arithmetic (only + − × here). Jacobians are dense
- * row-major (n ≤ 8: the dense lane LU is the fast path for these). */
+ * row-major (n ≤ 8: the dense lane LU is the fast path for these). The
+ * batched callbacks' arrays never overlap (the solver passes distinct lane
+ * arrays): `restrict` says so and lets their lane loops vectorise. */
 #include <complex.h>
 #include <string.h>
 
@@ -26,7 +28,8 @@
         dy[2] = p[2] * y2 * y2;                                                         \
     } while (0)
 
-static int rober_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int rober_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
@@ -37,7 +40,8 @@ static int rober_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int rober_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int rober_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt;
     enum { N_ = 3 };
@@ -141,7 +145,8 @@ static int rober_fcp(double complex t, const double complex *y, const double com
         dy[7] = -r + 1.81 * y[6];                                                              \
     } while (0)
 
-static int hires_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int hires_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u, (void)p;
     for (int w = 0; w < W; w++) {
@@ -152,7 +157,8 @@ static int hires_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int hires_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int hires_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt, (void)p;
     enum { N_ = 8 };
@@ -225,7 +231,8 @@ static int hires_jac_dir_b(int W, const double *t, const double *y, const double
 }
 
 /* ---- OREGO (no parameters) ---- */
-static int orego_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int orego_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u, (void)p;
     for (int w = 0; w < W; w++) {
@@ -236,7 +243,8 @@ static int orego_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int orego_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int orego_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt, (void)p;
     enum { N_ = 3 };
@@ -255,7 +263,8 @@ static int orego_jb(int W, const double *t, const double *y, const double *p, do
         dy[0] = y[1];                                                           \
         dy[1] = ((1 - y[0] * y[0]) * y[1] - y[0]) / p[0];                      \
     } while (0)
-static int vdpol_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int vdpol_fb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
@@ -265,7 +274,8 @@ static int vdpol_fb(int W, const double *t, const double *y, const double *p, do
     }
     return 0;
 }
-static int vdpol_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int vdpol_jb_lanes(const int W, const double *t, const double *restrict y,
+                                       const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt;
     enum { N_ = 2 };
@@ -284,7 +294,8 @@ static int vdpol_fc(double complex t, const double complex *y, const double *p, 
 }
 
 /* ---- Lorenz: p = (σ, ρ, β) ---- */
-static int lorenz_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
+SV_ODE_LANES_INLINE int lorenz_fb_lanes(const int W, const double *t, const double *restrict y,
+                                        const double *restrict p, double *restrict dy, void *u)
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
@@ -295,7 +306,8 @@ static int lorenz_fb(int W, const double *t, const double *y, const double *p, d
     }
     return 0;
 }
-static int lorenz_jb(int W, const double *t, const double *y, const double *p, double *jv, double *dfdt, void *u)
+SV_ODE_LANES_INLINE int lorenz_jb_lanes(const int W, const double *t, const double *restrict y,
+                                        const double *restrict p, double *restrict jv, double *dfdt, void *u)
 {
     (void)t, (void)u, (void)dfdt;
     enum { N_ = 3 };
@@ -349,6 +361,11 @@ static int lorenz_fcp(double complex t, const double complex *y, const double co
     return 0;
 }
 
+SV_ODE_BATCH_BY_LANES(rober)
+SV_ODE_BATCH_BY_LANES(hires)
+SV_ODE_BATCH_BY_LANES(orego)
+SV_ODE_BATCH_BY_LANES(vdpol)
+SV_ODE_BATCH_BY_LANES(lorenz)
 SV_ODE_SCALAR_WRAPPERS(rober)
 SV_ODE_SENS_WRAPPERS(rober)
 SV_ODE_SENS_TANGENT_WRAPPER(hires)

@@ -3,61 +3,26 @@
  * unrolled. Slot (i, j) = i·n + j, lane w at slot·W + w; after the factor
  * the diagonal holds 1/U_ii (the sparse engine's convention).
  *
+ * The kernels themselves are in dense_small.h.
+ *
  * Why this special case next to the sparse engine: for such systems the
  * engine's table-driven batch kernels spend more on walking their schedule
  * than on arithmetic (measured 1.6–2.9× slower: docs/ode.md). lin.c uses
  * these kernels only when the factor is at least 3/4 full. A nearly full
  * pattern is padded to full: the explicit zeros change no finite value
  * (x − l·0 = x, and a zero multiplier stays zero). */
-#include <math.h>
+#include "dense_small.h"
 
-#include "ode_internal.h"
-
-/* Right-looking elimination in natural order; bad[w] is set (never
- * cleared) for a zero or non-finite pivot, and elimination goes on. */
+/* One instance per (n, W): the constants let the compiler unroll and
+ * vectorise the lane loops without remainder code. */
 #define DENSE_SMALL(N, WC)                                                                            \
     static void dfactor_##N##_##WC(double *restrict a, unsigned char *bad)                           \
     {                                                                                                 \
-        enum { n = N, W = WC };                                                                       \
-        for (int k = 0; k < n; k++) {                                                                 \
-            double dk[W];                                                                             \
-            for (int w = 0; w < W; w++) {                                                             \
-                double d = a[(k * n + k) * W + w];                                                    \
-                if (d == 0 || !isfinite(d)) bad[w] = 1;                                               \
-                dk[w] = 1.0 / d;                                                                      \
-                a[(k * n + k) * W + w] = dk[w];                                                       \
-            }                                                                                         \
-            for (int i = k + 1; i < n; i++) {                                                         \
-                double l[W];                                                                          \
-                for (int w = 0; w < W; w++) {                                                         \
-                    l[w] = a[(i * n + k) * W + w] * dk[w];                                            \
-                    a[(i * n + k) * W + w] = l[w];                                                    \
-                }                                                                                     \
-                for (int j = k + 1; j < n; j++) {                                                     \
-                    double u[W], t[W];                                                                \
-                    for (int w = 0; w < W; w++) u[w] = a[(k * n + j) * W + w];                        \
-                    for (int w = 0; w < W; w++) t[w] = a[(i * n + j) * W + w] - l[w] * u[w];          \
-                    for (int w = 0; w < W; w++) a[(i * n + j) * W + w] = t[w];                        \
-                }                                                                                     \
-            }                                                                                         \
-        }                                                                                             \
+        ode_dense_small_factor_nw(a, bad, N, WC);                                                     \
     }                                                                                                 \
     static void dsolve_##N##_##WC(const double *restrict a, double *restrict x)                      \
     {                                                                                                 \
-        enum { n = N, W = WC };                                                                       \
-        double z[n][W];                                                                               \
-        _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {                                         \
-            for (int w = 0; w < W; w++) z[i][w] = x[i * W + w];                                       \
-            _Pragma("GCC unroll 8") for (int j = 0; j < i; j++)                                       \
-                for (int w = 0; w < W; w++) z[i][w] -= a[(i * n + j) * W + w] * z[j][w];              \
-        }                                                                                             \
-        _Pragma("GCC unroll 8") for (int i = n - 1; i >= 0; i--) {                                    \
-            _Pragma("GCC unroll 8") for (int j = i + 1; j < n; j++)                                   \
-                for (int w = 0; w < W; w++) z[i][w] -= a[(i * n + j) * W + w] * z[j][w];              \
-            for (int w = 0; w < W; w++) z[i][w] *= a[(i * n + i) * W + w];                           \
-        }                                                                                             \
-        for (int i = 0; i < n; i++)                                                                   \
-            for (int w = 0; w < W; w++) x[i * W + w] = z[i][w];                                       \
+        ode_dense_small_solve_nw(a, x, N, WC);                                                        \
     }
 #define DENSE_SMALL_W(N) DENSE_SMALL(N, 1) DENSE_SMALL(N, 2) DENSE_SMALL(N, 4) DENSE_SMALL(N, 8)
 DENSE_SMALL_W(2)

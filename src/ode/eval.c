@@ -1,10 +1,12 @@
 /* Right-hand side and Jacobian over W lanes (slot-major arrays).
  *
  * With a batched callback every lane goes through it (inactive lanes carry a
- * valid old state, so the user's code sees finite numbers); otherwise each
- * masked lane is gathered into contiguous scratch, passed to the scalar
- * callback and scattered back. Either way a lane's numbers depend on that
- * lane's inputs only, which is what makes results independent of the batch. */
+ * valid old state, so the user's code sees finite numbers; that call is
+ * inline in ode_internal.h, and a failing one is repeated here lane by
+ * lane); otherwise each masked lane is gathered into contiguous scratch,
+ * passed to the scalar callback and scattered back. Either way a lane's
+ * numbers depend on that lane's inputs only, which is what makes results
+ * independent of the batch. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -22,31 +24,21 @@ static void scatter(int n, int W, int w, const double *src, double *dst)
 }
 
 /* The scalar f for each masked lane: its values and its own return code. */
-static void eval_f_lanes(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
-                         const double *p, double *dy, unsigned char *fail, double *scratch)
+int ode_eval_f_lanewise(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
+                        const double *p, double *dy, unsigned char *fail, double *scratch)
 {
-    int n = P->n, np = P->np;
+    int n = P->n, np = P->np, any = 0;
     double *ys = scratch, *ps = scratch + n, *ds = scratch + n + np;
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         gather(n, W, w, y, ys);
         if (np) gather(np, W, w, p, ps);
-        ode_fail_note(&fail[w], P->d.f(t[w], ys, np ? ps : NULL, ds, P->d.user));
+        int rc = P->d.f(t[w], ys, np ? ps : NULL, ds, P->d.user);
+        ode_fail_note(&fail[w], rc);
+        any |= rc != 0;
         scatter(n, W, w, ds, dy);
     }
-}
-
-void ode_eval_f(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
-                const double *p, double *dy, unsigned char *fail, double *scratch)
-{
-    if (!P->d.f_batch) {
-        eval_f_lanes(P, W, mask, t, y, p, dy, fail, scratch);
-        return;
-    }
-    /* A batched call has one return code for all lanes (and may have
-     * stopped part-way): each lane is then evaluated alone, so that its
-     * outcome is its own and not its batch-mates'. */
-    if (P->d.f_batch(W, t, y, P->np ? p : NULL, dy, P->d.user)) eval_f_lanes(P, W, mask, t, y, p, dy, fail, scratch);
+    return any;
 }
 
 struct ode_jac_work {
@@ -201,18 +193,11 @@ static int jac_one(const sv_ode_problem *P, ode_jac_work *jw, double t, long *nf
     return 1;
 }
 
-void ode_jacobian(const sv_ode_problem *P, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
-                  const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
-                  unsigned char *fail, long *nf)
+void ode_jacobian_lanewise(const sv_ode_problem *P, ode_jac_work *jw, int W, const unsigned char *mask,
+                           const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                           double *dfdt, unsigned char *fail, long *nf)
 {
     int n = P->n, np = P->np, nnz = P->nnz;
-    if (P->d.jac_source == SV_ODE_JAC_ANALYTIC && P->d.jac_batch) {
-        if (!P->d.nonautonomous) memset(dfdt, 0, sizeof(double) * (size_t)n * W);
-        int rc = P->d.jac_batch(W, t, y, np ? p : NULL, jvals, P->d.nonautonomous ? dfdt : NULL, P->d.user);
-        /* one return code for all lanes: a failure is then looked for lane
-         * by lane below, so that it is the failing lane's own */
-        if (!rc) return;
-    }
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         gather(n, W, w, y, jw->y);

@@ -6,11 +6,7 @@
 
 #include "ode_internal.h"
 
-/* For the per-lane-count instances: steps written with `const int W` and
- * inlined into a copy per W, so that their lane loops vectorise without
- * remainder code. */
-#define ODE_INLINE static inline __attribute__((always_inline))
-
+struct shared;
 typedef struct ode_sens ode_sens; /* sens.h */
 
 typedef struct ode_lanes {
@@ -33,8 +29,8 @@ typedef struct ode_lanes {
     long traj[ODE_WMAX];    /* trajectory index, -1 = idle */
     unsigned char active[ODE_WMAX], have_f0[ODE_WMAX], need_jac[ODE_WMAX], need_h0[ODE_WMAX];
     unsigned char fail[ODE_WMAX], bad[ODE_WMAX];
-    double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log(errold), and the one before */
-    double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], errold[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
+    double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log E_old, and the one before (control.h) */
+    double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
     double tstage[ODE_WMAX], shift[ODE_WMAX];
     int hits[ODE_WMAX];     /* this attempt ends at: 0 free, 1 the end, 2 a tstop */
     int stop_idx[ODE_WMAX]; /* next tstop not yet passed */
@@ -47,7 +43,36 @@ typedef struct ode_lanes {
     ode_lin *lin;
     ode_jac_work *jw;
     ode_sens *sens;         /* forward sensitivities, or NULL (sens.h) */
+    double lerr_floor;      /* log(1e-4): the error history's floor (control.h) */
+    /* the whole step specialised for this problem and W (driver.h), or NULL:
+     * its status is the linear solver's, as an attempt's */
+    sv_status (*step)(struct shared *S, struct ode_lanes *L);
 } ode_lanes;
+
+/* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
+ * rejected lane retries with the same J), clearing every lane's fail and
+ * bad flags for the attempt that follows; jm[w] says which lanes got one
+ * (the sensitivities' second-order terms follow it). Shared by rodas5p.c
+ * and the fused step. */
+ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W, unsigned char *jm)
+{
+    int anyj = 0;
+    for (int w = 0; w < W; w++) {
+        jm[w] = L->active[w] && L->need_jac[w];
+        anyj |= jm[w];
+        L->fail[w] = 0;
+        L->bad[w] = 0;
+    }
+    if (!anyj) return;
+    long nf[ODE_WMAX] = {0};
+    ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
+    for (int w = 0; w < W; w++)
+        if (jm[w]) {
+            L->st[w].njac++;
+            L->st[w].nf += nf[w];
+            L->need_jac[w] = 0;
+        }
+}
 
 /* One step attempt for every active lane: fills ynew and eest (INFINITY
  * for a non-finite error or a bad pivot) and fail (callback failures).

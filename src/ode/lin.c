@@ -57,9 +57,6 @@ struct ode_lin {
     int *jdiag;                         /* Jacobian entry of (k, k), or -1 */
 };
 
-/* A pivot shrunk below this fraction of its diagonal entry sends the lane
- * to double-double (mark_exact_lanes). */
-#define ODE_LIN_PIVOT_SHRINK 1e-8
 /* A float pivot shrunk by more than this (ε_float times it ≈ 6 %) is noise. */
 #define ODE_LIN_FLOAT_NOISE 1e6
 
@@ -182,6 +179,13 @@ sv_status ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single
     return st;
 }
 
+int ode_lin_is_dense(const ode_lin *L) { return L->dense; }
+
+sv_status ode_lin_compile(ode_lin *L, const char *cache_dir, const char *cc)
+{
+    return L->dense ? SV_OK : sv_sparse_lu_compile(L->lu, NULL, cache_dir, cc);
+}
+
 void ode_lin_destroy(ode_lin *L)
 {
     if (!L) return;
@@ -260,6 +264,21 @@ static sv_status factor_exact_lanes(ode_lin *L, unsigned char *bad)
     for (int w = 0; w < L->W && st == SV_OK; w++)
         if (L->exact[w]) st = ode_lin_dd_factor(L->dd, w, L->jv, L->shift[w], &bad[w]);
     return st;
+}
+
+sv_status ode_lin_factor_exact(ode_lin *L, const unsigned char *exact, const double *jv, const double *shift,
+                               unsigned char *bad)
+{
+    L->jv = jv;
+    L->shift = shift;
+    memcpy(L->exact, exact, sizeof(unsigned char) * (size_t)L->W);
+    return factor_exact_lanes(L, bad);
+}
+
+void ode_lin_solve_exact(const ode_lin *L, const double *b, double *x)
+{
+    for (int w = 0; w < L->W; w++)
+        if (L->exact[w]) ode_lin_dd_solve(L->dd, w, b, x);
 }
 
 void ode_lin_load(ode_lin *L, const double *jv, const double *shift)
@@ -436,7 +455,6 @@ sv_status ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const
         for (int w = 0; w < L->W; w++) anyd |= L->use_double[w];
         if (st == SV_OK && anyd) st = solve_double(L, jv, shift, b, x);
     }
-    for (int w = 0; w < L->W; w++)
-        if (L->exact[w]) ode_lin_dd_solve(L->dd, w, bx, x);
+    if (anye) ode_lin_solve_exact(L, bx, x);
     return st;
 }

@@ -6,6 +6,10 @@
 #include "solvent/ode.h"
 #include "solvent/sparse.h"
 
+/* Lane-loop helpers instantiated per lane count (W or n compile-time
+ * constants in each copy, so that their loops vectorise) are inlined. */
+#define ODE_INLINE static inline __attribute__((always_inline))
+
 /* max/min without fmax's NaN rules (and its library call in hot loops) */
 static inline double ode_max(double a, double b) { return a > b ? a : b; }
 static inline double ode_min(double a, double b) { return a < b ? a : b; }
@@ -16,8 +20,9 @@ static inline void ode_free_all(sv_ctx *ctx, void *const *parts, int count)
     for (int k = 0; k < count; k++) sv_free(ctx, parts[k]);
 }
 
-/* Largest lane count (AVX-512 would take 8 doubles). */
-#define ODE_WMAX 8
+/* Largest lane count: two AVX-512 registers of doubles (the fused step for
+ * tiny systems, driver.h); the general path runs at most 8. */
+#define ODE_WMAX 16
 
 struct sv_ode_problem {
     sv_ode_problem_desc d;  /* copy; rowptr/colind below replace the caller's */
@@ -71,6 +76,21 @@ sv_status ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, co
 /* Whether lane w's last load was numerically singular in double, so that
  * its factor and solves run in double-double (lin.c). */
 int ode_lin_lane_exact(const ode_lin *L, int w);
+/* The test for that, the one policy both the general factor (lin.c) and
+ * the fused step's (fused_rodas5p_tmpl.h) apply to their double factor:
+ * a lane is numerically singular when some pivot u_kk shrank below this
+ * fraction of its diagonal entry M_kk (max_k |M_kk / u_kk| beyond its
+ * inverse). */
+#define ODE_LIN_PIVOT_SHRINK 1e-8
+/* For a step that factors M itself (the fused one, full storage, double):
+ * lanes with exact[w] set get their double-double factor of shift·I − J
+ * (bad[w] from its pivots) and ode_lin_solve_exact then solves them; the
+ * other lanes are not touched. */
+sv_status ode_lin_factor_exact(ode_lin *L, const unsigned char *exact, const double *jv, const double *shift,
+                               unsigned char *bad);
+/* x = M⁻¹ b in double-double for the lanes the last factor marked exact
+ * (slot-major n·W, lane by lane: b and x may alias). */
+void ode_lin_solve_exact(const ode_lin *L, const double *b, double *x);
 /* Double-double LU of single lanes (lin_dd.c) over lu's structure (NULL:
  * full n × n storage in natural order); eslot and dslot as in lin.c. */
 typedef struct ode_lin_dd ode_lin_dd;
@@ -82,6 +102,12 @@ void ode_lin_dd_destroy(ode_lin_dd *D);
 sv_status ode_lin_dd_factor(ode_lin_dd *D, int w, const double *jvals, double shift, unsigned char *bad);
 /* x = M⁻¹ b for lane w (slot-major b and x, which may alias). */
 void ode_lin_dd_solve(const ode_lin_dd *D, int w, const double *b, double *x);
+/* 1 when L holds M in full storage (2 ≤ n ≤ 8, double: dense_small.h). */
+int ode_lin_is_dense(const ode_lin *L);
+/* Straight-line kernels for the sparse factor (sv_sparse_lu_compile; the
+ * same numbers as the table-driven ones, which stay on failure: the status
+ * says why). SV_OK without doing anything for full storage. */
+sv_status ode_lin_compile(ode_lin *L, const char *cache_dir, const char *cc);
 /* Full-storage kernels for 2 ≤ n ≤ 8 (dense_small.c), W in {1, 2, 4, 8}. */
 void ode_dense_small_factor(int n, int W, double *buf, unsigned char *bad);
 void ode_dense_small_solve(int n, int W, const double *buf, double *x);
@@ -93,9 +119,27 @@ void ode_dense_small_solve(int n, int W, const double *buf, double *x);
 typedef struct ode_jac_work ode_jac_work;
 sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *prob, ode_jac_work **out);
 void ode_jac_work_destroy(ode_jac_work *w);
-void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask, const double *t,
-                  const double *y, const double *p, const double *f0, double *jvals, double *dfdt,
-                  unsigned char *fail, long *nf);
+void ode_jacobian_lanewise(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask,
+                           const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                           double *dfdt, unsigned char *fail, long *nf);
+/* The batched analytic Jacobian runs every lane (as ode_eval_f) and inline;
+ * the other sources lane by lane (eval.c). A batched failure (one return
+ * code for all lanes) is looked for lane by lane, so that it is the
+ * failing lane's own (ODE_FAIL_HARD there). */
+static inline void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask,
+                                const double *t, const double *y, const double *p, const double *f0, double *jvals,
+                                double *dfdt, unsigned char *fail, long *nf)
+{
+    if (prob->d.jac_source != SV_ODE_JAC_ANALYTIC || !prob->d.jac_batch) {
+        ode_jacobian_lanewise(prob, jw, W, mask, t, y, p, f0, jvals, dfdt, fail, nf);
+        return;
+    }
+    const int auton = !prob->d.nonautonomous;
+    if (auton)
+        for (int q = 0; q < prob->n * W; q++) dfdt[q] = 0;
+    if (prob->d.jac_batch(W, t, y, prob->np ? p : NULL, jvals, auton ? NULL : dfdt, prob->d.user))
+        ode_jacobian_lanewise(prob, jw, W, mask, t, y, p, f0, jvals, dfdt, fail, nf);
+}
 
 /* A lane's fail[w] after its callbacks: 0, ODE_FAIL_REFUSED (f returned
  * > 0 at a trial state: reject the step and retry smaller) or
@@ -108,11 +152,23 @@ static inline void ode_fail_note(unsigned char *fail, int rc)
     if (c > *fail) *fail = c;
 }
 
-/* f over W lanes (batched callback, or the scalar one lane by lane).
- * Masked-off lanes are not evaluated. fail[w] notes a masked lane's return
- * code (ode_fail_note). scratch: 2n + nparams doubles. */
-void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t, const double *y,
-                const double *p, double *dy, unsigned char *fail, double *scratch);
+/* f over W lanes: the batched callback (every lane: inactive lanes carry a
+ * valid old state), or the scalar one for each masked lane (eval.c).
+ * fail[w] notes a masked lane's return code (ode_fail_note). A batched
+ * call has one return code for all lanes (and may have stopped part-way):
+ * each masked lane is then evaluated alone, so that its outcome is its own
+ * and not its batch-mates'. Returns whether a masked lane's callback
+ * refused or failed here. Inline because it runs once per stage: for small
+ * systems the call chain costs as much as f. scratch: 2n + nparams
+ * doubles. */
+int ode_eval_f_lanewise(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                        const double *y, const double *p, double *dy, unsigned char *fail, double *scratch);
+static inline int ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                             const double *y, const double *p, double *dy, unsigned char *fail, double *scratch)
+{
+    if (prob->d.f_batch && !prob->d.f_batch(W, t, y, prob->np ? p : NULL, dy, prob->d.user)) return 0;
+    return ode_eval_f_lanewise(prob, W, mask, t, y, p, dy, fail, scratch);
+}
 
 /* The pattern check before a solve's first Jacobian (pattern_check.c):
  * SV_ERR_PATTERN naming the non-zero entries of ∂f/∂y at (t, y, p) that

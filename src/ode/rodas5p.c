@@ -1,4 +1,4 @@
-/* Rodas5P step attempt over W lanes (stage equations in tableau_rodas5p.c's
+/* Rodas5P step attempt over W lanes (stage equations in tableau_rodas5p.h's
  * header comment). The Jacobian is evaluated only for lanes that moved
  * since their last one (a rejected lane retries with the same J), and M is
  * loaded and factored for every attempt since h changed. */
@@ -9,32 +9,9 @@
 #include "sens.h"
 #include "stage_sum.h"
 
-
 /* The attempt is instantiated per lane count (W a compile-time constant in
  * each copy, so the per-lane loops vectorise without remainder code); its
- * steps are inlined into each copy for the same reason (ODE_INLINE). */
-
-/* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
- * rejected lane retries with the same J). */
-ODE_INLINE void jacobian_where_needed(ode_lanes *L, const int W, unsigned char *jm)
-{
-    int anyj = 0;
-    for (int w = 0; w < W; w++) {
-        jm[w] = L->active[w] && L->need_jac[w];
-        anyj |= jm[w];
-        L->fail[w] = 0;
-        L->bad[w] = 0;
-    }
-    if (!anyj) return;
-    long nf[ODE_WMAX] = {0};
-    ode_jacobian(L->P, L->jw, W, jm, L->t, L->y, L->p, L->f0, L->jv, L->dT, L->fail, nf);
-    for (int w = 0; w < W; w++)
-        if (jm[w]) {
-            L->st[w].njac++;
-            L->st[w].nf += nf[w];
-            L->need_jac[w] = 0;
-        }
-}
+ * steps are inlined (ODE_INLINE) into each copy for the same reason. */
 
 /* M = I/(hγ) − J loaded and factored for every lane (h changed since the
  * last attempt). em: the lanes whose stages run (active, good pivots, no
@@ -84,8 +61,8 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, 
     for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
     if (s > 0) ode_stage_sum(kst, L->rhs, NULL, T->C[s], L->k, s);
     for (int i = 0; i < rows; i++) {
-        double *r = L->rhs + (size_t)i * W;
-        const double *fv = L->fv + (size_t)i * W, *dt = L->dT + (size_t)i * W;
+        double *restrict r = L->rhs + (size_t)i * W; /* the lane arrays do not overlap */
+        const double *restrict fv = L->fv + (size_t)i * W, *restrict dt = L->dT + (size_t)i * W;
         if (s > 0)
             for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w] + hinv[w] * r[w];
         else
@@ -124,7 +101,7 @@ ODE_INLINE sv_status attempt_w(ode_lanes *L, const int W)
 {
     unsigned char em[ODE_WMAX], jm[ODE_WMAX];
     double hinv[ODE_WMAX];
-    jacobian_where_needed(L, W, jm);
+    ode_jacobian_where_needed(L, W, jm);
     if (L->sens) {
         for (int w = 0; w < W; w++) jm[w] = jm[w] && !L->fail[w];
         ode_sens_rodas5p_prepare(L, jm);

@@ -1,13 +1,9 @@
 /* Ensemble driver: validates the request, splits trajectories over OpenMP
  * threads, and runs each thread's W lanes: refill idle lanes, prepare
  * (f at the start, first steps), clip the steps, one step attempt for all
- * lanes at once, then per-lane step control (dense output at the save
- * times, completion).
- *
- * Step control is OrdinaryDiffEq's PI controller (docs/ode.md): q =
- * clamp(E^β1 / E_old^β2 / safety, 1/qmax, 1/qmin), h_new = h/q; q in
- * [1, qsteady_max] keeps h; a rejected step takes h / min(1/qmin,
- * E^β1/safety); E_old = max(E, 1e-4). */
+ * lanes at once, then per-lane step control (control.h's formulas; dense
+ * output at the save times, completion). A problem class with a fused step
+ * (driver.h) runs these phases in its own routine instead. */
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -15,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lanes.h"
+#include "control.h"
+#include "driver.h"
 #include "sens.h"
 
 typedef struct shared {
@@ -97,6 +94,15 @@ static sv_status lanes_arrays(ode_lanes *L)
     return SV_OK;
 }
 
+/* The straight-line LU kernels the options ask for (kernel_cache_dir). */
+static void compile_kernels(shared *S, ode_lanes *L)
+{
+    if (!S->o->kernel_cache_dir || ode_lin_compile(L->lin, S->o->kernel_cache_dir, S->o->kernel_cc) == SV_OK) return;
+    /* handled: the table-driven kernels stay, with the same results */
+    if (omp_get_thread_num() == 0) sv_log(S->ctx, SV_LOG_WARN, "ode: %s", sv_last_error());
+    sv_clear_error();
+}
+
 static sv_status lanes_init(shared *S, ode_lanes *L, int W)
 {
     const sv_ode_problem *P = S->P;
@@ -120,10 +126,16 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     /* the analytic sensitivity source evaluates Jacobians at Tsit5's stages too */
     if (st == SV_OK && (L->rodas || S->ns)) st = ode_jac_work_create(S->ctx, P, &L->jw);
     if (st == SV_OK && S->ns) st = ode_sens_create(S->ctx, L, &L->sens);
+    if (st == SV_OK && L->rodas) compile_kernels(S, L);
+    if (st == SV_OK && L->rodas) L->step = ode_fused_step_select(L);
+    if (st == SV_OK && W > 8 && !L->step) /* choose_lanes gives more than 8 lanes only to a fused step */
+        st = sv_error(SV_ERR_INTERNAL, "ode: %d lanes without a fused step", W);
     if (st != SV_OK) {
         lanes_free(L);
         return st;
     }
+    volatile double emin = 1e-4; /* computed at run time, as step control always did */
+    L->lerr_floor = log(emin);
     for (int w = 0; w < W; w++) {
         L->traj[w] = -1;
         L->h[w] = 1.0;
@@ -171,7 +183,6 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     L->active[w] = 1;
     memset(&L->st[w], 0, sizeof L->st[w]);
     L->t[w] = E->t0;
-    L->errold[w] = 1e-4;
     L->lerrold[w] = log(1e-4);
     L->lerrolder[w] = log(1e-4);
     L->have_f0[w] = 0;
@@ -264,14 +275,13 @@ static void start_f(shared *S, ode_lanes *L)
     }
     if (!any) return;
     eval_masked(S, L, m, L->t, L->y, L->f0, 0, NULL);
+    unsigned char bad[ODE_WMAX] = {0}; /* every lane at once: the loop over w vectorises */
+    for (int i = 0; i < n; i++)
+        for (int w = 0; w < W; w++) bad[w] |= !(fabs(L->f0[(size_t)i * W + w]) <= DBL_MAX);
     for (int w = 0; w < W; w++) {
         if (!m[w]) continue;
         L->have_f0[w] = 1;
-        for (int i = 0; i < n; i++)
-            if (!isfinite(L->f0[(size_t)i * W + w])) {
-                finish(S, L, w, SV_ODE_NONFINITE);
-                break;
-            }
+        if (bad[w]) finish(S, L, w, SV_ODE_NONFINITE);
     }
 }
 
@@ -404,7 +414,7 @@ static int reject_step(shared *S, ode_lanes *L, int w)
         L->hprop[w] = h * o->qmin;
     } else {
         L->nonfinite[w] = 0;
-        L->hprop[w] = h / fmin(1.0 / o->qmin, pow(Ee, o->beta1) / o->safety);
+        L->hprop[w] = ode_ctrl_rejected_h(o, h, Ee);
     }
     if (o->fixed_step > 0 || L->nonfinite[w] >= 30) {
         finish(S, L, w, SV_ODE_NONFINITE);
@@ -417,24 +427,8 @@ static int reject_step(shared *S, ode_lanes *L, int w)
  * error history it keeps (log E_old and the one before). */
 static double step_ratio(shared *S, ode_lanes *L, int w)
 {
-    const sv_ode_options *o = S->o;
-    double Ee = L->eest[w], q, lE = 0;
-    if (o->fixed_step > 0) {
-        q = 1.0;
-    } else if (Ee == 0) {
-        q = 1.0 / o->qmax;
-    } else {
-        /* E^β1 / E_old^β2 as one exp of logs (pow twice costs more);
-         * log E_old was kept from the previous accepted step */
-        lE = log(Ee);
-        q = exp(o->beta1 * lE - o->beta2 * L->lerrold[w] + o->beta3 * L->lerrolder[w]) / o->safety;
-        q = fmax(1.0 / o->qmax, fmin(1.0 / o->qmin, q));
-        if (q >= 1.0 && q <= o->qsteady_max) q = 1.0;
-    }
-    L->lerrolder[w] = L->lerrold[w];
-    L->errold[w] = fmax(Ee, 1e-4);
-    L->lerrold[w] = Ee > 1e-4 && lE != 0 ? lE : log(L->errold[w]);
-    return q;
+    return ode_ctrl_accepted_q(S->o, S->o->qsteady_max, L->lerr_floor, L->eest[w], &L->lerrold[w],
+                               &L->lerrolder[w]);
 }
 
 /* The save times in (t, tn]: the new state itself at tn, dense output
@@ -506,34 +500,24 @@ static int accept_step(shared *S, ode_lanes *L, int w, double *buf)
 /* The step budget and the smallest step a lane may take next. */
 static void check_limits(shared *S, ode_lanes *L, int w)
 {
-    const sv_ode_options *o = S->o;
-    const sv_ode_stats *st = &L->st[w];
-    if (st->accepted + st->rejected >= o->max_steps) {
-        finish(S, L, w, SV_ODE_MAX_STEPS);
-        return;
-    }
-    double hn = L->hprop[w];
-    if (!(hn > o->min_step_rel * fabs(L->t[w])) || !(hn > 1e-300) || L->t[w] + hn == L->t[w])
-        finish(S, L, w,
-               L->refusals[w]    ? SV_ODE_F_FAILED
-               : L->nonfinite[w] ? SV_ODE_NONFINITE
-                                 : SV_ODE_STEP_TOO_SMALL);
+    int end = ode_ctrl_limit(S->o, &L->st[w], L->t[w], L->hprop[w], L->refusals[w], L->nonfinite[w]);
+    if (end >= 0) finish(S, L, w, (sv_ode_traj_status)end);
 }
 
-static void control(shared *S, ode_lanes *L)
+/* Step control of the active lanes with only[w] set (NULL: all). */
+static void control(shared *S, ode_lanes *L, const unsigned char *only)
 {
     const int n = L->n;
     double row[4096 / sizeof(double)];
     double *buf = n <= (int)(sizeof row / sizeof row[0]) ? row : L->err; /* err is free after the attempt */
     for (int w = 0; w < L->W; w++) {
-        if (!L->active[w]) continue;
+        if (!L->active[w] || (only && !only[w])) continue;
         if (L->fail[w] == ODE_FAIL_HARD) {
             finish(S, L, w, SV_ODE_F_FAILED);
             continue;
         }
         if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
-        double Ee = L->eest[w];
-        int accept = !L->fail[w] && (S->o->fixed_step > 0 ? isfinite(Ee) : Ee <= 1.0);
+        int accept = !L->fail[w] && ode_ctrl_accept(S->o, L->eest[w]);
         int going = accept ? accept_step(S, L, w, buf) : reject_step(S, L, w);
         if (going) check_limits(S, L, w);
     }
@@ -569,6 +553,18 @@ static int count_active(const ode_lanes *L)
     return nact;
 }
 
+/* One step of the general phases for every active lane. */
+static sv_status step(shared *S, ode_lanes *L)
+{
+    start_f(S, L);
+    first_steps(S, L);
+    if (!count_active(L)) return SV_OK;
+    set_steps(S, L);
+    sv_status st = L->rodas ? ode_rodas5p_attempt(L) : ode_tsit5_attempt(L);
+    if (st == SV_OK) control(S, L, NULL);
+    return st;
+}
+
 static void worker(shared *S, int W, int tid)
 {
     ode_lanes L;
@@ -583,16 +579,11 @@ static void worker(shared *S, int W, int tid)
         for (int w = 0; w < W; w++)
             if (!L.active[w]) refill(S, &L, w);
         if (!count_active(&L) || atomic_load(&S->stop)) break;
-        start_f(S, &L);
-        first_steps(S, &L);
-        if (!count_active(&L)) continue;
-        set_steps(S, &L);
-        st = L.rodas ? ode_rodas5p_attempt(&L) : ode_tsit5_attempt(&L);
+        st = L.step ? L.step(S, &L) : step(S, &L);
         if (st != SV_OK) {
             record_error(S, st);
             break;
         }
-        control(S, &L);
         if (tid == 0) report_progress(S, &iter, &last);
     }
     lanes_free(&L);
@@ -672,8 +663,8 @@ static sv_status check_options(const sv_ode_problem *P, const sv_ode_options *o,
         return sv_error(SV_ERR_ARG, "%s: min_step_rel = %g: expected a finite value", nm, o->min_step_rel);
     if (o->lu != SV_ODE_LU_DOUBLE && o->lu != SV_ODE_LU_SINGLE)
         return sv_error(SV_ERR_ARG, "%s: lu = %d: expected double (0) or single (1)", nm, (int)o->lu);
-    if (!(o->lanes == 0 || o->lanes == 1 || o->lanes == 2 || o->lanes == 4 || o->lanes == 8))
-        return sv_error(SV_ERR_ARG, "%s: lanes = %d: expected 0 (default), 1, 2, 4 or 8", nm, o->lanes);
+    if (!(o->lanes == 0 || o->lanes == 1 || o->lanes == 2 || o->lanes == 4 || o->lanes == 8 || o->lanes == 16))
+        return sv_error(SV_ERR_ARG, "%s: lanes = %d: expected 0 (default), 1, 2, 4, 8 or 16", nm, o->lanes);
     if (o->ntstops < 0 || (o->ntstops > 0 && !o->tstops))
         return sv_error(SV_ERR_ARG, "%s: ntstops = %d with tstops %s", nm, o->ntstops, o->tstops ? "set" : "NULL");
     for (int i = 1; i < o->ntstops; i++)
@@ -728,16 +719,23 @@ static sv_status check_sensitivities(const sv_ode_problem *P, const sv_ode_optio
 }
 
 /* Lanes per batch and threads: one vector register of doubles by default
- * (8 with AVX-512, else 4); with fewer trajectories than lanes × threads,
- * narrower lanes (results do not depend on W, and idle lanes would only
- * cost time) and no more threads than batches. */
-static int choose_lanes(sv_ctx *ctx, const sv_ode_options *o, long ntraj, int *threads)
+ * (8 with AVX-512, else 4), two for the fused step of tiny systems without
+ * sensitivities (its stages are chains of dependent operations that a
+ * second register's lanes overlap), more than 8 only there; with fewer
+ * trajectories than lanes × threads, narrower lanes (results do not depend
+ * on W, and idle lanes would only cost time) and no more threads than
+ * batches. */
+static int choose_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int sens, long ntraj,
+                        int *threads)
 {
 #if defined(__AVX512F__)
     int W = o->lanes ? o->lanes : 8;
 #else
     int W = o->lanes ? o->lanes : 4;
 #endif
+    int fused_w = ode_fused_lanes(ctx, P, o, sens);
+    if (!o->lanes && fused_w) W = fused_w;
+    if (W > 8 && !fused_w) W = 8;
     int nthreads = sv_ctx_threads(ctx);
     if (nthreads <= 0) nthreads = omp_get_max_threads();
     while (W > 1 && (long)(W / 2) * nthreads >= ntraj) W /= 2;
@@ -799,7 +797,7 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     int uses_jac = o.method == SV_ODE_RODAS5P || (E->sens_out && P->d.sens_source == SV_ODE_SENS_ANALYTIC);
     if (o.check_pattern == SV_ODE_CHECK_ON && uses_jac) st = ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
     if (st != SV_OK) return st;
-    int nthreads, W = choose_lanes(ctx, &o, E->ntraj, &nthreads);
+    int nthreads, W = choose_lanes(ctx, P, &o, E->sens_out != NULL, E->ntraj, &nthreads);
     st = check_memory(ctx, P, &o, W, nthreads, E->sens_out != NULL);
     if (st != SV_OK) return st;
     shared S;
@@ -818,3 +816,13 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     if (S.err != SV_OK) return sv_error(S.err, "%s", S.msg);
     return sv_progress(ctx, "ode", 1.0);
 }
+
+/* ---- the phases for a fused step (driver.h) ------------------------------------ */
+void ode_drv_prepare(ode_shared *S, ode_lanes *L)
+{
+    start_f(S, L);
+    first_steps(S, L);
+}
+void ode_drv_set_steps(ode_shared *S, ode_lanes *L) { set_steps(S, L); }
+void ode_drv_control(ode_shared *S, ode_lanes *L, const unsigned char *only) { control(S, L, only); }
+void ode_drv_finish(ode_shared *S, ode_lanes *L, int w, sv_ode_traj_status status) { finish(S, L, w, status); }

@@ -21,7 +21,8 @@
     case 7: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5) + c[6] * K(6); break; \
     default: break; \
     }
-static inline void ode_stage_sum(size_t nw, double *out, const double *base, const double *c, const double *k, int s)
+static inline void ode_stage_sum(size_t nw, double *restrict out, const double *restrict base, const double *c,
+                                 const double *restrict k, int s)
 {
     if (base) {
         ODE_SUM_CASES(base[q])
@@ -34,7 +35,8 @@ static inline void ode_stage_sum(size_t nw, double *out, const double *base, con
 
 /* out = Σ_{j<s} c_j k_j over nw values (no base term: Tsit5 scales by h first). */
 #define K(j) k[(size_t)(j) * nw + q]
-static inline void ode_stage_sum_plain(size_t nw, double *out, const double *c, const double *k, int s)
+static inline void ode_stage_sum_plain(size_t nw, double *restrict out, const double *c, const double *restrict k,
+                                       int s)
 {
     switch (s) {
     case 1: for (size_t q = 0; q < nw; q++) out[q] = c[0] * K(0); break;

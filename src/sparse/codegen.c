@@ -257,14 +257,33 @@ static void variant(emitter *e, const sv_sparse_lu *lu, const char *T, int W, co
     if (W == 1) put(e, "static int %s_factor1(%s *b) { int f[1]; %s_factor(b, f); return f[0]; }\n", tag, T, tag);
 }
 
-static int valid_ident(const char *s)
+/* C's keywords up to C23: a table named after one would not compile. */
+static const char *const c_keywords[] = {
+    "alignas", "alignof", "auto", "bool", "break", "case", "char", "const", "constexpr", "continue", "default",
+    "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "if", "inline", "int", "long",
+    "nullptr", "register", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert", "struct",
+    "switch", "thread_local", "true", "typedef", "typeof", "typeof_unqual", "union", "unsigned", "void",
+    "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex", "_Decimal128",
+    "_Decimal32", "_Decimal64", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", NULL};
+
+/* The names the generated file declares itself (besides the variants'
+ * <tag>_ prefixes). */
+static const char *const own_names[] = {"sv_sparse_kernels", "SV_NOINLINE", "SV_VEC_", "SOLVENT_SPARSE_H", NULL};
+
+static int in_list(const char *s, const char *const *list)
 {
-    if (!s || !*s) return 0;
+    for (; *list; list++)
+        if (!strcmp(s, *list)) return 1;
+    return 0;
+}
+
+static int is_ident(const char *s)
+{
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
     for (const char *c = s; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
             return 0;
-    return strlen(s) < 200;
+    return 1;
 }
 
 /* The file's header: what it is, how to use it, the pragmas that keep
@@ -317,6 +336,25 @@ static const struct {
     {SV_SPARSE_EMIT_BATCH8_F32, "float", 8, "f8"},
 };
 
+sv_status sv_sparse_codegen_check_name(const char *name)
+{
+    if (!name) return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: name is NULL");
+    const char *why = NULL;
+    if (!is_ident(name) || strlen(name) >= 200)
+        why = "expected a C identifier (letters, digits and _, not starting with a digit, under 200 characters)";
+    else if (in_list(name, c_keywords)) why = "a C keyword: expected an identifier that is not one";
+    else if (name[0] == '_')
+        why = "reserved for the C implementation (a file-scope name starting with _): expected another identifier";
+    else if (in_list(name, own_names)) why = "declared by the generated file itself: expected another identifier";
+    for (size_t v = 0; !why && v < sizeof variants / sizeof variants[0]; v++) {
+        size_t t = strlen(variants[v].tag);
+        if (!strncmp(name, variants[v].tag, t) && name[t] == '_')
+            why = "starts like the generated file's own functions (d1_, f8_, ...): expected another identifier";
+    }
+    if (why) return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: name = '%s': %s", name, why);
+    return SV_OK;
+}
+
 /* The kernel table NAME, 0 for the variants not emitted. */
 static void write_table(emitter *e, const sv_sparse_lu *lu, unsigned m, const char *name)
 {
@@ -343,12 +381,10 @@ sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codege
                                   FILE *out)
 {
     if (!lu || !out) return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: lu or out is NULL");
-    if (!valid_ident(name))
-        return sv_error(SV_ERR_ARG, "sv_sparse_codegen_write: name = '%s': expected a C identifier",
-                        name ? name : "(null)");
-    sv_sparse_codegen_options o = sv_sparse_codegen_resolve(opt);
-    sv_status s = sv_sparse_codegen_check(lu, &o);
+    sv_status s = sv_sparse_codegen_check_name(name);
     if (s) return s;
+    sv_sparse_codegen_options o = sv_sparse_codegen_resolve(opt);
+    if ((s = sv_sparse_codegen_check(lu, &o))) return s;
     emitter e = {out, 0, 0};
     write_header(&e, lu, name);
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)

@@ -18,24 +18,52 @@
 
 static int word_is(const char *w, const char *s) { return strcasecmp(w, s) == 0; }
 
-/* The next line that is not a comment or blank, leading space skipped; NULL at the end. */
-static char *next_line(FILE *f, char *line, int cap, long *lineno)
+#define MM_LINE_MAX 1024 /* bytes of a line, its newline included */
+
+/* One line into line[MM_LINE_MAX] (*lineno counted); *got = 0 at the end of
+ * the file. A line longer than the buffer is an error, never split in two. */
+static sv_status read_line(FILE *f, const char *path, char *line, long *lineno, int *got)
 {
-    while (fgets(line, cap, f)) {
-        ++*lineno;
+    *got = fgets(line, MM_LINE_MAX, f) != NULL;
+    if (!*got) return SV_OK;
+    ++*lineno;
+    size_t len = strlen(line);
+    if (len < MM_LINE_MAX - 1 || line[len - 1] == '\n') return SV_OK;
+    int next = getc(f); /* a line of exactly MM_LINE_MAX - 1 characters ends here */
+    if (next != '\n' && next != EOF)
+        return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: longer than %d characters", path, *lineno,
+                        MM_LINE_MAX - 1);
+    return SV_OK;
+}
+
+/* The next line that is not a comment or blank, leading space skipped, in
+ * *out; NULL at the end. */
+static sv_status next_line(FILE *f, const char *path, char *line, long *lineno, char **out)
+{
+    int got;
+    sv_status s;
+    *out = NULL;
+    while ((s = read_line(f, path, line, lineno, &got)) == SV_OK && got) {
         char *c = line;
         while (isspace((unsigned char)*c)) c++;
-        if (*c != '%' && *c != 0) return c;
+        if (*c != '%' && *c != 0) {
+            *out = c;
+            return SV_OK;
+        }
     }
-    return NULL;
+    return s;
 }
 
 /* Line 1: "%%MatrixMarket matrix coordinate FIELD SYMMETRY"; *mirror for the
  * symmetries whose mirrored entries are implied. */
 static sv_status read_header(FILE *f, const char *path, int *mirror)
 {
-    char line[1024], w[5][64];
-    if (!fgets(line, sizeof line, f) ||
+    char line[MM_LINE_MAX], w[5][64];
+    long lineno = 0;
+    int got;
+    sv_status s = read_line(f, path, line, &lineno, &got);
+    if (s) return s;
+    if (!got ||
         sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]) != 5 ||
         !word_is(w[0], "%%MatrixMarket") || !word_is(w[1], "matrix") || !word_is(w[2], "coordinate"))
         return sv_error(SV_ERR_PARSE,
@@ -54,11 +82,13 @@ static sv_status read_header(FILE *f, const char *path, int *mirror)
 /* The size line "rows cols entries" of a square matrix. */
 static sv_status read_size(FILE *f, const char *path, long *lineno, long *n, long *ne)
 {
-    char line[1024];
+    char line[MM_LINE_MAX], *c;
     long nr = -1, nc = -1;
     *ne = -1;
-    char *c = next_line(f, line, sizeof line, lineno);
-    if (c && sscanf(c, "%ld %ld %ld", &nr, &nc, ne) != 3)
+    sv_status s = next_line(f, path, line, lineno, &c);
+    if (s) return s;
+    if (!c) return sv_error(SV_ERR_PARSE, "pattern file '%s': expected 'rows cols entries', found the end of the file", path);
+    if (sscanf(c, "%ld %ld %ld", &nr, &nc, ne) != 3)
         return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: expected 'rows cols entries'", path, *lineno);
     if (nr < 1 || nc != nr || *ne < 0 || nr > 100000000 || *ne > 500000000)
         return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: size %ld x %ld with %ld entries: expected a square "
@@ -68,14 +98,16 @@ static sv_status read_size(FILE *f, const char *path, long *lineno, long *n, lon
 }
 
 /* ne 1-based "i j" lines into 0-based rows/cols (mirrored ones added);
- * *m receives the number of pairs. */
+ * *m receives the number of pairs. Nothing but comments may follow: an
+ * entry beyond the announced count would be silently lost otherwise. */
 static sv_status read_entries(FILE *f, const char *path, long *lineno, long n, long ne, int mirror, int *rows,
                               int *cols, long *m)
 {
-    char line[1024];
-    long got = 0;
+    char line[MM_LINE_MAX], *c;
+    long got = 0, size_line = *lineno;
+    sv_status s = SV_OK;
     *m = 0;
-    for (char *c; got < ne && (c = next_line(f, line, sizeof line, lineno)); got++) {
+    for (; got < ne && (s = next_line(f, path, line, lineno, &c)) == SV_OK && c; got++) {
         long i, j;
         if (sscanf(c, "%ld %ld", &i, &j) != 2)
             return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: expected 'i j'", path, *lineno);
@@ -89,8 +121,13 @@ static sv_status read_entries(FILE *f, const char *path, long *lineno, long n, l
             cols[(*m)++] = (int)(i - 1);
         }
     }
+    if (got < ne && s) return s;
     if (got < ne)
         return sv_error(SV_ERR_PARSE, "pattern file '%s': %ld entries announced, %ld found", path, ne, got);
+    if ((s = next_line(f, path, line, lineno, &c))) return s;
+    if (c)
+        return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: more entries than the %ld announced on line %ld",
+                        path, *lineno, ne, size_line);
     return SV_OK;
 }
 

@@ -60,7 +60,11 @@ static void pyro_pattern(int n, int *rp, int *ci)
     }
 }
 
-static void run_pyro(int n, sv_ode_lu_precision lu, double rtol, double tol_ref)
+/* ntraj copies of the chain (n = 4: dense; 4 + NSP: sparse) saved at
+ * 1e13 .. 1e16 into out (ntraj·4·n), in `lanes` lanes (0: the solver's
+ * choice). */
+static void pyro_solve(int n, sv_ode_lu_precision lu, double rtol, int ntraj, int lanes, double *out,
+                       sv_ode_traj_status *st, sv_ode_stats *stats)
 {
     static int nn;
     nn = n;
@@ -75,14 +79,25 @@ static void run_pyro(int n, sv_ode_lu_precision lu, double rtol, double tol_ref)
     o.rtol = rtol;
     o.atol = 1e-24;
     o.lu = lu;
+    o.lanes = lanes;
     double p[3] = {1e10, 1e3, 3e9}, y0[4 + NSP] = {1e-3, 1e-22, 0, 0}, ts[4] = {1e13, 1e14, 1e15, 1e16};
     for (int i = 4; i < n; i++) y0[i] = 1;
+    sv_ode_ensemble e = {.ntraj = ntraj, .nsave = 4, .tsave = ts, .y0 = y0, .y0_shared = 1, .params = p,
+                         .params_shared = 1, .out = out, .status = st, .stats = stats};
+    sv_ctx *ctx = NULL; /* one thread: `lanes` is the lane count that runs */
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_ctx_set_threads(ctx, 1);
+    assert_int_equal(sv_ode_solve(ctx, P, &o, &e), SV_OK);
+    sv_ctx_destroy(ctx);
+    sv_ode_problem_destroy(P);
+}
+
+static void run_pyro(int n, sv_ode_lu_precision lu, double rtol, double tol_ref)
+{
     double out[4 * (4 + NSP)];
     sv_ode_traj_status st;
     sv_ode_stats stats;
-    sv_ode_ensemble e = {.ntraj = 1, .nsave = 4, .tsave = ts, .y0 = y0, .params = p, .out = out, .status = &st,
-                         .stats = &stats};
-    assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+    pyro_solve(n, lu, rtol, 1, 0, out, &st, &stats);
     assert_int_equal(st, SV_ODE_SUCCESS);
     double drift = 0, err = 0;
     for (int s = 0; s < 4; s++) {
@@ -98,7 +113,6 @@ static void run_pyro(int n, sv_ode_lu_precision lu, double rtol, double tol_ref)
     assert_true(drift < 1e-11);
     assert_true(err < tol_ref);
     assert_true(stats.nexact > 0);
-    sv_ode_problem_destroy(P);
 }
 
 static void test_pyrolysis_dense(void **s)
@@ -115,6 +129,35 @@ static void test_pyrolysis_sparse(void **s)
         run_pyro(4 + NSP, (sv_ode_lu_precision)lu, 1e-8, 1e-5);
         run_pyro(4 + NSP, (sv_ode_lu_precision)lu, 1e-10, 1e-6);
     }
+}
+
+/* Ensembles of the dense chain in 4, 8 and 16 lanes run the fused step for
+ * tiny systems, which factors M itself: it must send the same lanes to
+ * double-double and solve them alike, so every trajectory is bit for bit
+ * the one-lane run's (the general path's, checked above). */
+static void test_pyrolysis_fused(void **s)
+{
+    (void)s;
+    enum { NT = 16, N = 4 };
+    double one[4 * N], out[NT * 4 * N];
+    sv_ode_traj_status st1, st[NT];
+    sv_ode_stats stats1, stats[NT];
+    pyro_solve(N, SV_ODE_LU_DOUBLE, 1e-10, 1, 1, one, &st1, &stats1);
+    assert_int_equal(st1, SV_ODE_SUCCESS);
+    const int lanes[3] = {4, 8, 16};
+    for (int k = 0; k < 3; k++) {
+        pyro_solve(N, SV_ODE_LU_DOUBLE, 1e-10, NT, lanes[k], out, st, stats);
+        for (int t = 0; t < NT; t++) {
+            assert_int_equal(st[t], SV_ODE_SUCCESS);
+            assert_memory_equal(out + t * 4 * N, one, sizeof one);
+            assert_int_equal(stats[t].accepted, stats1.accepted);
+            assert_int_equal(stats[t].nexact, stats1.nexact);
+        }
+        printf("pyrolysis n = 4, %d lanes: %d trajectories as the one-lane run, %ld of %ld factorisations in "
+               "double-double\n",
+               lanes[k], NT, stats[0].nexact, stats[0].nfactor);
+    }
+    assert_true(stats1.nexact > 0);
 }
 
 /* Ordinary problems at their standard tolerances keep every factor in
@@ -144,6 +187,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pyrolysis_dense),
         cmocka_unit_test(test_pyrolysis_sparse),
+        cmocka_unit_test(test_pyrolysis_fused),
         cmocka_unit_test(test_ordinary_stay_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

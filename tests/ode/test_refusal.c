@@ -72,9 +72,14 @@ static sv_ode_problem *rectifier(int *refuse, int batched)
     return P;
 }
 
+/* One thread, so that `lanes` is the lane count that runs (the solver
+ * narrows it for fewer trajectories than lanes × threads). */
 static void solve_rect(sv_ode_problem *P, double rtol, int ntraj, const double *V0, int lanes, double *out,
                        sv_ode_traj_status *st, sv_ode_stats *stats)
 {
+    sv_ctx *ctx = NULL;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_ctx_set_threads(ctx, 1);
     sv_ode_options o;
     sv_ode_options_default(&o);
     o.rtol = rtol;
@@ -85,7 +90,8 @@ static void solve_rect(sv_ode_problem *P, double rtol, int ntraj, const double *
     double y0[2] = {0, 0};
     sv_ode_ensemble e = {.ntraj = ntraj, .nsave = 6, .tsave = TS, .y0 = y0, .y0_shared = 1, .params = V0,
                          .out = out, .status = st, .stats = stats};
-    assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+    assert_int_equal(sv_ode_solve(ctx, P, &o, &e), SV_OK);
+    sv_ctx_destroy(ctx);
 }
 
 /* Refused states are retried smaller and the circuit reaches its reference;
@@ -148,6 +154,41 @@ static void test_refusal_batched(void **s)
     assert_true(refused > 0);
     sv_ode_problem_destroy(Pb);
     sv_ode_problem_destroy(P1);
+}
+
+/* Ensembles of the rectifier (n = 2, dense) in 4, 8 and 16 lanes run the
+ * fused step for tiny systems: its refused lanes take the driver's control
+ * and every trajectory is bit for bit as run alone (one lane: the general
+ * path), with the scalar and with the batched f. */
+static void test_refusal_fused(void **s)
+{
+    (void)s;
+    enum { NT = 16 };
+    int refuse = 1;
+    double V0[NT], out[NT * 12], one[12];
+    for (int t = 0; t < NT; t++) V0[t] = 8 + 0.25 * t;
+    sv_ode_traj_status st[NT], st1;
+    sv_ode_stats stats[NT], stats1;
+    const int lanes[3] = {4, 8, 16};
+    long refused = 0;
+    for (int batched = 0; batched < 2; batched++) {
+        sv_ode_problem *P = rectifier(&refuse, batched);
+        for (int k = 0; k < 3; k++) {
+            solve_rect(P, 1e-6, NT, V0, lanes[k], out, st, stats);
+            for (int t = 0; t < NT; t++) {
+                solve_rect(P, 1e-6, 1, &V0[t], 1, one, &st1, &stats1);
+                assert_int_equal(st[t], SV_ODE_SUCCESS);
+                assert_int_equal(st1, SV_ODE_SUCCESS);
+                assert_memory_equal(out + 12 * t, one, sizeof one);
+                assert_int_equal(stats[t].nrefused, stats1.nrefused);
+                assert_int_equal(stats[t].rejected, stats1.rejected);
+                refused += stats[t].nrefused;
+            }
+        }
+        sv_ode_problem_destroy(P);
+    }
+    printf("rectifier ensembles in 4, 8 and 16 lanes: %ld refusals, every trajectory as run alone\n", refused);
+    assert_true(refused > 0);
 }
 
 /* y' = −y that refuses its first `left` stage states beyond t = 0.5, with a
@@ -247,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rectifier),
         cmocka_unit_test(test_refusal_batched),
+        cmocka_unit_test(test_refusal_fused),
         cmocka_unit_test(test_refusal_counted),
         cmocka_unit_test(test_refusal_at_start),
     };

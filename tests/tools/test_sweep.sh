@@ -7,18 +7,8 @@
 # usage: test_sweep.sh SOLVENT_TOOL SOURCE_DIR
 set -uo pipefail
 tool=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# expect CODE PATTERN -- command...: exit code and a stderr pattern
-expect() {
-  local code=$1 pat=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  [[ $rc -eq $code ]] || { cat "$tmp/err" >&2; fail "'$*' exited $rc, expected $code"; }
-  [[ -z "$pat" ]] || grep -qiE -- "$pat" "$tmp/err" "$tmp/out" || { cat "$tmp/err" >&2; fail "'$*': no '$pat' in its output"; }
-}
+# tmp, fail, expect
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 # A through line (3 cells wide) with an open stub: 40 × 12 cells of 0.5 mm.
 line=$(printf '#%.0s' $(seq 40))
