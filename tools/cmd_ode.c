@@ -35,7 +35,11 @@ static void usage(FILE *o)
             "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4, 8 or 16 (the solver's choice)\n"
             "  --threads T        threads (default: OMP_NUM_THREADS or all cores)\n"
             "  --seed S           seed of the ensemble perturbation (1)\n"
-            "  --out FILE.csv     write traj,t,y1..yn rows (written to a temporary file, then renamed)\n"
+            "  --sens LIST        forward sensitivities to parameters and initial values, e.g. p1,p3,y2\n"
+            "                     (1-based; eb50's p1 = k moves y0 too); they enter the error control\n"
+            "  --sens-errcon E    full (default: state and sensitivities) or state\n"
+            "  --out FILE.csv     write traj,t,y1..yn rows (written to a temporary file, then renamed);\n"
+            "                     with --sens also dyI/dTHETA columns\n"
             "  --quiet            no progress bar or summary\n\n"
             "Exit codes: 0 all trajectories succeeded, 1 a failed run or failed trajectories,\n"
             "2 bad arguments.\n");
@@ -103,8 +107,16 @@ static double urand(unsigned long long *s)
 
 /* Write the CSV to a temporary file beside the target, then rename it over
  * the target, so that a failed run never leaves a half-written file. */
+/* The sensitivity directions asked for (--sens): parameter or initial
+ * value, 0-based, in the order given. */
+typedef struct sens_spec {
+    int ns, nparams, ny0;
+    int param[64], y0[64]; /* directions: the parameters, then the initial values */
+    char label[64][16];    /* p1, y3, ...: parameters first */
+} sens_spec;
+
 static int write_csv(const char *path, int ntraj, int nsave, int n, double t0, const double *ts, const double *out,
-                     const sv_ode_traj_status *st)
+                     const sv_ode_traj_status *st, const sens_spec *sp, const double *sout)
 {
     sv_atomic_file *af;
     if (sv_atomic_file_open(path, &af) != SV_OK) {
@@ -112,14 +124,19 @@ static int write_csv(const char *path, int ntraj, int nsave, int n, double t0, c
         return 0;
     }
     FILE *f = sv_atomic_file_stream(af);
+    int ns = sout ? sp->ns : 0;
     fprintf(f, "traj,status,t");
     for (int i = 0; i < n; i++) fprintf(f, ",y%d", i + 1);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < ns; j++) fprintf(f, ",dy%d/d%s", i + 1, sp->label[j]);
     fputc('\n', f);
     for (int t = 0; t < ntraj; t++)
         for (int s = 0; s < nsave; s++) {
             fprintf(f, "%d,%d,%.17g", t, (int)st[t], s < 0 ? t0 : ts[s]);
-            const double *y = out + ((size_t)t * nsave + s) * n;
+            size_t row = (size_t)t * nsave + s;
+            const double *y = out + row * n;
             for (int i = 0; i < n; i++) fprintf(f, ",%.17g", y[i]);
+            for (int q = 0; q < n * ns; q++) fprintf(f, ",%.17g", sout[row * n * ns + q]);
             fputc('\n', f);
         }
     if (sv_atomic_file_close(af, 1) != SV_OK) {
@@ -137,6 +154,8 @@ typedef struct ode_args {
     sv_ode_method method;
     sv_ode_lu_precision lu;
     sv_ode_jac_source jac;
+    sv_ode_sens_errcon sens_errcon;
+    const char *sens;
     int quiet;
 } ode_args;
 
@@ -158,6 +177,10 @@ static int parse_option(ode_args *A, const char *a, const char *v)
         A->outpath = v;
         return 1;
     }
+    if (!strcmp(a, "--sens")) {
+        A->sens = v;
+        return 1;
+    }
     int k = -2;
     if (!strcmp(a, "--method")) {
         static const char *const m[] = {"rodas5p", "tsit5", NULL}; /* SV_ODE_RODAS5P, SV_ODE_TSIT5 */
@@ -165,6 +188,9 @@ static int parse_option(ode_args *A, const char *a, const char *v)
     } else if (!strcmp(a, "--lu")) {
         static const char *const m[] = {"double", "single", NULL}; /* SV_ODE_LU_DOUBLE, _SINGLE */
         if ((k = parse_choice(a, v, m, "single or double")) >= 0) A->lu = (sv_ode_lu_precision)k;
+    } else if (!strcmp(a, "--sens-errcon")) {
+        static const char *const m[] = {"full", "state", NULL}; /* SV_ODE_SENS_ERR_FULL, _STATE */
+        if ((k = parse_choice(a, v, m, "full or state")) >= 0) A->sens_errcon = (sv_ode_sens_errcon)k;
     } else if (!strcmp(a, "--jac")) {
         static const char *const m[] = {"analytic", "complex", "jvp", "fd", NULL}; /* sv_ode_jac_source order */
         if ((k = parse_choice(a, v, m, "analytic, complex, jvp or fd")) >= 0) A->jac = (sv_ode_jac_source)k;
@@ -232,6 +258,62 @@ static void fill_ensemble(const ode_args *A, const sv_ode_builtin *b, double ten
     }
 }
 
+/* --sens LIST: "p1,y3,...", 1-based, each at most once, in range. */
+static int parse_sens(const char *list, int n, int np, sens_spec *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    int pick[2][64], cnt[2] = {0, 0};
+    const char *c = list;
+    while (*c) {
+        char kind = *c++;
+        char *end;
+        long i = strtol(c, &end, 10);
+        int lim = kind == 'p' ? np : n, w = kind == 'y';
+        if ((kind != 'p' && kind != 'y') || end == c || i < 1 || i > lim || (*end && *end != ',') ||
+            cnt[w] >= 64) {
+            tool_say("ode", "--sens '%s': expected a comma-separated list of p1..p%d and y1..y%d", list, np, n);
+            return 0;
+        }
+        for (int q = 0; q < cnt[w]; q++)
+            if (pick[w][q] == i - 1) {
+                tool_say("ode", "--sens '%s': %c%ld twice", list, kind, i);
+                return 0;
+            }
+        pick[w][cnt[w]++] = (int)i - 1;
+        c = *end ? end + 1 : end;
+    }
+    sp->nparams = cnt[0], sp->ny0 = cnt[1], sp->ns = cnt[0] + cnt[1];
+    for (int q = 0; q < cnt[0]; q++) {
+        sp->param[q] = pick[0][q];
+        snprintf(sp->label[q], sizeof sp->label[q], "p%d", pick[0][q] + 1);
+    }
+    for (int q = 0; q < cnt[1]; q++) {
+        sp->y0[q] = pick[1][q];
+        snprintf(sp->label[cnt[0] + q], sizeof sp->label[0], "y%d", pick[1][q] + 1);
+    }
+    return 1;
+}
+
+/* EB-50's initial state moves with its wavenumber: ∂y0/∂k of trajectory t
+ * (a cubic in k: two central differences extrapolate to it), for the
+ * direction p1; the standard initial sensitivities otherwise. */
+static void fill_sens0(const sens_spec *sp, int n, size_t N, const double *p, int is_eb, double *s0)
+{
+    const int ns = sp->ns;
+    for (size_t t = 0; t < N; t++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < ns; j++)
+                s0[(t * n + i) * ns + j] = j >= sp->nparams && sp->y0[j - sp->nparams] == i;
+    if (!is_eb || sp->nparams == 0) return;
+    double a[64], b[64], c[64], d[64];
+    for (size_t t = 0; t < N; t++) {
+        double k = p[t], h = 1e-3 * k;
+        sv_ode_eb50_initial(k + h, a), sv_ode_eb50_initial(k - h, b);
+        sv_ode_eb50_initial(k + h / 2, c), sv_ode_eb50_initial(k - h / 2, d);
+        for (int i = 0; i < n; i++) s0[(t * n + i) * ns] = (4 * (c[i] - d[i]) / h - (a[i] - b[i]) / (2 * h)) / 3;
+    }
+}
+
 static sv_ode_options make_options(const ode_args *A, const sv_ode_builtin *b)
 {
     sv_ode_options o;
@@ -245,20 +327,38 @@ static sv_ode_options make_options(const ode_args *A, const sv_ode_builtin *b)
     o.lanes = (int)A->lanes;
     o.tstops = b->tstops;
     o.ntstops = b->ntstops;
+    o.sens_errcon = A->sens_errcon;
     return o;
+}
+
+/* The sensitivities' line of the summary: counts and trajectory 0's at t1. */
+static void print_sens(const sens_spec *sp, int n, const sv_ode_ensemble *e)
+{
+    long nr = 0, nj = 0;
+    for (int t = 0; t < e->ntraj; t++) nr += e->stats[t].nsens_rhs, nj += e->stats[t].nsens_jac;
+    printf("sensitivities %d direction%s, %ld right-hand sides, %ld Jacobian derivatives\n", sp->ns,
+           sp->ns == 1 ? "" : "s", nr, nj);
+    const double *S = e->sens_out + ((size_t)e->nsave - 1) * n * sp->ns;
+    for (int j = 0; j < sp->ns; j++) {
+        printf("dy(t1)/d%s of trajectory 0:", sp->label[j]);
+        for (int i = 0; i < n && i < 6; i++) printf(" %.10g", S[(size_t)i * sp->ns + j]);
+        printf(n > 6 ? " ...\n" : "\n");
+    }
 }
 
 static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_ode_options *o,
                           const sv_ode_ensemble *e, double elapsed)
 {
     int n = sv_ode_problem_n(b->prob);
-    long cnt[6] = {0}, acc = 0, rej = 0, nf = 0, nj = 0;
+    long cnt[6] = {0}, acc = 0, rej = 0, nf = 0, nj = 0, nexact = 0, nref = 0;
     for (int t = 0; t < e->ntraj; t++) {
         cnt[e->status[t]]++;
         acc += e->stats[t].accepted;
         rej += e->stats[t].rejected;
         nf += e->stats[t].nf;
         nj += e->stats[t].njac;
+        nexact += e->stats[t].nexact;
+        nref += e->stats[t].nrefused;
     }
     printf("problem   %s (n = %d, %d Jacobian entries, %d colours)\n", A->name, n, sv_ode_problem_nnz(b->prob),
            sv_ode_problem_ncolors(b->prob));
@@ -270,6 +370,9 @@ static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_o
         if (cnt[k]) printf(", %ld %s", cnt[k], sv_ode_traj_status_string((sv_ode_traj_status)k));
     printf("\nsteps     %ld accepted, %ld rejected (%.1f per trajectory); %ld f evaluations, %ld Jacobians\n", acc,
            rej, (double)(acc + rej) / A->ntraj, nf, nj);
+    if (nexact || nref)
+        printf("fallbacks %ld factorisations in double-double (M numerically singular), %ld refused attempts\n",
+               nexact, nref);
     printf("time      %.3f s (%.3g ms per trajectory)\n", elapsed, 1e3 * elapsed / A->ntraj);
     printf("y(t1) of trajectory 0:");
     for (int i = 0; i < n && i < 6; i++) printf(" %.10g", e->out[((size_t)A->nsave - 1) * n + i]);
@@ -303,33 +406,44 @@ int cmd_ode_main(int argc, char **argv)
     }
     int n = sv_ode_problem_n(b->prob), np = sv_ode_problem_nparams(b->prob);
     double tend = isnan(A.t1) ? b->t1 : A.t1;
-    if (!(tend > b->t0)) {
-        fprintf(stderr, "solvent ode: --t1 %g: expected > t0 = %g\n", tend, b->t0);
+    sens_spec sp = {0};
+    if (!(tend > b->t0) || (A.sens && !parse_sens(A.sens, n, np, &sp))) {
+        if (!(tend > b->t0)) fprintf(stderr, "solvent ode: --t1 %g: expected > t0 = %g\n", tend, b->t0);
         sv_ode_builtin_destroy(b);
         return 2;
     }
     rc = 1;
-    size_t N = (size_t)A.ntraj;
+    size_t N = (size_t)A.ntraj, ns = (size_t)sp.ns;
     double *ts = malloc(sizeof(double) * (size_t)A.nsave);
     double *y0 = malloc(sizeof(double) * N * n), *p = malloc(sizeof(double) * N * (np ? np : 1));
     double *out = malloc(sizeof(double) * N * (size_t)A.nsave * n);
+    double *sout = ns ? malloc(sizeof(double) * N * (size_t)A.nsave * n * ns) : NULL;
+    double *s0 = ns ? malloc(sizeof(double) * N * n * ns) : NULL;
     sv_ode_traj_status *st = malloc(sizeof *st * N);
     sv_ode_stats *stats = malloc(sizeof *stats * N);
     sv_ctx *ctx = NULL;
-    if (!ts || !y0 || !p || !out || !st || !stats || sv_ctx_create(&ctx) != SV_OK) {
+    sv_ode_problem *P = b->prob, *Psens = NULL;
+    if (!ts || !y0 || !p || !out || !st || !stats || (ns && (!sout || !s0)) || sv_ctx_create(&ctx) != SV_OK) {
         fprintf(stderr, "solvent ode: out of memory for %ld trajectories × %ld saves × %d values\n", A.ntraj,
                 A.nsave, n);
         goto done;
     }
     if (tool_memory_limit(0)) sv_ctx_set_memory_limit(ctx, tool_memory_limit(0)); /* ulimit -v's room */
+    if (ns && sv_ode_problem_with_sens(ctx, b->prob, sp.nparams, sp.param, sp.ny0, sp.y0, &Psens) != SV_OK) {
+        fprintf(stderr, "solvent ode: --sens: %s\n", sv_last_error());
+        goto done;
+    }
+    if (Psens) P = Psens;
     fill_ensemble(&A, b, tend, ts, y0, p);
+    if (ns) fill_sens0(&sp, n, N, p, !strcmp(A.name, "eb50"), s0);
     sv_ode_options o = make_options(&A, b);
     if (A.threads) sv_ctx_set_threads(ctx, (int)A.threads);
     if (!A.quiet && isatty(2)) sv_ctx_set_progress(ctx, progress_bar, NULL);
     sv_ode_ensemble e = {.ntraj = (int)A.ntraj, .t0 = b->t0, .nsave = (int)A.nsave, .tsave = ts, .y0 = y0,
-                         .params = np ? p : NULL, .out = out, .status = st, .stats = stats};
+                         .params = np ? p : NULL, .out = out, .status = st, .stats = stats, .sens_out = sout,
+                         .sens0 = s0};
     double t0 = sv_time_now();
-    sv_status s = sv_ode_solve(ctx, b->prob, &o, &e);
+    sv_status s = sv_ode_solve(ctx, P, &o, &e);
     double el = sv_time_now() - t0;
     if (s != SV_OK) {
         fprintf(stderr, "solvent ode: %s: %s\n", sv_status_string(s), sv_last_error());
@@ -337,10 +451,12 @@ int cmd_ode_main(int argc, char **argv)
         goto done;
     }
     if (!A.quiet) print_summary(&A, b, &o, &e, el);
-    if (A.outpath && !write_csv(A.outpath, (int)A.ntraj, (int)A.nsave, n, b->t0, ts, out, st)) goto done;
+    if (!A.quiet && ns) print_sens(&sp, n, &e);
+    if (A.outpath && !write_csv(A.outpath, (int)A.ntraj, (int)A.nsave, n, b->t0, ts, out, st, &sp, sout)) goto done;
     rc = report_failures(&e);
 done:
-    free(ts), free(y0), free(p), free(out), free(st), free(stats);
+    free(ts), free(y0), free(p), free(out), free(st), free(stats), free(sout), free(s0);
+    sv_ode_problem_destroy(Psens);
     sv_ctx_destroy(ctx);
     sv_ode_builtin_destroy(b);
     return rc;

@@ -17,6 +17,8 @@
  * and both errors are reported. Times are medians of SV_BENCH_REPS (3).
  * CVODE's timed runs cover at most the first 2000 trajectories of an
  * ensemble (anchor_ntraj): `ratio` compares time per trajectory.
+ * The program links CVODES (CVODE with sensitivities; without them it runs
+ * CVODE's algorithm): the sensitivity cases are in bench_ode_sens.c.
  *
  * modax's Robertson benchmark (issue 14; its cases "rober_modax_*"): the
  * anchors there are published GPU timings of another machine, quoted as
@@ -31,7 +33,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include <cvode/cvode.h>
+#include <cvodes/cvodes.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
@@ -44,32 +46,15 @@
 #include "ode/ode_internal.h"
 #include "solvent/ode.h"
 
-typedef struct ens {
-    const char *name;
-    sv_ode_builtin *b;
-    int ntraj, nsave, n, np;
-    double t0, *tsave, *y0, *p;
-    int y0_shared;
-    double rtol, atol, first_step, floor;
-    int comp; /* error measured on this component only (-1: all) */
-    sv_ode_method method;
-} ens;
+#include "bench_ode.h"
 
 /* ---- CVODE side ------------------------------------------------------------ */
-typedef struct cv_user {
-    const sv_ode_problem *P;
-    const double *p;
-    double *vals, *dfdt;
-    int *rp, *ci, *map; /* CSR with diagonal for KLU; map: pattern entry → CSR slot */
-    int nnzd;
-} cv_user;
-
-static void cv_quiet(int code, const char *module, const char *function, char *msg, void *u)
+void cv_quiet(int code, const char *module, const char *function, char *msg, void *u)
 {
     (void)code, (void)module, (void)function, (void)msg, (void)u; /* failures are counted instead */
 }
 
-static int cv_f(sunrealtype t, N_Vector y, N_Vector yd, void *u)
+int cv_f(sunrealtype t, N_Vector y, N_Vector yd, void *u)
 {
     cv_user *U = u;
     return U->P->d.f(t, N_VGetArrayPointer(y), U->p, N_VGetArrayPointer(yd), U->P->d.user) ? -1 : 0;
@@ -140,6 +125,26 @@ static void csr_with_diag(const sv_ode_problem *P, cv_user *U)
     U->nnzd = q;
 }
 
+/* BDF's linear solver: KLU on the pattern plus diagonal, or dense, with the
+ * problem's analytic Jacobian. */
+void cv_linear_solver(void *mem, const sv_ode_problem *P, cv_user *U, N_Vector y, int sparse, SUNContext sc,
+                      SUNMatrix *A, SUNLinearSolver *LS)
+{
+    int n = P->n;
+    if (sparse) {
+        csr_with_diag(P, U);
+        *A = SUNSparseMatrix(n, n, U->nnzd, CSR_MAT, sc);
+        *LS = SUNLinSol_KLU(y, *A, sc);
+        CVodeSetLinearSolver(mem, *LS, *A);
+        CVodeSetJacFn(mem, cv_jac_sparse);
+    } else {
+        *A = SUNDenseMatrix(n, n, sc);
+        *LS = SUNLinSol_Dense(y, *A, sc);
+        CVodeSetLinearSolver(mem, *LS, *A);
+        CVodeSetJacFn(mem, cv_jac_dense);
+    }
+}
+
 /* Run trajectories [0, ntraj) with CVODE on nthreads; out: ntraj·n end states. */
 static int cvode_run(const ens *E, int ntraj, double rtol, double atol, int sparse, int nthreads, double *out,
                      long *steps)
@@ -178,18 +183,7 @@ static int cvode_run(const ens *E, int ntraj, double rtol, double atol, int spar
                     NLS = SUNNonlinSol_FixedPoint(y, 0, sc);
                     CVodeSetNonlinearSolver(mem, NLS);
                 } else {
-                    if (sparse) {
-                        csr_with_diag(E->b->prob, &U);
-                        A = SUNSparseMatrix(n, n, U.nnzd, CSR_MAT, sc);
-                        LS = SUNLinSol_KLU(y, A, sc);
-                        CVodeSetLinearSolver(mem, LS, A);
-                        CVodeSetJacFn(mem, cv_jac_sparse);
-                    } else {
-                        A = SUNDenseMatrix(n, n, sc);
-                        LS = SUNLinSol_Dense(y, A, sc);
-                        CVodeSetLinearSolver(mem, LS, A);
-                        CVodeSetJacFn(mem, cv_jac_dense);
-                    }
+                    cv_linear_solver(mem, E->b->prob, &U, y, sparse, sc, &A, &LS);
                 }
                 init = 1;
             } else {
@@ -232,15 +226,47 @@ static int cvode_run(const ens *E, int ntraj, double rtol, double atol, int spar
 /* ---- Solvent side ------------------------------------------------------------ */
 /* Where our runs keep their compiled LU kernels (kernel_cache_dir): beside
  * the benchmark binary, so that the reference run compiles them and the
- * timed runs load them, as a user's second run would. */
+ * timed runs load them, as a user's second run would. Every run of
+ * ours_solve uses them (the plain and the sensitivity cases alike). */
 static char kernel_dir[4096];
+
+int ours_solve(const ens *E, const sv_ode_problem *P, const sv_ode_options *opt, int ntraj, int nthreads,
+               const double *s0, int ns, double *out, double *S, long *steps)
+{
+    sv_ode_options o = *opt;
+    if (!o.kernel_cache_dir) o.kernel_cache_dir = kernel_dir[0] ? kernel_dir : NULL;
+    sv_ctx *ctx;
+    sv_ctx_create(&ctx);
+    sv_ctx_set_threads(ctx, nthreads);
+    size_t rows = (size_t)ntraj * E->nsave * E->n;
+    double *all = malloc(sizeof(double) * rows), *sall = S ? malloc(sizeof(double) * rows * ns) : NULL;
+    sv_ode_traj_status *st = malloc(sizeof *st * ntraj);
+    sv_ode_stats *stats = malloc(sizeof *stats * ntraj);
+    sv_ode_ensemble e = {.ntraj = ntraj, .t0 = E->t0, .nsave = E->nsave, .tsave = E->tsave, .y0 = E->y0,
+                         .y0_shared = E->y0_shared, .params = E->np ? E->p : NULL, .out = all, .sens_out = sall,
+                         .sens0 = s0, .status = st, .stats = stats};
+    int fails = 0;
+    if (sv_ode_solve(ctx, P, &o, &e) != SV_OK) {
+        fprintf(stderr, "bench_ode: %s\n", sv_last_error());
+        fails = ntraj;
+    }
+    long acc = 0;
+    for (int t = 0; t < ntraj; t++) {
+        fails += st[t] != SV_ODE_SUCCESS;
+        acc += stats[t].accepted;
+        size_t last = (size_t)t * E->nsave + E->nsave - 1;
+        if (out) memcpy(out + (size_t)t * E->n, all + last * E->n, sizeof(double) * E->n);
+        if (S) memcpy(S + (size_t)t * E->n * ns, sall + last * E->n * ns, sizeof(double) * E->n * ns);
+    }
+    *steps = acc;
+    free(all), free(sall), free(st), free(stats);
+    sv_ctx_destroy(ctx);
+    return fails;
+}
 
 static int ours_run(const ens *E, int ntraj, double rtol, double atol, sv_ode_lu_precision lu, int nthreads,
                     double *out, long *steps)
 {
-    sv_ctx *ctx;
-    sv_ctx_create(&ctx);
-    sv_ctx_set_threads(ctx, nthreads);
     sv_ode_options o;
     sv_ode_options_default(&o);
     o.method = E->method;
@@ -250,31 +276,10 @@ static int ours_run(const ens *E, int ntraj, double rtol, double atol, sv_ode_lu
     o.first_step = E->first_step;
     o.tstops = E->b->tstops;
     o.ntstops = E->b->ntstops;
-    o.kernel_cache_dir = kernel_dir[0] ? kernel_dir : NULL;
-    double *all = malloc(sizeof(double) * (size_t)ntraj * E->nsave * E->n);
-    sv_ode_traj_status *st = malloc(sizeof *st * ntraj);
-    sv_ode_stats *stats = malloc(sizeof *stats * ntraj);
-    sv_ode_ensemble e = {.ntraj = ntraj, .t0 = E->t0, .nsave = E->nsave, .tsave = E->tsave, .y0 = E->y0,
-                         .y0_shared = E->y0_shared, .params = E->np ? E->p : NULL, .out = all, .status = st,
-                         .stats = stats};
-    int fails = 0;
-    if (sv_ode_solve(ctx, E->b->prob, &o, &e) != SV_OK) {
-        fprintf(stderr, "bench_ode: %s\n", sv_last_error());
-        fails = ntraj;
-    }
-    long acc = 0;
-    for (int t = 0; t < ntraj; t++) {
-        fails += st[t] != SV_ODE_SUCCESS;
-        acc += stats[t].accepted;
-        memcpy(out + (size_t)t * E->n, all + ((size_t)t * E->nsave + E->nsave - 1) * E->n, sizeof(double) * E->n);
-    }
-    *steps = acc;
-    free(all), free(st), free(stats);
-    sv_ctx_destroy(ctx);
-    return fails;
+    return ours_solve(E, E->b->prob, &o, ntraj, nthreads, NULL, 0, out, NULL, steps);
 }
 
-static double cpu_now(void)
+double cpu_now(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -599,6 +604,7 @@ int main(int argc, char **argv)
         run_case(&E, 1, 1, SV_ODE_LU_DOUBLE, "bruss2d_32x32");
         sv_ode_builtin_destroy(E.b);
     }
+    if (!only || !strcmp(only, "sens")) bench_ode_sens(nthreads);
     if (!only || !strcmp(only, "lorenz")) {
         ens E = {.name = "lorenz", .ntraj = 100000, .nsave = 1, .n = 3, .np = 3, .rtol = 1e-6, .atol = 1e-8,
                  .floor = 1e-6, .method = SV_ODE_TSIT5, .y0_shared = 1, .comp = -1};

@@ -38,9 +38,15 @@ extern "C" {
 #endif
 
 /* ---- callbacks ------------------------------------------------------------
- * Every callback returns 0 on success; non-zero marks the trajectory
- * SV_ODE_F_FAILED (the solve goes on with the others). `p` points to the
- * trajectory's parameters (nparams values; NULL when nparams = 0). */
+ * Every callback returns 0 on success. A negative return is unrecoverable:
+ * the trajectory ends with SV_ODE_F_FAILED (the solve goes on with the
+ * others). A positive return from f (or a sensitivity callback) at a stage
+ * of a step refuses that trial state: the step is rejected and retried 5×
+ * smaller (counted in sv_ode_stats.nrefused, at most max_refusals times in
+ * a row), as CVODE does; at an accepted state (the start of a step, y0)
+ * and from the Jacobian callbacks a positive return is unrecoverable too.
+ * `p` points to the trajectory's parameters (nparams values; NULL when
+ * nparams = 0). */
 
 /* dy/dt = f(t, y, p) for one trajectory. Required. */
 typedef int (*sv_ode_rhs_fn)(double t, const double *y, const double *p, double *dydt, void *user);
@@ -62,6 +68,47 @@ typedef int (*sv_ode_rhs_complex_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, 
 /* Directional derivative: jv = (∂f/∂t)·vt + (∂f/∂y)·v. */
 typedef int (*sv_ode_jvp_fn)(double t, const double *y, const double *p, double vt, const double *v, double *jv,
                              void *user);
+
+/* ---- sensitivity callbacks (forward sensitivities, docs/ode.md) ----------
+ * S = ∂y/∂θ obeys S' = (∂f/∂y)·S + ∂f/∂θ. The first four give the
+ * right-hand side; Rodas5P also needs, exactly, how the Jacobian changes
+ * along a sensitivity (jac_dir, or complex step on tangent_complex). */
+/* ∂f/∂p_k at (t, y): n values. */
+typedef int (*sv_ode_dfdp_fn)(double t, const double *y, const double *p, int k, double *dfdp_k, void *user);
+/* f with complex parameters as well, for complex-step ∂f/∂p (one body
+ * with <tgmath.h>, as for f_complex). */
+typedef int (*sv_ode_rhs_complex_p_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, const SV_ODE_COMPLEX *p,
+                                       SV_ODE_COMPLEX *dydt, void *user);
+/* Directional derivative in (y, p): out = (∂f/∂y)·v + (∂f/∂p)·vp (vp:
+ * nparams values, NULL = 0): CVODES's sensitivity right-hand side. */
+typedef int (*sv_ode_tangent_fn)(double t, const double *y, const double *p, const double *v, const double *vp,
+                                 double *out, void *user);
+/* The same at complex t and y (p, v, vp real): write it once with
+ * <tgmath.h>; complex step on it gives the second derivatives exactly. */
+typedef int (*sv_ode_tangent_complex_fn)(SV_ODE_COMPLEX t, const SV_ODE_COMPLEX *y, const double *p,
+                                         const double *v, const double *vp, SV_ODE_COMPLEX *out, void *user);
+/* The Jacobian's derivative along (v, vp), pattern order (as jac writes):
+ * dvals[e] = Σ_l ∂J_e/∂y_l·v_l + Σ_k ∂J_e/∂p_k·vp_k (vp NULL = 0); ddfdt
+ * (n values, non-NULL only for non-autonomous problems) the same for ∂f/∂t. */
+typedef int (*sv_ode_jac_dir_fn)(double t, const double *y, const double *p, const double *v, const double *vp,
+                                 double *dvals, double *ddfdt, void *user);
+
+/* The same three over W lanes, slot-major (y[i·W+w], p[k·W+w], v[i·W+w],
+ * vp[k·W+w], out[i·W+w], dvals[e·W+w]; vp NULL = 0). Optional: given, they
+ * are used for every lane at once, as f_batch is. */
+typedef int (*sv_ode_dfdp_batch_fn)(int W, const double *t, const double *y, const double *p, int k, double *dfdp_k,
+                                    void *user);
+typedef int (*sv_ode_tangent_batch_fn)(int W, const double *t, const double *y, const double *p, const double *v,
+                                       const double *vp, double *out, void *user);
+typedef int (*sv_ode_jac_dir_batch_fn)(int W, const double *t, const double *y, const double *p, const double *v,
+                                       const double *vp, double *dvals, double *ddfdt, void *user);
+
+typedef enum sv_ode_sens_source {
+    SV_ODE_SENS_ANALYTIC = 0,     /* dfdp; J·S from the Jacobian source at every stage          */
+    SV_ODE_SENS_COMPLEX_STEP = 1, /* f_complex_p: one complex f per direction and stage, exact  */
+    SV_ODE_SENS_TANGENT = 2,      /* tangent: one call per direction and stage, exact           */
+    SV_ODE_SENS_FD = 3            /* differences of f along (S, e_k): INEXACT                   */
+} sv_ode_sens_source;
 
 typedef enum sv_ode_jac_source {
     SV_ODE_JAC_ANALYTIC = 0,     /* jac (or jac_batch)                                     */
@@ -89,6 +136,25 @@ typedef struct sv_ode_problem_desc {
     sv_ode_jvp_fn jvp;
     int nonautonomous; /* 1: f depends on t explicitly (∂f/∂t from the same source) */
     void *user;        /* passed to every callback */
+    /* Forward sensitivities (optional): the directions θ are the parameters
+     * p[sens_params[k]] (k < nsens_params), then the initial values
+     * y0[sens_y0[k]] (k < nsens_y0); nsens = their sum. Computed when an
+     * ensemble asks for them (sv_ode_ensemble.sens_out). */
+    int nsens_params;
+    const int *sens_params;
+    int nsens_y0;
+    const int *sens_y0;
+    sv_ode_sens_source sens_source;
+    sv_ode_dfdp_fn dfdp;                     /* analytic (or dfdp_batch) */
+    sv_ode_rhs_complex_p_fn f_complex_p;     /* complex step */
+    sv_ode_tangent_fn tangent;               /* tangent (or tangent_batch) */
+    /* Rodas5P only, one of: jac_dir (or jac_dir_batch), used when given,
+     * or tangent_complex */
+    sv_ode_jac_dir_fn jac_dir;
+    sv_ode_tangent_complex_fn tangent_complex;
+    sv_ode_dfdp_batch_fn dfdp_batch;
+    sv_ode_tangent_batch_fn tangent_batch;
+    sv_ode_jac_dir_batch_fn jac_dir_batch;
 } sv_ode_problem_desc;
 
 typedef struct sv_ode_problem sv_ode_problem;
@@ -101,6 +167,12 @@ int sv_ode_problem_nparams(const sv_ode_problem *prob);
  * colours used to recover J from directional derivatives. */
 int sv_ode_problem_nnz(const sv_ode_problem *prob);
 int sv_ode_problem_ncolors(const sv_ode_problem *prob);
+/* Sensitivity directions (nsens_params + nsens_y0). */
+int sv_ode_problem_nsens(const sv_ode_problem *prob);
+/* A new problem: prob's description (callbacks, pattern, sources) with
+ * these sensitivity directions, e.g. for a built-in problem. */
+sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int nsens_params, const int *sens_params,
+                                   int nsens_y0, const int *sens_y0, sv_ode_problem **out);
 
 /* ---- options ----------------------------------------------------------- */
 typedef enum sv_ode_method { SV_ODE_RODAS5P = 0, SV_ODE_TSIT5 = 1 } sv_ode_method;
@@ -113,6 +185,16 @@ typedef enum sv_ode_lu_precision {
  * struct every field means its default except the tolerances: rtol and
  * atol are values (0 is pure absolute or pure relative control), so a
  * zero-filled struct sets no tolerance and sv_ode_solve refuses it. */
+typedef enum sv_ode_check {
+    SV_ODE_CHECK_ON = 0, /* the default */
+    SV_ODE_CHECK_OFF = 1
+} sv_ode_check;
+
+typedef enum sv_ode_sens_errcon {
+    SV_ODE_SENS_ERR_FULL = 0, /* the default: state and sensitivities */
+    SV_ODE_SENS_ERR_STATE = 1 /* the state alone (the state's steps as without sensitivities) */
+} sv_ode_sens_errcon;
+
 typedef struct sv_ode_options {
     sv_ode_method method;     /* default (0) Rodas5P */
     double rtol;              /* default 1e-6; 0 is a value */
@@ -137,12 +219,28 @@ typedef struct sv_ode_options {
     sv_ode_lu_precision lu;   /* default (0) double */
     /* W: 1, 2, 4, 8 or 16; 0 = the solver's choice: one vector register
      * of doubles (8 with AVX-512, else 4), two for tiny dense systems
-     * (n ≤ 8, double LU: the fused step). More than 8 only there. */
+     * (n ≤ 8, double LU, no sensitivities: the fused step). More than 8
+     * only there (16 asked for elsewhere runs 8). */
     int lanes;
     /* Times where f may be discontinuous: steps end exactly there, and a
      * step ending at a stop sees f's left limit (t just below the stop). */
     const double *tstops;
     int ntstops;
+    /* Consecutive refused step attempts (a callback returned > 0) before
+     * the trajectory ends with SV_ODE_F_FAILED; 0 = default 30. */
+    int max_refusals;
+    /* At the first Jacobian of a solve, probe ∂f/∂y column by column and
+     * fail (SV_ERR_PATTERN, naming the missing (row, column) pairs) when an
+     * entry outside the pattern is non-zero. Default (0) on. */
+    sv_ode_check check_pattern;
+    /* Sensitivities (when computed): whether they enter the error norm
+     * (default (0) yes, as CVODES and modax do: the step is accepted when
+     * the state and every direction pass), and the scale |θ_j| of each
+     * direction (nsens values, NULL = |p_k| for parameters, 1 when p_k = 0
+     * or for initial values): direction j's absolute tolerance is atol/scale_j,
+     * so that θ_j·S_j is held like y. */
+    sv_ode_sens_errcon sens_errcon;
+    const double *sens_scale;
     /* Straight-line LU kernels compiled at run time for the problem's
      * pattern (sparse.h's sv_sparse_lu_compile): a directory for the
      * compiled objects (reused across runs) and the C compiler's absolute
@@ -161,7 +259,7 @@ typedef enum sv_ode_traj_status {
     SV_ODE_MAX_STEPS = 1,      /* max_steps reached before the last save time */
     SV_ODE_STEP_TOO_SMALL = 2, /* the controller asked for h below min_step_rel·|t|   */
     SV_ODE_NONFINITE = 3,      /* y, f or the error norm stayed non-finite             */
-    SV_ODE_F_FAILED = 4,       /* a callback returned non-zero                          */
+    SV_ODE_F_FAILED = 4,       /* a callback failed (< 0), or refused too often (> 0)   */
     SV_ODE_NOT_RUN = 5         /* the solve stopped (cancelled, error) before this one  */
 } sv_ode_traj_status;
 
@@ -174,6 +272,10 @@ typedef struct sv_ode_stats {
     long nfactor;              /* LU factorisations */
     long nsolve;               /* stage solves (refinement sweeps not counted) */
     long nrefine;              /* refinement sweeps (single-precision LU) */
+    long nrefused;             /* step attempts (and start-up probes) a callback refused (returned > 0) */
+    long nexact;               /* factorisations in double-double: M numerically singular in double */
+    long nsens_rhs;            /* sensitivity right-hand sides (one per direction and stage) */
+    long nsens_jac;            /* Jacobian derivatives along a sensitivity (one per direction and Jacobian) */
     double t_reached;          /* last time reached */
 } sv_ode_stats;
 
@@ -188,6 +290,14 @@ typedef struct sv_ode_ensemble {
     int params_shared;
     double *out;               /* ntraj·nsave·n: out[(traj·nsave + s)·n + i]; save times a
                                   trajectory did not reach (it failed or never ran) hold NaN */
+    /* Sensitivities ∂y/∂θ_j at the save times, ntraj·nsave·n·nsens:
+     * sens_out[((traj·nsave + s)·n + i)·nsens + j], or NULL: none computed;
+     * NaN where out is NaN. */
+    double *sens_out;
+    /* Initial sensitivities ∂y0/∂θ_j (ntraj·n·nsens in the same order, or
+     * n·nsens when sens0_shared), or NULL: 0 for parameters, e_i for y0_i. */
+    const double *sens0;
+    int sens0_shared;
     sv_ode_traj_status *status;/* ntraj (may be NULL) */
     sv_ode_stats *stats;       /* ntraj (may be NULL) */
 } sv_ode_ensemble;
@@ -197,6 +307,15 @@ typedef struct sv_ode_ensemble {
  * SV_ERR_BUDGET/NOMEM for memory, SV_ERR_CANCELLED if the progress callback
  * asked to stop. Progress is reported as phase "ode". */
 sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *prob, const sv_ode_options *opt, sv_ode_ensemble *ens);
+
+/* The weighted least-squares loss of a solved ensemble and its gradient,
+ * per trajectory: loss[tr] = Σ_{s,i} ((y − data)/σ_i)² over the entries where
+ * data (ntraj·nsave·n, the layout of out) is not NaN, and
+ * grad[tr·nsens + j] = ∂loss[tr]/∂θ_j = Σ 2 (y − data)/σ_i² · S_j, from
+ * ens->sens_out (grad may be NULL; it needs sens_out otherwise). sigma: n
+ * values, or NULL = 1. Trajectories that did not succeed get NaN. */
+sv_status sv_ode_loss_gradient(const sv_ode_problem *prob, const sv_ode_ensemble *ens, const double *data,
+                               const double *sigma, double *loss, double *grad);
 
 /* ---- built-in problems --------------------------------------------------
  * Definitions in docs/ode.md (Bari test set, SciMLBenchmarks' 2D

@@ -109,6 +109,35 @@ typedef struct eb50 {
         dy[NI(LMAX)] = k * y[NI(LMAX - 1)] - (LMAX + 1) * y[NI(LMAX)] * bg.itau;                             \
     } while (0)
 
+/* ∂f/∂k given the background: f = A(τ, k)·y is a polynomial in k and
+ * 1/k, differentiated term by term from EB_LIN (the sensitivities to k). */
+#define EB_LIN_DK(T, bg, y, k, dy)                                                                          \
+    do {                                                                                                     \
+        T dgrho = bg.Gb * y[2] + bg.Gc * y[1] + bg.Gg * y[TI(0)] + bg.Gn * y[NI(0)];                         \
+        T dgq = bg.Gb * y[3] + bg.Gg * y[TI(1)] + bg.Gn * y[NI(1)];                                          \
+        T z = (dgrho / (2 * k) + y[0]) / bg.H;                                                               \
+        T zk = -dgrho / (2 * k * k * bg.H);                                                                  \
+        T sigma = z + 1.5 * dgq / (k * k), sigk = zk - 3.0 * dgq / (k * k * k);                              \
+        dy[0] = 0;                                                                                           \
+        dy[1] = -z - k * zk;                                                                                 \
+        dy[2] = -(z + y[3]) - k * zk;                                                                        \
+        dy[3] = bg.cs2 * y[2];                                                                               \
+        dy[TI(0)] = -(4.0 / 3.0 * z + y[TI(1)]) - k * (4.0 / 3.0) * zk;                                      \
+        dy[TI(1)] = y[TI(0)] / 3.0 - 2 * y[TI(2)] / 3.0;                                                     \
+        dy[TI(2)] = 2 * y[TI(1)] / 5.0 - 3 * y[TI(3)] / 5.0 + 8 * sigma / 15.0 + 8 * k * sigk / 15.0;         \
+        for (int l = 3; l < LMAX; l++) dy[TI(l)] = (l * y[TI(l - 1)] - (l + 1) * y[TI(l + 1)]) / (2 * l + 1);   \
+        dy[TI(LMAX)] = y[TI(LMAX - 1)];                                                                      \
+        dy[EI(2)] = -y[EI(3)] / 3.0;                                                                         \
+        for (int l = 3; l < LMAX; l++)                                                                       \
+            dy[EI(l)] = (l * y[EI(l - 1)] - ((l + 3.0) * (l - 1.0) / (l + 1.0)) * y[EI(l + 1)]) / (2 * l + 1);  \
+        dy[EI(LMAX)] = LMAX * y[EI(LMAX - 1)] / (2 * LMAX + 1);                                              \
+        dy[NI(0)] = -(4.0 / 3.0 * z + y[NI(1)]) - k * (4.0 / 3.0) * zk;                                      \
+        dy[NI(1)] = (y[NI(0)] - 2 * y[NI(2)]) / 3.0;                                                         \
+        dy[NI(2)] = 2 * y[NI(1)] / 5.0 - 3 * y[NI(3)] / 5.0 + 8 * sigma / 15.0 + 8 * k * sigk / 15.0;         \
+        for (int l = 3; l < LMAX; l++) dy[NI(l)] = (l * y[NI(l - 1)] - (l + 1) * y[NI(l + 1)]) / (2 * l + 1);   \
+        dy[NI(LMAX)] = y[NI(LMAX - 1)];                                                                      \
+    } while (0)
+
 typedef struct bg_r { double Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_r;
 typedef struct bg_c { double complex Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_c;
 typedef double eb_v4 __attribute__((vector_size(32)));
@@ -228,6 +257,66 @@ static int eb_jb(int W, const double *t, const double *y, const double *p, doubl
 }
 SV_ODE_SCALAR_WRAPPERS(eb)
 
+/* Sensitivities: the tangent A·v + vp·(∂A/∂k)·y (real, and complex in τ and
+ * y), and the Jacobian's derivative along (v, vp): vp·∂A/∂k by seeds (the
+ * system is linear, so J does not depend on y), its τ-derivative part by a
+ * complex τ. */
+#define EB_TANGENT(T, BG, tau, y, k, v, vp, out)                                                       \
+    do {                                                                                                \
+        BG bg;                                                                                          \
+        T vc[NV], dk[NV];                                                                               \
+        EB_BG_##BG(tau, bg);                                                                            \
+        for (int i = 0; i < NV; i++) vc[i] = v[i];                                                      \
+        EB_LIN(T, bg, vc, k, out);                                                                      \
+        if (vp) {                                                                                       \
+            EB_LIN_DK(T, bg, y, k, dk);                                                                 \
+            for (int i = 0; i < NV; i++) out[i] += vp[0] * dk[i];                                       \
+        }                                                                                               \
+    } while (0)
+#define EB_BG_bg_r(tau, bg) EB_BG(double, sqrt, tanh, tau, bg)
+#define EB_BG_bg_c(tau, bg) EB_BG(double complex, csqrt, ctanh, tau, bg)
+static int eb_tangent(double t, const double *y, const double *p, const double *v, const double *vp, double *out,
+                      void *u)
+{
+    const eb50 *E = u;
+    EB_TANGENT(double, bg_r, t, y, p[0], v, vp, out);
+    return 0;
+}
+static int eb_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                        const double *vp, double complex *out, void *u)
+{
+    const eb50 *E = u;
+    EB_TANGENT(double complex, bg_c, t, y, p[0], v, vp, out);
+    return 0;
+}
+static int eb_jac_dir(double t, const double *y, const double *p, const double *v, const double *vp, double *dv,
+                      double *ddfdt, void *u)
+{
+    const eb50 *E = u;
+    const int nnz = E->rowptr[NV];
+    if (!vp) {
+        memset(dv, 0, sizeof(double) * (size_t)nnz);
+    } else {
+        bg_r bg;
+        eb_bg_real(E, t, &bg);
+        double seed[NV], col[NV];
+        for (int c = 0; c < E->ncol; c++) {
+            for (int j = 0; j < NV; j++) seed[j] = E->color[j] == c;
+            EB_LIN_DK(double, bg, seed, p[0], col);
+            sv_sparse_recover_color_values(E->coloring, c, col, NULL, dv);
+        }
+        for (int e = 0; e < nnz; e++) dv[e] *= vp[0];
+    }
+    if (ddfdt) {
+        const double s = 1e-100;
+        double complex yc[NV], dc[NV];
+        for (int i = 0; i < NV; i++) yc[i] = y[i];
+        eb_tangent_c(CMPLX(t, s), yc, p, v, vp, dc, u);
+        for (int i = 0; i < NV; i++) ddfdt[i] = cimag(dc[i]) / s;
+    }
+    return 0;
+}
+
 static void eb50_free(void *data)
 {
     eb50 *E = data;
@@ -295,6 +384,10 @@ sv_status ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_
     d->colind = E->colind;
     d->nonautonomous = 1;
     d->user = E;
+    d->sens_source = SV_ODE_SENS_TANGENT;
+    d->tangent = eb_tangent;
+    d->tangent_complex = eb_tangent_c;
+    d->jac_dir = eb_jac_dir;
     double y0[NV];
     sv_ode_eb50_initial(k, y0);
     double p[1] = {k};

@@ -18,6 +18,39 @@
         return name##_jb(1, &t, y, p, jv, dfdt, u);                                                     \
     }
 
+/* The same for the sensitivity callbacks (name_dfdp_b, name_tangent_b,
+ * name_jac_dir_b → name_dfdp, name_tangent, name_jac_dir). */
+#define SV_ODE_SENS_DFDP_WRAPPER(name)                                                                       \
+    static int name##_dfdp(double t, const double *y, const double *p, int k, double *out, void *u)          \
+    {                                                                                                        \
+        return name##_dfdp_b(1, &t, y, p, k, out, u);                                                        \
+    }
+#define SV_ODE_SENS_TANGENT_WRAPPER(name)                                                                    \
+    static int name##_tangent(double t, const double *y, const double *p, const double *v, const double *vp, \
+                              double *out, void *u)                                                          \
+    {                                                                                                        \
+        return name##_tangent_b(1, &t, y, p, v, vp, out, u);                                                 \
+    }
+#define SV_ODE_SENS_JAC_DIR_WRAPPER(name)                                                                    \
+    static int name##_jac_dir(double t, const double *y, const double *p, const double *v, const double *vp, \
+                              double *dv, double *ddfdt, void *u)                                            \
+    {                                                                                                        \
+        return name##_jac_dir_b(1, &t, y, p, v, vp, dv, ddfdt, u);                                           \
+    }
+#define SV_ODE_SENS_WRAPPERS(name)      \
+    SV_ODE_SENS_DFDP_WRAPPER(name)      \
+    SV_ODE_SENS_TANGENT_WRAPPER(name)   \
+    SV_ODE_SENS_JAC_DIR_WRAPPER(name)
+#define SV_ODE_FILL_SENS(d, name)                 \
+    do {                                          \
+        (d)->dfdp = name##_dfdp;                  \
+        (d)->dfdp_batch = name##_dfdp_b;          \
+        (d)->tangent = name##_tangent;            \
+        (d)->tangent_batch = name##_tangent_b;    \
+        (d)->jac_dir = name##_jac_dir;            \
+        (d)->jac_dir_batch = name##_jac_dir_b;    \
+    } while (0)
+
 /* Batched callbacks whose lane loop is compiled with W a constant for the
  * lane counts the solver uses most (4, 8 and 16: no remainder loop, no
  * overlap checks), the same body for any other W: name##_fb_lanes and

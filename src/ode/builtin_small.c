@@ -71,6 +71,66 @@ static int rober_jvp(double t, const double *y, const double *p, double vt, cons
     return 0;
 }
 
+/* Sensitivities: ∂f/∂p, the tangent J·v + f_p·vp and the Jacobian's
+ * derivative along (v, vp) (row-major 3 × 3 like rober_jb) over W lanes
+ * (the scalar callbacks are W = 1), the tangent at complex t and y for
+ * complex step, and f with complex parameters. */
+#define V(i) v[(i) * W + w]
+#define VP(k) (vp ? vp[(k) * W + w] : 0.0)
+static int rober_dfdp_b(int W, const double *t, const double *y, const double *p, int k, double *dy, void *u)
+{
+    (void)t, (void)p, (void)u;
+    for (int w = 0; w < W; w++) {
+        double c0 = k == 0 ? -Y(0) : k == 1 ? Y(1) * Y(2) : 0, c2 = k == 2 ? Y(1) * Y(1) : 0;
+        D(0) = c0, D(1) = -c0 - c2, D(2) = c2;
+    }
+    return 0;
+}
+static int rober_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
+                           const double *vp, double *dy, void *u)
+{
+    (void)t, (void)u;
+    for (int w = 0; w < W; w++) {
+        double a = -PP(0) * V(0) + PP(1) * (V(1) * Y(2) + Y(1) * V(2)), c = 2 * PP(2) * Y(1) * V(1);
+        D(0) = a, D(1) = -a - c, D(2) = c;
+    }
+    if (!vp) return 0;
+    for (int w = 0; w < W; w++) {
+        double a = -vp[w] * Y(0) + vp[W + w] * Y(1) * Y(2), c = vp[2 * W + w] * Y(1) * Y(1);
+        D(0) += a, D(1) += -a - c, D(2) += c;
+    }
+    return 0;
+}
+static int rober_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v,
+                           const double *vp, double *jv, double *ddfdt, void *u)
+{
+    (void)t, (void)ddfdt, (void)u;
+    enum { N_ = 3 };
+    for (int w = 0; w < W; w++) {
+        double d23 = VP(1) * Y(2) + PP(1) * V(2), d22 = VP(1) * Y(1) + PP(1) * V(1);
+        double d2 = 2 * (VP(2) * Y(1) + PP(2) * V(1));
+        J(0, 0) = -VP(0), J(0, 1) = d23, J(0, 2) = d22;
+        J(1, 0) = VP(0), J(1, 1) = -d23 - d2, J(1, 2) = -d22;
+        J(2, 0) = 0, J(2, 1) = d2, J(2, 2) = 0;
+    }
+    return 0;
+}
+static int rober_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                           const double *vp, double complex *out, void *u)
+{
+    (void)t, (void)u;
+    double complex a = -p[0] * v[0] + p[1] * (v[1] * y[2] + y[1] * v[2]), c = 2 * p[2] * y[1] * v[1];
+    if (vp) a += -vp[0] * y[0] + vp[1] * y[1] * y[2], c += vp[2] * y[1] * y[1];
+    out[0] = a, out[1] = -a - c, out[2] = c;
+    return 0;
+}
+static int rober_fcp(double complex t, const double complex *y, const double complex *p, double complex *dy, void *u)
+{
+    (void)t, (void)u;
+    ROBER_BODY(double complex, y, p, dy);
+    return 0;
+}
+
 /* ---- HIRES (no parameters) ---- */
 #define HIRES_BODY(T, y, dy)                                                                  \
     do {                                                                                       \
@@ -120,6 +180,53 @@ static int hires_fc(double complex t, const double complex *y, const double *p, 
 {
     (void)t, (void)u, (void)p;
     HIRES_BODY(double complex, y, dy);
+    return 0;
+}
+
+/* Sensitivities (to initial values): the tangent J·v, whose only
+ * non-constant entries are 280·y8 and 280·y6 in rows 6–8, over W lanes and
+ * at complex t and y, and the Jacobian's derivative along v. */
+#define HIRES_TANGENT(T, Y, V, OUT)                                                              \
+    do {                                                                                         \
+        OUT(0) = -1.71 * V(0) + 0.43 * V(1) + 8.32 * V(2);                                       \
+        OUT(1) = 1.71 * V(0) - 8.75 * V(1);                                                      \
+        OUT(2) = -10.03 * V(2) + 0.43 * V(3) + 0.035 * V(4);                                     \
+        OUT(3) = 8.32 * V(1) + 1.71 * V(2) - 1.12 * V(3);                                        \
+        OUT(4) = -1.745 * V(4) + 0.43 * V(5) + 0.43 * V(6);                                      \
+        T dr = 280.0 * (V(5) * Y(7) + Y(5) * V(7));                                              \
+        OUT(5) = -dr + 0.69 * V(3) + 1.71 * V(4) - 0.43 * V(5) + 0.69 * V(6);                    \
+        OUT(6) = dr - 1.81 * V(6);                                                               \
+        OUT(7) = -dr + 1.81 * V(6);                                                              \
+    } while (0)
+static int hires_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
+                           const double *vp, double *dy, void *u)
+{
+    (void)t, (void)p, (void)vp, (void)u;
+    for (int w = 0; w < W; w++) HIRES_TANGENT(double, Y, V, D);
+    return 0;
+}
+#define YC(i) y[i]
+#define VC(i) v[i]
+#define OC(i) out[i]
+static int hires_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                           const double *vp, double complex *out, void *u)
+{
+    (void)t, (void)p, (void)vp, (void)u;
+    HIRES_TANGENT(double complex, YC, VC, OC);
+    return 0;
+}
+static int hires_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v,
+                           const double *vp, double *jv, double *ddfdt, void *u)
+{
+    (void)t, (void)y, (void)p, (void)vp, (void)ddfdt, (void)u;
+    enum { N_ = 8 };
+    for (int w = 0; w < W; w++) {
+        for (int i = 0; i < 64; i++) jv[i * W + w] = 0;
+        double a = 280.0 * V(7), b = 280.0 * V(5);
+        J(5, 5) = -a, J(5, 7) = -b;
+        J(6, 5) = a, J(6, 7) = b;
+        J(7, 5) = -a, J(7, 7) = -b;
+    }
     return 0;
 }
 
@@ -221,12 +328,50 @@ static int lorenz_fc(double complex t, const double complex *y, const double *p,
     return 0;
 }
 
+/* Sensitivities (explicit methods need no second order): ∂f/∂(σ, ρ, β)
+ * and the tangent over W lanes, and f with complex parameters. */
+static int lorenz_dfdp_b(int W, const double *t, const double *y, const double *p, int k, double *dy, void *u)
+{
+    (void)t, (void)p, (void)u;
+    for (int w = 0; w < W; w++) {
+        D(0) = k == 0 ? Y(1) - Y(0) : 0;
+        D(1) = k == 1 ? Y(0) : 0;
+        D(2) = k == 2 ? -Y(2) : 0;
+    }
+    return 0;
+}
+static int lorenz_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
+                            const double *vp, double *dy, void *u)
+{
+    (void)t, (void)u;
+    for (int w = 0; w < W; w++) {
+        D(0) = PP(0) * (V(1) - V(0)) + VP(0) * (Y(1) - Y(0));
+        D(1) = V(0) * (PP(1) - Y(2)) - Y(0) * V(2) - V(1) + VP(1) * Y(0);
+        D(2) = V(0) * Y(1) + Y(0) * V(1) - PP(2) * V(2) - VP(2) * Y(2);
+    }
+    return 0;
+}
+static int lorenz_fcp(double complex t, const double complex *y, const double complex *p, double complex *dy,
+                      void *u)
+{
+    (void)t, (void)u;
+    dy[0] = p[0] * (y[1] - y[0]);
+    dy[1] = y[0] * (p[1] - y[2]) - y[1];
+    dy[2] = y[0] * y[1] - p[2] * y[2];
+    return 0;
+}
+
 SV_ODE_BATCH_BY_LANES(rober)
 SV_ODE_BATCH_BY_LANES(hires)
 SV_ODE_BATCH_BY_LANES(orego)
 SV_ODE_BATCH_BY_LANES(vdpol)
 SV_ODE_BATCH_BY_LANES(lorenz)
 SV_ODE_SCALAR_WRAPPERS(rober)
+SV_ODE_SENS_WRAPPERS(rober)
+SV_ODE_SENS_TANGENT_WRAPPER(hires)
+SV_ODE_SENS_JAC_DIR_WRAPPER(hires)
+SV_ODE_SENS_DFDP_WRAPPER(lorenz)
+SV_ODE_SENS_TANGENT_WRAPPER(lorenz)
 SV_ODE_SCALAR_WRAPPERS(hires)
 SV_ODE_SCALAR_WRAPPERS(orego)
 SV_ODE_SCALAR_WRAPPERS(vdpol)
@@ -240,12 +385,22 @@ sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_
         SV_ODE_FILL(d, rober, 3, 3);
         d->f_complex = rober_fc;
         d->jvp = rober_jvp;
+        d->sens_source = SV_ODE_SENS_ANALYTIC;
+        SV_ODE_FILL_SENS(d, rober);
+        d->f_complex_p = rober_fcp;
+        d->tangent_complex = rober_tangent_c;
         return ode_builtin_set(b, d, 0, 1e11, y0, p, 1e-6, 1e-10);
     }
     if (!strcmp(name, "hires")) {
         static const double y0[8] = {1, 0, 0, 0, 0, 0, 0, 0.0057};
         SV_ODE_FILL(d, hires, 8, 0);
         d->f_complex = hires_fc;
+        d->sens_source = SV_ODE_SENS_TANGENT;
+        d->tangent = hires_tangent;
+        d->tangent_batch = hires_tangent_b;
+        d->tangent_complex = hires_tangent_c;
+        d->jac_dir = hires_jac_dir;
+        d->jac_dir_batch = hires_jac_dir_b;
         return ode_builtin_set(b, d, 0, 321.8122, y0, NULL, 1e-6, 1e-6);
     }
     if (!strcmp(name, "orego")) {
@@ -263,6 +418,12 @@ sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_
         static const double y0[3] = {1, 0, 0}, p[3] = {10, 28, 8.0 / 3.0};
         SV_ODE_FILL(d, lorenz, 3, 3);
         d->f_complex = lorenz_fc;
+        d->sens_source = SV_ODE_SENS_TANGENT;
+        d->dfdp = lorenz_dfdp;
+        d->dfdp_batch = lorenz_dfdp_b;
+        d->tangent = lorenz_tangent;
+        d->tangent_batch = lorenz_tangent_b;
+        d->f_complex_p = lorenz_fcp;
         return ode_builtin_set(b, d, 0, 1, y0, p, 1e-6, 1e-8);
     }
     return SV_ERR_UNSUPPORTED;

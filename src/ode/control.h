@@ -13,7 +13,8 @@
 
 #include "solvent/ode.h"
 
-/* Whether the attempt with error estimate E is accepted. */
+/* Whether the attempt with error estimate E is accepted (one whose
+ * callbacks refused or failed never is: the caller looks first). */
 static inline int ode_ctrl_accept(const sv_ode_options *o, double E)
 {
     return o->fixed_step > 0 ? isfinite(E) : E <= 1.0;
@@ -49,14 +50,23 @@ static inline double ode_ctrl_rejected_h(const sv_ode_options *o, double h, doub
     return h / fmin(1.0 / o->qmin, pow(E, o->beta1) / o->safety);
 }
 
+/* The status of a lane whose next step is too small to make progress: a
+ * callback that kept refusing (refusals in a row) is the cause, else
+ * non-finite attempts, else the step itself. */
+static inline sv_ode_traj_status ode_ctrl_too_small(int refusals, int nonfinite)
+{
+    return refusals ? SV_ODE_F_FAILED : nonfinite ? SV_ODE_NONFINITE : SV_ODE_STEP_TOO_SMALL;
+}
+
 /* After a step of a lane that goes on: the status that ends its trajectory
  * (steps used up, or the next step hn from t too small to make progress),
  * or -1 when it continues. */
-static inline int ode_ctrl_limit(const sv_ode_options *o, const sv_ode_stats *st, double t, double hn, int nonfinite)
+static inline int ode_ctrl_limit(const sv_ode_options *o, const sv_ode_stats *st, double t, double hn, int refusals,
+                                 int nonfinite)
 {
     if (st->accepted + st->rejected >= o->max_steps) return SV_ODE_MAX_STEPS;
     if (!(hn > o->min_step_rel * fabs(t)) || !(hn > 1e-300) || t + hn == t)
-        return nonfinite ? SV_ODE_NONFINITE : SV_ODE_STEP_TOO_SMALL;
+        return ode_ctrl_too_small(refusals, nonfinite);
     return -1;
 }
 

@@ -22,10 +22,12 @@ void ode_drv_finish(ode_shared *S, ode_lanes *L, int w, sv_ode_traj_status statu
 
 /* The lane count the fused step runs best with (two vector registers of
  * doubles) when it covers this problem and these options (Rodas5P, double
- * LU, the tiny systems lin.c holds in full storage), else 0. */
-int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o);
+ * LU, the tiny systems lin.c holds in full storage, no sensitivities: sens
+ * says whether the solve computes them), else 0. */
+int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int sens);
 /* The fused whole step for L's problem and lane count, or NULL when the
- * general phases serve it (fused_rodas5p.c); same numbers either way. */
-void (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L);
+ * general phases serve it (fused_rodas5p.c); same numbers either way. Its
+ * status is the linear solver's (the double-double lanes' buffers). */
+sv_status (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L);
 
 #endif

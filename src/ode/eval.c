@@ -2,9 +2,11 @@
  *
  * With a batched callback every lane goes through it (inactive lanes carry a
  * valid old state, so the user's code sees finite numbers; that call is
- * inline in ode_internal.h); otherwise each masked lane is gathered into
- * contiguous scratch, passed to the scalar callback and scattered back. Either way a lane's numbers depend on that
- * lane's inputs only, which is what makes results independent of the batch. */
+ * inline in ode_internal.h, and a failing one is repeated here lane by
+ * lane); otherwise each masked lane is gathered into contiguous scratch,
+ * passed to the scalar callback and scattered back. Either way a lane's
+ * numbers depend on that lane's inputs only, which is what makes results
+ * independent of the batch. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -21,18 +23,22 @@ static void scatter(int n, int W, int w, const double *src, double *dst)
     for (int i = 0; i < n; i++) dst[(size_t)i * W + w] = src[i];
 }
 
-void ode_eval_f_lanewise(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
-                         const double *p, double *dy, unsigned char *fail, double *scratch)
+/* The scalar f for each masked lane: its values and its own return code. */
+int ode_eval_f_lanewise(const sv_ode_problem *P, int W, const unsigned char *mask, const double *t, const double *y,
+                        const double *p, double *dy, unsigned char *fail, double *scratch)
 {
-    int n = P->n, np = P->np;
+    int n = P->n, np = P->np, any = 0;
     double *ys = scratch, *ps = scratch + n, *ds = scratch + n + np;
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         gather(n, W, w, y, ys);
         if (np) gather(np, W, w, p, ps);
-        if (P->d.f(t[w], ys, np ? ps : NULL, ds, P->d.user)) fail[w] = 1;
+        int rc = P->d.f(t[w], ys, np ? ps : NULL, ds, P->d.user);
+        ode_fail_note(&fail[w], rc);
+        any |= rc != 0;
         scatter(n, W, w, ds, dy);
     }
+    return any;
 }
 
 struct ode_jac_work {
@@ -87,7 +93,10 @@ static int jac_analytic(const sv_ode_problem *P, ode_jac_work *jw, double t, con
 {
     int want_t = P->d.nonautonomous;
     if (!want_t) memset(jw->dfdt, 0, sizeof(double) * (size_t)P->n);
-    return P->d.jac(t, jw->y, p, jw->vals, want_t ? jw->dfdt : NULL, P->d.user);
+    double *dt = want_t ? jw->dfdt : NULL;
+    /* a batched Jacobian with one lane is the scalar one (slot-major, W = 1) */
+    return P->d.jac ? P->d.jac(t, jw->y, p, jw->vals, dt, P->d.user)
+                    : P->d.jac_batch(1, &t, jw->y, p, jw->vals, dt, P->d.user);
 }
 
 /* Im f(y + i·s·e_c) / s = J e_c exactly (no subtraction), so s can be tiny;
@@ -194,12 +203,8 @@ void ode_jacobian_lanewise(const sv_ode_problem *P, ode_jac_work *jw, int W, con
         gather(n, W, w, y, jw->y);
         if (np) gather(np, W, w, p, jw->p);
         gather(n, W, w, f0, jw->f0);
-        if (P->d.jac_source == SV_ODE_JAC_ANALYTIC && !P->d.jac) {
-            fail[w] = 1;
-            continue;
-        }
         if (jac_one(P, jw, t[w], &nf[w])) {
-            fail[w] = 1;
+            fail[w] = ODE_FAIL_HARD;
             continue;
         }
         scatter(nnz, W, w, jw->vals, jvals);

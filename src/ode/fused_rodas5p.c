@@ -7,10 +7,13 @@
  * Every lane performs exactly the operations of the general attempt
  * (rodas5p.c with lin.c's dense kernels) in the same order: the same
  * left-to-right stage sums, M loaded as shift − J, the factor and solves of
- * dense_small.h, the same error norm. So a trajectory's numbers do not
- * depend on which path ran it, and the two paths can be chosen per (n, W)
- * freely: W = 4, 8 and 16 are fused, the narrow lane counts of small
- * ensembles take the general path. */
+ * dense_small.h, the same error norm, the same test for a numerically
+ * singular M and lin.c's double-double factor and solves for such lanes.
+ * So a trajectory's numbers do not depend on which path ran it, and the two
+ * paths can be chosen per (n, W) freely: W = 4, 8 and 16 are fused, the
+ * narrow lane counts of small ensembles take the general path, and so do
+ * solves with sensitivities (their stages carry the directions through the
+ * lane arrays: rodas5p.c, sens_rodas5p.c). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -65,9 +68,9 @@ typedef long long ode_vnl __attribute__((vector_size(8 * ODE_VNAT)));
 #undef FN
 #undef FW
 
-void (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
+sv_status (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
 {
-    if (!L->rodas || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
+    if (!L->rodas || L->sens || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
     switch (L->W) {
     case 4: return fused_tab_w4[L->n];
     case 8: return fused_tab_w8[L->n];
@@ -76,9 +79,9 @@ void (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
     }
 }
 
-int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o)
+int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int sens)
 {
-    if (o->method != SV_ODE_RODAS5P || o->lu != SV_ODE_LU_DOUBLE || P->n < 2 || P->n > 8) return 0;
+    if (sens || o->method != SV_ODE_RODAS5P || o->lu != SV_ODE_LU_DOUBLE || P->n < 2 || P->n > 8) return 0;
     ode_lin *lin;
     if (ode_lin_create(ctx, P, 1, 0, &lin) != SV_OK) {
         /* handled: the workers create their solver again and report this */

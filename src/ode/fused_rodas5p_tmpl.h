@@ -112,7 +112,47 @@ ODE_INLINE void FN(solve)(const VD *restrict a, VD *restrict x, const int n)
     }
 }
 
-/* out = base + Σ_{j<s} c_j k_j, left to right (rodas5p.c's combine). */
+/* lin.c's test for a numerically singular M (ODE_LIN_PIVOT_SHRINK) over
+ * lane vectors: d0 holds M's diagonal before the factor, a the factor
+ * (1/u_kk on its diagonal); the mask of the lanes beyond the limit. */
+ODE_INLINE VL FN(shrunk)(const VD *restrict a, const VD *restrict d0, const int n)
+{
+    VD worst = (VD){0};
+    _Pragma("GCC unroll 8") for (int k = 0; k < n; k++) worst = FN(vmax)(worst, FN(vabs)(d0[k] * a[k * n + k]));
+    return FN(lt)(FN(vsplat)(1.0 / ODE_LIN_PIVOT_SHRINK), worst);
+}
+/* Whether any lane (active or idle: an idle lane's M is stale but finite)
+ * is beyond it: the ordinary attempt's whole cost of the test. */
+ODE_INLINE int FN(any_shrunk)(const VD *restrict a, const VD *restrict d0, const int n)
+{
+    VL m = FN(shrunk)(a, d0, n);
+#if FW > ODE_VNAT
+    /* a register at a time, then across one register */
+    union { VL v; ode_vnl h[FW / ODE_VNAT]; } u = {m};
+    ode_vnl o = u.h[0];
+    for (int i = 1; i < FW / ODE_VNAT; i++) o |= u.h[i];
+    long long any = 0;
+    for (int i = 0; i < ODE_VNAT; i++) any |= o[i];
+#else
+    long long any = 0;
+    for (int w = 0; w < FW; w++) any |= m[w];
+#endif
+    return any != 0;
+}
+/* exact[w] for the active lanes beyond it; returns whether there is any. */
+ODE_INLINE int FN(exact_lanes)(const ode_lanes *L, const VD *restrict a, const VD *restrict d0, unsigned char *exact,
+                               const int n)
+{
+    VL big = FN(shrunk)(a, d0, n);
+    int any = 0;
+    for (int w = 0; w < FW; w++) {
+        exact[w] = L->active[w] && big[w];
+        any |= exact[w];
+    }
+    return any;
+}
+
+/* out = base + Σ_{j<s} c_j k_j, left to right (rodas5p.c's stage sums). */
 ODE_INLINE void FN(stage_sum)(VD *restrict out, const VD *restrict base, const double *c, VD k[8][8], const int s,
                               const int n)
 {
@@ -123,20 +163,76 @@ ODE_INLINE void FN(stage_sum)(VD *restrict out, const VD *restrict base, const d
     }
 }
 
-ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
+/* Lanes whose f refused or failed at stage s take no further stages (the
+ * general attempt's rule): they leave em, and the evaluations and solves
+ * counted ahead for the stages they skip are taken back. Rare. */
+static __attribute__((noinline, cold)) void FN(stop_failed)(ode_lanes *L, unsigned char *em, int s)
 {
-    VD a[64], k[8][8], U[8], fv[8], y[8], dT[8];
-    unsigned char em[FW];
-    ode_jacobian_where_needed(L, FW);
-    VD h = FN(vld)(L->h), t = FN(vld)(L->t), tcap = FN(vld)(L->tcap);
-    VD shift = 1.0 / (h * T.gamma), hinv = 1.0 / h;
-    FN(load_m)(L, shift, a, n);
-    VL bad = FN(factor)(a, n);
-    FN(vst)(L->shift, shift);
+    for (int w = 0; w < FW; w++)
+        if (em[w] && L->fail[w]) {
+            em[w] = 0;
+            L->st[w].nf -= 7 - s;
+            L->st[w].nsolve -= 8 - s;
+        }
+}
+
+/* The numerically singular lanes' double-double factors (ode_lin_factor's
+ * second half): their pivots decide bad. Rare. */
+static __attribute__((noinline, cold)) sv_status FN(factor_exact)(ode_lanes *L, const VD *restrict a,
+                                                                   const VD *restrict d0, VL *bad, int *anyx,
+                                                                   const int n)
+{
+    unsigned char exact[FW];
+    *anyx = FN(exact_lanes)(L, a, d0, exact, n);
+    if (!*anyx) return SV_OK;
+    sv_status st = ode_lin_factor_exact(L->lin, exact, L->jv, L->shift, L->bad);
     for (int w = 0; w < FW; w++) {
-        L->bad[w] = L->active[w] && bad[w];
-        em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
+        L->st[w].nexact += exact[w];
+        if (exact[w]) (*bad)[w] = L->bad[w] ? -1 : 0;
     }
+    return st;
+}
+
+/* J where needed, M = shift·I − J loaded and factored into a (bad: the
+ * lanes with a zero or non-finite pivot), the numerically singular lanes
+ * (anyx) factored in double-double as ode_lin_factor does, and em, the
+ * lanes whose stages run: their evaluations and solves are counted here. */
+ODE_INLINE sv_status FN(factor_m)(ode_lanes *L, VD *restrict a, VL *bad, unsigned char *em, int *anyx, const int n)
+{
+    VD d0[8];
+    unsigned char jm[FW];
+    ode_jacobian_where_needed(L, FW, jm);
+    VD shift = 1.0 / (FN(vld)(L->h) * T.gamma);
+    FN(load_m)(L, shift, a, n);
+    for (int i = 0; i < n; i++) d0[i] = a[i * n + i];
+    *bad = FN(factor)(a, n);
+    FN(vst)(L->shift, shift);
+    for (int w = 0; w < FW; w++) L->bad[w] = L->active[w] && (*bad)[w];
+    *anyx = 0;
+    if (FN(any_shrunk)(a, d0, n)) {
+        sv_status st = FN(factor_exact)(L, a, d0, bad, anyx, n);
+        if (st != SV_OK) return st;
+    }
+    for (int w = 0; w < FW; w++) {
+        em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
+        L->st[w].nfactor += L->active[w];
+        /* counted ahead; FN(stop_failed) takes back a lane's skipped stages */
+        L->st[w].nf += 7 * em[w];
+        L->st[w].nsolve += 8 * em[w];
+    }
+    return SV_OK;
+}
+
+/* The eight stages, y_new = U_8 + k_8 and the error estimate k_8 in
+ * solve.c's weighted RMS (INFINITY for a bad pivot or a non-finite norm).
+ * xd: the exact lanes' stage solves in double-double, through the lane
+ * arrays rhs and err (free in this step); a compile-time constant at each
+ * use, so that the ordinary attempt keeps its vectors in registers. */
+ODE_INLINE void FN(stages)(ode_lanes *L, const VD *restrict a, const VL *bad, unsigned char *em, const int n,
+                           const int xd)
+{
+    VD k[8][8], U[8], fv[8], y[8], dT[8];
+    VD h = FN(vld)(L->h), t = FN(vld)(L->t), tcap = FN(vld)(L->tcap), hinv = 1.0 / h;
     for (int i = 0; i < n; i++) {
         y[i] = FN(vld)(L->y + i * FW);
         dT[i] = FN(vld)(L->dT + i * FW);
@@ -151,8 +247,9 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
         }
         if (s > 0) {
             VD ts = FN(vmin)(t + T.c[s] * h, tcap);
-            ode_eval_f(L->P, FW, em, (const double *)&ts, (const double *)U, L->p, (double *)fv, L->fail,
-                       L->scratch);
+            if (__builtin_expect(ode_eval_f(L->P, FW, em, (const double *)&ts, (const double *)U, L->p,
+                                            (double *)fv, L->fail, L->scratch), 0))
+                FN(stop_failed)(L, em, s);
         } else {
             for (int i = 0; i < n; i++) fv[i] = FN(vld)(L->f0 + i * FW);
         }
@@ -164,10 +261,16 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
         } else {
             for (int i = 0; i < n; i++) r[i] = f[i] + hd * dT[i];
         }
+        if (xd)
+            for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, r[i]);
         FN(solve)(a, r, n);
+        if (xd) {
+            for (int i = 0; i < n; i++) FN(vst)(L->err + i * FW, r[i]);
+            ode_lin_solve_exact(L->lin, L->rhs, L->err);
+            for (int i = 0; i < n; i++) r[i] = FN(vld)(L->err + i * FW);
+        }
         for (int i = 0; i < n; i++) k[s][i] = r[i];
     }
-    /* y_new = U_8 + k_8; error estimate k_8 in solve.c's weighted RMS */
     const VD rtol = FN(vsplat)(L->o->rtol);
     VD acc = (VD){0};
     for (int i = 0; i < n; i++) {
@@ -183,12 +286,31 @@ ODE_INLINE void FN(attempt)(ode_lanes *L, const int n)
     FN(vst)(e, acc / (double)n);
     for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]); /* vectorises (no errno: module.cmake) */
     VD ev = FN(vld)(e);
-    FN(vst)(L->eest, FN(sel)(bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
-    for (int w = 0; w < FW; w++) {
-        L->st[w].nfactor += L->active[w];
-        L->st[w].nf += 7 * em[w];
-        L->st[w].nsolve += 8 * em[w];
-    }
+    FN(vst)(L->eest, FN(sel)(*bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
+}
+
+/* The attempt with double-double lanes, out of line (n at run time: the
+ * same operations, only less unrolled). */
+static __attribute__((noinline, cold)) void FN(stages_exact)(ode_lanes *L, const VD *restrict a, const VL *bad,
+                                                              unsigned char *em, int n)
+{
+    FN(stages)(L, a, bad, em, n, 1);
+}
+
+/* One attempt of every lane: rodas5p.c's phases. */
+ODE_INLINE sv_status FN(attempt)(ode_lanes *L, const int n)
+{
+    VD a[64];
+    VL bad;
+    unsigned char em[FW];
+    int anyx;
+    sv_status st = FN(factor_m)(L, a, &bad, em, &anyx, n);
+    if (st != SV_OK) return st;
+    if (__builtin_expect(anyx, 0))
+        FN(stages_exact)(L, a, &bad, em, n);
+    else
+        FN(stages)(L, a, &bad, em, n, 0);
+    return SV_OK;
 }
 
 /* f(t, y) for the lanes that moved: solve.c's start_f over lane vectors (a
@@ -211,8 +333,13 @@ ODE_INLINE void FN(f0)(ode_shared *S, ode_lanes *L, const int n)
         if (!m[w]) continue;
         L->st[w].nf++;
         L->have_f0[w] = 1;
-        if (L->fail[w]) ode_drv_finish(S, L, w, SV_ODE_F_FAILED);
-        else if (bad[w]) ode_drv_finish(S, L, w, SV_ODE_NONFINITE);
+        if (L->fail[w]) {
+            /* a refusal at an accepted state is final (solve.c's eval_masked) */
+            L->st[w].nrefused += L->fail[w] == ODE_FAIL_REFUSED;
+            ode_drv_finish(S, L, w, SV_ODE_F_FAILED);
+        } else if (bad[w]) {
+            ode_drv_finish(S, L, w, SV_ODE_NONFINITE);
+        }
     }
 }
 
@@ -231,7 +358,8 @@ ODE_INLINE void FN(clip)(ode_lanes *L)
 }
 
 /* Accept or reject each lane's attempt. Lanes without an event (a save
- * time, the end, a tstop, a failure, a non-finite error, fixed steps) here,
+ * time, the end, a tstop, a refused or failed callback, a non-finite
+ * error, fixed steps) here,
  * over lane vectors: control.h's formulas in the same operations (the
  * tests hold this path and the general one to the same bits), with only
  * log and exp per lane. The others through solve.c's control. */
@@ -291,33 +419,35 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
         if (took[w]) {
             L->have_f0[w] = 0;
             L->need_jac[w] = 1;
+            L->refusals[w] = 0;
             st->accepted++;
         } else {
             st->rejected++;
         }
         if (st->accepted + st->rejected >= o->max_steps) ode_drv_finish(S, L, w, SV_ODE_MAX_STEPS);
-        else if (small[w]) ode_drv_finish(S, L, w, SV_ODE_STEP_TOO_SMALL);
+        else if (small[w]) ode_drv_finish(S, L, w, ode_ctrl_too_small(L->refusals[w], 0));
     }
     if (nrest) ode_drv_control(S, L, rest);
 }
 
 /* One step of every lane: the driver's phases (solve.c) for this class. */
-ODE_INLINE void FN(step)(ode_shared *S, ode_lanes *L, const int n)
+ODE_INLINE sv_status FN(step)(ode_shared *S, ode_lanes *L, const int n)
 {
     int h0 = 0, nact = 0;
     for (int w = 0; w < FW; w++) h0 |= L->active[w] && L->need_h0[w];
     if (h0) ode_drv_prepare(S, L);
     FN(f0)(S, L, n);
     for (int w = 0; w < FW; w++) nact += L->active[w];
-    if (!nact) return;
+    if (!nact) return SV_OK;
     if (L->o->ntstops > 0 || L->o->max_step > 0) ode_drv_set_steps(S, L);
     else FN(clip)(L);
-    FN(attempt)(L, n);
-    FN(control)(S, L, n);
+    sv_status st = FN(attempt)(L, n);
+    if (st == SV_OK) FN(control)(S, L, n);
+    return st;
 }
 
 #define FUSED(N) \
-    static void FN(step_##N)(ode_shared *S, ode_lanes *L) { FN(step)(S, L, N); }
+    static sv_status FN(step_##N)(ode_shared *S, ode_lanes *L) { return FN(step)(S, L, N); }
 FUSED(2)
 FUSED(3)
 FUSED(4)
@@ -327,7 +457,7 @@ FUSED(7)
 FUSED(8)
 #undef FUSED
 
-static void (*const FN(fused_tab)[9])(ode_shared *, ode_lanes *) = {
+static sv_status (*const FN(fused_tab)[9])(ode_shared *, ode_lanes *) = {
     NULL, NULL, FN(step_2), FN(step_3), FN(step_4), FN(step_5), FN(step_6), FN(step_7), FN(step_8)};
 #undef VD
 #undef VL

@@ -7,6 +7,7 @@
 #include "ode_internal.h"
 
 struct shared;
+typedef struct ode_sens ode_sens; /* sens.h */
 
 typedef struct ode_lanes {
     sv_ctx *ctx;
@@ -14,6 +15,12 @@ typedef struct ode_lanes {
     const sv_ode_options *o;  /* resolved (solve.c): no zero meaning "default" left */
     const sv_ode_ensemble *E;
     int W, n, np, nnz;
+    /* Every slot-major array below holds nvec = 1 + nsens vectors of n·W
+     * values side by side (kstride = nvec·n·W apart between stages of k):
+     * the state, then each sensitivity direction (sens.h). Without
+     * sensitivities nvec = 1 and each is one n·W vector. */
+    int nvec;
+    size_t kstride;
     int rodas;              /* method: Rodas5P (1) or Tsit5 (0) */
     double tend;
     const double *atolv;    /* n: absolute tolerance per component */
@@ -29,23 +36,26 @@ typedef struct ode_lanes {
     int stop_idx[ODE_WMAX]; /* next tstop not yet passed */
     int save[ODE_WMAX];     /* next save index */
     int nonfinite[ODE_WMAX];/* consecutive non-finite rejections */
+    int refusals[ODE_WMAX]; /* consecutive attempts a callback refused */
     sv_ode_stats st[ODE_WMAX];
     /* slot-major arrays */
     double *y, *ynew, *f0, *U, *fv, *rhs, *dT, *k, *p, *jv, *err, *scratch;
     ode_lin *lin;
     ode_jac_work *jw;
+    ode_sens *sens;         /* forward sensitivities, or NULL (sens.h) */
     double lerr_floor;      /* log(1e-4): the error history's floor (control.h) */
-    /* the whole step specialised for this problem and W (driver.h), or NULL */
-    void (*step)(struct shared *S, struct ode_lanes *L);
+    /* the whole step specialised for this problem and W (driver.h), or NULL:
+     * its status is the linear solver's, as an attempt's */
+    sv_status (*step)(struct shared *S, struct ode_lanes *L);
 } ode_lanes;
 
 /* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
  * rejected lane retries with the same J), clearing every lane's fail and
- * bad flags for the attempt that follows. Shared by rodas5p.c and the
- * fused step. */
-ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W)
+ * bad flags for the attempt that follows; jm[w] says which lanes got one
+ * (the sensitivities' second-order terms follow it). Shared by rodas5p.c
+ * and the fused step. */
+ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W, unsigned char *jm)
 {
-    unsigned char jm[ODE_WMAX];
     int anyj = 0;
     for (int w = 0; w < W; w++) {
         jm[w] = L->active[w] && L->need_jac[w];
@@ -69,9 +79,10 @@ ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W)
  * The status is the linear solver's (Tsit5 has none: always SV_OK). */
 sv_status ode_rodas5p_attempt(ode_lanes *L);
 sv_status ode_tsit5_attempt(ode_lanes *L);
-/* Dense output of lane w's last attempt at t + θh into out (n values). */
-void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, double *out);
-void ode_tsit5_interp(const ode_lanes *L, int w, double theta, double *out);
+/* Dense output of lane w's last attempt at t + θh for rows r0 .. r1 − 1 of
+ * the nvec·n (the state's are 0 .. n − 1) into out. */
+void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
+void ode_tsit5_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
 
 /* Weighted RMS error norm of every lane (out: W values):
  * sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */

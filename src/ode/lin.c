@@ -21,7 +21,12 @@
  * refined against the double M (residual in double) until the correction
  * stops shrinking, so stage solutions carry double accuracy and Rodas5P
  * keeps its order. A lane whose refinement stagnates falls back to a double
- * factor of the same M for the rest of the step. */
+ * factor of the same M for the rest of the step.
+ *
+ * Numerically singular M: a lane whose shift keeps fewer than about six
+ * of its digits in M (ε·‖J‖∞ > 1e-6·shift: hγ‖J‖ beyond ~4.5e9) is factored
+ * and solved in double-double instead (lin_dd.c says why); every other
+ * lane's numbers are untouched by this. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -41,12 +46,19 @@ struct ode_lin {
     const int *dslot; /* LU slot of each diagonal entry (owned by lu) */
     double *buf;    /* nslots·W, slot-major: M, then its double factor */
     float *fbuf;    /* single mode: the float factor */
-    double *r, *dx, *work;
+    double *r, *dx, *work, *xdd;
     float *fx, *fwork;
     int dfactored;  /* single mode: buf holds the double factor */
     int flags[ODE_WMAX];
     unsigned char use_double[ODE_WMAX]; /* single mode: lane fell back to double this step */
+    unsigned char exact[ODE_WMAX];      /* lane's M numerically singular: double-double this step */
+    ode_lin_dd *dd;
+    const double *jv, *shift;           /* the last load's J and shifts (the double-double lanes') */
+    int *jdiag;                         /* Jacobian entry of (k, k), or -1 */
 };
+
+/* A float pivot shrunk by more than this (ε_float times it ≈ 6 %) is noise. */
+#define ODE_LIN_FLOAT_NOISE 1e6
 
 /* The engine's analysis of P's pattern plus diagonal: natural order or
  * AMD, whichever needs fewer factor updates (natural on a tie). */
@@ -89,8 +101,12 @@ static sv_status choose_ordering(ode_lin *L)
 static sv_status map_entries(ode_lin *L)
 {
     const sv_ode_problem *P = L->P;
-    L->eslot = sv_alloc(L->ctx, sizeof(int) * (size_t)(P->nnz ? P->nnz : 1), "ode linear solver");
+    L->eslot = sv_alloc(L->ctx, sizeof(int) * ((size_t)P->nnz + (size_t)P->n), "ode linear solver");
     if (!L->eslot) return sv_last_status();
+    L->jdiag = L->eslot + P->nnz;
+    for (int i = 0; i < P->n; i++) L->jdiag[i] = -1;
+    for (int e = 0; e < P->nnz; e++)
+        if (P->erow[e] == P->colind[e]) L->jdiag[P->erow[e]] = e;
     const int *es = sv_sparse_lu_entry_slot(L->lu);
     for (int e = 0; e < P->nnz; e++) {
         int q = sv_sparse_pattern_find(L->pat, P->erow[e], P->colind[e]);
@@ -132,10 +148,11 @@ static sv_status alloc_buffers(ode_lin *L)
     sv_ctx *ctx = L->ctx;
     size_t nsw = (size_t)L->nslots * L->W, nw = (size_t)L->n * L->W;
     L->buf = sv_alloc(ctx, sizeof(double) * nsw, "ode LU buffer");
-    L->r = sv_alloc(ctx, sizeof(double) * nw * 3, "ode LU work");
+    L->r = sv_alloc(ctx, sizeof(double) * nw * 4, "ode LU work");
     if (!L->buf || !L->r) return sv_last_status();
     L->dx = L->r + nw;
     L->work = L->dx + nw;
+    L->xdd = L->work + nw;
     if (!L->single) return SV_OK;
     L->fbuf = sv_alloc(ctx, sizeof(float) * nsw, "ode LU buffer (single)");
     L->fx = sv_alloc(ctx, sizeof(float) * nw * 2, "ode LU work (single)");
@@ -159,6 +176,7 @@ sv_status ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single
     if (st == SV_OK) st = map_entries(L);
     if (st == SV_OK && wants_dense_small(L)) st = use_dense_small(L);
     if (st == SV_OK) st = alloc_buffers(L);
+    if (st == SV_OK) st = ode_lin_dd_create(ctx, P, W, L->lu, L->eslot, L->dslot, &L->dd);
     if (st == SV_OK)
         *out = L;
     else
@@ -176,6 +194,7 @@ sv_status ode_lin_compile(ode_lin *L, const char *cache_dir, const char *cc)
 void ode_lin_destroy(ode_lin *L)
 {
     if (!L) return;
+    ode_lin_dd_destroy(L->dd);
     sv_sparse_lu_destroy(L->lu);
     sv_sparse_pattern_destroy(L->pat);
     ode_free_all(L->ctx, (void *[]){L->eslot, L->buf, L->r, L->fbuf, L->fx, L}, 6);
@@ -214,8 +233,63 @@ void ode_lin_destroy(ode_lin *L)
 DEFINE_LOAD(double, _d)
 DEFINE_LOAD(float, _f)
 
+/* worst[w]: how far elimination shrank lane w's pivots, max_k |M_kk / u_kk|
+ * with M_kk = shift − J_kk (the factors hold 1/u_kk in the diagonal slots).
+ * A pivot shrunk by a factor r carries a relative error of about ε·r. */
+#define DEFINE_SHRINK(T, SFX)                                                          \
+    static void pivot_shrink##SFX(const ode_lin *L, const T *fac, double *worst)       \
+    {                                                                                  \
+        const int W = L->W;                                                            \
+        for (int w = 0; w < W; w++) worst[w] = 0;                                      \
+        for (int k = 0; k < L->n; k++) {                                               \
+            const T *inv = fac + (size_t)L->dslot[k] * W;                              \
+            const double *jk = L->jdiag[k] >= 0 ? L->jv + (size_t)L->jdiag[k] * W : NULL; \
+            for (int w = 0; w < W; w++) {                                              \
+                double m = L->shift[w] - (jk ? jk[w] : 0.0);                           \
+                worst[w] = ode_max(worst[w], fabs(m * (double)inv[w]));                \
+            }                                                                          \
+        }                                                                              \
+    }
+DEFINE_SHRINK(double, _d)
+DEFINE_SHRINK(float, _f)
+
+/* exact[w] for the lanes in `among` whose double factor (in buf) lost its
+ * pivots. */
+static void mark_exact_lanes(ode_lin *L, const unsigned char *among)
+{
+    double worst[ODE_WMAX];
+    pivot_shrink_d(L, L->buf, worst);
+    for (int w = 0; w < L->W; w++) L->exact[w] = among[w] && worst[w] > 1.0 / ODE_LIN_PIVOT_SHRINK;
+}
+
+/* The double-double factors of the exact lanes; their pivots decide bad[w]. */
+static sv_status factor_exact_lanes(ode_lin *L, unsigned char *bad)
+{
+    sv_status st = SV_OK;
+    for (int w = 0; w < L->W && st == SV_OK; w++)
+        if (L->exact[w]) st = ode_lin_dd_factor(L->dd, w, L->jv, L->shift[w], &bad[w]);
+    return st;
+}
+
+sv_status ode_lin_factor_exact(ode_lin *L, const unsigned char *exact, const double *jv, const double *shift,
+                               unsigned char *bad)
+{
+    L->jv = jv;
+    L->shift = shift;
+    memcpy(L->exact, exact, sizeof(unsigned char) * (size_t)L->W);
+    return factor_exact_lanes(L, bad);
+}
+
+void ode_lin_solve_exact(const ode_lin *L, const double *b, double *x)
+{
+    for (int w = 0; w < L->W; w++)
+        if (L->exact[w]) ode_lin_dd_solve(L->dd, w, b, x);
+}
+
 void ode_lin_load(ode_lin *L, const double *jv, const double *shift)
 {
+    L->jv = jv;
+    L->shift = shift;
     /* Single mode loads only the float buffer: the double M is built from
      * J (jv, the caller's copy) only if some lane's refinement stagnates. */
     if (L->single) {
@@ -224,6 +298,8 @@ void ode_lin_load(ode_lin *L, const double *jv, const double *shift)
         load_d(L, jv, shift, L->buf);
     }
 }
+
+int ode_lin_lane_exact(const ode_lin *L, int w) { return L->exact[w]; }
 
 sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *bad)
 {
@@ -240,7 +316,28 @@ sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *b
             for (int w = 0; w < L->W; w++) b[w] = L->flags[w] != 0;
     }
     for (int w = 0; w < L->W; w++) bad[w] = mask[w] && b[w];
-    return st;
+    memset(L->exact, 0, sizeof L->exact);
+    if (st != SV_OK) return st;
+    if (L->single) {
+        /* A float pivot shrunk to its own rounding level says nothing about
+         * the double one: such lanes' double factor is looked at (and kept
+         * for solve_double). Refinement alone cannot tell: its double
+         * residual is as blind as the double factor. */
+        unsigned char suspect[ODE_WMAX];
+        double worst[ODE_WMAX];
+        int any = 0;
+        pivot_shrink_f(L, L->fbuf, worst);
+        for (int w = 0; w < L->W; w++) any |= suspect[w] = mask[w] && worst[w] > ODE_LIN_FLOAT_NOISE;
+        if (!any) return SV_OK;
+        load_d(L, L->jv, L->shift, L->buf);
+        st = sv_sparse_lu_factor_batch(L->lu, L->W, L->buf, L->flags);
+        if (st != SV_OK) return st;
+        L->dfactored = 1;
+        mark_exact_lanes(L, suspect);
+    } else {
+        mark_exact_lanes(L, mask);
+    }
+    return factor_exact_lanes(L, bad);
 }
 
 /* x = M̃⁻¹ x with the factor in use (float factor: x rounded to float). */
@@ -288,7 +385,7 @@ static sv_status refine(ode_lin *L, const double *jv, const double *shift, const
     unsigned char go[ODE_WMAX];
     double prev[ODE_WMAX];
     for (int w = 0; w < W; w++) {
-        go[w] = !L->use_double[w];
+        go[w] = !L->use_double[w] && !L->exact[w]; /* exact lanes: lin_dd.c's solution below */
         prev[w] = INFINITY;
     }
     *sweeps = 0;
@@ -348,12 +445,21 @@ sv_status ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const
 {
     size_t nw = (size_t)L->n * L->W;
     *sweeps = 0;
+    int anye = 0;
+    for (int w = 0; w < L->W; w++) anye |= L->exact[w];
+    const double *bx = b; /* b for the double-double lanes: x may alias b */
+    if (x == b && anye) {
+        memcpy(L->xdd, b, sizeof(double) * nw);
+        bx = L->xdd;
+    }
     if (x != b) memcpy(x, b, sizeof(double) * nw);
     sv_status st = solve_raw(L, x);
-    if (st != SV_OK || !L->single) return st;
-    st = refine(L, jv, shift, b, x, sweeps);
-    int anyd = 0;
-    for (int w = 0; w < L->W; w++) anyd |= L->use_double[w];
-    if (st == SV_OK && anyd) st = solve_double(L, jv, shift, b, x);
+    if (st == SV_OK && L->single) {
+        st = refine(L, jv, shift, b, x, sweeps);
+        int anyd = 0;
+        for (int w = 0; w < L->W; w++) anyd |= L->use_double[w];
+        if (st == SV_OK && anyd) st = solve_double(L, jv, shift, b, x);
+    }
+    if (anye) ode_lin_solve_exact(L, bx, x);
     return st;
 }

@@ -34,6 +34,9 @@ struct sv_ode_problem {
     sv_sparse_coloring *coloring; /* of the pattern above, entries grouped by colour */
     int ncolors;
     const int *color;       /* colour of each column (owned by coloring) */
+    int ns;                 /* sensitivity directions: parameters, then initial values */
+    int *sens_idx;          /* owned: parameter index (k < nsens_params) or y0 index of each direction */
+    int nsp;                /* directions that are parameters */
     sv_ctx *ctx;
 };
 
@@ -70,6 +73,35 @@ sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *b
  * sweeps: refinement sweeps done (max over lanes). */
 sv_status ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x,
                         int *sweeps);
+/* Whether lane w's last load was numerically singular in double, so that
+ * its factor and solves run in double-double (lin.c). */
+int ode_lin_lane_exact(const ode_lin *L, int w);
+/* The test for that, the one policy both the general factor (lin.c) and
+ * the fused step's (fused_rodas5p_tmpl.h) apply to their double factor:
+ * a lane is numerically singular when some pivot u_kk shrank below this
+ * fraction of its diagonal entry M_kk (max_k |M_kk / u_kk| beyond its
+ * inverse). */
+#define ODE_LIN_PIVOT_SHRINK 1e-8
+/* For a step that factors M itself (the fused one, full storage, double):
+ * lanes with exact[w] set get their double-double factor of shift·I − J
+ * (bad[w] from its pivots) and ode_lin_solve_exact then solves them; the
+ * other lanes are not touched. */
+sv_status ode_lin_factor_exact(ode_lin *L, const unsigned char *exact, const double *jv, const double *shift,
+                               unsigned char *bad);
+/* x = M⁻¹ b in double-double for the lanes the last factor marked exact
+ * (slot-major n·W, lane by lane: b and x may alias). */
+void ode_lin_solve_exact(const ode_lin *L, const double *b, double *x);
+/* Double-double LU of single lanes (lin_dd.c) over lu's structure (NULL:
+ * full n × n storage in natural order); eslot and dslot as in lin.c. */
+typedef struct ode_lin_dd ode_lin_dd;
+sv_status ode_lin_dd_create(sv_ctx *ctx, const sv_ode_problem *prob, int W, const sv_sparse_lu *lu,
+                            const int *eslot, const int *dslot, ode_lin_dd **out);
+void ode_lin_dd_destroy(ode_lin_dd *D);
+/* Factor lane w of shift·I − J (J: slot-major pattern values); bad: a zero
+ * or non-finite pivot. SV_ERR_BUDGET/NOMEM when its buffer does not fit. */
+sv_status ode_lin_dd_factor(ode_lin_dd *D, int w, const double *jvals, double shift, unsigned char *bad);
+/* x = M⁻¹ b for lane w (slot-major b and x, which may alias). */
+void ode_lin_dd_solve(const ode_lin_dd *D, int w, const double *b, double *x);
 /* 1 when L holds M in full storage (2 ≤ n ≤ 8, double: dense_small.h). */
 int ode_lin_is_dense(const ode_lin *L);
 /* Straight-line kernels for the sparse factor (sv_sparse_lu_compile; the
@@ -91,7 +123,9 @@ void ode_jacobian_lanewise(const sv_ode_problem *prob, ode_jac_work *jw, int W, 
                            const double *t, const double *y, const double *p, const double *f0, double *jvals,
                            double *dfdt, unsigned char *fail, long *nf);
 /* The batched analytic Jacobian runs every lane (as ode_eval_f) and inline;
- * the other sources lane by lane (eval.c). */
+ * the other sources lane by lane (eval.c). A batched failure (one return
+ * code for all lanes) is looked for lane by lane, so that it is the
+ * failing lane's own (ODE_FAIL_HARD there). */
 static inline void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, int W, const unsigned char *mask,
                                 const double *t, const double *y, const double *p, const double *f0, double *jvals,
                                 double *dfdt, unsigned char *fail, long *nf)
@@ -104,25 +138,41 @@ static inline void ode_jacobian(const sv_ode_problem *prob, ode_jac_work *jw, in
     if (auton)
         for (int q = 0; q < prob->n * W; q++) dfdt[q] = 0;
     if (prob->d.jac_batch(W, t, y, prob->np ? p : NULL, jvals, auton ? NULL : dfdt, prob->d.user))
-        for (int w = 0; w < W; w++)
-            if (mask[w]) fail[w] = 1;
+        ode_jacobian_lanewise(prob, jw, W, mask, t, y, p, f0, jvals, dfdt, fail, nf);
+}
+
+/* A lane's fail[w] after its callbacks: 0, ODE_FAIL_REFUSED (f returned
+ * > 0 at a trial state: reject the step and retry smaller) or
+ * ODE_FAIL_HARD (a callback returned < 0, or a Jacobian callback failed:
+ * the trajectory ends). The larger code wins when both happen in a step. */
+enum { ODE_FAIL_REFUSED = 1, ODE_FAIL_HARD = 2 };
+static inline void ode_fail_note(unsigned char *fail, int rc)
+{
+    unsigned char c = rc == 0 ? 0 : rc > 0 ? ODE_FAIL_REFUSED : ODE_FAIL_HARD;
+    if (c > *fail) *fail = c;
 }
 
 /* f over W lanes: the batched callback (every lane: inactive lanes carry a
  * valid old state), or the scalar one for each masked lane (eval.c).
- * fail[w] set for a failing masked lane. Inline because it runs once per
- * stage: for small systems the call chain costs as much as f. */
-void ode_eval_f_lanewise(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
-                         const double *y, const double *p, double *dy, unsigned char *fail, double *scratch);
-static inline void ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
-                              const double *y, const double *p, double *dy, unsigned char *fail, double *scratch)
+ * fail[w] notes a masked lane's return code (ode_fail_note). A batched
+ * call has one return code for all lanes (and may have stopped part-way):
+ * each masked lane is then evaluated alone, so that its outcome is its own
+ * and not its batch-mates'. Returns whether a masked lane's callback
+ * refused or failed here. Inline because it runs once per stage: for small
+ * systems the call chain costs as much as f. scratch: 2n + nparams
+ * doubles. */
+int ode_eval_f_lanewise(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                        const double *y, const double *p, double *dy, unsigned char *fail, double *scratch);
+static inline int ode_eval_f(const sv_ode_problem *prob, int W, const unsigned char *mask, const double *t,
+                             const double *y, const double *p, double *dy, unsigned char *fail, double *scratch)
 {
-    if (!prob->d.f_batch) {
-        ode_eval_f_lanewise(prob, W, mask, t, y, p, dy, fail, scratch);
-    } else if (prob->d.f_batch(W, t, y, prob->np ? p : NULL, dy, prob->d.user)) {
-        for (int w = 0; w < W; w++)
-            if (mask[w]) fail[w] = 1;
-    }
+    if (prob->d.f_batch && !prob->d.f_batch(W, t, y, prob->np ? p : NULL, dy, prob->d.user)) return 0;
+    return ode_eval_f_lanewise(prob, W, mask, t, y, p, dy, fail, scratch);
 }
+
+/* The pattern check before a solve's first Jacobian (pattern_check.c):
+ * SV_ERR_PATTERN naming the non-zero entries of ∂f/∂y at (t, y, p) that
+ * the pattern lacks; SV_OK also when a callback failed there (no verdict). */
+sv_status ode_check_pattern(sv_ctx *ctx, const sv_ode_problem *prob, double t, const double *y, const double *p);
 
 #endif

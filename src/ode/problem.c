@@ -106,6 +106,42 @@ static sv_status check_size(const sv_ode_problem_desc *d, const char *nm)
     return SV_OK;
 }
 
+/* Sensitivity directions in range, and the callback their source needs
+ * (whether Rodas5P's second-order callback is there is checked by the solve,
+ * which knows the method). */
+static sv_status check_sens(const sv_ode_problem_desc *d, const char *nm)
+{
+    if (d->nsens_params < 0 || d->nsens_y0 < 0 || (d->nsens_params && !d->sens_params) ||
+        (d->nsens_y0 && !d->sens_y0))
+        return sv_error(SV_ERR_ARG, "%s: nsens_params = %d, nsens_y0 = %d: expected >= 0 with their index arrays",
+                        nm, d->nsens_params, d->nsens_y0);
+    for (int k = 0; k < d->nsens_params; k++)
+        if (d->sens_params[k] < 0 || d->sens_params[k] >= d->nparams)
+            return sv_error(SV_ERR_ARG, "%s: sens_params[%d] = %d: expected 0..%d", nm, k, d->sens_params[k],
+                            d->nparams - 1);
+    for (int k = 0; k < d->nsens_y0; k++)
+        if (d->sens_y0[k] < 0 || d->sens_y0[k] >= d->n)
+            return sv_error(SV_ERR_ARG, "%s: sens_y0[%d] = %d: expected 0..%d", nm, k, d->sens_y0[k], d->n - 1);
+    if (d->nsens_params + d->nsens_y0 == 0) return SV_OK;
+    switch (d->sens_source) {
+    case SV_ODE_SENS_ANALYTIC:
+        if (!d->dfdp && !d->dfdp_batch && d->nsens_params)
+            return sv_error(SV_ERR_ARG, "%s: sens_source = analytic but neither dfdp nor dfdp_batch is set", nm);
+        return SV_OK;
+    case SV_ODE_SENS_COMPLEX_STEP:
+        if (!d->f_complex_p) return sv_error(SV_ERR_ARG, "%s: sens_source = complex-step but f_complex_p is NULL", nm);
+        return SV_OK;
+    case SV_ODE_SENS_TANGENT:
+        if (!d->tangent && !d->tangent_batch)
+            return sv_error(SV_ERR_ARG, "%s: sens_source = tangent but neither tangent nor tangent_batch is set", nm);
+        return SV_OK;
+    case SV_ODE_SENS_FD:
+        return SV_OK;
+    }
+    return sv_error(SV_ERR_ARG, "%s: sens_source = %d: expected 0..3 (analytic, complex-step, tangent, fd)", nm,
+                    (int)d->sens_source);
+}
+
 static sv_status check_desc(const sv_ode_problem_desc *d)
 {
     const char *nm = d->name ? d->name : "problem";
@@ -114,7 +150,23 @@ static sv_status check_desc(const sv_ode_problem_desc *d)
     if (!d->f) return sv_error(SV_ERR_ARG, "%s: f is NULL: the right-hand side is required", nm);
     sv_status st = check_size(d, nm);
     if (st == SV_OK) st = check_jac_source(d, nm);
-    return st != SV_OK ? st : check_pattern(d, nm);
+    if (st == SV_OK) st = check_pattern(d, nm);
+    return st != SV_OK ? st : check_sens(d, nm);
+}
+
+/* The owned list of directions: parameter indices, then y0 indices. */
+static sv_status copy_sens(sv_ode_problem *P, const sv_ode_problem_desc *d)
+{
+    P->nsp = d->nsens_params;
+    P->ns = d->nsens_params + d->nsens_y0;
+    if (!P->ns) return SV_OK;
+    P->sens_idx = sv_alloc(P->ctx, sizeof(int) * (size_t)P->ns, "ode sensitivity directions");
+    if (!P->sens_idx) return sv_last_status();
+    for (int k = 0; k < d->nsens_params; k++) P->sens_idx[k] = d->sens_params[k];
+    for (int k = 0; k < d->nsens_y0; k++) P->sens_idx[P->nsp + k] = d->sens_y0[k];
+    P->d.sens_params = P->sens_idx;
+    P->d.sens_y0 = P->sens_idx + P->nsp;
+    return SV_OK;
 }
 
 /* The owned copy of the pattern (the full n × n one when none was given)
@@ -157,6 +209,7 @@ sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_od
     P->dense = d->rowptr == NULL;
     P->nnz = P->dense ? d->n * d->n : d->rowptr[d->n];
     st = copy_pattern(P, d);
+    if (st == SV_OK) st = copy_sens(P, d);
     if (st == SV_OK) st = color_columns(P);
     if (st == SV_OK)
         *out = P;
@@ -165,17 +218,33 @@ sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_od
     return st;
 }
 
+sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *P, int nsens_params, const int *sens_params,
+                                   int nsens_y0, const int *sens_y0, sv_ode_problem **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_sens: out is NULL");
+    *out = NULL;
+    if (!P) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_sens: prob is NULL");
+    sv_ode_problem_desc d = P->d;
+    if (P->dense) d.rowptr = d.colind = NULL; /* the owned full pattern stands for "dense" */
+    d.nsens_params = nsens_params;
+    d.sens_params = sens_params;
+    d.nsens_y0 = nsens_y0;
+    d.sens_y0 = sens_y0;
+    return sv_ode_problem_create(ctx, &d, out);
+}
+
 void sv_ode_problem_destroy(sv_ode_problem *P)
 {
     if (!P) return;
     sv_sparse_coloring_destroy(P->coloring);
-    ode_free_all(P->ctx, (void *[]){P->rowptr, P->colind, P->erow, P}, 4);
+    ode_free_all(P->ctx, (void *[]){P->rowptr, P->colind, P->erow, P->sens_idx, P}, 5);
 }
 
 int sv_ode_problem_n(const sv_ode_problem *P) { return P ? P->n : 0; }
 int sv_ode_problem_nparams(const sv_ode_problem *P) { return P ? P->np : 0; }
 int sv_ode_problem_nnz(const sv_ode_problem *P) { return P ? P->nnz : 0; }
 int sv_ode_problem_ncolors(const sv_ode_problem *P) { return P ? P->ncolors : 0; }
+int sv_ode_problem_nsens(const sv_ode_problem *P) { return P ? P->ns : 0; }
 
 void sv_ode_options_default(sv_ode_options *o)
 {
@@ -194,6 +263,8 @@ void sv_ode_options_default(sv_ode_options *o)
     o->min_step_rel = 1e-14;
     o->lu = SV_ODE_LU_DOUBLE;
     o->lanes = 0;
+    o->max_refusals = 30;
+    o->check_pattern = SV_ODE_CHECK_ON;
 }
 
 const char *sv_ode_traj_status_string(sv_ode_traj_status s)

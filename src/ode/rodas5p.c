@@ -6,32 +6,8 @@
 #include <string.h>
 
 #include "lanes.h"
-
-/* out = base + Σ_{j<s} c_j k_j over nw values (k_j at k + j·nw; base NULL = 0),
- * one pass per stage count so that every case vectorises. Summation order
- * is fixed (left to right), the same in every lane. */
-#define K(j) k[(size_t)(j) * nw + q]
-#define COMBINE_CASES(B) \
-    switch (s) { \
-    case 1: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0); break; \
-    case 2: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1); break; \
-    case 3: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2); break; \
-    case 4: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3); break; \
-    case 5: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4); break; \
-    case 6: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5); break; \
-    case 7: for (size_t q = 0; q < nw; q++) out[q] = B + c[0] * K(0) + c[1] * K(1) + c[2] * K(2) + c[3] * K(3) + c[4] * K(4) + c[5] * K(5) + c[6] * K(6); break; \
-    default: break; \
-    }
-static void combine(size_t nw, double *restrict out, const double *restrict base, const double *c,
-                    const double *restrict k, int s)
-{
-    if (base) {
-        COMBINE_CASES(base[q])
-    } else {
-        COMBINE_CASES(0.0)
-    }
-}
-#undef K
+#include "sens.h"
+#include "stage_sum.h"
 
 /* The attempt is instantiated per lane count (W a compile-time constant in
  * each copy, so the per-lane loops vectorise without remainder code); its
@@ -47,33 +23,44 @@ ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned
     ode_lin_load(L->lin, L->jv, L->shift);
     sv_status st = ode_lin_factor(L->lin, L->active, L->bad);
     for (int w = 0; w < W; w++) {
-        if (L->active[w]) L->st[w].nfactor++;
+        if (L->active[w]) {
+            L->st[w].nfactor++;
+            L->st[w].nexact += ode_lin_lane_exact(L->lin, w);
+        }
         em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
     }
     return st;
 }
 
 /* Stage s: U = y + Σ_j a_sj k_j and f(t + c_s h, U) (stage 0 reuses f0),
- * rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j, then k_s = M⁻¹ rhs. */
-ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, const unsigned char *em, const double *hinv)
+ * rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j, then k_s = M⁻¹ rhs. With
+ * sensitivities the sums and the right-hand side run over the state and
+ * every direction in one pass (lanes.h), the directions' g sit where f
+ * does (sens_rodas5p.c), and their solves follow the state's. */
+ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, const double *hinv)
 {
     const rodas5p_tab *T = &sv_ode_rodas5p;
-    const int n = L->n;
-    const size_t nw = (size_t)n * W;
-    double *ks = L->k + (size_t)s * nw, hd[ODE_WMAX];
+    const int rows = L->n * L->nvec;
+    const size_t kst = L->kstride;
+    double *ks = L->k + (size_t)s * kst, hd[ODE_WMAX];
     if (s == 0) {
-        memcpy(L->fv, L->f0, sizeof(double) * nw);
+        memcpy(L->fv, L->f0, sizeof(double) * kst);
     } else {
         /* one pass over every lane, same coefficients */
-        combine(nw, L->U, L->y, T->a[s], L->k, s);
+        ode_stage_sum(kst, L->U, L->y, T->a[s], L->k, s);
         for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
+        /* a lane whose f refused or failed takes no further stages */
         for (int w = 0; w < W; w++)
-            if (em[w]) L->st[w].nf++;
+            if (em[w]) {
+                L->st[w].nf++;
+                em[w] = !L->fail[w];
+            }
+        if (L->sens) ode_sens_rodas5p_g(L, em);
     }
     for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
-    if (s > 0) combine(nw, L->rhs, NULL, T->C[s], L->k, s);
-    for (int i = 0; i < n; i++) {
+    if (s > 0) ode_stage_sum(kst, L->rhs, NULL, T->C[s], L->k, s);
+    for (int i = 0; i < rows; i++) {
         double *restrict r = L->rhs + (size_t)i * W; /* the lane arrays do not overlap */
         const double *restrict fv = L->fv + (size_t)i * W, *restrict dt = L->dT + (size_t)i * W;
         if (s > 0)
@@ -88,6 +75,7 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, const unsigned char
             L->st[w].nsolve++;
             L->st[w].nrefine += sw;
         }
+    if (st == SV_OK && L->sens) st = ode_sens_rodas5p_solve(L, s, em);
     return st;
 }
 
@@ -95,9 +83,9 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, const unsigned char
  * is k_8's norm, INFINITY for a bad pivot or a non-finite norm. */
 ODE_INLINE void estimate_error(ode_lanes *L, const int W)
 {
-    const size_t nw = (size_t)L->n * W;
-    const double *k8 = L->k + (size_t)7 * nw;
-    for (size_t q = 0; q < nw; q++) L->ynew[q] = L->U[q] + k8[q];
+    const size_t kst = L->kstride;
+    const double *k8 = L->k + 7 * kst;
+    for (size_t q = 0; q < kst; q++) L->ynew[q] = L->U[q] + k8[q];
     double en[ODE_WMAX];
     ode_error_norms(L, k8, en);
     for (int w = 0; w < W; w++) {
@@ -105,13 +93,19 @@ ODE_INLINE void estimate_error(ode_lanes *L, const int W)
         double e = en[w];
         L->eest[w] = (L->bad[w] || !isfinite(e)) ? INFINITY : e;
     }
+    /* the sensitivities' estimates l_8 follow the state's k_8 */
+    if (L->sens) ode_sens_error(L, k8 + (size_t)L->n * W);
 }
 
 ODE_INLINE sv_status attempt_w(ode_lanes *L, const int W)
 {
-    unsigned char em[ODE_WMAX];
+    unsigned char em[ODE_WMAX], jm[ODE_WMAX];
     double hinv[ODE_WMAX];
-    ode_jacobian_where_needed(L, W);
+    ode_jacobian_where_needed(L, W, jm);
+    if (L->sens) {
+        for (int w = 0; w < W; w++) jm[w] = jm[w] && !L->fail[w];
+        ode_sens_rodas5p_prepare(L, jm);
+    }
     sv_status st = factor_iteration_matrix(L, W, em);
     for (int w = 0; w < W; w++) hinv[w] = 1.0 / L->h[w];
     for (int s = 0; s < 8 && st == SV_OK; s++) st = stage(L, W, s, em, hinv);
@@ -129,16 +123,15 @@ sv_status ode_rodas5p_attempt(ode_lanes *L)
     }
 }
 
-void ode_rodas5p_interp(const ode_lanes *L, int w, double th, double *out)
+void ode_rodas5p_interp(const ode_lanes *L, int w, double th, int r0, int r1, double *out)
 {
     const rodas5p_tab *T = &sv_ode_rodas5p;
-    const int W = L->W, n = L->n;
-    const size_t nw = (size_t)n * W;
-    for (int i = 0; i < n; i++) {
+    const int W = L->W;
+    for (int i = r0; i < r1; i++) {
         size_t q = (size_t)i * W + w;
         double K[3] = {0, 0, 0};
         for (int r = 0; r < 3; r++)
-            for (int s = 0; s < 8; s++) K[r] += T->h[r][s] * L->k[(size_t)s * nw + q];
-        out[i] = (1 - th) * L->y[q] + th * (L->ynew[q] + (1 - th) * (K[0] + th * (K[1] + th * K[2])));
+            for (int s = 0; s < 8; s++) K[r] += T->h[r][s] * L->k[(size_t)s * L->kstride + q];
+        out[i - r0] = (1 - th) * L->y[q] + th * (L->ynew[q] + (1 - th) * (K[0] + th * (K[1] + th * K[2])));
     }
 }

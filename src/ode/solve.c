@@ -13,6 +13,7 @@
 
 #include "control.h"
 #include "driver.h"
+#include "sens.h"
 
 typedef struct shared {
     const sv_ode_problem *P;
@@ -20,6 +21,7 @@ typedef struct shared {
     sv_ode_ensemble *E;
     sv_ctx *ctx;
     double *atolv, *wts;
+    int ns;                /* sensitivity directions computed (0: none asked for) */
     atomic_long next;      /* next trajectory to hand out */
     atomic_long done;      /* finished trajectories */
     atomic_int stop;       /* cancel or error: stop handing out */
@@ -62,27 +64,31 @@ static void lanes_free(ode_lanes *L)
     sv_free(L->ctx, L->y);
     ode_lin_destroy(L->lin);
     ode_jac_work_destroy(L->jw);
+    ode_sens_destroy(L->sens);
 }
 
-static size_t lanes_doubles(const sv_ode_problem *P, int W)
+/* nvec = 1 + ns vectors of n·W values: the state, then the sensitivities. */
+static size_t lanes_doubles(const sv_ode_problem *P, int W, int nvec)
 {
-    size_t n = (size_t)P->n, nw = n * W;
+    size_t n = (size_t)P->n, kst = n * W * nvec;
     /* y ynew f0 U fv rhs dT err (8) + k (8) + p + jv + scratch */
-    return 16 * nw + (size_t)(P->np ? P->np : 1) * W + (size_t)(P->nnz ? P->nnz : 1) * W + 3 * n + P->np + 8;
+    return 16 * kst + (size_t)(P->np ? P->np : 1) * W + (size_t)(P->nnz ? P->nnz : 1) * W + 3 * n + P->np + 8;
 }
 
-/* The slot-major arrays, carved from one allocation. */
+/* The slot-major arrays, carved from one allocation: each holds nvec
+ * vectors side by side (lanes.h), so that a stage sum or a right-hand side
+ * is one pass over the state and its sensitivities. */
 static sv_status lanes_arrays(ode_lanes *L)
 {
     const sv_ode_problem *P = L->P;
-    size_t nw = (size_t)P->n * L->W;
-    double *base = sv_calloc(L->ctx, lanes_doubles(P, L->W), sizeof(double), "ode lane state");
+    size_t kst = L->kstride;
+    double *base = sv_calloc(L->ctx, lanes_doubles(P, L->W, L->nvec), sizeof(double), "ode lane state");
     if (!base) return sv_last_status();
-    /* eight n·W arrays side by side, then the eight stages k */
+    /* eight arrays side by side, then the eight stages k */
     double **vec[8] = {&L->y, &L->ynew, &L->f0, &L->U, &L->fv, &L->rhs, &L->dT, &L->err};
-    for (int a = 0; a < 8; a++) *vec[a] = base + a * nw;
-    L->k = base + 8 * nw;
-    L->p = L->k + 8 * nw;
+    for (int a = 0; a < 8; a++) *vec[a] = base + a * kst;
+    L->k = base + 8 * kst;
+    L->p = L->k + 8 * kst;
     L->jv = L->p + (size_t)(P->np ? P->np : 1) * L->W;
     L->scratch = L->jv + (size_t)(P->nnz ? P->nnz : 1) * L->W;
     return SV_OK;
@@ -113,9 +119,13 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     L->tend = S->E->tsave[S->E->nsave - 1];
     L->atolv = S->atolv;
     L->wts = S->wts;
+    L->nvec = 1 + S->ns;
+    L->kstride = (size_t)L->n * W * L->nvec;
     sv_status st = lanes_arrays(L);
     if (st == SV_OK && L->rodas) st = ode_lin_create(S->ctx, P, W, S->o->lu == SV_ODE_LU_SINGLE, &L->lin);
-    if (st == SV_OK && L->rodas) st = ode_jac_work_create(S->ctx, P, &L->jw);
+    /* the analytic sensitivity source evaluates Jacobians at Tsit5's stages too */
+    if (st == SV_OK && (L->rodas || S->ns)) st = ode_jac_work_create(S->ctx, P, &L->jw);
+    if (st == SV_OK && S->ns) st = ode_sens_create(S->ctx, L, &L->sens);
     if (st == SV_OK && L->rodas) compile_kernels(S, L);
     if (st == SV_OK && L->rodas) L->step = ode_fused_step_select(L);
     if (st == SV_OK && W > 8 && !L->step) /* choose_lanes gives more than 8 lanes only to a fused step */
@@ -180,6 +190,7 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     L->need_h0[w] = o->fixed_step <= 0 && o->first_step <= 0;
     L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : o->first_step;
     L->nonfinite[w] = 0;
+    L->refusals[w] = 0;
     L->stop_idx[w] = 0;
     while (L->stop_idx[w] < o->ntstops && o->tstops[L->stop_idx[w]] <= E->t0) L->stop_idx[w]++;
     int finite = 1;
@@ -188,6 +199,7 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
         finite &= isfinite(y0[i]) != 0;
     }
     for (int k = 0; k < np; k++) L->p[(size_t)k * W + w] = p[k];
+    if (L->sens) finite &= ode_sens_lane_start(L, w, tr);
     return finite;
 }
 
@@ -200,6 +212,7 @@ static void save_initial(shared *S, ode_lanes *L, int w, long tr)
     int s = 0;
     while (s < E->nsave && E->tsave[s] <= E->t0) {
         memcpy(out_row(S, tr, s), y0, sizeof(double) * n);
+        if (L->sens) ode_sens_store(L, w, tr, s, L->y);
         s++;
     }
     L->save[w] = s;
@@ -226,18 +239,27 @@ static int refill(shared *S, ode_lanes *L, int w)
 }
 
 /* ---- prepare: f at the start and first steps ---------------------------------- */
-/* f for the masked lanes into out, each evaluation counted; a lane whose
- * callback failed ends, and m keeps the lanes still going. */
-static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out)
+/* f for the masked lanes into out, each evaluation counted (and each
+ * refusal). A lane whose callback failed ends, and so does one that
+ * refused when refusable is 0 (an accepted state: no smaller step can
+ * help); m keeps the lanes still going, refused[w] says which refused. */
+static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out,
+                        int refusable, unsigned char *refused)
 {
+    for (int w = 0; w < L->W; w++) L->fail[w] = 0;
     ode_eval_f(S->P, L->W, m, t, y, L->p, out, L->fail, L->scratch);
     for (int w = 0; w < L->W; w++) {
         if (!m[w]) continue;
         L->st[w].nf++;
-        if (L->fail[w]) {
+        if (refused) refused[w] = 0;
+        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
+        if (L->fail[w] == ODE_FAIL_REFUSED && refusable) {
+            refused[w] = 1;
+        } else if (L->fail[w]) {
             finish(S, L, w, SV_ODE_F_FAILED);
             m[w] = 0;
         }
+        L->fail[w] = 0;
     }
 }
 
@@ -250,10 +272,9 @@ static void start_f(shared *S, ode_lanes *L)
     for (int w = 0; w < W; w++) {
         m[w] = L->active[w] && !L->have_f0[w];
         any |= m[w];
-        L->fail[w] = 0;
     }
     if (!any) return;
-    eval_masked(S, L, m, L->t, L->y, L->f0);
+    eval_masked(S, L, m, L->t, L->y, L->f0, 0, NULL);
     unsigned char bad[ODE_WMAX] = {0}; /* every lane at once: the loop over w vectorises */
     for (int i = 0; i < n; i++)
         for (int w = 0; w < W; w++) bad[w] |= !(fabs(L->f0[(size_t)i * W + w]) <= DBL_MAX);
@@ -335,11 +356,13 @@ static void first_steps(shared *S, ode_lanes *L)
         first_step_guess(S, L, w, &h0[w], &d1[w], &dtmax[w]);
     }
     if (!any) return;
-    eval_masked(S, L, hm, L->tstage, L->U, L->fv);
+    unsigned char refused[ODE_WMAX];
+    eval_masked(S, L, hm, L->tstage, L->U, L->fv, 1, refused);
+    /* f refusing the Euler probe y0 + h0·f0: the cautious guess h0 itself */
     for (int w = 0; w < W; w++)
         if (hm[w]) {
             L->need_h0[w] = 0;
-            L->hprop[w] = first_step(L, w, h0[w], d1[w], dtmax[w]);
+            L->hprop[w] = refused[w] ? h0[w] : first_step(L, w, h0[w], d1[w], dtmax[w]);
         }
 }
 
@@ -371,12 +394,21 @@ static void set_steps(shared *S, ode_lanes *L)
 
 /* ---- step control, lane by lane ------------------------------------------------ */
 /* A rejected step: the next, smaller h. Returns 0 when the lane ended
- * (fixed steps, or 30 non-finite attempts in a row). */
+ * (fixed steps, 30 non-finite attempts in a row, or max_refusals refused
+ * ones). A refused attempt shrinks h like a non-finite one. */
 static int reject_step(shared *S, ode_lanes *L, int w)
 {
     const sv_ode_options *o = S->o;
     double Ee = L->eest[w], h = L->h[w];
     L->st[w].rejected++;
+    if (L->fail[w] == ODE_FAIL_REFUSED) {
+        L->hprop[w] = h * o->qmin;
+        if (o->fixed_step > 0 || ++L->refusals[w] >= o->max_refusals) {
+            finish(S, L, w, SV_ODE_F_FAILED);
+            return 0;
+        }
+        return 1;
+    }
     if (!isfinite(Ee)) {
         L->nonfinite[w]++;
         L->hprop[w] = h * o->qmin;
@@ -412,13 +444,15 @@ static void save_outputs(shared *S, ode_lanes *L, int w, double tn, double *buf)
         double *dst = out_row(S, tr, s);
         if (E->tsave[s] == tn) {
             for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
+            if (L->sens) ode_sens_store(L, w, tr, s, L->ynew);
         } else {
             double th = (E->tsave[s] - t) / h;
             if (L->rodas)
-                ode_rodas5p_interp(L, w, th, buf);
+                ode_rodas5p_interp(L, w, th, 0, n, buf);
             else
-                ode_tsit5_interp(L, w, th, buf);
+                ode_tsit5_interp(L, w, th, 0, n, buf);
             memcpy(dst, buf, sizeof(double) * n);
+            if (L->sens) ode_sens_store_interp(L, w, tr, s, th);
         }
     }
 }
@@ -428,15 +462,17 @@ static void advance(ode_lanes *L, int w, double tn)
 {
     const int W = L->W, n = L->n;
     /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
-     * except after a tstop where f may jump. */
+     * except after a tstop where f may jump (the sensitivities' too). */
+    const int rows = n * L->nvec;
     if (!L->rodas && L->hits[w] != 2) {
-        const double *k7 = L->k + (size_t)6 * n * W;
-        for (int i = 0; i < n; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
+        const double *k7 = L->k + 6 * L->kstride;
+        for (int i = 0; i < rows; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
         L->have_f0[w] = 1;
     } else {
         L->have_f0[w] = 0;
     }
-    for (int i = 0; i < n; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
+    for (int i = 0; i < rows; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
+    if (L->sens) ode_sens_advance(L, w);
     L->t[w] = tn;
     if (L->hits[w] == 2) L->stop_idx[w]++;
     L->need_jac[w] = 1;
@@ -447,6 +483,7 @@ static int accept_step(shared *S, ode_lanes *L, int w, double *buf)
 {
     const sv_ode_options *o = S->o;
     L->nonfinite[w] = 0;
+    L->refusals[w] = 0;
     double q = step_ratio(S, L, w), h = L->h[w];
     double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : L->t[w] + h;
     save_outputs(S, L, w, tn, buf);
@@ -463,7 +500,7 @@ static int accept_step(shared *S, ode_lanes *L, int w, double *buf)
 /* The step budget and the smallest step a lane may take next. */
 static void check_limits(shared *S, ode_lanes *L, int w)
 {
-    int end = ode_ctrl_limit(S->o, &L->st[w], L->t[w], L->hprop[w], L->nonfinite[w]);
+    int end = ode_ctrl_limit(S->o, &L->st[w], L->t[w], L->hprop[w], L->refusals[w], L->nonfinite[w]);
     if (end >= 0) finish(S, L, w, (sv_ode_traj_status)end);
 }
 
@@ -475,11 +512,13 @@ static void control(shared *S, ode_lanes *L, const unsigned char *only)
     double *buf = n <= (int)(sizeof row / sizeof row[0]) ? row : L->err; /* err is free after the attempt */
     for (int w = 0; w < L->W; w++) {
         if (!L->active[w] || (only && !only[w])) continue;
-        if (L->fail[w]) {
+        if (L->fail[w] == ODE_FAIL_HARD) {
             finish(S, L, w, SV_ODE_F_FAILED);
             continue;
         }
-        int going = ode_ctrl_accept(S->o, L->eest[w]) ? accept_step(S, L, w, buf) : reject_step(S, L, w);
+        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
+        int accept = !L->fail[w] && ode_ctrl_accept(S->o, L->eest[w]);
+        int going = accept ? accept_step(S, L, w, buf) : reject_step(S, L, w);
         if (going) check_limits(S, L, w);
     }
 }
@@ -540,7 +579,7 @@ static void worker(shared *S, int W, int tid)
         for (int w = 0; w < W; w++)
             if (!L.active[w]) refill(S, &L, w);
         if (!count_active(&L) || atomic_load(&S->stop)) break;
-        st = L.step ? (L.step(S, &L), SV_OK) : step(S, &L);
+        st = L.step ? L.step(S, &L) : step(S, &L);
         if (st != SV_OK) {
             record_error(S, st);
             break;
@@ -567,6 +606,7 @@ static sv_ode_options resolve_options(const sv_ode_options *in)
     if (o.qmax == 0) o.qmax = d.qmax;
     if (!(o.qsteady_max > 0)) o.qsteady_max = o.method == SV_ODE_TSIT5 ? 1.0 : 1.2;
     if (o.min_step_rel == 0) o.min_step_rel = d.min_step_rel;
+    if (o.max_refusals == 0) o.max_refusals = d.max_refusals;
     return o;
 }
 
@@ -615,6 +655,10 @@ static sv_status check_options(const sv_ode_problem *P, const sv_ode_options *o,
                         "%s: controller gains out of range (qmin %g in (0,1], qmax %g >= 1, safety %g in (0,1], "
                         "beta1 %g >= 0, beta2 %g >= 0)",
                         nm, o->qmin, o->qmax, o->safety, o->beta1, o->beta2);
+    if (o->max_refusals < 1)
+        return sv_error(SV_ERR_ARG, "%s: max_refusals = %d: expected >= 1 (0 = default)", nm, o->max_refusals);
+    if (o->check_pattern != SV_ODE_CHECK_ON && o->check_pattern != SV_ODE_CHECK_OFF)
+        return sv_error(SV_ERR_ARG, "%s: check_pattern = %d: expected on (0) or off (1)", nm, (int)o->check_pattern);
     if (!isfinite(o->min_step_rel))
         return sv_error(SV_ERR_ARG, "%s: min_step_rel = %g: expected a finite value", nm, o->min_step_rel);
     if (o->lu != SV_ODE_LU_DOUBLE && o->lu != SV_ODE_LU_SINGLE)
@@ -657,20 +701,49 @@ static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *
     return SV_OK;
 }
 
+/* A sensitivity request the problem and the method can serve. */
+static sv_status check_sensitivities(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E,
+                                     const char *nm)
+{
+    if (!E->sens_out) return SV_OK;
+    if (P->ns == 0)
+        return sv_error(SV_ERR_ARG, "%s: sens_out is set but the problem has no sensitivity directions "
+                                    "(nsens_params = nsens_y0 = 0)", nm);
+    size_t outs; /* ntraj·nsave·n fits (check_ensemble); times nsens */
+    if (sv_size_mul((size_t)E->ntraj * E->nsave * P->n, (size_t)P->ns, &outs) ||
+        sv_size_mul(outs, sizeof(double), &outs))
+        return sv_error(SV_ERR_ARG, "%s: ntraj = %d x nsave = %d x n = %d x nsens = %d sensitivities: more than "
+                                    "memory can address", nm, E->ntraj, E->nsave, P->n, P->ns);
+    if (o->method == SV_ODE_RODAS5P && !P->d.jac_dir && !P->d.jac_dir_batch && !P->d.tangent_complex)
+        return sv_error(SV_ERR_ARG,
+                        "%s: Rodas5P sensitivities need the Jacobian's derivative along each direction exactly: "
+                        "set jac_dir or tangent_complex (docs/ode.md), or use Tsit5", nm);
+    if (o->sens_scale)
+        for (int j = 0; j < P->ns; j++)
+            if (!(o->sens_scale[j] > 0) || !isfinite(o->sens_scale[j]))
+                return sv_error(SV_ERR_ARG, "%s: sens_scale[%d] = %g: expected a finite value > 0", nm, j,
+                                o->sens_scale[j]);
+    if (o->sens_errcon != SV_ODE_SENS_ERR_FULL && o->sens_errcon != SV_ODE_SENS_ERR_STATE)
+        return sv_error(SV_ERR_ARG, "%s: sens_errcon = %d: expected full (0) or state (1)", nm, (int)o->sens_errcon);
+    return SV_OK;
+}
+
 /* Lanes per batch and threads: one vector register of doubles by default
- * (8 with AVX-512, else 4), two for the fused step of tiny systems (its
- * stages are chains of dependent operations that a second register's lanes
- * overlap), more than 8 only there; with fewer trajectories than lanes ×
- * threads, narrower lanes (results do not depend on W, and idle lanes
- * would only cost time) and no more threads than batches. */
-static int choose_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, long ntraj, int *threads)
+ * (8 with AVX-512, else 4), two for the fused step of tiny systems without
+ * sensitivities (its stages are chains of dependent operations that a
+ * second register's lanes overlap), more than 8 only there; with fewer
+ * trajectories than lanes × threads, narrower lanes (results do not depend
+ * on W, and idle lanes would only cost time) and no more threads than
+ * batches. */
+static int choose_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int sens, long ntraj,
+                        int *threads)
 {
 #if defined(__AVX512F__)
     int W = o->lanes ? o->lanes : 8;
 #else
     int W = o->lanes ? o->lanes : 4;
 #endif
-    int fused_w = ode_fused_lanes(ctx, P, o);
+    int fused_w = ode_fused_lanes(ctx, P, o, sens);
     if (!o->lanes && fused_w) W = fused_w;
     if (W > 8 && !fused_w) W = 8;
     int nthreads = sv_ctx_threads(ctx);
@@ -684,10 +757,12 @@ static int choose_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_optio
 }
 
 /* Per thread the lane arrays plus the LU buffers, checked against the budget. */
-static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int W, int nthreads)
+static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int W, int nthreads,
+                              int sens)
 {
-    size_t n = (size_t)P->n, per = lanes_doubles(P, W) * sizeof(double);
+    size_t n = (size_t)P->n, per = lanes_doubles(P, W, 1 + (sens ? P->ns : 0)) * sizeof(double);
     if (o->method == SV_ODE_RODAS5P) per += n * n * W * (sizeof(double) + sizeof(float)) + 8 * n * W * 8;
+    if (sens) per += ode_sens_bytes(P, W);
     return sv_mem_check(ctx, per * (size_t)nthreads + 2 * n * sizeof(double), "ode ensemble workspace");
 }
 
@@ -701,6 +776,7 @@ static sv_status shared_init(shared *S, sv_ctx *ctx, const sv_ode_problem *P, co
     S->o = o;
     S->E = E;
     S->ctx = ctx;
+    S->ns = E->sens_out ? P->ns : 0;
     S->atolv = sv_alloc(ctx, sizeof(double) * 2 * (size_t)n, "ode tolerances");
     if (!S->atolv) return sv_last_status();
     S->wts = S->atolv + n;
@@ -722,16 +798,22 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     sv_ode_options o = resolve_options(opt);
     sv_status st = check_options(P, &o, nm);
     if (st == SV_OK) st = check_ensemble(P, E, nm);
+    if (st == SV_OK) st = check_sensitivities(P, &o, E, nm);
     if (st != SV_OK) return st;
     if (E->status)
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
     /* Save times a trajectory never reaches (it failed, or never ran) keep
      * NaN: every output entry is defined whatever the status (ode.h). */
     for (size_t k = 0, len = (size_t)E->ntraj * E->nsave * P->n; k < len; k++) E->out[k] = NAN;
+    if (E->sens_out)
+        for (size_t k = 0, len = (size_t)E->ntraj * E->nsave * P->n * P->ns; k < len; k++) E->sens_out[k] = NAN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
     if (E->ntraj == 0) return SV_OK;
-    int nthreads, W = choose_lanes(ctx, P, &o, E->ntraj, &nthreads);
-    st = check_memory(ctx, P, &o, W, nthreads);
+    int uses_jac = o.method == SV_ODE_RODAS5P || (E->sens_out && P->d.sens_source == SV_ODE_SENS_ANALYTIC);
+    if (o.check_pattern == SV_ODE_CHECK_ON && uses_jac) st = ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
+    if (st != SV_OK) return st;
+    int nthreads, W = choose_lanes(ctx, P, &o, E->sens_out != NULL, E->ntraj, &nthreads);
+    st = check_memory(ctx, P, &o, W, nthreads, E->sens_out != NULL);
     if (st != SV_OK) return st;
     shared S;
     st = shared_init(&S, ctx, P, &o, E);

@@ -25,6 +25,16 @@ awk -F, 'NR > 1 && $2 != 0 { exit 1 }' "$tmp/vdpol.csv" || fail "a trajectory di
 "$tool" ode lorenz --method tsit5 --ensemble 8 --quiet
 "$tool" ode hires --lu single --quiet
 
+# sensitivities: dy1/dk1 of Robertson at t = 1e4 (CVODES at rtol 1e-12:
+# -3.4378169111133947, tests/ode/cvodes_refs.h), in the CSV's own columns
+"$tool" ode rober --sens p1,y1 --t1 1e4 --rtol 1e-8 --atol 1e-12 --out "$tmp/sens.csv" > "$tmp/summary.txt"
+grep -q "sensitivities 2 directions" "$tmp/summary.txt" || fail "sens summary: $(cat "$tmp/summary.txt")"
+head -1 "$tmp/sens.csv" | grep -q '^traj,status,t,y1,y2,y3,dy1/dp1,dy1/dy1,dy2/dp1,dy2/dy1,dy3/dp1,dy3/dy1$' ||
+  fail "bad sensitivity header: $(head -1 "$tmp/sens.csv")"
+s11=$(tail -1 "$tmp/sens.csv" | cut -d, -f7)
+awk -v s="$s11" 'BEGIN { r = -3.4378169111133947; e = (s - r) / r; if (e < 0) e = -e; exit !(e < 1e-6) }' ||
+  fail "rober dy1/dk1 = $s11, CVODES -3.4378169111133947"
+
 # bad arguments: exit code 2 and a message naming the problem
 set +e
 "$tool" ode nosuch 2> "$tmp/err"; rc=$?
@@ -44,6 +54,12 @@ set +e
   fail "--max-steps 5: rc $rc, $(cat "$tmp/err")"
 # (the CSV is still written, with the status column telling which rows to trust)
 awk -F, 'NR == 2 && $2 != 1 { exit 1 }' "$tmp/partial.csv" || fail "status column of partial.csv"
+"$tool" ode rober --sens p4 2> "$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "expected a comma-separated list of p1..p3 and y1..y3" "$tmp/err" || fail "--sens p4: rc $rc"
+# Rodas5P sensitivities without an exact second-order callback: refused by
+# the library as an argument (exit 2, as for --rtol 1e-30)
+"$tool" ode lorenz --sens p1 2> "$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "jac_dir or tangent_complex" "$tmp/err" || fail "lorenz --sens: rc $rc, $(cat "$tmp/err")"
 "$tool" ode rober --frobnicate 1 2> "$tmp/err"; rc=$?
 [[ $rc -eq 2 ]] && grep -q "unknown option '--frobnicate'" "$tmp/err" || fail "unknown option: rc $rc"
 set -e
