@@ -6,9 +6,7 @@
 set -u
 tool=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 "$tool" sweep "$src/examples/line_44.json" --start 0 --stop 2GHz --points 5 -o "$tmp/line.s2p" --quiet \
   || fail "sweep from 0 failed"

@@ -9,9 +9,7 @@
 set -u
 tool=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 if [[ -n ${SV_TEST_SANITIZE:-} ]]; then
   echo "skipped: AddressSanitizer reserves terabytes of address space, so no ulimit -v fits it"
   exit 77

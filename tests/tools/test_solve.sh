@@ -6,9 +6,7 @@
 set -u
 tool=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 "$tool" solve "$src/examples/stub.json" --freq 0.3GHz,1.9934GHz --format db --version 2 -o "$tmp/stub.s2p" \
   || fail "solve failed"
