@@ -2,10 +2,14 @@
  * (Debian's gnuplot-nox): the data, a script and the image go to a
  * temporary folder; the finished image is copied to the destination as an
  * atomic file (sv_atomic_file: never half-written, devices and symlinks
- * written through), so a failed plot never leaves a half-written file. */
+ * written through), so a failed plot never leaves a half-written file. The
+ * folder is named after the process; one a killed run left behind is
+ * removed by the next plot. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -13,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,12 +39,37 @@ static void put_quoted(FILE *f, const char *s)
 
 static void remove_tree(const char *dir, const char *const *names, int count)
 {
-    char path[4400];
+    char path[4600]; /* dir (< 4400) / a known name */
     for (int i = 0; i < count; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         unlink(path);
     }
     rmdir(dir);
+}
+
+static const char *const plot_files[] = {"data.dat", "exact.dat", "plot.gp", "gnuplot.log", "image"};
+#define PLOT_FILES ((int)(sizeof plot_files / sizeof plot_files[0]))
+
+/* Folders solvent-plot-PID-* of ours whose process no longer exists (a run
+ * killed before it could clean up): their known files and the folder go. */
+static void remove_stale(const char *root)
+{
+    DIR *d = opendir(root);
+    if (!d) return;
+    const char prefix[] = "solvent-plot-";
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, sizeof prefix - 1)) continue;
+        char *end;
+        long pid = strtol(e->d_name + sizeof prefix - 1, &end, 10);
+        if (pid <= 0 || *end != '-' || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char path[4400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+        if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+        remove_tree(path, plot_files, PLOT_FILES);
+    }
+    closedir(d);
 }
 
 /* The finished image from the temporary folder to its destination. */
@@ -72,14 +102,14 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
     const char *ext = strrchr(path, '.');
     int svg = ext && !strcasecmp(ext, ".svg");
     const char *tmproot = getenv("TMPDIR");
+    if (!tmproot || !*tmproot) tmproot = "/tmp";
+    remove_stale(tmproot);
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/solvent-plot-XXXXXX", tmproot && *tmproot ? tmproot : "/tmp");
+    snprintf(dir, sizeof dir, "%s/solvent-plot-%ld-XXXXXX", tmproot, (long)getpid());
     if (!mkdtemp(dir)) {
-        snprintf(msg, msglen, "cannot create a temporary folder in %s: %s", tmproot ? tmproot : "/tmp",
-                 strerror(errno));
+        snprintf(msg, msglen, "cannot create a temporary folder in %s: %s", tmproot, strerror(errno));
         return -1;
     }
-    static const char *const files[] = {"data.dat", "exact.dat", "plot.gp", "gnuplot.log", "image"};
     char fpath[4200];
     /* data: f (GHz), then |S_ij| dB for i >= j */
     double ymin = INFINITY, ymax = -INFINITY;
@@ -174,7 +204,7 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
     posix_spawn_file_actions_destroy(&fa);
     if (rc) {
         snprintf(msg, msglen, "cannot run gnuplot (%s): install the Debian package gnuplot-nox", strerror(rc));
-        remove_tree(dir, files, 5);
+        remove_tree(dir, plot_files, PLOT_FILES);
         return -1;
     }
     int status = 0;
@@ -189,22 +219,22 @@ int sweep_plot(const char *path, const char *title, int p, int nf, const double 
             fclose(lf);
         }
         snprintf(msg, msglen, "gnuplot failed (status %d): %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
-        remove_tree(dir, files, 5);
+        remove_tree(dir, plot_files, PLOT_FILES);
         return -1;
     }
     struct stat st;
     if (stat(tmpout, &st) || st.st_size == 0) {
         snprintf(msg, msglen, "gnuplot wrote no image");
-        remove_tree(dir, files, 5);
+        remove_tree(dir, plot_files, PLOT_FILES);
         return -1;
     }
     rc = copy_into_place(tmpout, path, msg, msglen);
-    remove_tree(dir, files, 5);
+    remove_tree(dir, plot_files, PLOT_FILES);
     return rc;
 
 io_fail:
     snprintf(msg, msglen, "cannot write the plot's data in %s: %s", dir, strerror(errno));
     if (f) fclose(f);
-    remove_tree(dir, files, 5);
+    remove_tree(dir, plot_files, PLOT_FILES);
     return -1;
 }

@@ -98,6 +98,20 @@ if command -v gnuplot >/dev/null; then
   ln -s proj.s2p "$tmp/plot.svg"
   expect 2 "--plot .* is the input file" -- "$tool" sweep "$tmp/proj.s2p" -o "$tmp/x.s2p" --plot "$tmp/plot.svg" --quiet
 fi
+# a plot's temporary folder left by a killed run (its process gone) goes with
+# the next plot; another live process's folder stays
+if command -v gnuplot >/dev/null; then
+  mkdir -p "$tmp/plotroot"
+  sh -c 'exit 0' & dead=$!
+  wait "$dead"
+  mkdir "$tmp/plotroot/solvent-plot-$dead-Ab12Cd" "$tmp/plotroot/solvent-plot-$$-Ef34Gh"
+  touch "$tmp/plotroot/solvent-plot-$dead-Ab12Cd/data.dat" "$tmp/plotroot/solvent-plot-$dead-Ab12Cd/image"
+  expect 0 "" -- env TMPDIR="$tmp/plotroot" "$tool" sweep "$p" -o "$tmp/pl.s2p" --plot "$tmp/pl.svg" --quiet
+  [[ ! -e "$tmp/plotroot/solvent-plot-$dead-Ab12Cd" ]] || fail "a killed plot's temporary folder was left"
+  [[ -d "$tmp/plotroot/solvent-plot-$$-Ef34Gh" ]] || fail "a live process's plot folder was removed"
+  [[ $(ls "$tmp/plotroot" | wc -l) -eq 1 ]] || fail "the plot left its own temporary folder"
+  rmdir "$tmp/plotroot/solvent-plot-$$-Ef34Gh"
+fi
 # one rule for the Touchstone name: .sNp for N ports, in sweep as in solve
 expect 2 "2-port result needs a name ending in .s2p" -- "$tool" sweep "$p" -o "$tmp/x.s3p" --quiet
 expect 2 "2-port result needs a name ending in .s2p" -- "$tool" solve "$p" --freq 1GHz -o "$tmp/x.s3p"
