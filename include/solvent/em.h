@@ -291,7 +291,8 @@ typedef struct sv_em_ts_options {
     sv_em_ts_format format;    /* default RI */
     sv_em_ts_param param;      /* default S */
     const char *unit;          /* "Hz", "kHz", "MHz", "GHz" (NULL = "GHz") */
-    const char *comment;       /* optional text written as ! lines (NULL = none) */
+    const char *comment;       /* optional text written as ! lines, one per '\n' (control characters
+                                  other than tab written as '?'; NULL = none) */
 } sv_em_ts_options;
 /* Version 1, RI, S, GHz, no comment. */
 void sv_em_ts_options_default(sv_em_ts_options *opts);

@@ -84,7 +84,14 @@ static void write_header(FILE *f, const sv_em_ts_options *o, int p, int nf, cons
     for (const char *c = o->comment; c && *c;) {
         const char *e = strchr(c, '\n');
         size_t l = e ? (size_t)(e - c) : strlen(c);
-        fprintf(f, "! %.*s\n", (int)l, c);
+        fputs("! ", f);
+        /* other control characters (a carriage return would end the line for
+         * some readers) as '?': a comment holds file names users chose */
+        for (size_t k = 0; k < l; k++) {
+            unsigned char ch = (unsigned char)c[k];
+            fputc((ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : ch, f);
+        }
+        fputc('\n', f);
         c += l + (e ? 1 : 0);
     }
     if (o->version == 2) fprintf(f, "[Version] 2.0\n");

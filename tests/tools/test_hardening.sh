@@ -112,6 +112,13 @@ if command -v gnuplot >/dev/null; then
   [[ $(ls "$tmp/plotroot" | wc -l) -eq 1 ]] || fail "the plot left its own temporary folder"
   rmdir "$tmp/plotroot/solvent-plot-$$-Ef34Gh"
 fi
+# a control character in the project's name stays out of the Touchstone
+# comment (a carriage return would end that line for some readers)
+cr=$'\r' esc=$'\e'
+cp "$p" "$tmp/a${cr}b${esc}c.json"
+expect 0 "" -- "$tool" solve "$tmp/a${cr}b${esc}c.json" --freq 1GHz -o "$tmp/cr.s2p"
+! grep -q "[$cr$esc]" "$tmp/cr.s2p" || fail "a control character reached the Touchstone file"
+grep -q '^! .*a?b?c.json' "$tmp/cr.s2p" || fail "the comment does not name the project"
 # one rule for the Touchstone name: .sNp for N ports, in sweep as in solve
 expect 2 "2-port result needs a name ending in .s2p" -- "$tool" sweep "$p" -o "$tmp/x.s3p" --quiet
 expect 2 "2-port result needs a name ending in .s2p" -- "$tool" solve "$p" --freq 1GHz -o "$tmp/x.s3p"
