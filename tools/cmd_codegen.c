@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "solvent/sparse.h"
-#include "start.h"
 #include "tool_args.h"
 
 const char cmd_codegen_summary[] = "write straight-line sparse LU kernels for a pattern file (C source)";
@@ -232,8 +231,7 @@ int cmd_codegen_main(int argc, char **argv)
     sv_ctx *ctx = NULL;
     sv_sparse_pattern *p = NULL;
     sv_sparse_lu *lu = NULL;
-    /* and never past ulimit -v's room (start.c) */
-    size_t limit = tool_memory_limit(A.memory_limit ? A.memory_limit : tool_available_memory());
+    size_t limit = tool_command_memory_limit(A.memory_limit, NULL);
     rc = 1;
     if (sv_ctx_create(&ctx) || (limit && sv_ctx_set_memory_limit(ctx, limit)) ||
         sv_sparse_pattern_read_mm(ctx, A.in, &p)) {

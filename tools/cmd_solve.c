@@ -174,10 +174,10 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
  * `solvent sweep`. */
 static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m, const double *f, int nf)
 {
-    /* and never past ulimit -v's room (start.c) */
-    size_t limit = tool_memory_limit(a->memory_limit ? a->memory_limit : tool_available_memory());
+    const char *which;
+    size_t limit = tool_command_memory_limit(a->memory_limit, &which);
     int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m), dc = f[0] == 0;
-    size_t need_model = sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m) + sv_em_model_radiation_bytes(m);
+    size_t need_model = tool_model_bytes(m);
     sv_sweep_shape shape;
     sv_em_affine_shape(m, &shape);
     size_t need_solve =
@@ -194,8 +194,7 @@ static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m, 
                 "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s%s) for %d unknowns, "
                 "more than the %s limit (%s).\n  Give a larger --memory-limit if the machine has the memory.\n",
                 a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
-                tool_format_bytes(need_solve, b3, sizeof b3), cal, n, tool_format_bytes(limit, b4, sizeof b4),
-                a->memory_limit ? "--memory-limit" : "available memory");
+                tool_format_bytes(need_solve, b3, sizeof b3), cal, n, tool_format_bytes(limit, b4, sizeof b4), which);
         return 1;
     }
     if (limit && sv_ctx_set_memory_limit(ctx, limit)) return -1;

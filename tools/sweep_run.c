@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "solvent/core.h"
-#include "start.h"
 #include "sweep_tool.h"
 #include "tool_args.h"
 
@@ -137,15 +136,9 @@ static int check_memory(sweep_job *j)
 {
     const sweep_args *a = j->a;
     int points = j->band.points;
-    size_t limit = a->memory_limit ? a->memory_limit : tool_available_memory();
-    const char *which = a->memory_limit ? "--memory-limit" : "available memory";
-    size_t room = tool_memory_budget(); /* under ulimit -v (start.c) */
-    if (room && (!limit || room < limit)) {
-        limit = room;
-        which = "room left under ulimit -v";
-    }
-    size_t need_model =
-        sv_em_affine_bytes(j->em) + sv_em_assemble_work_bytes(j->em) + sv_em_model_radiation_bytes(j->em);
+    const char *which;
+    size_t limit = tool_command_memory_limit(a->memory_limit, &which);
+    size_t need_model = tool_model_bytes(j->em);
     sv_sweep_shape shape;
     sv_em_affine_shape(j->em, &shape);
     size_t need_sweep = sv_sweep_estimate_bytes_shape(j->n, &shape, j->p, j->p, 0, points, &j->so);
@@ -164,7 +157,7 @@ static int check_memory(sweep_job *j)
                 "  Give a larger %s if the machine has the memory%s.\n",
                 a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
                 tool_format_bytes(need_sweep, b3, sizeof b3), cal, j->n, tool_format_bytes(limit, b4, sizeof b4),
-                which, limit == room ? "address-space limit (ulimit -v)" : "--memory-limit",
+                which, which == tool_ulimit_room ? "address-space limit (ulimit -v)" : "--memory-limit",
                 a->precision != SV_SWEEP_MIXED ? ", or use --precision single (half the solve memory)" : "");
         return 1;
     }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "solvent/em.h"
+#include "start.h"
 
 static int parse_freq(const char *s, double *out, int dc)
 {
@@ -74,6 +75,21 @@ size_t tool_available_memory(void)
         if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
     fclose(f);
     return kb * 1024;
+}
+
+const char tool_ulimit_room[] = "room left under ulimit -v";
+
+size_t tool_command_memory_limit(size_t option, const char **which)
+{
+    size_t requested = option ? option : tool_available_memory();
+    size_t limit = tool_memory_limit(requested);
+    if (which) *which = limit != requested ? tool_ulimit_room : option ? "--memory-limit" : "available memory";
+    return limit;
+}
+
+size_t tool_model_bytes(const sv_em_model *m)
+{
+    return sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m) + sv_em_model_radiation_bytes(m);
 }
 
 const char *tool_format_bytes(size_t bytes, char *buf, size_t len)

@@ -23,6 +23,16 @@ int tool_parse_bytes(const char *s, size_t *out);
 size_t tool_available_memory(void);
 /* "1.5 MiB" into buf. */
 const char *tool_format_bytes(size_t bytes, char *buf, size_t len);
+/* The limit a command checks its memory estimate against: `option`
+ * (--memory-limit; 0: the available memory), never past the room left under
+ * ulimit -v (start.c); *which (unless NULL) names it for messages:
+ * "--memory-limit", "available memory" or tool_ulimit_room. */
+extern const char tool_ulimit_room[];
+size_t tool_command_memory_limit(size_t option, const char **which);
+/* What a planar model holds (its terms, the mesh's radiation terms) and its
+ * assembly's tables while they are built: the model's share of an estimate. */
+struct sv_em_model;
+size_t tool_model_bytes(const struct sv_em_model *m);
 
 /* An output may not be one of the inputs: 0 when `out` (named by option
  * `opt`) is not the same file as any of the n regular files in `inputs`
