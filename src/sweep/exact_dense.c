@@ -10,15 +10,12 @@
 #include "sweep_internal.h"
 
 
-/* Write Z(f) into a packed matrix (C32 or C64) of the same order; packed
- * terms are combined element by element in double and rounded once, CSR
- * terms then added at their positions. */
-static sv_status form_packed(const sv_sweep_model *m, double freq, sv_dense_sym *a)
+/* Write Σ c_k·A_k into a packed matrix (C32 or C64) of the same order;
+ * packed terms are combined element by element in double and rounded once,
+ * CSR terms then added at their positions. */
+static sv_status form_packed(const sv_sweep_model *m, const double complex *c, sv_dense_sym *a)
 {
     int n = m->n, nt = m->nterms;
-    double complex c[nt];
-    sv_status st = sv_sweep_model_coefs(m, freq, c);
-    if (st) return st;
     int nb = sv_dense_sym_block(a);
     int single = sv_dense_sym_type(a) == SV_DENSE_C32;
     void *data = sv_dense_sym_data(a);
@@ -101,10 +98,23 @@ static void dense_release(void *content)
     D->w = NULL;
 }
 
+/* The coefficients of the factorised matrix: Z(f)'s, or for single factors
+ * at low frequencies those of the preconditioner (precond.c). */
+static sv_status form_coefs(const dense_solver *D, sv_ctx *ctx, double freq, double complex *c)
+{
+    if (!D->single) return sv_sweep_model_coefs(D->m, freq, c);
+    double lift;
+    sv_status st = sv_sweep_precond_coefs(D->m, freq, c, &lift);
+    if (!st && lift > 1)
+        sv_log(ctx, SV_LOG_DEBUG, "f = %g: single factors with the minor terms lifted x%.3g", freq, lift);
+    return st;
+}
+
 static sv_status dense_setup(void *content, sv_ctx *ctx, double freq, int nderiv, sv_sweep_solver_plan *plan)
 {
     dense_solver *D = content;
     const sv_sweep_model *m = D->m;
+    double complex c[m->nterms];
     memset(plan, 0, sizeof *plan);
     plan->factors = D->single ? SV_SWEEP_FACTORS_SINGLE : SV_SWEEP_FACTORS_DOUBLE;
     plan->tolerance = D->tol;
@@ -112,7 +122,8 @@ static sv_status dense_setup(void *content, sv_ctx *ctx, double freq, int nderiv
     D->ctx = ctx;
     /* nb = 0 (no packed term) lets the dense engine choose */
     sv_status st = sv_dense_sym_create(ctx, m->n, D->single ? SV_DENSE_C32 : SV_DENSE_C64, m->nb, &D->a);
-    if (!st) st = form_packed(m, freq, D->a);
+    if (!st) st = form_coefs(D, ctx, freq, c);
+    if (!st) st = form_packed(m, c, D->a);
     sv_dense_factor_options fo = {.pivot_threshold = D->single ? SV_SWEEP_PIVOT_SINGLE : 0,
                                   .disallow_fallback = D->single};
     if (!st) st = sv_dense_factor_create(ctx, D->a, &fo, &D->f, NULL);

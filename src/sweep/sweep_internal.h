@@ -58,6 +58,11 @@ sv_status sv_sweep_lowrank_add_full(const sv_sweep_model *m, const double comple
  * and the threads' panels). */
 size_t sv_sweep_lowrank_form_bytes(int n, int r);
 
+/* The coefficients of the matrix single-precision factors are made of at
+ * freq (precond.c): c_k(freq), except at low frequencies, where the terms
+ * the dominant one outgrows are multiplied by *lift (> 1; else 1). */
+sv_status sv_sweep_precond_coefs(const sv_sweep_model *m, double freq, double complex *c, double *lift);
+
 /* Fill a full column-major n × n complex double matrix with Z(f). */
 sv_status sv_sweep_form_full(const sv_sweep_model *m, double freq, double complex *z, int ldz);
 
