@@ -18,11 +18,12 @@
 
 #include "sweep_internal.h"
 
-/* Lift the others when their share is below SCALE_BELOW (about 50 times
- * single precision's roundoff: the plain factors then lose them), to
+/* Lift the others when their share is below SCALE_BELOW (about 170 times
+ * single precision's roundoff: the plain factors then lose them or need
+ * long GMRES runs, docs/sweep.md), to
  * SCALE_SHARE (far enough above the roundoff for the factors to carry them,
  * far enough below 1 for the dominant term's range to stay near 1). */
-#define SCALE_BELOW 3e-6
+#define SCALE_BELOW 1e-5
 #define SCALE_SHARE 1e-4
 
 /* Whether c_k keeps a fixed ratio to c_d between f and f2 (a coefficient
