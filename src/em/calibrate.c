@@ -14,8 +14,19 @@
  * reference frequency where the box is lumped — a series Zs at the
  * terminal and a shunt Yp, z_e = Zs + 1/(t/Zc + Yp), z_o = Zs + 1/(1/(t·Zc)
  * + Yp), t = tanh(γℓ/2), which leaves a quadratic in Zs whose small root is
- * the port's. The quasi-static line has no dispersion, so its Zc holds at
- * every frequency. */
+ * the port's. The model's line has no dispersion of its own, but its metal
+ * loss makes Zc = Z'/γ complex and larger at low frequencies; its shunt
+ * admittance per length Y' = γ/Zc is the quasi-static charge term's, exactly
+ * proportional to f, so below f_ref Zc(f) = Zc·(γ(f)/γ_ref)·(f_ref/f) (a
+ * fixed Zc would leave the mismatch in the box as an ideal transformer:
+ * 2.4 % at 3 MHz). Above it the radiation terms' conductance breaks that
+ * proportion and the loss is a small part of Z': Zc stays.
+ *
+ * Far below the reference frequency cosh(γ·Δℓ) − 1 sinks towards the
+ * standards' own rounding and the extraction is noise; there the box is the
+ * one at an eighth of the reference frequency (still well conditioned) with
+ * Zs's reactance and Yp scaled by f (a lumped box), the line's γ from the
+ * same Z' and Y'. */
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
@@ -207,6 +218,35 @@ static sv_status extract(const double complex *y1, const double complex *y2, dou
     return SV_OK;
 }
 
+/* Below this |cosh(γ·Δℓ) − 1| the standards (solved to 1e-6) no longer fix
+ * the box: it comes from the one at an eighth of the reference frequency
+ * (lumped_box), one of the CAL_EXTRA frequencies the standards are solved at
+ * beyond the circuit's (the other: the reference frequency, for Zc). */
+#define CAL_CONDITIONED 1e-4
+#define CAL_EXTRA 2
+
+/* The box at f from the one at fref (lumped there): E_ref =
+ * [a b; c d] with b = Zs, c = Yp; Im Zs and Yp scale with f/f_ref (a
+ * series inductance and a shunt capacitance with their losses), Re Zs is
+ * kept, a and d (the residual ideal transformer) are kept, det renormalised
+ * to 1. γ from the line's Z' (its resistance kept, its reactance scaled) and
+ * Y' (scaled): γ² = Z'·Y'. */
+static void lumped_box(const double complex ref[6], double fref, double f, double complex box[6])
+{
+    double r = f / fref;
+    double complex a = ref[0], b = creal(ref[1]) + I * cimag(ref[1]) * r, c = ref[2] * r, d = ref[3];
+    double complex det = csqrt(a * d - b * c);
+    box[0] = a / det;
+    box[1] = b / det;
+    box[2] = c / det;
+    box[3] = d / det;
+    box[4] = ref[4];
+    double complex zl = ref[4] * ref[5], yl = ref[5] / ref[4]; /* Z', Y' at f_ref */
+    double complex g = csqrt((creal(zl) + I * cimag(zl) * r) * yl * r);
+    box[5] = cimag(g) < 0 ? -g : g;
+    box[4] = box[5] / (yl * r);
+}
+
 /* Lengths of the standards in cells: the first at least three feed widths
  * (the port's local fields decay within about one), the difference under
  * 0.4 guided wavelengths at the top frequency (so that γ·Δℓ is not
@@ -274,11 +314,11 @@ size_t sv_em_calibration_bytes(const sv_em_model *m, int nf, const double *freq_
         int axis, width, n1, n2;
         feed_of(d, &axis, &width);
         standard_lengths(m, axis, width, fmax, &n1, &n2);
-        size_t b = standard_bytes(m, axis, width, n2, nf + 1); /* the longer; one at a time */
+        size_t b = standard_bytes(m, axis, width, n2, nf + CAL_EXTRA); /* the longer; one at a time */
         most = b > most ? b : most;
     }
     /* each standard's frequencies, its boxes (the sum over ports at most) */
-    return most ? most + sizeof(double complex) * (size_t)(nf + 1) * (8 + 6 * (size_t)m->prj->nports) : 0;
+    return most ? most + sizeof(double complex) * (size_t)(nf + CAL_EXTRA) * (8 + 6 * (size_t)m->prj->nports) : 0;
 }
 
 static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq, standard *sd)
@@ -288,7 +328,7 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const 
     int n1, n2;
     standard_lengths(m, sd->axis, sd->width, fmax, &n1, &n2);
     double d = sd->axis ? m->prj->grid.dy : m->prj->grid.dx;
-    int nall = nf + 1;
+    int nall = nf + CAL_EXTRA;
     double complex *y1 = sv_alloc(ctx, sizeof(double complex) * 8 * (size_t)nall, "calibration standards");
     double *fall = sv_alloc(ctx, sizeof(double) * (size_t)nall, "calibration frequencies");
     sd->box = sv_alloc(ctx, sizeof(double complex) * 6 * (size_t)nf, "calibration error boxes");
@@ -299,13 +339,28 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const 
     }
     memcpy(fall, freq, sizeof(double) * (size_t)nf);
     fall[nf] = reference_hz(m, (n2 - n1) * d);
+    fall[nf + 1] = fall[nf] / 8; /* the lumped box's: cosh(γ·Δℓ) − 1 ≈ 3e-4, conditioned */
     double complex *y2 = y1 + 4 * (size_t)nall;
     sv_status s = line_y(ctx, m, sd->axis, sd->width, n1, nall, fall, y1);
     if (!s) s = line_y(ctx, m, sd->axis, sd->width, n2, nall, fall, y2);
-    double complex zc = 0;
-    if (!s) zc = creal(lumped_zc(y1 + 4 * (size_t)nf, y2 + 4 * (size_t)nf, n1 * d, n2 * d));
-    for (int i = 0; i < nf && !s; i++)
-        s = extract(y1 + 4 * (size_t)i, y2 + 4 * (size_t)i, n1 * d, n2 * d, freq[i], zc, sd->box + 6 * (size_t)i);
+    const double l1 = n1 * d, l2 = n2 * d, fref = fall[nf], flo = fall[nf + 1];
+    double complex zc = 0, gref = 0, lo[6];
+    if (!s) {
+        const double complex *y1r = y1 + 4 * (size_t)nf, *y2r = y2 + 4 * (size_t)nf;
+        zc = creal(lumped_zc(y1r, y2r, l1, l2));
+        gref = propagation(y1r, y2r, l1, l2);
+    }
+    /* the box at flo, then at each frequency: extracted where the standards
+     * fix it, lumped from flo's below */
+    for (int i = nf + 1; i >= 0 && !s; i--) {
+        if (i == nf) continue;
+        const double complex *a = y1 + 4 * (size_t)i, *b = y2 + 4 * (size_t)i;
+        double complex g = propagation(a, b, l1, l2), *box = i > nf ? lo : sd->box + 6 * (size_t)i;
+        if (i < nf && cabs(ccosh(g * (l2 - l1)) - 1) < CAL_CONDITIONED)
+            lumped_box(lo, flo, fall[i], box);
+        else
+            s = extract(a, b, l1, l2, fall[i], fall[i] < fref ? zc * (g / gref) * (fref / fall[i]) : zc, box);
+    }
     sv_free(ctx, y1);
     sv_free(ctx, fall);
     return s;
