@@ -34,6 +34,7 @@ struct ode_sens {
     double *dJ;             /* ns·nnz·W: the Jacobian's derivative along each direction (Rodas5P) */
     double *Jst, *dTst;     /* nnz·W and nw: the Jacobian at a stage (the analytic source) */
     double *tmp;            /* nw: a batched ∂f/∂p */
+    double *mwork;          /* ns·nw: the directions' solves (Rodas5P) */
     double *scale;          /* ns·W: |θ_j| of each lane (direction j's atol is atol/scale) */
     double *vpw;            /* nparams·W: a unit parameter direction for the batched callbacks */
     double *dense;          /* ns·n: one lane's dense output */

@@ -8,12 +8,13 @@
 #include "sens.h"
 
 /* The reals beyond the lanes' arrays: dJ (ns·nnz·W), Jst (nnz·W), dTst and
- * tmp (nw each), scale (ns·W), vpw (np·W), dense (ns·n), and one lane's
- * yl sl ol fl (n each), dl (n + nnz), pl and vp (np + 1 each). */
+ * tmp (nw each), mwork (ns·nw), scale (ns·W), vpw (np·W), dense (ns·n),
+ * and one lane's yl sl ol fl (n each), dl (n + nnz), pl and vp (np + 1
+ * each). */
 static size_t sens_reals(const sv_ode_problem *P, int W)
 {
     size_t n = (size_t)P->n, ns = (size_t)P->ns, nnz = (size_t)(P->nnz ? P->nnz : 1), np = (size_t)P->np + 1;
-    return (ns + 1) * nnz * W + 2 * n * W + (ns + np) * W + ns * n + 5 * n + nnz + 2 * np;
+    return (ns + 1) * nnz * W + (2 + ns) * n * W + (ns + np) * W + ns * n + 5 * n + nnz + 2 * np;
 }
 
 size_t ode_sens_bytes(const sv_ode_problem *P, int W)
@@ -45,6 +46,7 @@ sv_status ode_sens_create(sv_ctx *ctx, const ode_lanes *L, ode_sens **out)
     S->Jst = b, b += nnz * W;
     S->dTst = b, b += nw;
     S->tmp = b, b += nw;
+    S->mwork = b, b += (size_t)S->ns * nw;
     S->scale = b, b += (size_t)S->ns * W;
     S->vpw = b, b += np * W;
     S->dense = b, b += (size_t)S->ns * n;

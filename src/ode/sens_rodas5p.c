@@ -10,6 +10,10 @@
 
 #include "sens.h"
 
+/* Directions per pass of add_dj_times: four chains cover an addition's
+ * latency and keep their sums in registers. */
+#define ODE_DJ_GROUP 4
+
 void ode_sens_rodas5p_prepare(ode_lanes *L, const unsigned char *moved)
 {
     ode_sens *S = L->sens;
@@ -36,50 +40,73 @@ void ode_sens_rodas5p_g(ode_lanes *L, unsigned char *em)
         if (em[w] && L->fail[w]) em[w] = 0;
 }
 
-/* rhs += dJ·k over all lanes (dJ: pattern values, slot-major). */
-ODE_INLINE void add_dj_times(const sv_ode_problem *P, const double *restrict dJ, const double *restrict k,
-                             double *restrict rhs, const int W)
-{
-    const int *rp = P->rowptr, *ci = P->colind;
-    for (int i = 0; i < P->n; i++) {
-        double acc[ODE_WMAX];
-        for (int w = 0; w < W; w++) acc[w] = rhs[(size_t)i * W + w];
-        for (int e = rp[i]; e < rp[i + 1]; e++) {
-            const double *d = dJ + (size_t)e * W, *x = k + (size_t)ci[e] * W;
-            for (int w = 0; w < W; w++) acc[w] += d[w] * x[w];
-        }
-        for (int w = 0; w < W; w++) rhs[(size_t)i * W + w] = acc[w];
+/* rhs_j += dJ_j·k over all lanes for R directions at once (dJ: pattern
+ * values, slot-major, direction j's at dJ + j·nnz·W; rhs_j at rhs + j·nw).
+ * Each direction's row sum runs in entry order, as it would alone; the
+ * directions' chains of additions run side by side. The partial sums are
+ * GCC/Clang vectors of W lanes (as in fused_rodas5p.c): as an array of
+ * R·W doubles the compiler keeps them in memory, and every chain pays a
+ * store and a load per entry. */
+#define DEFINE_ADD_DJ(W)                                                                                      \
+    typedef double ode_djv##W __attribute__((vector_size(8 * W)));                                           \
+    ODE_INLINE void add_dj_times_w##W(const sv_ode_problem *P, const double *restrict dJ, const double *restrict k, \
+                                      double *restrict rhs, size_t nw, const int R)                           \
+    {                                                                                                         \
+        const int *rp = P->rowptr, *ci = P->colind;                                                           \
+        const size_t ds = (size_t)P->nnz * W;                                                                 \
+        ode_djv##W acc[ODE_DJ_GROUP], d, x;                                                                   \
+        for (int i = 0; i < P->n; i++) {                                                                      \
+            for (int r = 0; r < R; r++) memcpy(&acc[r], rhs + r * nw + (size_t)i * W, sizeof x);              \
+            for (int e = rp[i]; e < rp[i + 1]; e++) {                                                         \
+                memcpy(&x, k + (size_t)ci[e] * W, sizeof x);                                                  \
+                for (int r = 0; r < R; r++) {                                                                 \
+                    memcpy(&d, dJ + r * ds + (size_t)e * W, sizeof d);                                        \
+                    acc[r] += d * x;                                                                          \
+                }                                                                                             \
+            }                                                                                                 \
+            for (int r = 0; r < R; r++) memcpy(rhs + r * nw + (size_t)i * W, &acc[r], sizeof x);              \
+        }                                                                                                     \
     }
-}
+DEFINE_ADD_DJ(1)
+DEFINE_ADD_DJ(2)
+DEFINE_ADD_DJ(4)
+DEFINE_ADD_DJ(8)
 
-/* Stage s's right-hand sides (rodas5p.c's, already in L->rhs) plus H_j·k_s,
- * then l_sj = M⁻¹ rhs_j for every direction. */
-ODE_INLINE sv_status solve_w(ode_lanes *L, int s, const unsigned char *em, const int W)
-{
-    ode_sens *S = L->sens;
-    const size_t nw = S->nw;
-    double *ks = L->k + (size_t)s * L->kstride;
-    sv_status st = SV_OK;
-    for (int j = 0; j < S->ns && st == SV_OK; j++) {
-        double *rhs = L->rhs + (size_t)(1 + j) * nw;
-        add_dj_times(L->P, S->dJ + (size_t)j * L->nnz * W, ks, rhs, W);
-        int sw = 0;
-        st = ode_lin_solve(L->lin, L->jv, L->shift, rhs, ks + (size_t)(1 + j) * nw, &sw);
-        for (int w = 0; w < W; w++)
-            if (em[w]) {
-                L->st[w].nsolve++;
-                L->st[w].nrefine += sw;
-            }
+/* The directions ODE_DJ_GROUP at a time. */
+#define ADD_DJ_GROUPS(W)                                                                     \
+    for (int j = 0; j < S->ns; j += ODE_DJ_GROUP) {                                          \
+        const double *dJ = S->dJ + j * ds;                                                   \
+        double *rj = rhs + j * nw;                                                           \
+        switch (S->ns - j) {                                                                 \
+        case 1: add_dj_times_w##W(L->P, dJ, ks, rj, nw, 1); break;                           \
+        case 2: add_dj_times_w##W(L->P, dJ, ks, rj, nw, 2); break;                           \
+        case 3: add_dj_times_w##W(L->P, dJ, ks, rj, nw, 3); break;                           \
+        default: add_dj_times_w##W(L->P, dJ, ks, rj, nw, ODE_DJ_GROUP); break;              \
+        }                                                                                    \
     }
-    return st;
-}
 
+/* Stage s's right-hand sides (rodas5p.c's, already in L->rhs) plus H_j·k_s
+ * for every direction, ODE_DJ_GROUP at a time, then l_sj = M⁻¹ rhs_j for
+ * all of them in one call. */
 sv_status ode_sens_rodas5p_solve(ode_lanes *L, int s, const unsigned char *em)
 {
+    ode_sens *S = L->sens;
+    const size_t nw = S->nw, ds = (size_t)L->nnz * L->W;
+    const double *ks = L->k + (size_t)s * L->kstride;
+    double *rhs = L->rhs + nw;
     switch (L->W) {
-    case 1: return solve_w(L, s, em, 1);
-    case 2: return solve_w(L, s, em, 2);
-    case 4: return solve_w(L, s, em, 4);
-    default: return solve_w(L, s, em, 8);
+    case 1: ADD_DJ_GROUPS(1) break;
+    case 2: ADD_DJ_GROUPS(2) break;
+    case 4: ADD_DJ_GROUPS(4) break;
+    default: ADD_DJ_GROUPS(8) break;
     }
+    int sw = 0;
+    sv_status st = ode_lin_solve_multi(L->lin, L->jv, L->shift, S->ns, rhs, L->k + (size_t)s * L->kstride + nw,
+                                       S->mwork, &sw);
+    for (int w = 0; w < L->W; w++)
+        if (em[w]) {
+            L->st[w].nsolve += S->ns;
+            L->st[w].nrefine += sw;
+        }
+    return st;
 }

@@ -150,6 +150,96 @@ SV_DEFINE_BATCH(float, 2, _f2)
 SV_DEFINE_BATCH(float, 4, _f4)
 SV_DEFINE_BATCH(float, 8, _f8)
 
+/* R right-hand sides of W lanes each (vector r at b + r·nw), double only:
+ * every one takes solve_batch's operations in their order, so its result
+ * is that of its own call bit for bit; together they share each factor
+ * entry's load and their dependency chains (one per row) overlap. The
+ * partial sums are GCC/Clang vectors of W lanes (as in codegen.c): as
+ * arrays of R·W doubles the compiler keeps them in memory, and the chains
+ * pay a store and a load each step. */
+#if defined(__GNUC__)
+#define SV_MULTI_TYPE(W) typedef double sv_mv##W __attribute__((vector_size(8 * W)));
+#define SV_MV(W) sv_mv##W
+#else
+#define SV_MULTI_TYPE(W) typedef struct { double v[W]; } sv_mv##W;
+#define SV_MV(W) sv_mv##W
+#endif
+SV_MULTI_TYPE(1)
+SV_MULTI_TYPE(2)
+SV_MULTI_TYPE(4)
+SV_MULTI_TYPE(8)
+
+#if defined(__GNUC__)
+#define SV_MV_SUB_MUL(W, s, a, b) (s) -= (a) * (b)
+#define SV_MV_MUL(W, s, a) (s) *= (a)
+#else
+#define SV_MV_SUB_MUL(W, s, a, b) for (int w_ = 0; w_ < W; w_++) (s).v[w_] -= (a).v[w_] * (b).v[w_]
+#define SV_MV_MUL(W, s, a) for (int w_ = 0; w_ < W; w_++) (s).v[w_] *= (a).v[w_]
+#endif
+
+#define SV_DEFINE_MULTI(W, R, SFX)                                                                       \
+    static void solve_multi##SFX(const sv_sparse_lu *lu, const double *restrict buf, const double *b,    \
+                                 double *x, double *restrict wk, size_t nw)                              \
+    {                                                                                                    \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *pm = lu->perm;        \
+        SV_MV(W) s[R], a, c;                                                                             \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int k = 0; k < n; k++)                                                                  \
+                memcpy(wk + r * nw + (size_t)k * W, b + r * nw + (size_t)pm[k] * W, sizeof a);           \
+        for (int i = 0; i < n; i++) {                                                                    \
+            for (int r = 0; r < R; r++) memcpy(&s[r], wk + r * nw + (size_t)i * W, sizeof a);            \
+            for (int p = rp[i]; p < dg[i]; p++) {                                                        \
+                const double *wc = wk + (size_t)ci[p] * W;                                               \
+                memcpy(&a, buf + (size_t)p * W, sizeof a);                                               \
+                for (int r = 0; r < R; r++) {                                                            \
+                    memcpy(&c, wc + r * nw, sizeof c);                                                   \
+                    SV_MV_SUB_MUL(W, s[r], a, c);                                                        \
+                }                                                                                        \
+            }                                                                                            \
+            for (int r = 0; r < R; r++) memcpy(wk + r * nw + (size_t)i * W, &s[r], sizeof a);            \
+        }                                                                                                \
+        for (int i = n - 1; i >= 0; i--) {                                                               \
+            for (int r = 0; r < R; r++) memcpy(&s[r], wk + r * nw + (size_t)i * W, sizeof a);            \
+            for (int p = dg[i] + 1; p < rp[i + 1]; p++) {                                                \
+                const double *wc = wk + (size_t)ci[p] * W;                                               \
+                memcpy(&a, buf + (size_t)p * W, sizeof a);                                               \
+                for (int r = 0; r < R; r++) {                                                            \
+                    memcpy(&c, wc + r * nw, sizeof c);                                                   \
+                    SV_MV_SUB_MUL(W, s[r], a, c);                                                        \
+                }                                                                                        \
+            }                                                                                            \
+            memcpy(&a, buf + (size_t)dg[i] * W, sizeof a);                                               \
+            for (int r = 0; r < R; r++) {                                                                \
+                SV_MV_MUL(W, s[r], a);                                                                   \
+                memcpy(wk + r * nw + (size_t)i * W, &s[r], sizeof a);                                    \
+            }                                                                                            \
+        }                                                                                                \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int k = 0; k < n; k++)                                                                  \
+                memcpy(x + r * nw + (size_t)pm[k] * W, wk + r * nw + (size_t)k * W, sizeof a);           \
+    }
+#define SV_DEFINE_MULTI_W(W)                                                                             \
+    SV_DEFINE_MULTI(W, 1, _d##W##_1)                                                                     \
+    SV_DEFINE_MULTI(W, 2, _d##W##_2)                                                                     \
+    SV_DEFINE_MULTI(W, 3, _d##W##_3)                                                                     \
+    SV_DEFINE_MULTI(W, 4, _d##W##_4)                                                                     \
+    SV_DEFINE_MULTI(W, 8, _d##W##_8)                                                                     \
+    static void solve_multi_d##W(const sv_sparse_lu *lu, const double *buf, const double *b, double *x,   \
+                                 double *wk, size_t nw, int g)                                           \
+    {                                                                                                    \
+        switch (g) {                                                                                     \
+        case 1: solve_multi_d##W##_1(lu, buf, b, x, wk, nw); break;                                      \
+        case 2: solve_multi_d##W##_2(lu, buf, b, x, wk, nw); break;                                      \
+        case 3: solve_multi_d##W##_3(lu, buf, b, x, wk, nw); break;                                      \
+        case 4: solve_multi_d##W##_4(lu, buf, b, x, wk, nw); break;                                      \
+        default: solve_multi_d##W##_8(lu, buf, b, x, wk, nw); break; /* g = 8 */                         \
+        }                                                                                                \
+    }
+SV_DEFINE_MULTI_W(1)
+SV_DEFINE_MULTI_W(2)
+SV_DEFINE_MULTI_W(4)
+SV_DEFINE_MULTI_W(8)
+
 /* ---- public entry points ------------------------------------------------- */
 static int lane_index(int W)
 {
@@ -236,3 +326,31 @@ static sv_status pivot_status(const sv_sparse_lu *lu, int flag, int *info, const
 
 SV_DEFINE_ENTRIES(double, , , _d, _d)
 SV_DEFINE_ENTRIES(float, _f32, _f32, _f, _f)
+
+/* Right-hand sides per pass: 8, else 4, else what is left. Eight chains
+ * cover a subtraction's latency and, at W = 8 with AVX-512, still keep
+ * their partial sums in registers. */
+static int multi_group(int left) { return left >= 8 ? 8 : left >= 4 ? 4 : left; }
+
+sv_status sv_sparse_lu_solve_batch_multi(const sv_sparse_lu *lu, int W, int nrhs, const double *buf, const double *b,
+                                         double *x, double *work)
+{
+    int li = check_batch(lu, buf, W, "sv_sparse_lu_solve_batch_multi");
+    if (li < 0) return SV_ERR_ARG;
+    if (nrhs < 0) return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch_multi: nrhs = %d: expected ≥ 0", nrhs);
+    if (nrhs > 0 && (!b || !x || !work))
+        return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch_multi: b, x or work is NULL");
+    const size_t nw = (size_t)lu->n * W;
+    for (int r0 = 0, g; r0 < nrhs; r0 += g) {
+        g = multi_group(nrhs - r0);
+        const double *bg = b + (size_t)r0 * nw;
+        double *xg = x + (size_t)r0 * nw;
+        switch (W) {
+        case 1: solve_multi_d1(lu, buf, bg, xg, work, nw, g); break;
+        case 2: solve_multi_d2(lu, buf, bg, xg, work, nw, g); break;
+        case 4: solve_multi_d4(lu, buf, bg, xg, work, nw, g); break;
+        default: solve_multi_d8(lu, buf, bg, xg, work, nw, g); break;
+        }
+    }
+    return SV_OK;
+}
