@@ -248,20 +248,25 @@ static int second_lane(const sv_ode_problem *P, ode_sens *S, double t, const dou
 }
 
 /* Direction j through jac_dir_batch for all lanes; 0 when there is none or
- * it failed (lane by lane decides then). */
+ * it failed (lane by lane decides then, rewriting every masked lane). With
+ * every lane masked the callback writes dJ_j and ∂g_j/∂t in place, else
+ * into scratch, so that the other lanes keep theirs for their retries. */
 static int second_batched(ode_lanes *L, const unsigned char *mask, int j)
 {
     const sv_ode_problem *P = L->P;
     ode_sens *S = L->sens;
     const int W = L->W, n = L->n, nnz = L->nnz, np = L->np;
     if (!P->d.jac_dir_batch) return 0;
+    int all = 1;
+    for (int w = 0; w < W; w++) all &= mask[w] != 0;
     const double *vp = param_dir_lanes(P, S, W, j);
-    double *dv = S->Jst, *dgt = S->dTst; /* free outside the stages */
+    double *dJ = S->dJ + (size_t)j * nnz * W, *gt = S->gt + (size_t)j * S->nw;
+    double *dv = all ? dJ : S->Jst, *dgt = all ? gt : S->dTst; /* Jst, dTst: free outside the stages */
     if (!P->d.nonautonomous) memset(dgt, 0, sizeof(double) * S->nw);
     if (P->d.jac_dir_batch(W, L->t, L->y, np ? L->p : NULL, S->S + (size_t)j * S->nw, vp, dv,
                            P->d.nonautonomous ? dgt : NULL, P->d.user))
         return 0;
-    double *dJ = S->dJ + (size_t)j * nnz * W, *gt = S->gt + (size_t)j * S->nw;
+    if (all) return 1;
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         for (int e = 0; e < nnz; e++) dJ[(size_t)e * W + w] = dv[(size_t)e * W + w];

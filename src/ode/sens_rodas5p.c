@@ -18,13 +18,17 @@ void ode_sens_rodas5p_prepare(ode_lanes *L, const unsigned char *moved)
 {
     ode_sens *S = L->sens;
     const int W = L->W < ODE_WMAX ? L->W : ODE_WMAX;
-    int any = 0;
-    for (int w = 0; w < W; w++) any |= moved[w];
+    int any = 0, all = 1;
+    for (int w = 0; w < W; w++) {
+        any |= moved[w];
+        all &= moved[w] != 0;
+    }
     if (!any) return;
-    /* g at the start into f0's direction vectors (kept for the retries of
-     * the lanes that did not move; fv is free here) */
-    ode_sens_rhs(L, moved, L->t, L->y, L->f0, L->jv, S->S, S->G);
-    ode_sens_copy_lanes(L, moved, S->G, S->G0);
+    /* g at the start into f0's direction vectors: straight there when every
+     * lane moved, else through fv's (free here), so that the other lanes
+     * keep theirs for their retries */
+    ode_sens_rhs(L, moved, L->t, L->y, L->f0, L->jv, S->S, all ? S->G0 : S->G);
+    if (!all) ode_sens_copy_lanes(L, moved, S->G, S->G0);
     /* g at an accepted state: a refusal there cannot be helped */
     for (int w = 0; w < W; w++)
         if (moved[w] && L->fail[w]) L->fail[w] = ODE_FAIL_HARD;

@@ -345,6 +345,10 @@ sv_status sv_sparse_lu_solve_batch_multi(const sv_sparse_lu *lu, int W, int nrhs
         g = multi_group(nrhs - r0);
         const double *bg = b + (size_t)r0 * nw;
         double *xg = x + (size_t)r0 * nw;
+        if (g == 1 && lu->kern && lu->kern->solve_batch[li]) {
+            lu->kern->solve_batch[li](buf, bg, xg, work); /* alone: straight-line code is faster */
+            continue;
+        }
         switch (W) {
         case 1: solve_multi_d1(lu, buf, bg, xg, work, nw, g); break;
         case 2: solve_multi_d2(lu, buf, bg, xg, work, nw, g); break;
