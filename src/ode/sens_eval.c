@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sens.h"
+#include "sens_csr.h"
 
 static const double CSTEP = 1e-100; /* complex step: see eval.c */
 
@@ -35,20 +36,6 @@ static const double *param_dir(const sv_ode_problem *P, ode_sens *S, int j)
     memset(S->vp, 0, sizeof(double) * (size_t)P->np);
     S->vp[P->sens_idx[j]] = 1;
     return S->vp;
-}
-
-/* G_j = J·SU_j over all lanes (J: pattern values, slot-major). */
-ODE_INLINE void jac_times(const sv_ode_problem *P, const double *J, const double *SU, double *G, const int W)
-{
-    const int *rp = P->rowptr, *ci = P->colind;
-    for (int i = 0; i < P->n; i++) {
-        double acc[ODE_WMAX] = {0};
-        for (int e = rp[i]; e < rp[i + 1]; e++) {
-            const double *je = J + (size_t)e * W, *s = SU + (size_t)ci[e] * W;
-            for (int w = 0; w < W; w++) acc[w] += je[w] * s[w];
-        }
-        for (int w = 0; w < W; w++) G[(size_t)i * W + w] = acc[w];
-    }
 }
 
 /* ---- one lane, one direction: g into S->ol; the callback's return code ---- */
@@ -187,7 +174,8 @@ ODE_INLINE void rhs_w(ode_lanes *L, const unsigned char *mask, const double *t, 
             for (int w = 0; w < W; w++) L->st[w].nf += nf[w];
             J = S->Jst;
         }
-        for (int j = 0; j < ns; j++) jac_times(P, J, SU + (size_t)j * nw, G + (size_t)j * nw, W);
+        /* G_j = J·SU_j: J shared by the directions */
+        ode_csr_times(W, P, ns, J, 0, SU, nw, NULL, G, nw);
     }
     for (int j = 0; j < ns; j++)
         if (!rhs_batched(L, t, U, SU + (size_t)j * nw, G + (size_t)j * nw, j, W))

@@ -150,74 +150,89 @@ SV_DEFINE_BATCH(float, 2, _f2)
 SV_DEFINE_BATCH(float, 4, _f4)
 SV_DEFINE_BATCH(float, 8, _f8)
 
-/* R right-hand sides of W lanes each (vector r at b + r·nw), double only:
- * every one takes solve_batch's operations in their order, so its result
- * is that of its own call bit for bit; together they share each factor
- * entry's load and their dependency chains (one per row) overlap. The
- * partial sums are GCC/Clang vectors of W lanes (as in codegen.c): as
- * arrays of R·W doubles the compiler keeps them in memory, and the chains
- * pay a store and a load each step. */
+/* R ≤ 8 right-hand sides of W lanes each (vector r at b + r·nw), double
+ * only: every one takes solve_batch's operations in their order, so its
+ * result is that of its own call bit for bit; together they share each
+ * factor entry's load and their dependency chains (one per row) overlap.
+ * The partial sums are GCC/Clang vectors of W lanes (as in codegen.c) in
+ * named variables, one per right-hand side (those past R are dead code),
+ * never address-taken: held in an array, GCC kept them in memory, and
+ * every chain step paid a store and a load. */
 #if defined(__GNUC__)
 #define SV_MULTI_TYPE(W) typedef double sv_mv##W __attribute__((vector_size(8 * W)));
-#define SV_MV(W) sv_mv##W
+#define SV_MV_SUB_MUL(W, s, a, b) (s) -= (a) * (b)
+#define SV_MV_MUL(W, s, a) (s) *= (a)
 #else
 #define SV_MULTI_TYPE(W) typedef struct { double v[W]; } sv_mv##W;
-#define SV_MV(W) sv_mv##W
+#define SV_MV_SUB_MUL(W, s, a, b) for (int w_ = 0; w_ < W; w_++) (s).v[w_] -= (a).v[w_] * (b).v[w_]
+#define SV_MV_MUL(W, s, a) for (int w_ = 0; w_ < W; w_++) (s).v[w_] *= (a).v[w_]
 #endif
+/* Loads and stores by value: a sum whose address memcpy took stayed in memory. */
+#define SV_MULTI_LDST(W) \
+    static inline sv_mv##W sv_mv_ld##W(const double *p) \
+    { \
+        sv_mv##W v; \
+        memcpy(&v, p, sizeof v); \
+        return v; \
+    } \
+    static inline void sv_mv_st##W(double *p, sv_mv##W v) { memcpy(p, &v, sizeof v); }
 SV_MULTI_TYPE(1)
 SV_MULTI_TYPE(2)
 SV_MULTI_TYPE(4)
 SV_MULTI_TYPE(8)
-
-#if defined(__GNUC__)
-#define SV_MV_SUB_MUL(W, s, a, b) (s) -= (a) * (b)
-#define SV_MV_MUL(W, s, a) (s) *= (a)
-#else
-#define SV_MV_SUB_MUL(W, s, a, b) for (int w_ = 0; w_ < W; w_++) (s).v[w_] -= (a).v[w_] * (b).v[w_]
-#define SV_MV_MUL(W, s, a) for (int w_ = 0; w_ < W; w_++) (s).v[w_] *= (a).v[w_]
-#endif
+SV_MULTI_LDST(1)
+SV_MULTI_LDST(2)
+SV_MULTI_LDST(4)
+SV_MULTI_LDST(8)
+#define SV_EACH8(M, W) M(0, W) M(1, W) M(2, W) M(3, W) M(4, W) M(5, W) M(6, W) M(7, W)
 
 #define SV_DEFINE_MULTI(W, R, SFX)                                                                       \
     static void solve_multi##SFX(const sv_sparse_lu *lu, const double *restrict buf, const double *b,    \
                                  double *x, double *restrict wk, size_t nw)                              \
     {                                                                                                    \
         const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *pm = lu->perm;        \
-        SV_MV(W) s[R], a, c;                                                                             \
+        const int R_ = R, W_ = W; /* for the steps below */                                              \
+        (void)W_;                                                                                        \
+        sv_mv##W s0, s1, s2, s3, s4, s5, s6, s7, a;                                                      \
+        const double *wc;                                                                                \
         for (int r = 0; r < R; r++)                                                                      \
             for (int k = 0; k < n; k++)                                                                  \
-                memcpy(wk + r * nw + (size_t)k * W, b + r * nw + (size_t)pm[k] * W, sizeof a);           \
+                memcpy(wk + r * nw + (size_t)k * W, b + r * nw + (size_t)pm[k] * W, sizeof(sv_mv##W));   \
         for (int i = 0; i < n; i++) {                                                                    \
-            for (int r = 0; r < R; r++) memcpy(&s[r], wk + r * nw + (size_t)i * W, sizeof a);            \
+            double *wi = wk + (size_t)i * W;                                                             \
+            SV_EACH8(SV_MV_LOAD, W)                                                                      \
             for (int p = rp[i]; p < dg[i]; p++) {                                                        \
-                const double *wc = wk + (size_t)ci[p] * W;                                               \
-                memcpy(&a, buf + (size_t)p * W, sizeof a);                                               \
-                for (int r = 0; r < R; r++) {                                                            \
-                    memcpy(&c, wc + r * nw, sizeof c);                                                   \
-                    SV_MV_SUB_MUL(W, s[r], a, c);                                                        \
-                }                                                                                        \
+                wc = wk + (size_t)ci[p] * W;                                                             \
+                a = sv_mv_ld##W(buf + (size_t)p * W);                                                    \
+                SV_EACH8(SV_MV_UPDATE, W)                                                                \
             }                                                                                            \
-            for (int r = 0; r < R; r++) memcpy(wk + r * nw + (size_t)i * W, &s[r], sizeof a);            \
+            SV_EACH8(SV_MV_STORE, W)                                                                     \
         }                                                                                                \
         for (int i = n - 1; i >= 0; i--) {                                                               \
-            for (int r = 0; r < R; r++) memcpy(&s[r], wk + r * nw + (size_t)i * W, sizeof a);            \
+            double *wi = wk + (size_t)i * W;                                                             \
+            SV_EACH8(SV_MV_LOAD, W)                                                                      \
             for (int p = dg[i] + 1; p < rp[i + 1]; p++) {                                                \
-                const double *wc = wk + (size_t)ci[p] * W;                                               \
-                memcpy(&a, buf + (size_t)p * W, sizeof a);                                               \
-                for (int r = 0; r < R; r++) {                                                            \
-                    memcpy(&c, wc + r * nw, sizeof c);                                                   \
-                    SV_MV_SUB_MUL(W, s[r], a, c);                                                        \
-                }                                                                                        \
+                wc = wk + (size_t)ci[p] * W;                                                             \
+                a = sv_mv_ld##W(buf + (size_t)p * W);                                                    \
+                SV_EACH8(SV_MV_UPDATE, W)                                                                \
             }                                                                                            \
-            memcpy(&a, buf + (size_t)dg[i] * W, sizeof a);                                               \
-            for (int r = 0; r < R; r++) {                                                                \
-                SV_MV_MUL(W, s[r], a);                                                                   \
-                memcpy(wk + r * nw + (size_t)i * W, &s[r], sizeof a);                                    \
-            }                                                                                            \
+            a = sv_mv_ld##W(buf + (size_t)dg[i] * W);                                                    \
+            SV_EACH8(SV_MV_SCALE, W)                                                                     \
+            SV_EACH8(SV_MV_STORE, W)                                                                     \
         }                                                                                                \
         for (int r = 0; r < R; r++)                                                                      \
             for (int k = 0; k < n; k++)                                                                  \
-                memcpy(x + r * nw + (size_t)pm[k] * W, wk + r * nw + (size_t)k * W, sizeof a);           \
+                memcpy(x + r * nw + (size_t)pm[k] * W, wk + r * nw + (size_t)k * W, sizeof(sv_mv##W));   \
     }
+/* Right-hand side r's steps inside SV_DEFINE_MULTI (R_, W_, wi, wc, a in scope). */
+#define SV_MV_LOAD(r, W) if (r < R_) s##r = sv_mv_ld##W(wi + r * nw);
+#define SV_MV_UPDATE(r, W) \
+    if (r < R_) { \
+        const sv_mv##W c_ = sv_mv_ld##W(wc + r * nw); \
+        SV_MV_SUB_MUL(W_, s##r, a, c_); \
+    }
+#define SV_MV_SCALE(r, W) if (r < R_) SV_MV_MUL(W_, s##r, a);
+#define SV_MV_STORE(r, W) if (r < R_) sv_mv_st##W(wi + r * nw, s##r);
 #define SV_DEFINE_MULTI_W(W)                                                                             \
     SV_DEFINE_MULTI(W, 1, _d##W##_1)                                                                     \
     SV_DEFINE_MULTI(W, 2, _d##W##_2)                                                                     \
