@@ -128,14 +128,12 @@ static void rhs_lanewise(ode_lanes *L, const unsigned char *mask, const double *
     }
 }
 
-/* The unit parameter direction of sensitivity j for all lanes (S->vpw),
- * or NULL for an initial-value direction. */
+/* The unit parameter direction of sensitivity j for all lanes (S->vpw's,
+ * set once: the callbacks take it const), or NULL for an initial-value
+ * direction. */
 static const double *param_dir_lanes(const sv_ode_problem *P, ode_sens *S, int W, int j)
 {
-    if (j >= P->nsp) return NULL;
-    memset(S->vpw, 0, sizeof(double) * (size_t)P->np * W);
-    for (int w = 0; w < W; w++) S->vpw[(size_t)P->sens_idx[j] * W + w] = 1;
-    return S->vpw;
+    return j < P->nsp ? S->vpw + (size_t)j * P->np * W : NULL;
 }
 
 /* Direction j through a batched callback (dfdp_batch or tangent_batch) for

@@ -8,13 +8,13 @@
 #include "sens.h"
 
 /* The reals beyond the lanes' arrays: dJ (ns·nnz·W), Jst (nnz·W), dTst and
- * tmp (nw each), mwork and atsc (ns·nw each), vpw (np·W), dense (ns·n),
+ * tmp (nw each), mwork and atsc (ns·nw each), vpw (ns·np·W), dense (ns·n),
  * and one lane's yl sl ol fl (n each), dl (n + nnz), pl and vp (np + 1
  * each). */
 static size_t sens_reals(const sv_ode_problem *P, int W)
 {
     size_t n = (size_t)P->n, ns = (size_t)P->ns, nnz = (size_t)(P->nnz ? P->nnz : 1), np = (size_t)P->np + 1;
-    return (ns + 1) * nnz * W + (2 + 2 * ns) * n * W + np * W + ns * n + 5 * n + nnz + 2 * np;
+    return (ns + 1) * nnz * W + (2 + 2 * ns) * n * W + ns * np * W + ns * n + 5 * n + nnz + 2 * np;
 }
 
 size_t ode_sens_bytes(const sv_ode_problem *P, int W)
@@ -48,7 +48,9 @@ sv_status ode_sens_create(sv_ctx *ctx, const ode_lanes *L, ode_sens **out)
     S->tmp = b, b += nw;
     S->mwork = b, b += (size_t)S->ns * nw;
     S->atsc = b, b += (size_t)S->ns * nw;
-    S->vpw = b, b += np * W;
+    S->vpw = b, b += (size_t)S->ns * np * W; /* zeroed by sv_calloc: the ones below */
+    for (int j = 0; j < P->nsp; j++)
+        for (int w = 0; w < W; w++) S->vpw[((size_t)j * P->np + (size_t)P->sens_idx[j]) * W + w] = 1;
     S->dense = b, b += (size_t)S->ns * n;
     S->yl = b, b += n;
     S->sl = b, b += n;
