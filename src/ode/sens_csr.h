@@ -10,7 +10,6 @@
 #ifndef SV_ODE_SENS_CSR_H
 #define SV_ODE_SENS_CSR_H
 
-#include <string.h>
 
 #include "ode_internal.h"
 
@@ -18,17 +17,10 @@
 
 /* Direction r's a at a + r·as, x at x + r·xs, base and out at + r·nw (pattern
  * values and vectors slot-major; out may be base). The sums sit in named
- * variables that are never address-taken (those past R are dead code): in
- * an array, or passed to memcpy, GCC kept them in memory. */
+ * variables (those past R are dead code): in an array, or passed to
+ * memcpy, GCC kept them in memory. */
 #define ODE_DEFINE_CSR_TIMES(W)                                                                                \
-    typedef double ode_csrv##W __attribute__((vector_size(8 * W)));                                            \
-    ODE_INLINE ode_csrv##W ode_csr_ld##W(const double *p)                                                      \
-    {                                                                                                          \
-        ode_csrv##W v;                                                                                         \
-        memcpy(&v, p, sizeof v);                                                                               \
-        return v;                                                                                              \
-    }                                                                                                          \
-    ODE_INLINE void ode_csr_st##W(double *p, ode_csrv##W v) { memcpy(p, &v, sizeof v); }                      \
+    typedef double ode_csrv##W __attribute__((vector_size(8 * W), aligned(8)));                                \
     ODE_INLINE void ode_csr_times_w##W(const sv_ode_problem *P, const double *a, size_t as, const double *x,    \
                                        size_t xs, const double *base, double *out, size_t nw, const int R)     \
     {                                                                                                          \
@@ -44,15 +36,20 @@
             ODE_CSR_EACH(ODE_CSR_STORE, W)                                                                     \
         }                                                                                                      \
     }
+/* W lanes at p as one vector, read or written in place (8-byte aligned, as
+ * codegen.c's kernels do): the sums are never address-taken, and no vector
+ * crosses a call (whose convention GCC warns about without AVX-512). */
+#define ODE_CSR_LD(W, p) (*(ode_csrv##W *)(p))
 #define ODE_CSR_EACH(M, W) M(0, W) M(1, W) M(2, W) M(3, W)
-#define ODE_CSR_INIT(r, W) if (r < R) s##r = base ? ode_csr_ld##W(base + r * nw + o) : (ode_csrv##W){0};
-#define ODE_CSR_UPDATE(r, W) if (r < R) s##r += ode_csr_ld##W(ae + r * as) * ode_csr_ld##W(xe + r * xs);
-#define ODE_CSR_STORE(r, W) if (r < R) ode_csr_st##W(out + r * nw + o, s##r);
+#define ODE_CSR_INIT(r, W) if (r < R) s##r = base ? ODE_CSR_LD(W, base + r * nw + o) : (ode_csrv##W){0};
+#define ODE_CSR_UPDATE(r, W) if (r < R) s##r += ODE_CSR_LD(W, ae + r * as) * ODE_CSR_LD(W, xe + r * xs);
+#define ODE_CSR_STORE(r, W) if (r < R) ODE_CSR_LD(W, out + r * nw + o) = s##r;
 ODE_DEFINE_CSR_TIMES(1)
 ODE_DEFINE_CSR_TIMES(2)
 ODE_DEFINE_CSR_TIMES(4)
 ODE_DEFINE_CSR_TIMES(8)
 #undef ODE_DEFINE_CSR_TIMES
+#undef ODE_CSR_LD
 #undef ODE_CSR_EACH
 #undef ODE_CSR_INIT
 #undef ODE_CSR_UPDATE

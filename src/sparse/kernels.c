@@ -155,19 +155,24 @@ SV_DEFINE_BATCH(float, 8, _f8)
  * result is that of its own call bit for bit; together they share each
  * factor entry's load and their dependency chains (one per row) overlap.
  * The partial sums are GCC/Clang vectors of W lanes (as in codegen.c) in
- * named variables, one per right-hand side (those past R are dead code),
- * never address-taken: held in an array, GCC kept them in memory, and
+ * named variables, one per right-hand side (those past R are dead code):
+ * held in an array, or passed to memcpy, GCC kept them in memory, and
  * every chain step paid a store and a load. */
 #if defined(__GNUC__)
-#define SV_MULTI_TYPE(W) typedef double sv_mv##W __attribute__((vector_size(8 * W)));
+/* 8-byte aligned, read and written in place (as codegen.c's kernels): no
+ * vector crosses a call, whose convention GCC warns about without AVX-512 */
+#define SV_MULTI_TYPE(W) typedef double sv_mv##W __attribute__((vector_size(8 * W), aligned(8)));
+#define SV_MV_LD(W, p) (*(const sv_mv##W *)(p))
+#define SV_MV_ST(W, p, v) (*(sv_mv##W *)(p) = (v))
 #define SV_MV_SUB_MUL(W, s, a, b) (s) -= (a) * (b)
 #define SV_MV_MUL(W, s, a) (s) *= (a)
+#define SV_MULTI_LDST(W)
 #else
 #define SV_MULTI_TYPE(W) typedef struct { double v[W]; } sv_mv##W;
+#define SV_MV_LD(W, p) sv_mv_ld##W(p)
+#define SV_MV_ST(W, p, v) sv_mv_st##W(p, v)
 #define SV_MV_SUB_MUL(W, s, a, b) for (int w_ = 0; w_ < W; w_++) (s).v[w_] -= (a).v[w_] * (b).v[w_]
 #define SV_MV_MUL(W, s, a) for (int w_ = 0; w_ < W; w_++) (s).v[w_] *= (a).v[w_]
-#endif
-/* Loads and stores by value: a sum whose address memcpy took stayed in memory. */
 #define SV_MULTI_LDST(W) \
     static inline sv_mv##W sv_mv_ld##W(const double *p) \
     { \
@@ -176,6 +181,7 @@ SV_DEFINE_BATCH(float, 8, _f8)
         return v; \
     } \
     static inline void sv_mv_st##W(double *p, sv_mv##W v) { memcpy(p, &v, sizeof v); }
+#endif
 SV_MULTI_TYPE(1)
 SV_MULTI_TYPE(2)
 SV_MULTI_TYPE(4)
@@ -203,7 +209,7 @@ SV_MULTI_LDST(8)
             SV_EACH8(SV_MV_LOAD, W)                                                                      \
             for (int p = rp[i]; p < dg[i]; p++) {                                                        \
                 wc = wk + (size_t)ci[p] * W;                                                             \
-                a = sv_mv_ld##W(buf + (size_t)p * W);                                                    \
+                a = SV_MV_LD(W, buf + (size_t)p * W);                                                    \
                 SV_EACH8(SV_MV_UPDATE, W)                                                                \
             }                                                                                            \
             SV_EACH8(SV_MV_STORE, W)                                                                     \
@@ -213,10 +219,10 @@ SV_MULTI_LDST(8)
             SV_EACH8(SV_MV_LOAD, W)                                                                      \
             for (int p = dg[i] + 1; p < rp[i + 1]; p++) {                                                \
                 wc = wk + (size_t)ci[p] * W;                                                             \
-                a = sv_mv_ld##W(buf + (size_t)p * W);                                                    \
+                a = SV_MV_LD(W, buf + (size_t)p * W);                                                    \
                 SV_EACH8(SV_MV_UPDATE, W)                                                                \
             }                                                                                            \
-            a = sv_mv_ld##W(buf + (size_t)dg[i] * W);                                                    \
+            a = SV_MV_LD(W, buf + (size_t)dg[i] * W);                                                    \
             SV_EACH8(SV_MV_SCALE, W)                                                                     \
             SV_EACH8(SV_MV_STORE, W)                                                                     \
         }                                                                                                \
@@ -225,14 +231,14 @@ SV_MULTI_LDST(8)
                 memcpy(x + r * nw + (size_t)pm[k] * W, wk + r * nw + (size_t)k * W, sizeof(sv_mv##W));   \
     }
 /* Right-hand side r's steps inside SV_DEFINE_MULTI (R_, W_, wi, wc, a in scope). */
-#define SV_MV_LOAD(r, W) if (r < R_) s##r = sv_mv_ld##W(wi + r * nw);
+#define SV_MV_LOAD(r, W) if (r < R_) s##r = SV_MV_LD(W, wi + r * nw);
 #define SV_MV_UPDATE(r, W) \
     if (r < R_) { \
-        const sv_mv##W c_ = sv_mv_ld##W(wc + r * nw); \
+        const sv_mv##W c_ = SV_MV_LD(W, wc + r * nw); \
         SV_MV_SUB_MUL(W_, s##r, a, c_); \
     }
 #define SV_MV_SCALE(r, W) if (r < R_) SV_MV_MUL(W_, s##r, a);
-#define SV_MV_STORE(r, W) if (r < R_) sv_mv_st##W(wi + r * nw, s##r);
+#define SV_MV_STORE(r, W) if (r < R_) SV_MV_ST(W, wi + r * nw, s##r);
 #define SV_DEFINE_MULTI_W(W)                                                                             \
     SV_DEFINE_MULTI(W, 1, _d##W##_1)                                                                     \
     SV_DEFINE_MULTI(W, 2, _d##W##_2)                                                                     \
