@@ -149,6 +149,15 @@ void sv_sparse_lu_solve_f32(const sv_sparse_lu *lu, const float *buf, const floa
 sv_status sv_sparse_lu_factor_batch(const sv_sparse_lu *lu, int W, double *buf, int *flags);
 sv_status sv_sparse_lu_solve_batch(const sv_sparse_lu *lu, int W, const double *buf, const double *b, double *x,
                                    double *work);
+/* nrhs systems with the same W factors at once (double): right-hand side r
+ * at b + r·n·W, its solution at x + r·n·W (x may alias b), work: nrhs·n·W
+ * values. Each solution is bit for bit that of its own
+ * sv_sparse_lu_solve_batch call; they are faster together because their
+ * substitutions overlap (the table-driven kernel, which for several
+ * right-hand sides beats one straight-line call each; a lone one takes the
+ * straight-line kernel where installed). */
+sv_status sv_sparse_lu_solve_batch_multi(const sv_sparse_lu *lu, int W, int nrhs, const double *buf, const double *b,
+                                         double *x, double *work);
 sv_status sv_sparse_lu_factor_batch_f32(const sv_sparse_lu *lu, int W, float *buf, int *flags);
 sv_status sv_sparse_lu_solve_batch_f32(const sv_sparse_lu *lu, int W, const float *buf, const float *b, float *x,
                                        float *work);

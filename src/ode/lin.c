@@ -355,6 +355,15 @@ static sv_status solve_raw(ode_lin *L, double *x)
     return st;
 }
 
+/* x = M̃⁻¹ b with the factor in use: the double engine reads b itself,
+ * the others solve a copy in place. */
+static sv_status solve_from(ode_lin *L, const double *b, double *x)
+{
+    if (!L->dense && !L->single) return sv_sparse_lu_solve_batch(L->lu, L->W, L->buf, b, x, L->work);
+    if (x != b) memcpy(x, b, sizeof(double) * (size_t)L->n * L->W);
+    return solve_raw(L, x);
+}
+
 /* r = b − M x in double, M = shift·I − J from the caller's J. */
 static void residual(ode_lin *L, const double *jv, const double *shift, const double *b, const double *x)
 {
@@ -452,8 +461,7 @@ sv_status ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const
         memcpy(L->xdd, b, sizeof(double) * nw);
         bx = L->xdd;
     }
-    if (x != b) memcpy(x, b, sizeof(double) * nw);
-    sv_status st = solve_raw(L, x);
+    sv_status st = solve_from(L, b, x);
     if (st == SV_OK && L->single) {
         st = refine(L, jv, shift, b, x, sweeps);
         int anyd = 0;
@@ -461,5 +469,23 @@ sv_status ode_lin_solve(ode_lin *L, const double *jv, const double *shift, const
         if (st == SV_OK && anyd) st = solve_double(L, jv, shift, b, x);
     }
     if (anye) ode_lin_solve_exact(L, bx, x);
+    return st;
+}
+
+sv_status ode_lin_solve_multi(ode_lin *L, const double *jv, const double *shift, int nrhs, const double *b, double *x,
+                              double *work, int *sweeps)
+{
+    int anye = 0;
+    for (int w = 0; w < L->W; w++) anye |= L->exact[w];
+    *sweeps = 0;
+    if (!L->dense && !L->single && !anye) return sv_sparse_lu_solve_batch_multi(L->lu, L->W, nrhs, L->buf, b, x, work);
+    /* one at a time: refinement and the double-double lanes work per solve */
+    const size_t nw = (size_t)L->n * L->W;
+    sv_status st = SV_OK;
+    for (int r = 0; r < nrhs && st == SV_OK; r++) {
+        int sw = 0;
+        st = ode_lin_solve(L, jv, shift, b + r * nw, x + r * nw, &sw);
+        *sweeps += sw;
+    }
     return st;
 }

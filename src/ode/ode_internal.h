@@ -73,6 +73,11 @@ sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *b
  * sweeps: refinement sweeps done (max over lanes). */
 sv_status ode_lin_solve(ode_lin *L, const double *jvals, const double *shift, const double *b, double *x,
                         int *sweeps);
+/* The same for nrhs right-hand sides at once (b + r·n·W to x + r·n·W; x
+ * does not overlap b), each solution that of its own ode_lin_solve call,
+ * in order; work: nrhs·n·W values. sweeps: the sum over them. */
+sv_status ode_lin_solve_multi(ode_lin *L, const double *jvals, const double *shift, int nrhs, const double *b,
+                              double *x, double *work, int *sweeps);
 /* Whether lane w's last load was numerically singular in double, so that
  * its factor and solves run in double-double (lin.c). */
 int ode_lin_lane_exact(const ode_lin *L, int w);

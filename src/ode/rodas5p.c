@@ -32,7 +32,34 @@ ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned
     return st;
 }
 
-/* Stage s: U = y + Σ_j a_sj k_j and f(t + c_s h, U) (stage 0 reuses f0),
+/* rhs = f + h d_s dT, plus (1/h)·rhs (the C-sum already there) for s > 0,
+ * over rows of W lanes. The lanes' factors are local copies and the branch
+ * is outside the loops: otherwise the compiler vectorises across the rows,
+ * with shuffles that cost more than the arithmetic. */
+ODE_INLINE void form_rhs(const ode_lanes *L, const int W, int s, const double *restrict f, const double *hinv)
+{
+    const int rows = L->n * L->nvec;
+    double hd[ODE_WMAX], hv[ODE_WMAX];
+    for (int w = 0; w < W; w++) {
+        hd[w] = L->h[w] * sv_ode_rodas5p.d[s];
+        hv[w] = hinv[w];
+    }
+    if (s > 0) {
+        for (int i = 0; i < rows; i++) {
+            double *restrict r = L->rhs + (size_t)i * W; /* the lane arrays do not overlap */
+            const double *restrict fi = f + (size_t)i * W, *restrict dt = L->dT + (size_t)i * W;
+            for (int w = 0; w < W; w++) r[w] = fi[w] + hd[w] * dt[w] + hv[w] * r[w];
+        }
+    } else {
+        for (int i = 0; i < rows; i++) {
+            double *restrict r = L->rhs + (size_t)i * W;
+            const double *restrict fi = f + (size_t)i * W, *restrict dt = L->dT + (size_t)i * W;
+            for (int w = 0; w < W; w++) r[w] = fi[w] + hd[w] * dt[w];
+        }
+    }
+}
+
+/* Stage s: U = y + Σ_j a_sj k_j and f(t + c_s h, U) (stage 0 reads f0),
  * rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j, then k_s = M⁻¹ rhs. With
  * sensitivities the sums and the right-hand side run over the state and
  * every direction in one pass (lanes.h), the directions' g sit where f
@@ -40,14 +67,12 @@ ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned
 ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, const double *hinv)
 {
     const rodas5p_tab *T = &sv_ode_rodas5p;
-    const int rows = L->n * L->nvec;
     const size_t kst = L->kstride;
-    double *ks = L->k + (size_t)s * kst, hd[ODE_WMAX];
-    if (s == 0) {
-        memcpy(L->fv, L->f0, sizeof(double) * kst);
-    } else {
-        /* one pass over every lane, same coefficients */
-        ode_stage_sum(kst, L->U, L->y, T->a[s], L->k, s);
+    double *ks = L->k + (size_t)s * kst;
+    const double *f = L->f0;
+    if (s > 0) {
+        /* one pass over every lane, same coefficients: U and Σ C_sj k_j (into rhs) */
+        ode_stage_sums(kst, L->U, L->y, T->a[s], L->rhs, T->C[s], L->k, s);
         for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
         /* a lane whose f refused or failed takes no further stages */
@@ -57,17 +82,9 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, 
                 em[w] = !L->fail[w];
             }
         if (L->sens) ode_sens_rodas5p_g(L, em);
+        f = L->fv;
     }
-    for (int w = 0; w < W; w++) hd[w] = L->h[w] * T->d[s];
-    if (s > 0) ode_stage_sum(kst, L->rhs, NULL, T->C[s], L->k, s);
-    for (int i = 0; i < rows; i++) {
-        double *restrict r = L->rhs + (size_t)i * W; /* the lane arrays do not overlap */
-        const double *restrict fv = L->fv + (size_t)i * W, *restrict dt = L->dT + (size_t)i * W;
-        if (s > 0)
-            for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w] + hinv[w] * r[w];
-        else
-            for (int w = 0; w < W; w++) r[w] = fv[w] + hd[w] * dt[w];
-    }
+    form_rhs(L, W, s, f, hinv);
     int sw = 0;
     sv_status st = ode_lin_solve(L->lin, L->jv, L->shift, L->rhs, ks, &sw);
     for (int w = 0; w < W; w++)

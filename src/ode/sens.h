@@ -34,8 +34,9 @@ struct ode_sens {
     double *dJ;             /* ns·nnz·W: the Jacobian's derivative along each direction (Rodas5P) */
     double *Jst, *dTst;     /* nnz·W and nw: the Jacobian at a stage (the analytic source) */
     double *tmp;            /* nw: a batched ∂f/∂p */
-    double *scale;          /* ns·W: |θ_j| of each lane (direction j's atol is atol/scale) */
-    double *vpw;            /* nparams·W: a unit parameter direction for the batched callbacks */
+    double *mwork;          /* ns·nw: the directions' solves (Rodas5P) */
+    double *atsc;           /* ns·nw: direction j's atol_i/scale_j per lane (scale: |θ_j| or sens_scale), set at its start */
+    double *vpw;            /* ns·nparams·W: each parameter direction's unit vector for the batched callbacks */
     double *dense;          /* ns·n: one lane's dense output */
     /* one lane gathered, for the per-lane callbacks */
     double *yl, *sl, *ol, *fl, *pl, *vp, *dl;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sens.h"
+#include "sens_csr.h"
 
 static const double CSTEP = 1e-100; /* complex step: see eval.c */
 
@@ -35,20 +36,6 @@ static const double *param_dir(const sv_ode_problem *P, ode_sens *S, int j)
     memset(S->vp, 0, sizeof(double) * (size_t)P->np);
     S->vp[P->sens_idx[j]] = 1;
     return S->vp;
-}
-
-/* G_j = J·SU_j over all lanes (J: pattern values, slot-major). */
-ODE_INLINE void jac_times(const sv_ode_problem *P, const double *J, const double *SU, double *G, const int W)
-{
-    const int *rp = P->rowptr, *ci = P->colind;
-    for (int i = 0; i < P->n; i++) {
-        double acc[ODE_WMAX] = {0};
-        for (int e = rp[i]; e < rp[i + 1]; e++) {
-            const double *je = J + (size_t)e * W, *s = SU + (size_t)ci[e] * W;
-            for (int w = 0; w < W; w++) acc[w] += je[w] * s[w];
-        }
-        for (int w = 0; w < W; w++) G[(size_t)i * W + w] = acc[w];
-    }
 }
 
 /* ---- one lane, one direction: g into S->ol; the callback's return code ---- */
@@ -141,14 +128,12 @@ static void rhs_lanewise(ode_lanes *L, const unsigned char *mask, const double *
     }
 }
 
-/* The unit parameter direction of sensitivity j for all lanes (S->vpw),
- * or NULL for an initial-value direction. */
+/* The unit parameter direction of sensitivity j for all lanes (S->vpw's,
+ * set once: the callbacks take it const), or NULL for an initial-value
+ * direction. */
 static const double *param_dir_lanes(const sv_ode_problem *P, ode_sens *S, int W, int j)
 {
-    if (j >= P->nsp) return NULL;
-    memset(S->vpw, 0, sizeof(double) * (size_t)P->np * W);
-    for (int w = 0; w < W; w++) S->vpw[(size_t)P->sens_idx[j] * W + w] = 1;
-    return S->vpw;
+    return j < P->nsp ? S->vpw + (size_t)j * P->np * W : NULL;
 }
 
 /* Direction j through a batched callback (dfdp_batch or tangent_batch) for
@@ -187,7 +172,8 @@ ODE_INLINE void rhs_w(ode_lanes *L, const unsigned char *mask, const double *t, 
             for (int w = 0; w < W; w++) L->st[w].nf += nf[w];
             J = S->Jst;
         }
-        for (int j = 0; j < ns; j++) jac_times(P, J, SU + (size_t)j * nw, G + (size_t)j * nw, W);
+        /* G_j = J·SU_j: J shared by the directions */
+        ode_csr_times(W, P, ns, J, 0, SU, nw, NULL, G, nw);
     }
     for (int j = 0; j < ns; j++)
         if (!rhs_batched(L, t, U, SU + (size_t)j * nw, G + (size_t)j * nw, j, W))
@@ -248,20 +234,25 @@ static int second_lane(const sv_ode_problem *P, ode_sens *S, double t, const dou
 }
 
 /* Direction j through jac_dir_batch for all lanes; 0 when there is none or
- * it failed (lane by lane decides then). */
+ * it failed (lane by lane decides then, rewriting every masked lane). With
+ * every lane masked the callback writes dJ_j and ∂g_j/∂t in place, else
+ * into scratch, so that the other lanes keep theirs for their retries. */
 static int second_batched(ode_lanes *L, const unsigned char *mask, int j)
 {
     const sv_ode_problem *P = L->P;
     ode_sens *S = L->sens;
     const int W = L->W, n = L->n, nnz = L->nnz, np = L->np;
     if (!P->d.jac_dir_batch) return 0;
+    int all = 1;
+    for (int w = 0; w < W; w++) all &= mask[w] != 0;
     const double *vp = param_dir_lanes(P, S, W, j);
-    double *dv = S->Jst, *dgt = S->dTst; /* free outside the stages */
+    double *dJ = S->dJ + (size_t)j * nnz * W, *gt = S->gt + (size_t)j * S->nw;
+    double *dv = all ? dJ : S->Jst, *dgt = all ? gt : S->dTst; /* Jst, dTst: free outside the stages */
     if (!P->d.nonautonomous) memset(dgt, 0, sizeof(double) * S->nw);
     if (P->d.jac_dir_batch(W, L->t, L->y, np ? L->p : NULL, S->S + (size_t)j * S->nw, vp, dv,
                            P->d.nonautonomous ? dgt : NULL, P->d.user))
         return 0;
-    double *dJ = S->dJ + (size_t)j * nnz * W, *gt = S->gt + (size_t)j * S->nw;
+    if (all) return 1;
     for (int w = 0; w < W; w++) {
         if (!mask[w]) continue;
         for (int e = 0; e < nnz; e++) dJ[(size_t)e * W + w] = dv[(size_t)e * W + w];

@@ -8,12 +8,13 @@
 #include "sens.h"
 
 /* The reals beyond the lanes' arrays: dJ (ns·nnz·W), Jst (nnz·W), dTst and
- * tmp (nw each), scale (ns·W), vpw (np·W), dense (ns·n), and one lane's
- * yl sl ol fl (n each), dl (n + nnz), pl and vp (np + 1 each). */
+ * tmp (nw each), mwork and atsc (ns·nw each), vpw (ns·np·W), dense (ns·n),
+ * and one lane's yl sl ol fl (n each), dl (n + nnz), pl and vp (np + 1
+ * each). */
 static size_t sens_reals(const sv_ode_problem *P, int W)
 {
     size_t n = (size_t)P->n, ns = (size_t)P->ns, nnz = (size_t)(P->nnz ? P->nnz : 1), np = (size_t)P->np + 1;
-    return (ns + 1) * nnz * W + 2 * n * W + (ns + np) * W + ns * n + 5 * n + nnz + 2 * np;
+    return (ns + 1) * nnz * W + (2 + 2 * ns) * n * W + ns * np * W + ns * n + 5 * n + nnz + 2 * np;
 }
 
 size_t ode_sens_bytes(const sv_ode_problem *P, int W)
@@ -45,8 +46,11 @@ sv_status ode_sens_create(sv_ctx *ctx, const ode_lanes *L, ode_sens **out)
     S->Jst = b, b += nnz * W;
     S->dTst = b, b += nw;
     S->tmp = b, b += nw;
-    S->scale = b, b += (size_t)S->ns * W;
-    S->vpw = b, b += np * W;
+    S->mwork = b, b += (size_t)S->ns * nw;
+    S->atsc = b, b += (size_t)S->ns * nw;
+    S->vpw = b, b += (size_t)S->ns * np * W; /* zeroed by sv_calloc: the ones below */
+    for (int j = 0; j < P->nsp; j++)
+        for (int w = 0; w < W; w++) S->vpw[((size_t)j * P->np + (size_t)P->sens_idx[j]) * W + w] = 1;
     S->dense = b, b += (size_t)S->ns * n;
     S->yl = b, b += n;
     S->sl = b, b += n;
@@ -93,7 +97,7 @@ int ode_sens_lane_start(ode_lanes *L, int w, long tr)
         double sc = 1, pk = j < P->nsp ? L->p[(size_t)P->sens_idx[j] * W + w] : 0;
         if (L->o->sens_scale) sc = L->o->sens_scale[j];
         else if (pk != 0) sc = fabs(pk);
-        S->scale[(size_t)j * W + w] = sc;
+        for (int i = 0; i < n; i++) S->atsc[(size_t)j * S->nw + (size_t)i * W + w] = L->atolv[i] / sc;
     }
     S->have_g0[w] = 0;
     return finite;
@@ -149,13 +153,13 @@ ODE_INLINE void error_w(ode_lanes *L, const double *e, const int W)
     const double rtol = L->o->rtol;
     for (int j = 0; j < S->ns; j++) {
         const double *ej = e + (size_t)j * S->nw, *sj = S->S + (size_t)j * S->nw, *nj = S->Snew + (size_t)j * S->nw;
-        const double *scale = S->scale + (size_t)j * W;
+        const double *atsc = S->atsc + (size_t)j * S->nw;
         double acc[ODE_WMAX] = {0};
         for (int i = 0; i < n; i++) {
-            const double at = L->atolv[i], wt = L->wts[i];
+            const double wt = L->wts[i];
             for (int w = 0; w < W; w++) {
                 size_t q = (size_t)i * W + w;
-                double sc = at / scale[w] + ode_max(fabs(sj[q]), fabs(nj[q])) * rtol;
+                double sc = atsc[q] + ode_max(fabs(sj[q]), fabs(nj[q])) * rtol;
                 double r = sc > 0 ? wt * ej[q] / sc : (ej[q] != 0 ? INFINITY : 0);
                 acc[w] += r * r;
             }

@@ -247,10 +247,11 @@ static void variant(emitter *e, const sv_sparse_lu *lu, const char *T, int W, co
     e->col = 30;
     for (int k = 0; k < lu->n; k++) op(e, "%d,", lu->perm[k]);
     put(e, "};\n");
-    put(e, "    for (int k = 0; k < %d; k++) LANES wk[k * W_ + w] = bv[pm[k] * W_ + w];\n   ", lu->n);
+    /* whole lanes at once: a lane loop here became a call of memcpy per row */
+    put(e, "    for (int k = 0; k < %d; k++) V(wk, k) = V_(bv, pm[k]);\n   ", lu->n);
     e->col = 3;
     for (int c = 0; c < ns; c++) op(e, "%s_s%d(b, wk);", tag, c);
-    put(e, "\n    for (int k = 0; k < %d; k++) LANES x[pm[k] * W_ + w] = wk[k * W_ + w];\n}\n", lu->n);
+    put(e, "\n    for (int k = 0; k < %d; k++) V(x, pm[k]) = V_(wk, k);\n}\n", lu->n);
     put(e, "#undef LANES\n#undef W_\n#undef V\n#undef V_\n");
     if (W > 1) put(e, "#endif\n");
     e->col = 0;

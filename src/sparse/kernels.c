@@ -150,6 +150,117 @@ SV_DEFINE_BATCH(float, 2, _f2)
 SV_DEFINE_BATCH(float, 4, _f4)
 SV_DEFINE_BATCH(float, 8, _f8)
 
+/* R ≤ 8 right-hand sides of W lanes each (vector r at b + r·nw), double
+ * only: every one takes solve_batch's operations in their order, so its
+ * result is that of its own call bit for bit; together they share each
+ * factor entry's load and their dependency chains (one per row) overlap.
+ * The partial sums are GCC/Clang vectors of W lanes (as in codegen.c) in
+ * named variables, one per right-hand side (those past R are dead code):
+ * held in an array, or passed to memcpy, GCC kept them in memory, and
+ * every chain step paid a store and a load. */
+#if defined(__GNUC__)
+/* 8-byte aligned, read and written in place (as codegen.c's kernels): no
+ * vector crosses a call, whose convention GCC warns about without AVX-512 */
+#define SV_MULTI_TYPE(W) typedef double sv_mv##W __attribute__((vector_size(8 * W), aligned(8)));
+#define SV_MV_LD(W, p) (*(const sv_mv##W *)(p))
+#define SV_MV_ST(W, p, v) (*(sv_mv##W *)(p) = (v))
+#define SV_MV_SUB_MUL(W, s, a, b) (s) -= (a) * (b)
+#define SV_MV_MUL(W, s, a) (s) *= (a)
+#define SV_MULTI_LDST(W)
+#else
+#define SV_MULTI_TYPE(W) typedef struct { double v[W]; } sv_mv##W;
+#define SV_MV_LD(W, p) sv_mv_ld##W(p)
+#define SV_MV_ST(W, p, v) sv_mv_st##W(p, v)
+#define SV_MV_SUB_MUL(W, s, a, b) for (int w_ = 0; w_ < W; w_++) (s).v[w_] -= (a).v[w_] * (b).v[w_]
+#define SV_MV_MUL(W, s, a) for (int w_ = 0; w_ < W; w_++) (s).v[w_] *= (a).v[w_]
+#define SV_MULTI_LDST(W) \
+    static inline sv_mv##W sv_mv_ld##W(const double *p) \
+    { \
+        sv_mv##W v; \
+        memcpy(&v, p, sizeof v); \
+        return v; \
+    } \
+    static inline void sv_mv_st##W(double *p, sv_mv##W v) { memcpy(p, &v, sizeof v); }
+#endif
+SV_MULTI_TYPE(1)
+SV_MULTI_TYPE(2)
+SV_MULTI_TYPE(4)
+SV_MULTI_TYPE(8)
+SV_MULTI_LDST(1)
+SV_MULTI_LDST(2)
+SV_MULTI_LDST(4)
+SV_MULTI_LDST(8)
+#define SV_EACH8(M, W) M(0, W) M(1, W) M(2, W) M(3, W) M(4, W) M(5, W) M(6, W) M(7, W)
+
+#define SV_DEFINE_MULTI(W, R, SFX)                                                                       \
+    static void solve_multi##SFX(const sv_sparse_lu *lu, const double *restrict buf, const double *b,    \
+                                 double *x, double *restrict wk, size_t nw)                              \
+    {                                                                                                    \
+        const int n = lu->n, *rp = lu->rowptr, *ci = lu->colind, *dg = lu->diag, *pm = lu->perm;        \
+        const int R_ = R, W_ = W; /* for the steps below */                                              \
+        (void)W_;                                                                                        \
+        sv_mv##W s0, s1, s2, s3, s4, s5, s6, s7, a;                                                      \
+        const double *wc;                                                                                \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int k = 0; k < n; k++)                                                                  \
+                memcpy(wk + r * nw + (size_t)k * W, b + r * nw + (size_t)pm[k] * W, sizeof(sv_mv##W));   \
+        for (int i = 0; i < n; i++) {                                                                    \
+            double *wi = wk + (size_t)i * W;                                                             \
+            SV_EACH8(SV_MV_LOAD, W)                                                                      \
+            for (int p = rp[i]; p < dg[i]; p++) {                                                        \
+                wc = wk + (size_t)ci[p] * W;                                                             \
+                a = SV_MV_LD(W, buf + (size_t)p * W);                                                    \
+                SV_EACH8(SV_MV_UPDATE, W)                                                                \
+            }                                                                                            \
+            SV_EACH8(SV_MV_STORE, W)                                                                     \
+        }                                                                                                \
+        for (int i = n - 1; i >= 0; i--) {                                                               \
+            double *wi = wk + (size_t)i * W;                                                             \
+            SV_EACH8(SV_MV_LOAD, W)                                                                      \
+            for (int p = dg[i] + 1; p < rp[i + 1]; p++) {                                                \
+                wc = wk + (size_t)ci[p] * W;                                                             \
+                a = SV_MV_LD(W, buf + (size_t)p * W);                                                    \
+                SV_EACH8(SV_MV_UPDATE, W)                                                                \
+            }                                                                                            \
+            a = SV_MV_LD(W, buf + (size_t)dg[i] * W);                                                    \
+            SV_EACH8(SV_MV_SCALE, W)                                                                     \
+            SV_EACH8(SV_MV_STORE, W)                                                                     \
+        }                                                                                                \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int k = 0; k < n; k++)                                                                  \
+                memcpy(x + r * nw + (size_t)pm[k] * W, wk + r * nw + (size_t)k * W, sizeof(sv_mv##W));   \
+    }
+/* Right-hand side r's steps inside SV_DEFINE_MULTI (R_, W_, wi, wc, a in scope). */
+#define SV_MV_LOAD(r, W) if (r < R_) s##r = SV_MV_LD(W, wi + r * nw);
+#define SV_MV_UPDATE(r, W) \
+    if (r < R_) { \
+        const sv_mv##W c_ = SV_MV_LD(W, wc + r * nw); \
+        SV_MV_SUB_MUL(W_, s##r, a, c_); \
+    }
+#define SV_MV_SCALE(r, W) if (r < R_) SV_MV_MUL(W_, s##r, a);
+#define SV_MV_STORE(r, W) if (r < R_) SV_MV_ST(W, wi + r * nw, s##r);
+#define SV_DEFINE_MULTI_W(W)                                                                             \
+    SV_DEFINE_MULTI(W, 1, _d##W##_1)                                                                     \
+    SV_DEFINE_MULTI(W, 2, _d##W##_2)                                                                     \
+    SV_DEFINE_MULTI(W, 3, _d##W##_3)                                                                     \
+    SV_DEFINE_MULTI(W, 4, _d##W##_4)                                                                     \
+    SV_DEFINE_MULTI(W, 8, _d##W##_8)                                                                     \
+    static void solve_multi_d##W(const sv_sparse_lu *lu, const double *buf, const double *b, double *x,   \
+                                 double *wk, size_t nw, int g)                                           \
+    {                                                                                                    \
+        switch (g) {                                                                                     \
+        case 1: solve_multi_d##W##_1(lu, buf, b, x, wk, nw); break;                                      \
+        case 2: solve_multi_d##W##_2(lu, buf, b, x, wk, nw); break;                                      \
+        case 3: solve_multi_d##W##_3(lu, buf, b, x, wk, nw); break;                                      \
+        case 4: solve_multi_d##W##_4(lu, buf, b, x, wk, nw); break;                                      \
+        default: solve_multi_d##W##_8(lu, buf, b, x, wk, nw); break; /* g = 8 */                         \
+        }                                                                                                \
+    }
+SV_DEFINE_MULTI_W(1)
+SV_DEFINE_MULTI_W(2)
+SV_DEFINE_MULTI_W(4)
+SV_DEFINE_MULTI_W(8)
+
 /* ---- public entry points ------------------------------------------------- */
 static int lane_index(int W)
 {
@@ -236,3 +347,35 @@ static sv_status pivot_status(const sv_sparse_lu *lu, int flag, int *info, const
 
 SV_DEFINE_ENTRIES(double, , , _d, _d)
 SV_DEFINE_ENTRIES(float, _f32, _f32, _f, _f)
+
+/* Right-hand sides per pass: 8, else 4, else what is left. Eight chains
+ * cover a subtraction's latency and, at W = 8 with AVX-512, still keep
+ * their partial sums in registers. */
+static int multi_group(int left) { return left >= 8 ? 8 : left >= 4 ? 4 : left; }
+
+sv_status sv_sparse_lu_solve_batch_multi(const sv_sparse_lu *lu, int W, int nrhs, const double *buf, const double *b,
+                                         double *x, double *work)
+{
+    int li = check_batch(lu, buf, W, "sv_sparse_lu_solve_batch_multi");
+    if (li < 0) return SV_ERR_ARG;
+    if (nrhs < 0) return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch_multi: nrhs = %d: expected ≥ 0", nrhs);
+    if (nrhs > 0 && (!b || !x || !work))
+        return sv_error(SV_ERR_ARG, "sv_sparse_lu_solve_batch_multi: b, x or work is NULL");
+    const size_t nw = (size_t)lu->n * W;
+    for (int r0 = 0, g; r0 < nrhs; r0 += g) {
+        g = multi_group(nrhs - r0);
+        const double *bg = b + (size_t)r0 * nw;
+        double *xg = x + (size_t)r0 * nw;
+        if (g == 1 && lu->kern && lu->kern->solve_batch[li]) {
+            lu->kern->solve_batch[li](buf, bg, xg, work); /* alone: straight-line code is faster */
+            continue;
+        }
+        switch (W) {
+        case 1: solve_multi_d1(lu, buf, bg, xg, work, nw, g); break;
+        case 2: solve_multi_d2(lu, buf, bg, xg, work, nw, g); break;
+        case 4: solve_multi_d4(lu, buf, bg, xg, work, nw, g); break;
+        default: solve_multi_d8(lu, buf, bg, xg, work, nw, g); break;
+        }
+    }
+    return SV_OK;
+}

@@ -62,7 +62,7 @@ int sv_sparse_find_sorted(const int *a, int lo, int end, int key);
 uint64_t sv_sparse_hash_words(uint64_t h, const int *w, long long count);
 /* Version of the code generator: part of cached object names, so that a
  * newer library never loads objects an older generator wrote. */
-#define SV_SPARSE_CODEGEN_VERSION 3
+#define SV_SPARSE_CODEGEN_VERSION 4
 #define SV_SPARSE_HASH_SEED 0xcbf29ce484222325ULL
 
 /* The options in force: a copy of *opt (NULL: the defaults) with emit = 0

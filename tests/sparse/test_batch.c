@@ -1,6 +1,7 @@
 /* Batched (slot-major, W lanes) and single-precision kernels: every lane
  * agrees bit for bit with the single-matrix kernel on that lane's matrix;
- * single precision against LAPACK's double solution. */
+ * single precision against LAPACK's double solution; several right-hand
+ * sides at once against one batched solve each. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,57 @@ static void test_batches_match_single(void **state)
     }
 }
 
+/* Several right-hand sides at once: each solution bit for bit that of its
+ * own batched solve, for every group split (1 to 11 right-hand sides), in
+ * place too; bad arguments refused. */
+static void run_multi(const sv_sparse_pattern *p, int W, sv_test_rng *rng)
+{
+    sv_sparse_lu *lu = NULL;
+    assert_int_equal(sv_sparse_lu_analyse(NULL, p, SV_SPARSE_ORDER_AMD, &lu), SV_OK);
+    const int n = sv_sparse_lu_n(lu), nnz = sv_sparse_lu_nnz(lu), maxr = 11;
+    const size_t nw = (size_t)n * W;
+    double *bb = malloc((size_t)nnz * W * sizeof *bb);
+    for (int w = 0; w < W; w++) {
+        double *v = ts_random_values(p, rng);
+        assert_int_equal(sv_sparse_lu_load_shifted_lane(lu, W, w, v, 2.0, bb), SV_OK);
+        free(v);
+    }
+    assert_int_equal(sv_sparse_lu_factor_batch(lu, W, bb, NULL), SV_OK);
+    double *rhs = malloc(maxr * nw * sizeof *rhs), *x = malloc(maxr * nw * sizeof *x);
+    double *one = malloc(maxr * nw * sizeof *one), *wk = malloc(maxr * nw * sizeof *wk);
+    for (size_t q = 0; q < maxr * nw; q++) rhs[q] = sv_test_uniform(rng) - 0.5;
+    for (int r = 0; r < maxr; r++)
+        assert_int_equal(sv_sparse_lu_solve_batch(lu, W, bb, rhs + r * nw, one + r * nw, wk), SV_OK);
+    for (int nr = 1; nr <= maxr; nr++) {
+        memset(x, 0, maxr * nw * sizeof *x);
+        assert_int_equal(sv_sparse_lu_solve_batch_multi(lu, W, nr, bb, rhs, x, wk), SV_OK);
+        assert_memory_equal(x, one, nr * nw * sizeof *x);
+        for (size_t q = nr * nw; q < maxr * nw; q++) assert_true(x[q] == 0); /* nothing beyond nrhs */
+    }
+    memcpy(x, rhs, maxr * nw * sizeof *x);
+    assert_int_equal(sv_sparse_lu_solve_batch_multi(lu, W, maxr, bb, x, x, wk), SV_OK);
+    assert_memory_equal(x, one, maxr * nw * sizeof *x);
+    assert_int_equal(sv_sparse_lu_solve_batch_multi(lu, W, 0, bb, NULL, NULL, NULL), SV_OK);
+    assert_int_equal(sv_sparse_lu_solve_batch_multi(lu, 3, 1, bb, rhs, x, wk), SV_ERR_ARG);
+    assert_int_equal(sv_sparse_lu_solve_batch_multi(lu, W, -1, bb, rhs, x, wk), SV_ERR_ARG);
+    assert_int_equal(sv_sparse_lu_solve_batch_multi(lu, W, 2, bb, rhs, x, NULL), SV_ERR_ARG);
+    free(bb), free(rhs), free(x), free(one), free(wk);
+    sv_sparse_lu_destroy(lu);
+}
+
+static void test_multi_matches_batch(void **state)
+{
+    (void)state;
+    sv_test_rng rng;
+    sv_test_rng_seed(&rng, 23);
+    sv_sparse_pattern *ps[] = {tp_pollu(), tp_brusselator2d(4), tp_random(40, 4, 6), tp_hires()};
+    const int Ws[] = {1, 2, 4, 8};
+    for (size_t x = 0; x < sizeof ps / sizeof ps[0]; x++) {
+        for (int k = 0; k < 4; k++) run_multi(ps[x], Ws[k], &rng);
+        sv_sparse_pattern_destroy(ps[x]);
+    }
+}
+
 /* A bad pivot in one lane is flagged in that lane only. */
 static void test_lane_flags(void **state)
 {
@@ -144,6 +196,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches_match_single),
+        cmocka_unit_test(test_multi_matches_batch),
         cmocka_unit_test(test_lane_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
