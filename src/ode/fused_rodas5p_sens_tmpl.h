@@ -29,11 +29,12 @@ ODE_INLINE VD FN(dir_sum)(const double *c, VD kd[8][NSF * 8], int s, int q)
  * the coupling dJ_j·k_s with the state's stage in the pattern's order
  * (sens_rodas5p.c). */
 ODE_INLINE void FN(dir_rhs)(const ode_lanes *L, VD *restrict r, const VD *restrict g, const VD *restrict gt,
-                            VD kd[8][NSF * 8], const VD *restrict ks, VD hd, VD hinv, int s, const int n)
+                            VD kd[8][NSF * 8], const VD *restrict ks, VD hd, VD hinv, int s, const int n,
+                            const int ns)
 {
     const ode_sens *S = L->sens;
     const int *rp = L->P->rowptr, *ci = L->P->colind;
-    for (int j = 0; j < S->ns; j++) {
+    for (int j = 0; j < ns; j++) {
         const int o = j * n;
         _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
             if (s > 0)
@@ -53,9 +54,10 @@ ODE_INLINE void FN(dir_rhs)(const ode_lanes *L, VD *restrict r, const VD *restri
 /* l = M⁻¹ r for every direction with the state's factor; xd: the exact
  * lanes' solves in double-double through the lane arrays rhs and err (as
  * ode_lin_solve does), a compile-time constant at each use. */
-ODE_INLINE void FN(dir_solve)(ode_lanes *L, const VD *restrict a, VD *restrict r, const int n, const int xd)
+ODE_INLINE void FN(dir_solve)(ode_lanes *L, const VD *restrict a, VD *restrict r, const int n, const int ns,
+                              const int xd)
 {
-    for (int j = 0; j < L->sens->ns; j++) {
+    for (int j = 0; j < ns; j++) {
         VD *x = r + j * n;
         if (xd)
             for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, x[i]);
@@ -107,14 +109,15 @@ static __attribute__((noinline, cold)) void FN(sens_stop_failed)(ode_lanes *L, u
  * eest = max(eest, ‖l_8j‖) over the directions, sc_i = atol_i/scale_j +
  * rtol·max(|S_i|, |S_new,i|); a component with sc_i = 0 counts only if its
  * estimate is non-zero. Idle lanes' eest is left as it is. */
-ODE_INLINE void FN(sens_error)(ode_lanes *L, const VD *restrict S0, const VD *restrict l8, const int n)
+ODE_INLINE void FN(sens_error)(ode_lanes *L, const VD *restrict S0, const VD *restrict l8, const int n,
+                               const int ns)
 {
     const ode_sens *S = L->sens;
     const VD rtol = FN(vsplat)(L->o->rtol), zero = (VD){0}, inf = FN(vsplat)(INFINITY);
     VD eest = FN(vld)(L->eest);
     VL act;
     for (int w = 0; w < FW; w++) act[w] = L->active[w] ? -1 : 0;
-    for (int j = 0; j < S->ns; j++) {
+    for (int j = 0; j < ns; j++) {
         const int o = j * n;
         const VD scale = FN(vld)(S->scale + j * FW);
         VD acc = zero;
@@ -138,10 +141,10 @@ ODE_INLINE void FN(sens_error)(ode_lanes *L, const VD *restrict S0, const VD *re
  * values (the directions' S_i beside U_i), f and the directions' g at them,
  * the right-hand sides, the state's solve and the directions' solves. */
 ODE_INLINE void FN(sens_stages)(ode_lanes *L, const VD *restrict a, const VL *bad, unsigned char *em, const int n,
-                                const int xd)
+                                const int ns, const int xd)
 {
     const ode_sens *S = L->sens;
-    const int ns = S->ns, nd = ns * n, kv = n * L->nvec; /* kv: VDs per stage in L->k */
+    const int nd = ns * n, kv = n * L->nvec; /* kv: VDs per stage in L->k */
     VD k[8][8], U[8], fv[8], y[8], dT[8], r[8];
     VD kd[8][NSF * 8], SU[NSF * 8], G[NSF * 8], S0[NSF * 8], gt[NSF * 8], rd[NSF * 8];
     VD h = FN(vld)(L->h), t = FN(vld)(L->t), tcap = FN(vld)(L->tcap), hinv = 1.0 / h;
@@ -185,8 +188,8 @@ ODE_INLINE void FN(sens_stages)(ode_lanes *L, const VD *restrict a, const VL *ba
         }
         FN(state_solve)(L, a, r, n, xd);
         for (int i = 0; i < n; i++) k[s][i] = r[i];
-        FN(dir_rhs)(L, rd, G, gt, kd, k[s], hd, hinv, s, n);
-        FN(dir_solve)(L, a, rd, n, xd);
+        FN(dir_rhs)(L, rd, G, gt, kd, k[s], hd, hinv, s, n, ns);
+        FN(dir_solve)(L, a, rd, n, ns, xd);
         for (int q = 0; q < nd; q++) kd[s][q] = rd[q];
     }
     /* y_new = U_8 + k_8, S_new = S_8 + l_8 and the state's error estimate
@@ -210,13 +213,13 @@ ODE_INLINE void FN(sens_stages)(ode_lanes *L, const VD *restrict a, const VL *ba
     for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]);
     VD ev = FN(vld)(e);
     FN(vst)(L->eest, FN(sel)(*bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
-    if (L->o->sens_errcon != SV_ODE_SENS_ERR_STATE) FN(sens_error)(L, S0, kd[7], n);
+    if (L->o->sens_errcon != SV_ODE_SENS_ERR_STATE) FN(sens_error)(L, S0, kd[7], n, ns);
 }
 
 static __attribute__((noinline, cold)) void FN(sens_stages_exact)(ode_lanes *L, const VD *restrict a,
                                                                    const VL *bad, unsigned char *em, int n)
 {
-    FN(sens_stages)(L, a, bad, em, n, 1);
+    FN(sens_stages)(L, a, bad, em, n, L->sens->ns, 1);
 }
 
 /* One attempt of every lane with sensitivities: rodas5p.c's attempt_w. */
@@ -240,8 +243,10 @@ ODE_INLINE sv_status FN(sens_attempt)(ode_lanes *L, const int n)
     }
     if (__builtin_expect(anyx, 0))
         FN(sens_stages_exact)(L, a, &bad, em, n);
+    else if (L->sens->ns == 1) /* the common case, its loops unrolled */
+        FN(sens_stages)(L, a, &bad, em, n, 1, 0);
     else
-        FN(sens_stages)(L, a, &bad, em, n, 0);
+        FN(sens_stages)(L, a, &bad, em, n, L->sens->ns, 0);
     return SV_OK;
 }
 
