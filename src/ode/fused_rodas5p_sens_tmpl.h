@@ -51,38 +51,6 @@ ODE_INLINE void FN(dir_rhs)(const ode_lanes *L, VD *restrict r, const VD *restri
     }
 }
 
-/* l = M⁻¹ r for every direction with the state's factor; xd: the exact
- * lanes' solves in double-double through the lane arrays rhs and err (as
- * ode_lin_solve does), a compile-time constant at each use. */
-ODE_INLINE void FN(dir_solve)(ode_lanes *L, const VD *restrict a, VD *restrict r, const int n, const int ns,
-                              const int xd)
-{
-    for (int j = 0; j < ns; j++) {
-        VD *x = r + j * n;
-        if (xd)
-            for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, x[i]);
-        FN(solve)(a, x, n);
-        if (xd) {
-            for (int i = 0; i < n; i++) FN(vst)(L->err + i * FW, x[i]);
-            ode_lin_solve_exact(L->lin, L->rhs, L->err);
-            for (int i = 0; i < n; i++) x[i] = FN(vld)(L->err + i * FW);
-        }
-    }
-}
-
-/* The state's stage solve, with the exact lanes' as above. */
-ODE_INLINE void FN(state_solve)(ode_lanes *L, const VD *restrict a, VD *restrict r, const int n, const int xd)
-{
-    if (xd)
-        for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, r[i]);
-    FN(solve)(a, r, n);
-    if (xd) {
-        for (int i = 0; i < n; i++) FN(vst)(L->err + i * FW, r[i]);
-        ode_lin_solve_exact(L->lin, L->rhs, L->err);
-        for (int i = 0; i < n; i++) r[i] = FN(vld)(L->err + i * FW);
-    }
-}
-
 /* Whether a lane of em failed (L->fail): the directions' callbacks report
  * only there. */
 ODE_INLINE int FN(any_failed)(const ode_lanes *L, const unsigned char *em)
@@ -186,33 +154,20 @@ ODE_INLINE void FN(sens_stages)(ode_lanes *L, const VD *restrict a, const VL *ba
         } else {
             for (int i = 0; i < n; i++) r[i] = fv[i] + hd * dT[i];
         }
-        FN(state_solve)(L, a, r, n, xd);
+        FN(stage_solve)(L, a, r, n, xd);
         for (int i = 0; i < n; i++) k[s][i] = r[i];
         FN(dir_rhs)(L, rd, G, gt, kd, k[s], hd, hinv, s, n, ns);
-        FN(dir_solve)(L, a, rd, n, ns, xd);
+        for (int j = 0; j < ns; j++) FN(stage_solve)(L, a, rd + j * n, n, xd);
         for (int q = 0; q < nd; q++) kd[s][q] = rd[q];
     }
-    /* y_new = U_8 + k_8, S_new = S_8 + l_8 and the state's error estimate
-     * (fused_rodas5p_tmpl.h's), then the directions' (sens_lanes.c) */
-    const VD rtol = FN(vsplat)(L->o->rtol);
-    VD acc = (VD){0};
-    for (int i = 0; i < n; i++) {
-        VD yn = U[i] + k[7][i];
-        FN(vst)(L->ynew + i * FW, yn);
-        VD sc = L->atolv[i] + FN(vmax)(FN(vabs)(y[i]), FN(vabs)(yn)) * rtol;
-        VD e = L->wts[i] * k[7][i] / sc;
-        acc += e * e;
-    }
+    /* y_new = U_8 + k_8 and S_new = S_8 + l_8, the state's error estimate,
+     * then the directions' (sens_lanes.c) */
+    FN(estimate)(L, y, U, k[7], bad, n);
     for (int q = 0; q < nd; q++) FN(vst)(S->Snew + q * FW, SU[q] + kd[7][q]);
     for (int s = 0; s < 8; s++) {
         for (int i = 0; i < n; i++) FN(vst)(L->k + (size_t)(s * kv + i) * FW, k[s][i]);
         for (int q = 0; q < nd; q++) FN(vst)(L->k + (size_t)(s * kv + n + q) * FW, kd[s][q]);
     }
-    double e[FW];
-    FN(vst)(e, acc / (double)n);
-    for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]);
-    VD ev = FN(vld)(e);
-    FN(vst)(L->eest, FN(sel)(*bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
     if (L->o->sens_errcon != SV_ODE_SENS_ERR_STATE) FN(sens_error)(L, S0, kd[7], n, ns);
 }
 

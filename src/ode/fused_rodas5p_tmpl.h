@@ -229,6 +229,42 @@ ODE_INLINE sv_status FN(factor_m)(ode_lanes *L, VD *restrict a, VL *bad, unsigne
     return SV_OK;
 }
 
+/* x = M⁻¹ x with the factor a; xd: the exact lanes' solve in double-double
+ * through the lane arrays rhs and err (free in this step), as
+ * ode_lin_solve does. */
+ODE_INLINE void FN(stage_solve)(ode_lanes *L, const VD *restrict a, VD *restrict x, const int n, const int xd)
+{
+    if (xd)
+        for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, x[i]);
+    FN(solve)(a, x, n);
+    if (xd) {
+        for (int i = 0; i < n; i++) FN(vst)(L->err + i * FW, x[i]);
+        ode_lin_solve_exact(L->lin, L->rhs, L->err);
+        for (int i = 0; i < n; i++) x[i] = FN(vld)(L->err + i * FW);
+    }
+}
+
+/* y_new = U_8 + k_8 into L->ynew and the error estimate k_8 in solve.c's
+ * weighted RMS into L->eest (INFINITY for a bad pivot or a non-finite norm). */
+ODE_INLINE void FN(estimate)(ode_lanes *L, const VD *restrict y, const VD *restrict U, const VD *restrict k8,
+                             const VL *bad, const int n)
+{
+    const VD rtol = FN(vsplat)(L->o->rtol);
+    VD acc = (VD){0};
+    for (int i = 0; i < n; i++) {
+        VD yn = U[i] + k8[i];
+        FN(vst)(L->ynew + i * FW, yn);
+        VD sc = L->atolv[i] + FN(vmax)(FN(vabs)(y[i]), FN(vabs)(yn)) * rtol;
+        VD e = L->wts[i] * k8[i] / sc;
+        acc += e * e;
+    }
+    double e[FW];
+    FN(vst)(e, acc / (double)n);
+    for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]); /* vectorises (no errno: module.cmake) */
+    VD ev = FN(vld)(e);
+    FN(vst)(L->eest, FN(sel)(*bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
+}
+
 /* The eight stages, y_new = U_8 + k_8 and the error estimate k_8 in
  * solve.c's weighted RMS (INFINITY for a bad pivot or a non-finite norm).
  * xd: the exact lanes' stage solves in double-double, through the lane
@@ -267,32 +303,12 @@ ODE_INLINE void FN(stages)(ode_lanes *L, const VD *restrict a, const VL *bad, un
         } else {
             for (int i = 0; i < n; i++) r[i] = f[i] + hd * dT[i];
         }
-        if (xd)
-            for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, r[i]);
-        FN(solve)(a, r, n);
-        if (xd) {
-            for (int i = 0; i < n; i++) FN(vst)(L->err + i * FW, r[i]);
-            ode_lin_solve_exact(L->lin, L->rhs, L->err);
-            for (int i = 0; i < n; i++) r[i] = FN(vld)(L->err + i * FW);
-        }
+        FN(stage_solve)(L, a, r, n, xd);
         for (int i = 0; i < n; i++) k[s][i] = r[i];
     }
-    const VD rtol = FN(vsplat)(L->o->rtol);
-    VD acc = (VD){0};
-    for (int i = 0; i < n; i++) {
-        VD yn = U[i] + k[7][i];
-        FN(vst)(L->ynew + i * FW, yn);
-        VD sc = L->atolv[i] + FN(vmax)(FN(vabs)(y[i]), FN(vabs)(yn)) * rtol;
-        VD e = L->wts[i] * k[7][i] / sc;
-        acc += e * e;
-    }
+    FN(estimate)(L, y, U, k[7], bad, n);
     for (int s = 0; s < 8; s++)
         for (int i = 0; i < n; i++) FN(vst)(L->k + (size_t)(s * n + i) * FW, k[s][i]);
-    double e[FW];
-    FN(vst)(e, acc / (double)n);
-    for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]); /* vectorises (no errno: module.cmake) */
-    VD ev = FN(vld)(e);
-    FN(vst)(L->eest, FN(sel)(*bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
 }
 
 /* The attempt with double-double lanes, out of line (n at run time: the
