@@ -8,9 +8,9 @@
  * to all three rates, and EB-50 N128 with respect to k (the initial state
  * moving with it) and to k and seven initial values.
  *
- * Ours: Rodas5P with the built-in's sensitivity callbacks: the tangent,
- * except for POLLU with eight directions, where ∂f/∂p with one Jacobian per
- * stage shared by all directions is cheaper (sens_source in the line); the
+ * Ours: Rodas5P with the built-in's sensitivity callbacks: the tangent
+ * (one call per direction and stage: cheaper than a Jacobian per stage shared
+ * by the directions, even for POLLU's eight; sens_source in the line), the
  * Jacobian derivatives from jac_dir; the sensitivities in the error
  * control (the default) and, for
  * comparison, out of it (SV_ODE_SENS_ERR_STATE: the plain solve's steps).
@@ -304,9 +304,7 @@ void bench_ode_sens(int nthreads)
         const int counts[2] = {1, 8};
         for (int q = 0; q < 2; q++) {
             C.ns = C.nsp = counts[q];
-            /* one tangent per direction and stage beats a Jacobian per stage for one
-             * direction; for eight the Jacobian shared by all of them wins */
-            C.src = q ? SV_ODE_SENS_ANALYTIC : SV_ODE_SENS_TANGENT;
+            C.src = SV_ODE_SENS_TANGENT;
             for (int j = 0; j < 8; j++) C.idx[j] = j;
             fill_s0(&C, 0);
             run_sens_case(&C, nthreads, q ? "sens_pollu_ens1000_ns8" : "sens_pollu_ens1000_ns1");

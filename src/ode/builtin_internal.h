@@ -76,6 +76,32 @@
         }                                                                                                  \
     }
 
+/* The same for the sensitivity callbacks: name##_tangent_b and
+ * name##_jac_dir_b from the always-inline bodies name##_tangent_lanes and
+ * name##_jac_dir_lanes (the solver calls them once per direction and stage
+ * or step, as often as f). */
+#define SV_ODE_SENS_BATCH_BY_LANES(name)                                                                   \
+    static int name##_tangent_b(int W, const double *t, const double *y, const double *p, const double *v, \
+                                const double *vp, double *dy, void *u)                                     \
+    {                                                                                                      \
+        switch (W) {                                                                                       \
+        case 4: return name##_tangent_lanes(4, t, y, p, v, vp, dy, u);                                     \
+        case 8: return name##_tangent_lanes(8, t, y, p, v, vp, dy, u);                                     \
+        case 16: return name##_tangent_lanes(16, t, y, p, v, vp, dy, u);                                   \
+        default: return name##_tangent_lanes(W, t, y, p, v, vp, dy, u);                                    \
+        }                                                                                                  \
+    }                                                                                                      \
+    static int name##_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v, \
+                                const double *vp, double *jv, double *ddfdt, void *u)                      \
+    {                                                                                                      \
+        switch (W) {                                                                                       \
+        case 4: return name##_jac_dir_lanes(4, t, y, p, v, vp, jv, ddfdt, u);                              \
+        case 8: return name##_jac_dir_lanes(8, t, y, p, v, vp, jv, ddfdt, u);                              \
+        case 16: return name##_jac_dir_lanes(16, t, y, p, v, vp, jv, ddfdt, u);                            \
+        default: return name##_jac_dir_lanes(W, t, y, p, v, vp, jv, ddfdt, u);                             \
+        }                                                                                                  \
+    }
+
 #define SV_ODE_LANES_INLINE static inline __attribute__((always_inline))
 
 #define SV_ODE_FILL(d, name, N, NP)   \

@@ -111,8 +111,9 @@ static int pollu_dfdp_b(int W, const double *t, const double *y, const double *p
     }
     return 0;
 }
-static int pollu_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
-                           const double *vp, double *out, void *u)
+SV_ODE_LANES_INLINE int pollu_tangent_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict out, void *u)
 {
     (void)t, (void)u;
     double dr[NR * ODE_WMAX];
@@ -131,8 +132,10 @@ static int pollu_tangent_b(int W, const double *t, const double *y, const double
     }
     return 0;
 }
-static int pollu_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v,
-                           const double *vp, double *dv, double *ddfdt, void *u)
+SV_ODE_LANES_INLINE int pollu_jac_dir_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict dv, double *ddfdt,
+                                             void *u)
 {
     (void)t, (void)ddfdt;
     const pollu *D = u;
@@ -158,6 +161,7 @@ static int pollu_jac_dir_b(int W, const double *t, const double *y, const double
         }
     return 0;
 }
+SV_ODE_SENS_BATCH_BY_LANES(pollu)
 #undef Y
 #undef V
 SV_ODE_SENS_WRAPPERS(pollu)

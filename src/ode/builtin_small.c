@@ -86,8 +86,9 @@ static int rober_dfdp_b(int W, const double *t, const double *y, const double *p
     }
     return 0;
 }
-static int rober_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
-                           const double *vp, double *dy, void *u)
+SV_ODE_LANES_INLINE int rober_tangent_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict dy, void *u)
 {
     (void)t, (void)u;
     for (int w = 0; w < W; w++) {
@@ -101,8 +102,10 @@ static int rober_tangent_b(int W, const double *t, const double *y, const double
     }
     return 0;
 }
-static int rober_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v,
-                           const double *vp, double *jv, double *ddfdt, void *u)
+SV_ODE_LANES_INLINE int rober_jac_dir_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict jv, double *ddfdt,
+                                             void *u)
 {
     (void)t, (void)ddfdt, (void)u;
     enum { N_ = 3 };
@@ -115,6 +118,7 @@ static int rober_jac_dir_b(int W, const double *t, const double *y, const double
     }
     return 0;
 }
+SV_ODE_SENS_BATCH_BY_LANES(rober)
 static int rober_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
                            const double *vp, double complex *out, void *u)
 {
@@ -198,8 +202,9 @@ static int hires_fc(double complex t, const double complex *y, const double *p, 
         OUT(6) = dr - 1.81 * V(6);                                                               \
         OUT(7) = -dr + 1.81 * V(6);                                                              \
     } while (0)
-static int hires_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
-                           const double *vp, double *dy, void *u)
+SV_ODE_LANES_INLINE int hires_tangent_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict dy, void *u)
 {
     (void)t, (void)p, (void)vp, (void)u;
     for (int w = 0; w < W; w++) HIRES_TANGENT(double, Y, V, D);
@@ -215,8 +220,10 @@ static int hires_tangent_c(double complex t, const double complex *y, const doub
     HIRES_TANGENT(double complex, YC, VC, OC);
     return 0;
 }
-static int hires_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v,
-                           const double *vp, double *jv, double *ddfdt, void *u)
+SV_ODE_LANES_INLINE int hires_jac_dir_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict jv, double *ddfdt,
+                                             void *u)
 {
     (void)t, (void)y, (void)p, (void)vp, (void)ddfdt, (void)u;
     enum { N_ = 8 };
@@ -229,6 +236,7 @@ static int hires_jac_dir_b(int W, const double *t, const double *y, const double
     }
     return 0;
 }
+SV_ODE_SENS_BATCH_BY_LANES(hires)
 
 /* ---- OREGO (no parameters) ---- */
 SV_ODE_LANES_INLINE int orego_fb_lanes(const int W, const double *t, const double *restrict y,

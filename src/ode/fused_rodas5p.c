@@ -11,9 +11,10 @@
  * singular M and lin.c's double-double factor and solves for such lanes.
  * So a trajectory's numbers do not depend on which path ran it, and the two
  * paths can be chosen per (n, W) freely: W = 4, 8 and 16 are fused, the
- * narrow lane counts of small ensembles take the general path, and so do
- * solves with sensitivities (their stages carry the directions through the
- * lane arrays: rodas5p.c, sens_rodas5p.c). */
+ * narrow lane counts of small ensembles take the general path. Solves with
+ * up to ODE_FUSED_SENS_MAX sensitivity directions take the fused step in 4
+ * and 8 lanes, its attempt carrying the directions beside the state
+ * (fused_rodas5p_sens_tmpl.h); with more, the general path. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "control.h"
 #include "dense_small.h"
 #include "driver.h"
+#include "sens.h"
 #include "tableau_rodas5p.h"
 
 /* Lane vectors are passed only to inlined functions: no calling convention
@@ -29,6 +31,10 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 static const rodas5p_tab T = ODE_RODAS5P_TABLEAU;
+
+/* The most sensitivity directions the fused attempt carries in its lane
+ * vectors (more take the general path). */
+#define ODE_FUSED_SENS_MAX 8
 
 /* Whether stage s's sum is stage s−1's with one more term 1·k_{s−1}
  * (Rodas5P's last three stages): then U_s = U_{s−1} + k_{s−1} is the same
@@ -55,22 +61,29 @@ typedef long long ode_vnl __attribute__((vector_size(8 * ODE_VNAT)));
 #define FW 4
 #define FN(x) x##_w4
 #include "fused_rodas5p_tmpl.h"
+#undef VD
+#undef VL
 #undef FN
 #undef FW
 #define FW 8
 #define FN(x) x##_w8
 #include "fused_rodas5p_tmpl.h"
+#undef VD
+#undef VL
 #undef FN
 #undef FW
 #define FW 16
 #define FN(x) x##_w16
 #include "fused_rodas5p_tmpl.h"
+#undef VD
+#undef VL
 #undef FN
 #undef FW
 
 sv_status (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
 {
-    if (!L->rodas || L->sens || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
+    if (!L->rodas || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
+    if (L->sens && (L->nvec - 1 > ODE_FUSED_SENS_MAX || L->W > 8)) return NULL;
     switch (L->W) {
     case 4: return fused_tab_w4[L->n];
     case 8: return fused_tab_w8[L->n];

@@ -4,7 +4,8 @@
  * instantiated per lane count by fused_rodas5p.c, which defines
  *   FW       lanes (4, 8 or 16)
  *   FN(x)    name mangling (x##_w4, ...)
- * The state size n is a compile-time constant at each inlined use. A
+ * and undefines VD and VL after its last include. The state size n is a
+ * compile-time constant at each inlined use. A
  * vector array `vd v[n]` has the slot-major layout of the lane arrays
  * (entry i of lane w at i·FW + w), so it is passed to f as it is. */
 
@@ -193,15 +194,12 @@ static __attribute__((noinline, cold)) sv_status FN(factor_exact)(ode_lanes *L, 
     return st;
 }
 
-/* J where needed, M = shift·I − J loaded and factored into a (bad: the
- * lanes with a zero or non-finite pivot), the numerically singular lanes
- * (anyx) factored in double-double as ode_lin_factor does, and em, the
- * lanes whose stages run: their evaluations and solves are counted here. */
-ODE_INLINE sv_status FN(factor_m)(ode_lanes *L, VD *restrict a, VL *bad, unsigned char *em, int *anyx, const int n)
+/* M = shift·I − J loaded and factored into a (bad: the lanes with a zero
+ * or non-finite pivot) and the numerically singular lanes (anyx) factored
+ * in double-double, as ode_lin_factor does. */
+ODE_INLINE sv_status FN(load_factor)(ode_lanes *L, VD *restrict a, VL *bad, int *anyx, const int n)
 {
     VD d0[8];
-    unsigned char jm[FW];
-    ode_jacobian_where_needed(L, FW, jm);
     VD shift = 1.0 / (FN(vld)(L->h) * T.gamma);
     FN(load_m)(L, shift, a, n);
     for (int i = 0; i < n; i++) d0[i] = a[i * n + i];
@@ -209,10 +207,18 @@ ODE_INLINE sv_status FN(factor_m)(ode_lanes *L, VD *restrict a, VL *bad, unsigne
     FN(vst)(L->shift, shift);
     for (int w = 0; w < FW; w++) L->bad[w] = L->active[w] && (*bad)[w];
     *anyx = 0;
-    if (FN(any_shrunk)(a, d0, n)) {
-        sv_status st = FN(factor_exact)(L, a, d0, bad, anyx, n);
-        if (st != SV_OK) return st;
-    }
+    if (FN(any_shrunk)(a, d0, n)) return FN(factor_exact)(L, a, d0, bad, anyx, n);
+    return SV_OK;
+}
+
+/* J where needed, M loaded and factored (FN(load_factor)), and em, the
+ * lanes whose stages run: their evaluations and solves are counted here. */
+ODE_INLINE sv_status FN(factor_m)(ode_lanes *L, VD *restrict a, VL *bad, unsigned char *em, int *anyx, const int n)
+{
+    unsigned char jm[FW];
+    ode_jacobian_where_needed(L, FW, jm);
+    sv_status st = FN(load_factor)(L, a, bad, anyx, n);
+    if (st != SV_OK) return st;
     for (int w = 0; w < FW; w++) {
         em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
         L->st[w].nfactor += L->active[w];
@@ -221,6 +227,42 @@ ODE_INLINE sv_status FN(factor_m)(ode_lanes *L, VD *restrict a, VL *bad, unsigne
         L->st[w].nsolve += 8 * em[w];
     }
     return SV_OK;
+}
+
+/* x = M⁻¹ x with the factor a; xd: the exact lanes' solve in double-double
+ * through the lane arrays rhs and err (free in this step), as
+ * ode_lin_solve does. */
+ODE_INLINE void FN(stage_solve)(ode_lanes *L, const VD *restrict a, VD *restrict x, const int n, const int xd)
+{
+    if (xd)
+        for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, x[i]);
+    FN(solve)(a, x, n);
+    if (xd) {
+        for (int i = 0; i < n; i++) FN(vst)(L->err + i * FW, x[i]);
+        ode_lin_solve_exact(L->lin, L->rhs, L->err);
+        for (int i = 0; i < n; i++) x[i] = FN(vld)(L->err + i * FW);
+    }
+}
+
+/* y_new = U_8 + k_8 into L->ynew and the error estimate k_8 in solve.c's
+ * weighted RMS into L->eest (INFINITY for a bad pivot or a non-finite norm). */
+ODE_INLINE void FN(estimate)(ode_lanes *L, const VD *restrict y, const VD *restrict U, const VD *restrict k8,
+                             const VL *bad, const int n)
+{
+    const VD rtol = FN(vsplat)(L->o->rtol);
+    VD acc = (VD){0};
+    for (int i = 0; i < n; i++) {
+        VD yn = U[i] + k8[i];
+        FN(vst)(L->ynew + i * FW, yn);
+        VD sc = L->atolv[i] + FN(vmax)(FN(vabs)(y[i]), FN(vabs)(yn)) * rtol;
+        VD e = L->wts[i] * k8[i] / sc;
+        acc += e * e;
+    }
+    double e[FW];
+    FN(vst)(e, acc / (double)n);
+    for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]); /* vectorises (no errno: module.cmake) */
+    VD ev = FN(vld)(e);
+    FN(vst)(L->eest, FN(sel)(*bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
 }
 
 /* The eight stages, y_new = U_8 + k_8 and the error estimate k_8 in
@@ -261,32 +303,12 @@ ODE_INLINE void FN(stages)(ode_lanes *L, const VD *restrict a, const VL *bad, un
         } else {
             for (int i = 0; i < n; i++) r[i] = f[i] + hd * dT[i];
         }
-        if (xd)
-            for (int i = 0; i < n; i++) FN(vst)(L->rhs + i * FW, r[i]);
-        FN(solve)(a, r, n);
-        if (xd) {
-            for (int i = 0; i < n; i++) FN(vst)(L->err + i * FW, r[i]);
-            ode_lin_solve_exact(L->lin, L->rhs, L->err);
-            for (int i = 0; i < n; i++) r[i] = FN(vld)(L->err + i * FW);
-        }
+        FN(stage_solve)(L, a, r, n, xd);
         for (int i = 0; i < n; i++) k[s][i] = r[i];
     }
-    const VD rtol = FN(vsplat)(L->o->rtol);
-    VD acc = (VD){0};
-    for (int i = 0; i < n; i++) {
-        VD yn = U[i] + k[7][i];
-        FN(vst)(L->ynew + i * FW, yn);
-        VD sc = L->atolv[i] + FN(vmax)(FN(vabs)(y[i]), FN(vabs)(yn)) * rtol;
-        VD e = L->wts[i] * k[7][i] / sc;
-        acc += e * e;
-    }
+    FN(estimate)(L, y, U, k[7], bad, n);
     for (int s = 0; s < 8; s++)
         for (int i = 0; i < n; i++) FN(vst)(L->k + (size_t)(s * n + i) * FW, k[s][i]);
-    double e[FW];
-    FN(vst)(e, acc / (double)n);
-    for (int w = 0; w < FW; w++) e[w] = sqrt(e[w]); /* vectorises (no errno: module.cmake) */
-    VD ev = FN(vld)(e);
-    FN(vst)(L->eest, FN(sel)(*bad | ~FN(le)(FN(vabs)(ev), FN(vsplat)(DBL_MAX)), FN(vsplat)(INFINITY), ev));
 }
 
 /* The attempt with double-double lanes, out of line (n at run time: the
@@ -297,6 +319,10 @@ static __attribute__((noinline, cold)) void FN(stages_exact)(ode_lanes *L, const
     FN(stages)(L, a, bad, em, n, 1);
 }
 
+#if FW <= 8
+#include "fused_rodas5p_sens_tmpl.h"
+#endif
+
 /* One attempt of every lane: rodas5p.c's phases. */
 ODE_INLINE sv_status FN(attempt)(ode_lanes *L, const int n)
 {
@@ -304,6 +330,9 @@ ODE_INLINE sv_status FN(attempt)(ode_lanes *L, const int n)
     VL bad;
     unsigned char em[FW];
     int anyx;
+#if FW <= 8
+    if (L->sens) return FN(sens_attempt)(L, n);
+#endif
     sv_status st = FN(factor_m)(L, a, &bad, em, &anyx, n);
     if (st != SV_OK) return st;
     if (__builtin_expect(anyx, 0))
@@ -401,6 +430,9 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
     FN(vst)(L->t, FN(sel)(took, tn, t));
     for (int i = 0; i < n; i++)
         FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));
+    if (L->sens) /* the directions' vectors follow the state's (solve.c's advance) */
+        for (int i = n; i < n * L->nvec; i++)
+            FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));
     /* rejected with a finite error */
     for (int w = 0; w < FW; w++)
         if (plain[w] && !took[w]) hp[w] = ode_ctrl_rejected_h(o, h[w], e[w]);
@@ -459,5 +491,3 @@ FUSED(8)
 
 static sv_status (*const FN(fused_tab)[9])(ode_shared *, ode_lanes *) = {
     NULL, NULL, FN(step_2), FN(step_3), FN(step_4), FN(step_5), FN(step_6), FN(step_7), FN(step_8)};
-#undef VD
-#undef VL
