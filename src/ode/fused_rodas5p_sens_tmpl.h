@@ -74,8 +74,8 @@ static __attribute__((noinline, cold)) void FN(sens_stop_failed)(ode_lanes *L, u
 }
 
 /* The directions' error norms (sens_lanes.c's, the same operations):
- * eest = max(eest, ‖l_8j‖) over the directions, sc_i = atol_i/scale_j +
- * rtol·max(|S_i|, |S_new,i|); a component with sc_i = 0 counts only if its
+ * eest = max(eest, ‖l_8j‖) over the directions, sc_i = atol_i/scale_j (the
+ * lane's atsc) + rtol·max(|S_i|, |S_new,i|); a component with sc_i = 0 counts only if its
  * estimate is non-zero. Idle lanes' eest is left as it is. */
 ODE_INLINE void FN(sens_error)(ode_lanes *L, const VD *restrict S0, const VD *restrict l8, const int n,
                                const int ns)
@@ -87,11 +87,10 @@ ODE_INLINE void FN(sens_error)(ode_lanes *L, const VD *restrict S0, const VD *re
     for (int w = 0; w < FW; w++) act[w] = L->active[w] ? -1 : 0;
     for (int j = 0; j < ns; j++) {
         const int o = j * n;
-        const VD scale = FN(vld)(S->scale + j * FW);
         VD acc = zero;
         for (int i = 0; i < n; i++) {
             VD sn = FN(vld)(S->Snew + (o + i) * FW), ei = l8[o + i];
-            VD sc = L->atolv[i] / scale + FN(vmax)(FN(vabs)(S0[o + i]), FN(vabs)(sn)) * rtol;
+            VD sc = FN(vld)(S->atsc + (o + i) * FW) + FN(vmax)(FN(vabs)(S0[o + i]), FN(vabs)(sn)) * rtol;
             VD r = FN(sel)(FN(lt)(zero, sc), L->wts[i] * ei / sc, FN(sel)(FN(eq)(ei, zero), zero, inf));
             acc += r * r;
         }
