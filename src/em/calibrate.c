@@ -225,8 +225,8 @@ static sv_status extract(const double complex *y1, const double complex *y2, dou
 #define CAL_CONDITIONED 1e-4
 #define CAL_EXTRA 2
 
-/* The box at f from the one at fref (lumped there): E_ref =
- * [a b; c d] with b = Zs, c = Yp; Im Zs and Yp scale with f/f_ref (a
+/* The box at f from the one at fref (lumped there), ref: E = [a b; c d]
+ * with b = Zs, c = Yp, then Zc and γ; Im Zs and Yp scale with f/f_ref (a
  * series inductance and a shunt capacitance with their losses), Re Zs is
  * kept, a and d (the residual ideal transformer) are kept, det renormalised
  * to 1. γ from the line's Z' (its resistance kept, its reactance scaled) and
@@ -240,7 +240,6 @@ static void lumped_box(const double complex ref[6], double fref, double f, doubl
     box[1] = b / det;
     box[2] = c / det;
     box[3] = d / det;
-    box[4] = ref[4];
     double complex zl = ref[4] * ref[5], yl = ref[5] / ref[4]; /* Z', Y' at f_ref */
     double complex g = csqrt((creal(zl) + I * cimag(zl) * r) * yl * r);
     box[5] = cimag(g) < 0 ? -g : g;

@@ -2,11 +2,11 @@
  * equations) for FW ≤ 8 lanes and at most ODE_FUSED_SENS_MAX directions,
  * included by fused_rodas5p_tmpl.h before its attempt (which hands lanes
  * with sensitivities to this one), with its lane vectors, factor and
- * solves. The state's and the
- * directions' stage vectors live in lane-vector arrays here; the callbacks
- * (f, the directions' g, the Jacobian's derivatives) are the general path's
- * own functions, called on these arrays, which are slot-major like the lane
- * arrays (direction j's vector at j·n).
+ * solves. The state's and the directions' stage vectors live in lane-vector
+ * arrays here; the callbacks (f, the directions' g, the Jacobian's
+ * derivatives) are the general path's own functions, called on these
+ * arrays, which are slot-major like the lane arrays (direction j's vector
+ * at j·n).
  *
  * Every lane performs the general attempt's operations (rodas5p.c with
  * sens_rodas5p.c) in the same order, so results do not depend on the path.
@@ -75,8 +75,9 @@ static __attribute__((noinline, cold)) void FN(sens_stop_failed)(ode_lanes *L, u
 
 /* The directions' error norms (sens_lanes.c's, the same operations):
  * eest = max(eest, ‖l_8j‖) over the directions, sc_i = atol_i/scale_j (the
- * lane's atsc) + rtol·max(|S_i|, |S_new,i|); a component with sc_i = 0 counts only if its
- * estimate is non-zero. Idle lanes' eest is left as it is. */
+ * lane's atsc) + rtol·max(|S_i|, |S_new,i|); a component with sc_i = 0
+ * counts only if its estimate is non-zero. Idle lanes' eest is left as it
+ * is. */
 ODE_INLINE void FN(sens_error)(ode_lanes *L, const VD *restrict S0, const VD *restrict l8, const int n,
                                const int ns)
 {
