@@ -60,19 +60,6 @@ ODE_INLINE int FN(any_failed)(const ode_lanes *L, const unsigned char *em)
     return any;
 }
 
-/* Lanes whose f or g refused or failed at stage s take no further stages
- * (rodas5p.c's rule): they leave em, and the evaluations and solves counted
- * ahead for the stages they skip are taken back. Rare. */
-static __attribute__((noinline, cold)) void FN(sens_stop_failed)(ode_lanes *L, unsigned char *em, int s)
-{
-    for (int w = 0; w < FW; w++)
-        if (em[w] && L->fail[w]) {
-            em[w] = 0;
-            L->st[w].nf -= 7 - s;
-            L->st[w].nsolve -= (long)(8 - s) * L->nvec;
-        }
-}
-
 /* The directions' error norms (sens_lanes.c's, the same operations):
  * eest = max(eest, ‖l_8j‖) over the directions, sc_i = atol_i/scale_j (the
  * lane's atsc) + rtol·max(|S_i|, |S_new,i|); a component with sc_i = 0
@@ -127,33 +114,26 @@ ODE_INLINE void FN(sens_stages)(ode_lanes *L, const VD *restrict a, const VL *ba
     }
     _Pragma("GCC unroll 8") for (int s = 0; s < 8; s++) {
         if (s > 0) {
-            if (extends_previous(s)) {
-                for (int i = 0; i < n; i++) U[i] = U[i] + k[s - 1][i];
+            FN(stage_values)(U, y, k, s, n);
+            if (extends_previous(s)) /* the directions' as the state's */
                 for (int q = 0; q < nd; q++) SU[q] = SU[q] + kd[s - 1][q];
-            } else {
-                FN(stage_sum)(U, y, T.a[s], k, s, n);
+            else
                 for (int q = 0; q < nd; q++) {
                     VD acc = S0[q];
                     for (int m = 0; m < s; m++) acc = acc + T.a[s][m] * kd[m][q];
                     SU[q] = acc;
                 }
-            }
             FN(vst)(ts, FN(vmin)(t + T.c[s] * h, tcap));
             int failed = ode_eval_f(L->P, FW, em, ts, (const double *)U, L->p, (double *)fv, L->fail, L->scratch);
-            if (__builtin_expect(failed, 0)) FN(sens_stop_failed)(L, em, s);
+            if (__builtin_expect(failed, 0)) FN(stop_failed)(L, em, s);
             ode_sens_rhs(L, em, ts, (const double *)U, (const double *)fv, NULL, (const double *)SU, (double *)G);
-            if (__builtin_expect(FN(any_failed)(L, em), 0)) FN(sens_stop_failed)(L, em, s);
+            if (__builtin_expect(FN(any_failed)(L, em), 0)) FN(stop_failed)(L, em, s);
         } else {
             for (int i = 0; i < n; i++) fv[i] = FN(vld)(L->f0 + i * FW);
             for (int q = 0; q < nd; q++) G[q] = FN(vld)(S->G0 + q * FW);
         }
         VD hd = h * T.d[s];
-        if (s > 0) {
-            FN(stage_sum)(r, NULL, T.C[s], k, s, n);
-            for (int i = 0; i < n; i++) r[i] = fv[i] + hd * dT[i] + hinv * r[i];
-        } else {
-            for (int i = 0; i < n; i++) r[i] = fv[i] + hd * dT[i];
-        }
+        FN(stage_rhs)(r, fv, dT, k, hd, hinv, s, n);
         FN(stage_solve)(L, a, r, n, xd);
         for (int i = 0; i < n; i++) k[s][i] = r[i];
         FN(dir_rhs)(L, rd, G, gt, kd, k[s], hd, hinv, s, n, ns);
@@ -189,13 +169,7 @@ ODE_INLINE sv_status FN(sens_attempt)(ode_lanes *L, const int n)
     ode_sens_rodas5p_prepare(L, jm);
     sv_status st = FN(load_factor)(L, a, &bad, &anyx, n);
     if (st != SV_OK) return st;
-    for (int w = 0; w < FW; w++) {
-        em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
-        L->st[w].nfactor += L->active[w];
-        /* counted ahead; FN(sens_stop_failed) takes back a lane's skipped stages */
-        L->st[w].nf += 7 * em[w];
-        L->st[w].nsolve += 8L * L->nvec * em[w];
-    }
+    FN(count_ahead)(L, em);
     if (__builtin_expect(anyx, 0))
         FN(sens_stages_exact)(L, a, &bad, em, n);
     else if (L->sens->ns == 1) /* the common case, its loops unrolled */

@@ -164,17 +164,55 @@ ODE_INLINE void FN(stage_sum)(VD *restrict out, const VD *restrict base, const d
     }
 }
 
-/* Lanes whose f refused or failed at stage s take no further stages (the
- * general attempt's rule): they leave em, and the evaluations and solves
- * counted ahead for the stages they skip are taken back. Rare. */
+/* Lanes whose f (or a direction's g) refused or failed at stage s take no
+ * further stages (the general attempt's rule): they leave em, and the
+ * evaluations and solves FN(count_ahead) counted for the stages they skip
+ * are taken back. Rare. */
 static __attribute__((noinline, cold)) void FN(stop_failed)(ode_lanes *L, unsigned char *em, int s)
 {
     for (int w = 0; w < FW; w++)
         if (em[w] && L->fail[w]) {
             em[w] = 0;
             L->st[w].nf -= 7 - s;
-            L->st[w].nsolve -= 8 - s;
+            L->st[w].nsolve -= (long)(8 - s) * L->nvec;
         }
+}
+
+/* em, the lanes whose stages run (active, good pivots, no failed
+ * callback), with their factorisation counted and their seven evaluations
+ * and eight solves per vector (the state and each direction) counted
+ * ahead; FN(stop_failed) takes back a lane's skipped stages. */
+ODE_INLINE void FN(count_ahead)(ode_lanes *L, unsigned char *em)
+{
+    for (int w = 0; w < FW; w++) {
+        em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
+        L->st[w].nfactor += L->active[w];
+        L->st[w].nf += 7 * em[w];
+        L->st[w].nsolve += 8L * L->nvec * em[w];
+    }
+}
+
+/* The state's stage values U_s (s > 0) = y + Σ_{j<s} a_sj k_j, or, where
+ * stage s's sum extends stage s−1's, U_{s−1} + k_{s−1}: the same sum, its
+ * last term 1·k. */
+ODE_INLINE void FN(stage_values)(VD *restrict U, const VD *restrict y, VD k[8][8], int s, const int n)
+{
+    if (extends_previous(s))
+        for (int i = 0; i < n; i++) U[i] = U[i] + k[s - 1][i];
+    else
+        FN(stage_sum)(U, y, T.a[s], k, s, n);
+}
+
+/* The state's stage right-hand side r = f + h d_s f_t + (1/h) Σ_j C_sj k_j. */
+ODE_INLINE void FN(stage_rhs)(VD *restrict r, const VD *restrict f, const VD *restrict dT, VD k[8][8], VD hd,
+                              VD hinv, int s, const int n)
+{
+    if (s > 0) {
+        FN(stage_sum)(r, NULL, T.C[s], k, s, n);
+        for (int i = 0; i < n; i++) r[i] = f[i] + hd * dT[i] + hinv * r[i];
+    } else {
+        for (int i = 0; i < n; i++) r[i] = f[i] + hd * dT[i];
+    }
 }
 
 /* The numerically singular lanes' double-double factors (ode_lin_factor's
@@ -212,21 +250,14 @@ ODE_INLINE sv_status FN(load_factor)(ode_lanes *L, VD *restrict a, VL *bad, int 
 }
 
 /* J where needed, M loaded and factored (FN(load_factor)), and em, the
- * lanes whose stages run: their evaluations and solves are counted here. */
+ * lanes whose stages run (FN(count_ahead)). */
 ODE_INLINE sv_status FN(factor_m)(ode_lanes *L, VD *restrict a, VL *bad, unsigned char *em, int *anyx, const int n)
 {
     unsigned char jm[FW];
     ode_jacobian_where_needed(L, FW, jm);
     sv_status st = FN(load_factor)(L, a, bad, anyx, n);
-    if (st != SV_OK) return st;
-    for (int w = 0; w < FW; w++) {
-        em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
-        L->st[w].nfactor += L->active[w];
-        /* counted ahead; FN(stop_failed) takes back a lane's skipped stages */
-        L->st[w].nf += 7 * em[w];
-        L->st[w].nsolve += 8 * em[w];
-    }
-    return SV_OK;
+    if (st == SV_OK) FN(count_ahead)(L, em);
+    return st;
 }
 
 /* x = M⁻¹ x with the factor a; xd: the exact lanes' solve in double-double
@@ -280,14 +311,8 @@ ODE_INLINE void FN(stages)(ode_lanes *L, const VD *restrict a, const VL *bad, un
         dT[i] = FN(vld)(L->dT + i * FW);
     }
     _Pragma("GCC unroll 8") for (int s = 0; s < 8; s++) {
-        const VD *f = fv;
-        if (s > 0 && extends_previous(s)) {
-            /* U_s = U_{s−1} + k_{s−1}: the same sum, its last term 1·k */
-            for (int i = 0; i < n; i++) U[i] = U[i] + k[s - 1][i];
-        } else if (s > 0) {
-            FN(stage_sum)(U, y, T.a[s], k, s, n);
-        }
         if (s > 0) {
+            FN(stage_values)(U, y, k, s, n);
             VD ts = FN(vmin)(t + T.c[s] * h, tcap);
             if (__builtin_expect(ode_eval_f(L->P, FW, em, (const double *)&ts, (const double *)U, L->p,
                                             (double *)fv, L->fail, L->scratch), 0))
@@ -295,14 +320,8 @@ ODE_INLINE void FN(stages)(ode_lanes *L, const VD *restrict a, const VL *bad, un
         } else {
             for (int i = 0; i < n; i++) fv[i] = FN(vld)(L->f0 + i * FW);
         }
-        /* rhs = f + h d_s f_t + (1/h) Σ_j C_sj k_j */
-        VD hd = h * T.d[s], r[8];
-        if (s > 0) {
-            FN(stage_sum)(r, NULL, T.C[s], k, s, n);
-            for (int i = 0; i < n; i++) r[i] = f[i] + hd * dT[i] + hinv * r[i];
-        } else {
-            for (int i = 0; i < n; i++) r[i] = f[i] + hd * dT[i];
-        }
+        VD r[8];
+        FN(stage_rhs)(r, fv, dT, k, h * T.d[s], hinv, s, n);
         FN(stage_solve)(L, a, r, n, xd);
         for (int i = 0; i < n; i++) k[s][i] = r[i];
     }
