@@ -172,6 +172,21 @@ static void eb_f_cplx(const eb50 *E, double complex tau, const double complex *y
         }                                                                                            \
     } while (0)
 
+/* The pattern values of a linear map LIN (EB_LIN: J, EB_LIN_DK: ∂J/∂k)
+ * over WC lanes, one seed per colour: entry (i, j) of colour c takes row i
+ * of LIN·seed_c. */
+#define EB_BY_COLOUR(V, WC, LIN, E, bg, k, vals)                                                        \
+    do {                                                                                                \
+        V seed_[NV], col_[NV];                                                                          \
+        for (int c = 0; c < (E)->ncol; c++) {                                                           \
+            for (int j = 0; j < NV; j++) seed_[j] = (V){0} + ((E)->color[j] == c);                      \
+            LIN(V, bg, seed_, k, col_);                                                                 \
+            for (int i = 0; i < NV; i++)                                                                \
+                for (int e = (E)->rowptr[i]; e < (E)->rowptr[i + 1]; e++)                               \
+                    if ((E)->color[(E)->colind[e]] == c) memcpy((vals) + (size_t)e * (WC), &col_[i], sizeof(V)); \
+        }                                                                                               \
+    } while (0)
+
 /* f and the Jacobian's seed evaluations over WC lanes at once (V, BGV: the
  * lane vector and background types); slot-major arrays are arrays of V. */
 #define EB_LANES(V, BGV, WC)                                                                            \
@@ -188,17 +203,10 @@ static void eb_f_cplx(const eb50 *E, double complex tau, const double complex *y
     static void eb_jvals_##WC(const eb50 *E, const double *t, const double *p, double *jv)              \
     {                                                                                                   \
         BGV bg;                                                                                         \
-        V seed[NV], col[NV], k;                                                                         \
+        V k;                                                                                            \
         EB_BG_LANES(BGV, WC, E, t, bg);                                                                 \
         memcpy(&k, p, sizeof k);                                                                        \
-        for (int c = 0; c < E->ncol; c++) {                                                             \
-            for (int j = 0; j < NV; j++) seed[j] = (V){0} + (E->color[j] == c);                         \
-            EB_LIN(V, bg, seed, k, col);                                                                \
-            /* entry (i, j) of colour c takes row i of J·seed_c */                                     \
-            for (int i = 0; i < NV; i++)                                                                \
-                for (int e = E->rowptr[i]; e < E->rowptr[i + 1]; e++)                                   \
-                    if (E->color[E->colind[e]] == c) memcpy(jv + (size_t)e * (WC), &col[i], sizeof(V)); \
-        }                                                                                               \
+        EB_BY_COLOUR(V, WC, EB_LIN, E, bg, k, jv);                                                      \
     }
 EB_LANES(eb_v4, bg_v4, 4)
 EB_LANES(eb_v8, bg_v8, 8)
@@ -371,23 +379,12 @@ static int eb_jac_dir(double t, const double *y, const double *p, const double *
     static void eb_djdk_##WC(const eb50 *E, const double *t, const double *p, const double *vp, double *dv) \
     {                                                                                                   \
         BGV bg;                                                                                         \
-        V seed[NV], col[NV], k, vk;                                                                     \
+        V k;                                                                                            \
         EB_BG_LANES(BGV, WC, E, t, bg);                                                                 \
         memcpy(&k, p, sizeof k);                                                                        \
-        memcpy(&vk, vp, sizeof vk);                                                                     \
-        for (int c = 0; c < E->ncol; c++) {                                                             \
-            for (int j = 0; j < NV; j++) seed[j] = (V){0} + (E->color[j] == c);                         \
-            EB_LIN_DK(V, bg, seed, k, col);                                                             \
-            for (int i = 0; i < NV; i++)                                                                \
-                for (int e = E->rowptr[i]; e < E->rowptr[i + 1]; e++)                                   \
-                    if (E->color[E->colind[e]] == c) memcpy(dv + (size_t)e * (WC), &col[i], sizeof(V)); \
-        }                                                                                               \
-        for (int e = 0; e < E->rowptr[NV]; e++) {                                                       \
-            V x;                                                                                        \
-            memcpy(&x, dv + (size_t)e * (WC), sizeof x);                                                \
-            x *= vk;                                                                                    \
-            memcpy(dv + (size_t)e * (WC), &x, sizeof x);                                                \
-        }                                                                                               \
+        EB_BY_COLOUR(V, WC, EB_LIN_DK, E, bg, k, dv);                                                   \
+        for (int e = 0; e < E->rowptr[NV]; e++)                                                         \
+            for (int w = 0; w < (WC); w++) dv[(size_t)e * (WC) + w] *= vp[w];                            \
     }
 EB_DJDK_LANES(eb_v4, bg_v4, 4)
 EB_DJDK_LANES(eb_v8, bg_v8, 8)
