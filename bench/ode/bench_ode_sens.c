@@ -45,7 +45,6 @@
 typedef struct scase {
     ens E;
     int sparse;
-    sv_ode_sens_source src; /* the cheaper exact source for this nsens (measured) */
     int ns, nsp;       /* directions; the first nsp are parameters */
     int idx[8];        /* parameter or initial-value index of each direction */
     double *s0;        /* ntraj·n·ns initial sensitivities */
@@ -196,7 +195,7 @@ static void run_sens_case(scase *C, int nthreads, const char *label)
     for (int j = 0; j < C->nsp; j++) sp[j] = C->idx[j];
     for (int j = C->nsp; j < ns; j++) sy[j - C->nsp] = C->idx[j];
     sv_ode_problem_desc d = E->b->prob->d;
-    d.sens_source = C->src;
+    d.sens_source = SV_ODE_SENS_TANGENT;
     sv_ode_problem *P0 = NULL, *P = NULL;
     if (sv_ode_problem_create(NULL, &d, &P0) != SV_OK ||
         sv_ode_problem_with_sens(NULL, P0, C->nsp, sp, ns - C->nsp, sy, &P) != SV_OK) {
@@ -241,7 +240,7 @@ static void run_sens_case(scase *C, int nthreads, const char *label)
                     anc * N / na);
     bench_json_num(&j, "anchor_measured_s", anc);
     bench_json_int(&j, "nsens", ns);
-    bench_json_str(&j, "sens_source", C->src == SV_ODE_SENS_TANGENT ? "tangent" : "analytic");
+    bench_json_str(&j, "sens_source", "tangent");
     bench_json_num(&j, "plain_s", plain);
     bench_json_num(&j, "cost_vs_plain", ours / plain);
     bench_json_num(&j, "state_errcon_s", state);
@@ -285,6 +284,24 @@ static void fill_s0(scase *C, int is_eb)
     }
 }
 
+/* One case: its initial sensitivities, the run, their release. */
+static void run_with_s0(scase *C, int nthreads, int is_eb, const char *label)
+{
+    fill_s0(C, is_eb);
+    run_sens_case(C, nthreads, label);
+    free(C->s0);
+}
+
+/* The cases with respect to the first counts[q] parameters. */
+static void run_rate_cases(scase *C, int nthreads, const int counts[2], const char *const labels[2])
+{
+    for (int q = 0; q < 2; q++) {
+        C->ns = C->nsp = counts[q];
+        for (int j = 0; j < C->ns; j++) C->idx[j] = j;
+        run_with_s0(C, nthreads, 0, labels[q]);
+    }
+}
+
 void bench_ode_sens(int nthreads)
 {
     unsigned long long rs = 12345;
@@ -301,15 +318,8 @@ void bench_ode_sens(int nthreads)
         C.E.p = malloc(sizeof(double) * 25 * C.E.ntraj);
         for (int t = 0; t < C.E.ntraj; t++)
             for (int k = 0; k < 25; k++) C.E.p[25 * t + k] = C.E.b->params[k] * (1 + 0.1 * URAND());
-        const int counts[2] = {1, 8};
-        for (int q = 0; q < 2; q++) {
-            C.ns = C.nsp = counts[q];
-            C.src = SV_ODE_SENS_TANGENT;
-            for (int j = 0; j < 8; j++) C.idx[j] = j;
-            fill_s0(&C, 0);
-            run_sens_case(&C, nthreads, q ? "sens_pollu_ens1000_ns8" : "sens_pollu_ens1000_ns1");
-            free(C.s0);
-        }
+        run_rate_cases(&C, nthreads, (const int[2]){1, 8},
+                       (const char *const[2]){"sens_pollu_ens1000_ns1", "sens_pollu_ens1000_ns8"});
         free(C.E.p);
         sv_ode_builtin_destroy(C.E.b);
     }
@@ -325,15 +335,8 @@ void bench_ode_sens(int nthreads)
         const double base[3] = {0.04, 1e4, 3e7};
         for (int t = 0; t < C.E.ntraj; t++)
             for (int k = 0; k < 3; k++) C.E.p[3 * t + k] = base[k] * (1 + 0.1 * URAND());
-        const int counts[2] = {1, 3};
-        for (int q = 0; q < 2; q++) {
-            C.ns = C.nsp = counts[q];
-            C.src = SV_ODE_SENS_TANGENT;
-            for (int j = 0; j < 3; j++) C.idx[j] = j;
-            fill_s0(&C, 0);
-            run_sens_case(&C, nthreads, q ? "sens_rober_ens10000_ns3" : "sens_rober_ens10000_ns1");
-            free(C.s0);
-        }
+        run_rate_cases(&C, nthreads, (const int[2]){1, 3},
+                       (const char *const[2]){"sens_rober_ens10000_ns1", "sens_rober_ens10000_ns3"});
         free(C.E.p);
         sv_ode_builtin_destroy(C.E.b);
     }
@@ -359,12 +362,9 @@ void bench_ode_sens(int nthreads)
         for (int q = 0; q < 2; q++) {
             C.ns = counts[q];
             C.nsp = 1;
-            C.src = SV_ODE_SENS_TANGENT;
             C.idx[0] = 0;
             for (int j = 1; j < C.ns; j++) C.idx[j] = y0idx[j - 1];
-            fill_s0(&C, 1);
-            run_sens_case(&C, nthreads, q ? "sens_eb50_n128_ns8" : "sens_eb50_n128_ns1");
-            free(C.s0);
+            run_with_s0(&C, nthreads, 1, q ? "sens_eb50_n128_ns8" : "sens_eb50_n128_ns1");
         }
         free(C.E.p), free(C.E.y0);
         sv_ode_builtin_destroy(C.E.b);
