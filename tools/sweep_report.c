@@ -94,7 +94,10 @@ void sweep_print_summary(const sweep_job *j)
     const sv_sweep_result *res = j->res;
     char b1[32], b2[32], b3[32];
     printf("solvent sweep %s\n", a->project);
-    printf("  model        %d unknowns, %d ports, %s, %d terms%s,%s %s ports\n", j->n, j->p,
+    int k = sv_em_project_subdivide(j->prj);
+    char mesh[48] = "";
+    if (k > 1) snprintf(mesh, sizeof mesh, " (grid cells split %d x %d)", k, k);
+    printf("  model        %d unknowns%s, %d ports, %s, %d terms%s,%s %s ports\n", j->n, mesh, j->p,
            j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)),
            sv_em_affine_radiates(j->model) ? " (radiation on)" : "",
            sv_em_model_edge_profiled(j->em) ? " edge profile on one-cell strips," : "", j->cal ? "calibrated" : "raw edge");

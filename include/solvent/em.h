@@ -82,7 +82,10 @@ typedef struct sv_em_sweep {
 } sv_em_sweep;
 
 void sv_em_project_stackup(const sv_em_project *p, sv_em_stackup *out);
+/* The mesh's grid: the file's grid with each cell split into k × k
+ * (k = sv_em_project_subdivide, grid.subdivide in the file). */
 void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out);
+int sv_em_project_subdivide(const sv_em_project *p);
 void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out);
 int sv_em_project_ports(const sv_em_project *p);
 /* The CSV file the pixel map was read from ("pixels": {"csv": ...}, its
@@ -90,7 +93,8 @@ int sv_em_project_ports(const sv_em_project *p);
 const char *sv_em_project_pixels_file(const sv_em_project *p);
 const char *sv_em_project_port_name(const sv_em_project *p, int k);
 double sv_em_project_port_z0(const sv_em_project *p, int k);
-/* 1 if cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny, j = 0 the bottom row) is metal. */
+/* 1 if mesh cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny of sv_em_project_grid,
+ * j = 0 the bottom row) is metal. */
 int sv_em_project_metal(const sv_em_project *p, int i, int j);
 
 /* The band to sweep: each field of `given` (may be NULL) that is > 0 —

@@ -35,6 +35,7 @@ struct sv_em_project {
     int radiation;          /* 1: radiation terms in the affine model (default) */
     int edge_profile;       /* 1: strips one cell wide carry the edge-singular profile (default) */
     char *pixels_file;      /* the CSV pixel map read, or NULL */
+    int subdivide;          /* mesh cells per drawing-grid cell along each axis (grid.subdivide; 0, 1: none) */
 };
 
 /* One unknown: an x- or y-directed rooftop, or a port half rooftop. */

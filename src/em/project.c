@@ -216,13 +216,15 @@ static sv_status read_stackup(const reader *r, const cJSON *root, sv_em_stackup 
     return SV_OK;
 }
 
-static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g)
+#define SUBDIVIDE_MAX 16 /* mesh cells per grid cell along each axis */
+
+static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g, int *subdivide)
 {
     sv_status s;
     const cJSON *gr = cJSON_GetObjectItemCaseSensitive(root, "grid");
     if (!gr) return bad(r, "grid", NULL, "required field is missing");
     if ((s = need_object(r, gr, "grid"))) return s;
-    static const char *const k[] = {"dx", "dy", "nx", "ny", "origin", NULL};
+    static const char *const k[] = {"dx", "dy", "nx", "ny", "origin", "subdivide", NULL};
     if ((s = check_keys(r, gr, "grid", k))) return s;
     if ((s = get_length(r, gr, "dx", "grid.dx", 1, LENGTH_MIN_M, LENGTH_MAX_M, &g->dx))) return s;
     if ((s = get_length(r, gr, "dy", "grid.dy", 1, LENGTH_MIN_M, LENGTH_MAX_M, &g->dy))) return s;
@@ -232,6 +234,15 @@ static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g)
         char v[64];
         snprintf(v, sizeof v, "%d x %d", g->nx, g->ny);
         return perr(r, "grid.nx x grid.ny", "expected at most 1e8 cells", v);
+    }
+    *subdivide = 1;
+    if (cJSON_GetObjectItemCaseSensitive(gr, "subdivide") &&
+        (s = get_int(r, gr, "subdivide", "grid.subdivide", 1, SUBDIVIDE_MAX, subdivide)))
+        return s;
+    if ((double)g->nx * g->ny * *subdivide * *subdivide > 1e8) {
+        char v[96];
+        snprintf(v, sizeof v, "%d x %d cells subdivided %d x %d", g->nx, g->ny, *subdivide, *subdivide);
+        return perr(r, "grid.subdivide", "expected at most 1e8 mesh cells", v);
     }
     g->x0 = g->y0 = 0;
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(gr, "origin");
@@ -597,6 +608,27 @@ static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project 
     return SV_OK;
 }
 
+/* The drawing is on the grid; the mesh splits each grid cell into k × k
+ * cells of the same metal (grid.subdivide), so ports snap to mesh lines. */
+static sv_status subdivide_mesh(sv_em_project *p)
+{
+    int k = p->subdivide;
+    if (k <= 1) return SV_OK;
+    sv_em_grid *g = &p->grid;
+    int nx = g->nx * k, ny = g->ny * k;
+    unsigned char *fine = sv_alloc(p->ctx, (size_t)nx * ny, "project metal map (subdivided)");
+    if (!fine) return sv_last_status();
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++) fine[i + (size_t)nx * j] = p->metal[i / k + (size_t)g->nx * (j / k)];
+    sv_free(p->ctx, p->metal);
+    p->metal = fine;
+    g->nx = nx;
+    g->ny = ny;
+    g->dx /= k;
+    g->dy /= k;
+    return SV_OK;
+}
+
 static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
 {
     sv_status s;
@@ -609,7 +641,7 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     if ((s = read_units(r, root))) return s;
     if ((s = read_stackup(r, root, &p->st))) return s;
     if ((s = read_effects(r, root, p))) return s;
-    if ((s = read_grid(r, root, &p->grid))) return s;
+    if ((s = read_grid(r, root, &p->grid, &p->subdivide))) return s;
     p->metal = sv_calloc(p->ctx, (size_t)p->grid.nx * p->grid.ny, 1, "project metal map");
     if (!p->metal) return sv_last_status();
     if (!cJSON_GetObjectItemCaseSensitive(root, "pixels") && !cJSON_GetObjectItemCaseSensitive(root, "rectangles"))
@@ -619,6 +651,7 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     size_t nm = 0;
     for (size_t q = 0; q < (size_t)p->grid.nx * p->grid.ny; q++) nm += p->metal[q];
     if (nm == 0) return perr(r, "pixels/rectangles", "no metal cell: expected at least one", NULL);
+    if ((s = subdivide_mesh(p))) return s;
     if ((s = read_ports(r, root, p))) return s;
     if ((s = read_sweep(r, root, &p->sweep))) return s;
     return SV_OK;
@@ -723,6 +756,7 @@ void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out) { *out = p->gri
 void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out) { *out = p->sweep; }
 int sv_em_project_ports(const sv_em_project *p) { return p ? p->nports : 0; }
 const char *sv_em_project_pixels_file(const sv_em_project *p) { return p ? p->pixels_file : NULL; }
+int sv_em_project_subdivide(const sv_em_project *p) { return p && p->subdivide > 1 ? p->subdivide : 1; }
 const char *sv_em_project_port_name(const sv_em_project *p, int k)
 {
     return p && k >= 0 && k < p->nports ? p->ports[k].name : NULL;

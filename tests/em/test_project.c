@@ -172,6 +172,8 @@ static void test_error_messages(void **state)
         {", \"thickness\": 0.035", "", "metal.thickness"},
         {"\"dx\": 0.5", "\"dx\": 0", "grid.dx = 0"},
         {"\"nx\": 4", "\"nx\": 4.5", "grid.nx = 4.5"},
+        {"\"ny\": 3}", "\"ny\": 3, \"subdivide\": 0}", "grid.subdivide = 0"},
+        {"\"ny\": 3}", "\"ny\": 3, \"subdivide\": 17}", "grid.subdivide = 17"},
         {"\"ny\": 3", "\"ny\": 2", "pixels = "},
         {"\"####\"", "\"###\"", "pixels[1]"},
         {"\"####\"", "\"##x#\"", "character 3 is 'x'"},
@@ -223,6 +225,39 @@ static void test_error_messages(void **state)
     assert_int_equal(sv_em_project_parse(NULL, good, strlen(good), NULL, NULL), SV_ERR_ARG);
 }
 
+/* grid.subdivide = 2: the same metal, ports and sizes as the drawing made
+ * by hand on the grid of half the cell size. */
+static void test_subdivide(void **state)
+{
+    (void)state;
+    char *sub = mutate("\"ny\": 3}", "\"ny\": 3, \"subdivide\": 2}");
+    static const char *fine =
+        "{\"title\": \"t\", \"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
+        " \"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
+        " \"grid\": {\"dx\": 0.25, \"dy\": 0.25, \"nx\": 8, \"ny\": 6},"
+        " \"pixels\": [\"........\", \"........\", \"########\", \"########\", \"..##....\", \"..##....\"],"
+        " \"rectangles\": [{\"x\": [1.5, 2], \"y\": [0, 1]}],"
+        " \"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0.5, 1]},"
+        "           {\"name\": \"b\", \"side\": \"right\", \"x\": 2, \"y\": [0.5, 1], \"z0\": 75}]}";
+    sv_em_project *a = em_test_project(sub), *b = em_test_project(fine);
+    sv_em_grid ga, gb;
+    sv_em_project_grid(a, &ga);
+    sv_em_project_grid(b, &gb);
+    assert_true(ga.nx == gb.nx && ga.ny == gb.ny && ga.dx == gb.dx && ga.dy == gb.dy);
+    assert_int_equal(sv_em_project_subdivide(a), 2);
+    assert_int_equal(sv_em_project_subdivide(b), 1);
+    for (int j = 0; j < gb.ny; j++)
+        for (int i = 0; i < gb.nx; i++) assert_int_equal(sv_em_project_metal(a, i, j), sv_em_project_metal(b, i, j));
+    sv_em_model *ma = em_test_model(a), *mb = em_test_model(b);
+    assert_int_equal(sv_em_model_unknowns(ma), sv_em_model_unknowns(mb));
+    assert_int_equal(sv_em_model_ports(ma), 2);
+    sv_em_model_destroy(ma);
+    sv_em_model_destroy(mb);
+    sv_em_project_destroy(a);
+    sv_em_project_destroy(b);
+    free(sub);
+}
+
 /* Truncations at every byte and random byte mutations: OK or a parse error,
  * never a crash (run under the sanitizers too). */
 static void test_fuzz(void **state)
@@ -269,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_csv_and_effects),
+        cmocka_unit_test(test_subdivide),
         cmocka_unit_test(test_error_messages),
         cmocka_unit_test(test_fuzz),
     };
