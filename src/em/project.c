@@ -608,8 +608,9 @@ static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project 
     return SV_OK;
 }
 
-/* The drawing is on the grid; the mesh splits each grid cell into k × k
- * cells of the same metal (grid.subdivide), so ports snap to mesh lines. */
+/* The drawing and the ports are on the grid; the mesh splits each grid
+ * cell into k × k cells of the same metal (grid.subdivide), and the ports
+ * keep their places on the grid's lines. */
 static sv_status subdivide_mesh(sv_em_project *p)
 {
     int k = p->subdivide;
@@ -626,6 +627,11 @@ static sv_status subdivide_mesh(sv_em_project *p)
     g->ny = ny;
     g->dx /= k;
     g->dy /= k;
+    for (int q = 0; q < p->nports; q++) {
+        p->ports[q].line *= k;
+        p->ports[q].k0 *= k;
+        p->ports[q].k1 *= k;
+    }
     return SV_OK;
 }
 
@@ -651,8 +657,8 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     size_t nm = 0;
     for (size_t q = 0; q < (size_t)p->grid.nx * p->grid.ny; q++) nm += p->metal[q];
     if (nm == 0) return perr(r, "pixels/rectangles", "no metal cell: expected at least one", NULL);
-    if ((s = subdivide_mesh(p))) return s;
     if ((s = read_ports(r, root, p))) return s;
+    if ((s = subdivide_mesh(p))) return s;
     if ((s = read_sweep(r, root, &p->sweep))) return s;
     return SV_OK;
 }
