@@ -29,6 +29,8 @@ static void usage(FILE *f)
             "  --format F       ri (default), ma or db\n"
             "  --version V      Touchstone version 1 (1.1, default) or 2 (2.0)\n"
             "  --unit U         frequency unit in the file: Hz, kHz, MHz, GHz (default)\n"
+            "  --subdivide K    mesh every cell of the project as K x K cells (on top of\n"
+            "                   its grid.subdivide): a finer mesh of the same drawing\n"
             "  --threads N      threads (default: all cores)\n"
             "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
             "                   K, M, G, T; default: the machine's available memory)\n");
@@ -42,7 +44,7 @@ static int cmp_double(const void *a, const void *b)
 
 typedef struct solve_args {
     const char *project, *out, *freqs, *unit;
-    int version, threads;
+    int version, threads, split;
     size_t memory_limit;
     sv_em_ts_format format;
 } solve_args;
@@ -80,12 +82,13 @@ static int parse_value(const char *s, const char *v, solve_args *a)
         }
     } else {
         char *e;
-        long t = strtol(v, &e, 10);
-        if (e == v || *e || t < 1 || t > 4096) {
-            tool_say("solve", "--threads %s: expected an integer from 1 to 4096", v);
+        long t = strtol(v, &e, 10), hi = strcmp(s, "--threads") ? 16 : 4096;
+        if (e == v || *e || t < 1 || t > hi) {
+            tool_say("solve", "%s %s: expected an integer from 1 to %ld", s, v, hi);
             return 2;
         }
-        a->threads = (int)t;
+        if (strcmp(s, "--threads")) a->split = (int)t;
+        else a->threads = (int)t;
     }
     return 0;
 }
@@ -101,7 +104,8 @@ static int parse_args(int argc, char **argv, solve_args *a)
             return 0;
         }
         if (!strcmp(s, "--freq") || !strcmp(s, "-o") || !strcmp(s, "--format") || !strcmp(s, "--version") ||
-            !strcmp(s, "--unit") || !strcmp(s, "--threads") || !strcmp(s, "--memory-limit")) {
+            !strcmp(s, "--unit") || !strcmp(s, "--threads") || !strcmp(s, "--memory-limit") ||
+            !strcmp(s, "--subdivide")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "solvent solve: %s needs a value\n", s);
                 return 2;
@@ -215,6 +219,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
     if (tool_memory_limit(0) && sv_ctx_set_memory_limit(ctx, tool_memory_limit(0))) goto fail; /* ulimit -v's room */
     if (sv_em_project_read(ctx, a->project, &p)) goto fail;
+    if (a->split > 1 && sv_em_project_split_cells(p, a->split)) goto fail;
     int np = sv_em_project_ports(p);
     if ((rc = tool_check_touchstone_name("solve", a->out, np))) goto done;
     const char *pixels[] = {sv_em_project_pixels_file(p)};

@@ -23,7 +23,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: solvent sweep PROJECT.json [-o OUT.sNp] [--plot OUT.svg|png] [--points N]\n"
             "                     [--start F] [--stop F] [--tol T] [--exact] [--precision single|double]\n"
-            "                     [--threads N] [--memory-limit B] [--max-exact N] [--device D] [--quiet]\n"
+            "                     [--threads N] [--memory-limit B] [--max-exact N] [--device D] [--subdivide K]\n"
+            "                     [--quiet]\n"
             "\n"
             "Computes the S-parameters of the project's circuit at N frequencies from\n"
             "--start to --stop (default: the project's \"sweep\" section) with adaptive\n"
@@ -45,6 +46,9 @@ static void usage(FILE *out)
             "                        accuracy (default); double: double-precision factorisation;\n"
             "                        reference: a full double copy solved by LAPACK (slow)\n"
             "  --max-exact N         cap on exact solves (default 30)\n"
+            "  --subdivide K         mesh every cell of the project as K x K cells (on top of its\n"
+            "                        grid.subdivide): a finer mesh of the same drawing, for a\n"
+            "                        convergence check\n"
             "  --device D            where the exact solves run: cpu; gpu (an NVIDIA GPU: single-\n"
             "                        precision factorisation on the device refined to double\n"
             "                        accuracy; an error if Solvent was built without CUDA or no\n"
@@ -153,6 +157,9 @@ int cmd_sweep_main(int argc, char **argv)
         } else if (!strcmp(o, "--max-exact")) {
             NEED_VALUE();
             if (parse_int(v, 1, 100000, &a.max_exact)) BAD("an integer from 1 to 100000");
+        } else if (!strcmp(o, "--subdivide")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 16, &a.split)) BAD("an integer from 1 to 16");
         } else if (!strcmp(o, "--threads")) {
             NEED_VALUE();
             if (parse_int(v, 1, 4096, &a.threads)) BAD("an integer from 1 to 4096");

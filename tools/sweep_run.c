@@ -35,6 +35,7 @@ static int open_project(sweep_job *j)
     if (j->a->threads && sv_ctx_set_threads(j->ctx, j->a->threads)) return lib_fail(j);
     sv_ctx_set_progress(j->ctx, sweep_bar_draw, &j->bar);
     if (sv_em_project_read(j->ctx, j->a->project, &j->prj)) return lib_fail(j);
+    if (j->a->split > 1 && sv_em_project_split_cells(j->prj, j->a->split)) return lib_fail(j);
     return 0;
 }
 

@@ -17,6 +17,7 @@ typedef enum sweep_device { SWEEP_DEVICE_AUTO = 0, SWEEP_DEVICE_CPU = 1, SWEEP_D
 typedef struct sweep_args {
     const char *project, *output, *plot;
     int points, exact, threads, max_exact, quiet, progress;
+    int split;                 /* --subdivide K: every cell of the project split K × K (0, 1: none) */
     double start, stop, tol;
     int start_dc;              /* --start 0: the band starts at DC */
     size_t memory_limit;

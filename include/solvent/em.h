@@ -86,6 +86,11 @@ void sv_em_project_stackup(const sv_em_project *p, sv_em_stackup *out);
  * (k = sv_em_project_subdivide, grid.subdivide in the file). */
 void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out);
 int sv_em_project_subdivide(const sv_em_project *p);
+/* Split every mesh cell into k × k cells of the same metal (ports keep
+ * their places): a finer mesh of the same drawing, as if the file's
+ * grid.subdivide were k times larger (in all at most 16; at most 1e8
+ * cells). For a mesh-convergence check without editing the file. */
+sv_status sv_em_project_split_cells(sv_em_project *p, int k);
 void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out);
 int sv_em_project_ports(const sv_em_project *p);
 /* The CSV file the pixel map was read from ("pixels": {"csv": ...}, its

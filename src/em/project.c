@@ -608,16 +608,22 @@ static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project 
     return SV_OK;
 }
 
-/* The drawing and the ports are on the grid; the mesh splits each grid
- * cell into k × k cells of the same metal (grid.subdivide), and the ports
- * keep their places on the grid's lines. */
-static sv_status subdivide_mesh(sv_em_project *p)
+/* The drawing and the ports are on the grid; the mesh splits each cell
+ * into k × k cells of the same metal, and the ports keep their places on
+ * the grid's lines. */
+sv_status sv_em_project_split_cells(sv_em_project *p, int k)
 {
-    int k = p->subdivide;
-    if (k <= 1) return SV_OK;
+    if (!p) return sv_error(SV_ERR_ARG, "sv_em_project_split_cells: the project is NULL");
+    int total = sv_em_project_subdivide(p) * k;
     sv_em_grid *g = &p->grid;
+    if (k < 1 || total > SUBDIVIDE_MAX)
+        return sv_error(SV_ERR_ARG, "split of %d x %d: expected 1 to %d x %d in all (the project's grid.subdivide is %d)",
+                        k, k, SUBDIVIDE_MAX, SUBDIVIDE_MAX, sv_em_project_subdivide(p));
+    if ((double)g->nx * g->ny * k * k > 1e8)
+        return sv_error(SV_ERR_ARG, "split of %d x %d: %d x %d cells would become more than 1e8", k, k, g->nx, g->ny);
+    if (k == 1) return SV_OK;
     int nx = g->nx * k, ny = g->ny * k;
-    unsigned char *fine = sv_alloc(p->ctx, (size_t)nx * ny, "project metal map (subdivided)");
+    unsigned char *fine = sv_alloc(p->ctx, (size_t)nx * ny, "project metal map (split cells)");
     if (!fine) return sv_last_status();
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++) fine[i + (size_t)nx * j] = p->metal[i / k + (size_t)g->nx * (j / k)];
@@ -632,6 +638,7 @@ static sv_status subdivide_mesh(sv_em_project *p)
         p->ports[q].k0 *= k;
         p->ports[q].k1 *= k;
     }
+    p->subdivide = total;
     return SV_OK;
 }
 
@@ -647,7 +654,8 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     if ((s = read_units(r, root))) return s;
     if ((s = read_stackup(r, root, &p->st))) return s;
     if ((s = read_effects(r, root, p))) return s;
-    if ((s = read_grid(r, root, &p->grid, &p->subdivide))) return s;
+    int split = 1;
+    if ((s = read_grid(r, root, &p->grid, &split))) return s;
     p->metal = sv_calloc(p->ctx, (size_t)p->grid.nx * p->grid.ny, 1, "project metal map");
     if (!p->metal) return sv_last_status();
     if (!cJSON_GetObjectItemCaseSensitive(root, "pixels") && !cJSON_GetObjectItemCaseSensitive(root, "rectangles"))
@@ -658,7 +666,7 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     for (size_t q = 0; q < (size_t)p->grid.nx * p->grid.ny; q++) nm += p->metal[q];
     if (nm == 0) return perr(r, "pixels/rectangles", "no metal cell: expected at least one", NULL);
     if ((s = read_ports(r, root, p))) return s;
-    if ((s = subdivide_mesh(p))) return s;
+    if ((s = sv_em_project_split_cells(p, split))) return s;
     if ((s = read_sweep(r, root, &p->sweep))) return s;
     return SV_OK;
 }

@@ -78,6 +78,18 @@ paste <(data "$tmp/afs.s2p") <(data "$tmp/exact.s2p") | awk '
     for (k = 2; k <= 8; k += 2) { d = sqrt(($k-$(k+9))^2 + ($(k+1)-$(k+10))^2); if (d > m) m = d } }
   END { printf "max |S_afs - S_exact| = %.3g\n", m; if (m > 1e-9) exit 1 }' || fail "adaptive sweep differs from exact solves"
 
+# --subdivide K: the same mesh as the file's grid.subdivide, the same S;
+# past 16 in all, refused
+expect 2 "1 to 16" -- "$tool" sweep "$tmp/p.json" --subdivide 17
+sed 's/"ny": 12}/"ny": 12, "subdivide": 2}/' "$tmp/p.json" >"$tmp/p2.json"
+expect 0 "split 2 x 2" -- "$tool" sweep "$tmp/p.json" -o "$tmp/s2a.s2p" --subdivide 2 --points 5 --stop 3GHz
+expect 0 "split 2 x 2" -- "$tool" sweep "$tmp/p2.json" -o "$tmp/s2b.s2p" --points 5 --stop 3GHz
+cmp -s <(data "$tmp/s2a.s2p") <(data "$tmp/s2b.s2p") || fail "--subdivide 2 differs from grid.subdivide 2"
+expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/s1.s2p" --points 5 --stop 3GHz --quiet
+cmp -s <(data "$tmp/s2a.s2p") <(data "$tmp/s1.s2p") && fail "--subdivide 2 changed nothing"
+expect 1 "expected 1 to 16 x 16 in all" -- "$tool" sweep "$tmp/p2.json" -o "$tmp/s9.s2p" --subdivide 9
+[[ ! -e "$tmp/s9.s2p" ]] || fail "a refused split left an output file"
+
 # command-line band overrides the project's
 expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/one.s2p" --start 2GHz --stop 2GHz --points 1 --quiet
 [[ $(data "$tmp/one.s2p" | wc -l) -eq 1 ]] || fail "--points 1 did not give one frequency"
