@@ -72,22 +72,32 @@ static void sub_extent(double t1, double t2, int s, double *a, double *b)
     *b = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(s + 1));
 }
 
-/* L between unknowns r and c with their profiles (H). */
+/* The boundaries of a profile's sub-strips across [t1, t2] (sub_extent's):
+ * SUB + 1 of them, or without the profile the extent's two. */
+static int strip_edges(double t1, double t2, int prof, double *t)
+{
+    if (!prof) {
+        t[0] = t1;
+        t[1] = t2;
+        return 1;
+    }
+    for (int s = 0; s <= SUB; s++) t[s] = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(s));
+    return SUB;
+}
+
+/* L between unknowns r and c with their profiles (H): the weighted sum over
+ * their sub-strips' pairs. */
 static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int exact)
 {
+    _Static_assert(SUB <= SV_EM_STRIPS_MAX, "sv_em_L_strips takes SUB sub-strips");
     sv_em_profile_t a, b;
     sv_em_profile(m, r, &a);
     sv_em_profile(m, c, &b);
-    double s = 0, wa = pr ? 1.0 / SUB : 1, wb = pc ? 1.0 / SUB : 1;
-    int na = pr ? SUB : 1, nb = pc ? SUB : 1;
-    sv_em_profile_t as = a, bs = b;
-    for (int u = 0; u < na; u++) {
-        sub_extent(a.t1, a.t2, pr ? u : -1, &as.t1, &as.t2);
-        for (int v = 0; v < nb; v++) {
-            sub_extent(b.t1, b.t2, pc ? v : -1, &bs.t1, &bs.t2);
-            s += wa * wb * sv_em_L_profiles(m, &as, &bs, exact);
-        }
-    }
+    double ta[SUB + 1], tb[SUB + 1], l[SUB * SUB], s = 0, wa = pr ? 1.0 / SUB : 1, wb = pc ? 1.0 / SUB : 1;
+    int na = strip_edges(a.t1, a.t2, pr, ta), nb = strip_edges(b.t1, b.t2, pc, tb);
+    sv_em_L_strips(m, &a, ta, na, &b, tb, nb, exact, l);
+    for (int u = 0; u < na; u++)
+        for (int v = 0; v < nb; v++) s += wa * wb * l[u * nb + v];
     return s;
 }
 
