@@ -3,6 +3,7 @@
  * inductance of two rooftops (or half rooftops) by quadrature over
  * closed-form rectangle integrals, and the cell potential coefficients. */
 #include <math.h>
+#include <string.h>
 
 #include "em_internal.h"
 #include "geom.h"
@@ -48,7 +49,9 @@ int sv_em_div_cells(const sv_em_model *m, int q, int ci[2], int cj[2], int sg[2]
  * al and bl and whose across edges come from the boundaries ta[0..na] and
  * tb[0..nb] of sub-strips (edges.c): the pairs of sub-strips share most
  * corners, so each F is computed once (NaN: not yet); (u, v) is the pair
- * now. The same arguments give the same bits as sv_em_rect_exact's. */
+ * now. The same arguments give the same bits as sv_em_rect_exact's. A
+ * half rooftop's pulses share their port edge, so the F of an along edge
+ * pair stay while those two edges do. */
 typedef struct corner_tab {
     const double *ta, *tb;
     int nb, u, v;
@@ -58,11 +61,16 @@ typedef struct corner_tab {
 
 static void corner_tab_reset(corner_tab *t, int na, double a1, double a2, double b1, double b2)
 {
-    t->al[0] = a1, t->al[1] = a2, t->bl[0] = b1, t->bl[1] = b2;
+    const double al[2] = {a1, a2}, bl[2] = {b1, b2};
     size_t n = (size_t)(na + 1) * (size_t)(t->nb + 1);
-    for (int z = 0; z < 2; z++)
-        for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 4; k++) {
+        /* the same bits (== would take −0 for +0) */
+        if (!memcmp(&al[k / 2], &t->al[k / 2], sizeof al[0]) && !memcmp(&bl[k % 2], &t->bl[k % 2], sizeof bl[0]))
+            continue;
+        for (int z = 0; z < 2; z++)
             for (size_t q = 0; q < n; q++) t->f[z][k][q] = NAN;
+    }
+    t->al[0] = a1, t->al[1] = a2, t->bl[0] = b1, t->bl[1] = b2;
 }
 
 static double corner_F(corner_tab *t, int axis, int iz, double z, int ia, int ib, int p, int q)
@@ -269,7 +277,7 @@ static void L_half_strips(const sv_em_model *m, const sv_em_profile_t *a, const 
         }
     if (!sp.n) return;
     const sv_em_gl_rule *g = gl_get(m, far);
-    corner_tab ft = {.ta = ta, .tb = tb, .nb = nb};
+    corner_tab ft = {.ta = ta, .tb = tb, .nb = nb, .al = {NAN, NAN}, .bl = {NAN, NAN}};
     double d = a->d, s[SV_EM_STRIPS_MAX * SV_EM_STRIPS_MAX] = {0};
     for (int k = 0; k < g->n; k++) {
         double lo, hi;
