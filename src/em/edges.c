@@ -72,22 +72,32 @@ static void sub_extent(double t1, double t2, int s, double *a, double *b)
     *b = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(s + 1));
 }
 
-/* L between unknowns r and c with their profiles (H). */
+/* The boundaries of a profile's sub-strips across [t1, t2] (sub_extent's):
+ * SUB + 1 of them, or without the profile the extent's two. */
+static int strip_edges(double t1, double t2, int prof, double *t)
+{
+    if (!prof) {
+        t[0] = t1;
+        t[1] = t2;
+        return 1;
+    }
+    for (int s = 0; s <= SUB; s++) t[s] = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(s));
+    return SUB;
+}
+
+/* L between unknowns r and c with their profiles (H): the weighted sum over
+ * their sub-strips' pairs. */
 static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int exact)
 {
+    _Static_assert(SUB <= SV_EM_STRIPS_MAX, "sv_em_L_strips takes SUB sub-strips");
     sv_em_profile_t a, b;
     sv_em_profile(m, r, &a);
     sv_em_profile(m, c, &b);
-    double s = 0, wa = pr ? 1.0 / SUB : 1, wb = pc ? 1.0 / SUB : 1;
-    int na = pr ? SUB : 1, nb = pc ? SUB : 1;
-    sv_em_profile_t as = a, bs = b;
-    for (int u = 0; u < na; u++) {
-        sub_extent(a.t1, a.t2, pr ? u : -1, &as.t1, &as.t2);
-        for (int v = 0; v < nb; v++) {
-            sub_extent(b.t1, b.t2, pc ? v : -1, &bs.t1, &bs.t2);
-            s += wa * wb * sv_em_L_profiles(m, &as, &bs, exact);
-        }
-    }
+    double ta[SUB + 1], tb[SUB + 1], l[SUB * SUB], s = 0, wa = pr ? 1.0 / SUB : 1, wb = pc ? 1.0 / SUB : 1;
+    int na = strip_edges(a.t1, a.t2, pr, ta), nb = strip_edges(b.t1, b.t2, pc, tb);
+    sv_em_L_strips(m, &a, ta, na, &b, tb, nb, exact, l);
+    for (int u = 0; u < na; u++)
+        for (int v = 0; v < nb; v++) s += wa * wb * l[u * nb + v];
     return s;
 }
 
@@ -195,20 +205,61 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
     return dP_cells(m, pa, pb, bi - ai, bj - aj, exact);
 }
 
-/* Memoised changes by profile pair and offset (NaN: not yet computed). */
-typedef struct edge_cache {
-    int rx, ry;          /* offsets −rx..rx, −ry..ry (cells) */
-    size_t per;          /* entries per profile pair */
-    double *dp;          /* 9 pairs (pa, pb) × offsets */
-    double *dl;          /* 2 axes × 4 pairs (profiled or not) × offsets */
-} edge_cache;
+/* Memoised changes by pair and offset (NaN: not yet computed), in one
+ * allocation. They depend on the cell size, the stack-up and the options
+ * alone, so models of one grid may share them (sv_em_shared_tables): the
+ * port calibration's standards do. ΔP is computed relative to its first
+ * cell and is the same at every offset's pair. A ΔL's last bits depend on
+ * the coordinates of its unknowns: it is reused for the cells it was
+ * computed for (`at`), and a rooftop pair takes the value of the first
+ * pair at its offset in the assembly (memo_dl). */
+struct sv_em_edge_memo {
+    int rx, ry;          /* ΔP and rooftops' ΔL: offsets −rx..rx, −ry..ry (cells) */
+    size_t per, per_l;   /* entries per pair: of dp; of dl (offsets one cell farther) */
+    double *dp;          /* 9 profile pairs (pa, pb) × offsets */
+    double *dl;          /* per axis, 3 × 3 class pairs (classes: unknown_class) × 4 (profiled or not) × offsets */
+    int *at;             /* per dl entry: the cell (i, j) of the pair's first unknown it was computed for */
+    double data[];
+};
 
-static size_t offset_index(const edge_cache *e, int di, int dj)
+/* The memo's reach in cells and its entries (dp's, dl's) for a grid. */
+static void memo_shape(const sv_em_grid *g, int *rx, int *ry, size_t *per, size_t *per_l)
+{
+    double reach = EDGE_REACH * fmax(g->dx, g->dy);
+    *rx = (int)ceil(reach / g->dx);
+    *ry = (int)ceil(reach / g->dy);
+    *per = (size_t)(2 * *rx + 1) * (size_t)(2 * *ry + 1);
+    *per_l = (size_t)(2 * *rx + 3) * (size_t)(2 * *ry + 3);
+}
+
+size_t sv_em_edge_memo_bytes(const sv_em_model *m)
+{
+    int rx, ry;
+    size_t per, per_l;
+    memo_shape(&m->prj->grid, &rx, &ry, &per, &per_l);
+    return sizeof(sv_em_edge_memo) + sizeof(double) * (9 * per + 72 * per_l) + sizeof(int) * 2 * 72 * per_l;
+}
+
+static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
+{
+    memo_shape(&m->prj->grid, &e->rx, &e->ry, &e->per, &e->per_l);
+    e->dp = e->data;
+    e->dl = e->dp + 9 * e->per;
+    e->at = (int *)(e->dl + 72 * e->per_l);
+    for (size_t k = 0; k < 9 * e->per + 72 * e->per_l; k++) e->data[k] = NAN;
+}
+
+static size_t offset_index(const sv_em_edge_memo *e, int di, int dj)
 {
     return (size_t)(di + e->rx) + (size_t)(2 * e->rx + 1) * (size_t)(dj + e->ry);
 }
 
-static double cached_dP(const sv_em_model *m, edge_cache *e, int ai, int aj, int bi, int bj)
+static size_t offset_index_l(const sv_em_edge_memo *e, int di, int dj)
+{
+    return (size_t)(di + e->rx + 1) + (size_t)(2 * e->rx + 3) * (size_t)(dj + e->ry + 1);
+}
+
+static double cached_dP(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj, int bi, int bj)
 {
     int pa = cell_profile(m->prj, ai, aj), pb = cell_profile(m->prj, bi, bj), di = bi - ai, dj = bj - aj;
     if ((!pa && !pb) || abs(di) > e->rx || abs(dj) > e->ry) return 0;
@@ -217,16 +268,51 @@ static double cached_dP(const sv_em_model *m, edge_cache *e, int ai, int aj, int
     return *v;
 }
 
-/* ΔL of a pair of rooftops (not port half rooftops) by offset; others directly. */
-static double cached_dL(const sv_em_model *m, edge_cache *e, int r, int c)
+/* An unknown's current axis and its class on that axis: 0 a rooftop, 1 a
+ * port half rooftop from the low side (left, bottom), 2 from the high one. */
+static int unknown_class(const sv_em_basis *b, int *axis)
+{
+    if (b->kind < 2) {
+        *axis = b->kind;
+        return 0;
+    }
+    *axis = b->side >= SV_EM_BOTTOM;
+    return 1 + (b->side == SV_EM_RIGHT || b->side == SV_EM_TOP);
+}
+
+/* ΔL of (r, c), memo entry k: kept there if it was computed for r's
+ * cell, else computed (and kept when the entry is free). */
+static double memo_dl(const sv_em_model *m, sv_em_edge_memo *e, size_t k, int r, int c)
+{
+    const sv_em_basis *a = &m->basis[r];
+    int *at = e->at + 2 * k;
+    if (!isnan(e->dl[k]) && at[0] == a->i && at[1] == a->j) return e->dl[k];
+    double d = sv_em_edge_dL(m, r, c, 0);
+    if (isnan(e->dl[k])) {
+        e->dl[k] = d;
+        at[0] = a->i;
+        at[1] = a->j;
+    }
+    return d;
+}
+
+/* ΔL of a pair by classes, profiles and cell offset: rooftops within the
+ * reach, pairs with a port half rooftop one cell farther (its centre is
+ * its cell's), the rest directly. Rooftop pairs at one offset take the
+ * value of the assembly's first (mine: this assembly's, by axis, profiles
+ * and offset), as the assembly's tables do. */
+static double cached_dL(const sv_em_model *m, sv_em_edge_memo *e, double *mine, int r, int c)
 {
     const sv_em_basis *a = &m->basis[r], *b = &m->basis[c];
-    if (a->kind == 2 || b->kind == 2 || a->kind != b->kind) return sv_em_edge_dL(m, r, c, 0);
-    int di = b->i - a->i, dj = b->j - a->j;
-    if (abs(di) > e->rx || abs(dj) > e->ry) return 0;
+    int xa, xb, ca = unknown_class(a, &xa), cb = unknown_class(b, &xb);
+    if (xa != xb) return 0; /* currents at right angles: no change (sv_em_edge_dL) */
+    int di = b->i - a->i, dj = b->j - a->j, port = ca || cb;
+    if (abs(di) > e->rx + port || abs(dj) > e->ry + port) return port ? sv_em_edge_dL(m, r, c, 0) : 0;
     int key = 2 * (unknown_profile(m, r) != 0) + (unknown_profile(m, c) != 0);
-    double *v = e->dl + (size_t)(4 * a->kind + key) * e->per + offset_index(e, di, dj);
-    if (isnan(*v)) *v = sv_em_edge_dL(m, r, c, 0);
+    size_t off = offset_index_l(e, di, dj), k = (size_t)(((3 * xa + ca) * 3 + cb) * 4 + key) * e->per_l + off;
+    if (port) return memo_dl(m, e, k, r, c);
+    double *v = mine + (size_t)(4 * xa + key) * e->per_l + off;
+    if (isnan(*v)) *v = memo_dl(m, e, k, r, c);
     return *v;
 }
 
@@ -263,7 +349,7 @@ static void add_lower(double *a, sv_em_colbase_fn colbase, void *user, int r, in
 }
 
 /* Ψ += Dᵀ·ΔP·D over the ordered cell pairs (a, b) with a change. */
-static void correct_psi(const sv_em_model *m, edge_cache *e, const cell_map *cm, double *Psi,
+static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm, double *Psi,
                         sv_em_colbase_fn colbase, void *user)
 {
     const sv_em_grid *g = &m->prj->grid;
@@ -290,13 +376,14 @@ static void correct_psi(const sv_em_model *m, edge_cache *e, const cell_map *cm,
 }
 
 /* L[(r, c)] += ΔL once per unordered pair with a profiled member. */
-static void correct_l(const sv_em_model *m, edge_cache *e, double *L, sv_em_colbase_fn colbase, void *user)
+static void correct_l(const sv_em_model *m, sv_em_edge_memo *e, double *mine, double *L, sv_em_colbase_fn colbase,
+                      void *user)
 {
     for (int r = 0; r < m->n; r++) {
         if (!unknown_profile(m, r)) continue;
         for (int c = 0; c < m->n; c++) {
             if (unknown_profile(m, c) && c > r) continue; /* that pair comes with r = c */
-            double d = cached_dL(m, e, r, c);
+            double d = cached_dL(m, e, mine, r, c);
             if (d != 0) add_lower(L, colbase, user, r, c, d);
         }
     }
@@ -307,21 +394,21 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
 {
     if (!sv_em_edge_profiled(m)) return SV_OK;
     const sv_em_grid *g = &m->prj->grid;
-    double reach = EDGE_REACH * fmax(g->dx, g->dy);
-    edge_cache e = {.rx = (int)ceil(reach / g->dx), .ry = (int)ceil(reach / g->dy)};
-    e.per = (size_t)(2 * e.rx + 1) * (size_t)(2 * e.ry + 1);
     size_t cells = (size_t)g->nx * g->ny;
     cell_map cm = {.nx = g->nx, .ny = g->ny};
-    e.dp = sv_alloc(ctx, sizeof(double) * 17 * e.per, "edge profile changes");
-    cm.xr = sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map");
-    if (!e.dp || !cm.xr) {
+    int fresh, own;
+    sv_em_edge_memo *e =
+        sv_em_shared_part(ctx, m, SV_EM_SHARED_EDGES, sv_em_edge_memo_bytes(m), "edge profile changes", &fresh, &own);
+    if (e && fresh) memo_init(m, e);
+    double *mine = e ? sv_alloc(ctx, sizeof(double) * 8 * e->per_l, "edge profile changes") : NULL;
+    cm.xr = mine ? sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map") : NULL;
+    if (!cm.xr) {
         sv_status st = sv_last_status();
-        sv_free(ctx, e.dp);
-        sv_free(ctx, cm.xr);
+        sv_free(ctx, mine);
+        if (own) sv_free(ctx, e);
         return st;
     }
-    e.dl = e.dp + 9 * e.per;
-    for (size_t k = 0; k < 17 * e.per; k++) e.dp[k] = NAN;
+    for (size_t k = 0; k < 8 * e->per_l; k++) mine[k] = NAN;
     cm.yr = cm.xr + cells;
     cm.pr = cm.yr + cells;
     for (size_t k = 0; k < 4 * cells; k++) cm.xr[k] = -1;
@@ -332,9 +419,10 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
         else if (b->kind == 1) cm.yr[c] = q;
         else cm.pr[2 * c + (cm.pr[2 * c] >= 0)] = q;
     }
-    correct_l(m, &e, L, colbase, user);
-    correct_psi(m, &e, &cm, Psi, colbase, user);
-    sv_free(ctx, e.dp);
+    correct_l(m, e, mine, L, colbase, user);
+    correct_psi(m, e, &cm, Psi, colbase, user);
+    if (own) sv_free(ctx, e);
+    sv_free(ctx, mine);
     sv_free(ctx, cm.xr);
     return SV_OK;
 }

@@ -64,6 +64,7 @@ struct sv_em_model {
     sv_em_gl_rule gl_near, gl_far;
     struct sv_em_radiation *rad; /* the radiation terms of the mesh (NULL when the project has none) */
     sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
+    struct sv_em_shared_tables *shared; /* borrowed, may be NULL: tables shared with other models (tables.c) */
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */
@@ -115,6 +116,43 @@ void sv_em_tables_unknowns(const sv_em_model *m, sv_em_tables *t);
 /* L between unknowns r and c from their current profiles (the rows of port
  * half rooftops). */
 double sv_em_port_inductance(const sv_em_model *m, int r, int c);
+
+/* ---- tables shared between models (tables.c) ---- */
+/* What thick metal's walls tabulate and what the edge profile memoises
+ * depend on the cell size, the stack-up and the options, not on the mesh:
+ * models of one grid and stack-up (the port calibration's thru standards)
+ * can share them. Whoever creates the object owns it and sets
+ * sv_em_model.shared on the models it lends it to, assembling them one at
+ * a time (its parts are filled by the first assembly that needs them). An
+ * assembly uses it only where it fits the model (sv_em_shared_for), else
+ * makes its own tables as without it. */
+typedef struct sv_em_walls_tables sv_em_walls_tables; /* walls.c: one allocation */
+typedef struct sv_em_edge_memo sv_em_edge_memo;       /* edges.c: one allocation */
+typedef struct sv_em_shared_tables {
+    sv_ctx *ctx;
+    double dx, dy;                  /* what the parts depend on: the cell, */
+    double h, eps_r, t, tan_delta;  /* the stack-up, */
+    double accuracy, far_ratio;     /* the options */
+    sv_em_walls_tables *walls;      /* NULL until an assembly with thick metal */
+    sv_em_edge_memo *edges;         /* NULL until an assembly with profiled strips */
+} sv_em_shared_tables;
+/* Tables for models like m (its cell size, stack-up and options), empty. */
+sv_status sv_em_shared_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_tables **out);
+void sv_em_shared_tables_destroy(sv_em_shared_tables *t);
+/* m's shared tables if it has them and they fit it, else NULL. */
+sv_em_shared_tables *sv_em_shared_for(const sv_em_model *m);
+/* Part `which` (SV_EM_SHARED_WALLS, SV_EM_SHARED_EDGES) of `bytes` for m:
+ * the shared one when m's tables fit it (*fresh 0), else allocated
+ * (*fresh 1: the caller fills it now), kept in the shared tables when they
+ * fit, else the caller's to free (*own 1). NULL: no memory (status set). */
+enum { SV_EM_SHARED_WALLS = 0, SV_EM_SHARED_EDGES = 1 };
+void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t bytes, const char *what, int *fresh,
+                        int *own);
+/* Bytes the tables hold at most once filled for models like m. */
+size_t sv_em_shared_tables_bytes(const sv_em_model *m);
+/* Bytes of the parts (walls.c, edges.c) for models like m. */
+size_t sv_em_walls_tables_bytes(void);
+size_t sv_em_edge_memo_bytes(const sv_em_model *m);
 
 /* ---- assembly internals (assemble.c) ---- */
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of

@@ -3,6 +3,7 @@
  * inductance of two rooftops (or half rooftops) by quadrature over
  * closed-form rectangle integrals, and the cell potential coefficients. */
 #include <math.h>
+#include <string.h>
 
 #include "em_internal.h"
 #include "geom.h"
@@ -44,24 +45,79 @@ int sv_em_div_cells(const sv_em_model *m, int q, int ci[2], int cj[2], int sg[2]
     return sv_em_unknown_cells(b->kind, b->i, b->j, ci, cj, sg);
 }
 
+/* The closed form's F at the corners of pulse pairs whose along edges are
+ * al and bl and whose across edges come from the boundaries ta[0..na] and
+ * tb[0..nb] of sub-strips (edges.c): the pairs of sub-strips share most
+ * corners, so each F is computed once (NaN: not yet); (u, v) is the pair
+ * now. The same arguments give the same bits as sv_em_rect_exact's. A
+ * half rooftop's pulses share their port edge, so the F of an along edge
+ * pair stay while those two edges do. */
+typedef struct corner_tab {
+    const double *ta, *tb;
+    int nb, u, v;
+    double al[2], bl[2];
+    double f[2][4][(SV_EM_STRIPS_MAX + 1) * (SV_EM_STRIPS_MAX + 1)]; /* [z][along pair][across pair] */
+} corner_tab;
+
+static void corner_tab_reset(corner_tab *t, int na, double a1, double a2, double b1, double b2)
+{
+    const double al[2] = {a1, a2}, bl[2] = {b1, b2};
+    size_t n = (size_t)(na + 1) * (size_t)(t->nb + 1);
+    for (int k = 0; k < 4; k++) {
+        /* the same bits (== would take −0 for +0) */
+        if (!memcmp(&al[k / 2], &t->al[k / 2], sizeof al[0]) && !memcmp(&bl[k % 2], &t->bl[k % 2], sizeof bl[0]))
+            continue;
+        for (int z = 0; z < 2; z++)
+            for (size_t q = 0; q < n; q++) t->f[z][k][q] = NAN;
+    }
+    t->al[0] = a1, t->al[1] = a2, t->bl[0] = b1, t->bl[1] = b2;
+}
+
+static double corner_F(corner_tab *t, int axis, int iz, double z, int ia, int ib, int p, int q)
+{
+    double *f = &t->f[iz][2 * ia + ib][p * (t->nb + 1) + q];
+    if (isnan(*f)) {
+        double along = t->al[ia] - t->bl[ib], across = t->ta[p] - t->tb[q];
+        *f = axis ? sv_em_F(across, along, z) : sv_em_F(along, across, z);
+    }
+    return *f;
+}
+
+/* sv_em_rect_exact of pair (u, v)'s rectangles from the table: its sum, in
+ * its order (green.c), so the same bits. */
+static double rect_tab(corner_tab *t, int axis, int iz, double z)
+{
+    double s = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++)
+                for (int l = 0; l < 2; l++) {
+                    /* x is along for axis 0, across for axis 1 */
+                    double f = axis ? corner_F(t, 1, iz, z, k, l, t->u + i, t->v + j)
+                                    : corner_F(t, 0, iz, z, i, j, t->u + k, t->v + l);
+                    s += ((i + j + k + l) & 1) ? -f : f;
+                }
+    return s;
+}
+
 /* L between two parallel unit-height pulses [a1,a2] × [ta1,ta2] and
  * [b1,b2] × [tb1,tb2] (along × across their common axis), the current
- * spread uniformly across: μ0/(4π·wa·wb)·(I(0) − I(2h)). */
-static double L_pulses(const sv_em_model *m, int axis, double a1, double a2, double ta1, double ta2, double b1,
-                       double b2, double tb1, double tb2, int exact)
+ * spread uniformly across: μ0/(4π·wa·wb)·(I(0) − I(2h)). Near rectangles'
+ * integrals from ft when given (ta1 … tb2 its pair's edges). */
+static double L_pulses(const sv_em_model *m, corner_tab *ft, int axis, double a1, double a2, double ta1, double ta2,
+                       double b1, double b2, double tb1, double tb2, int exact)
 {
-    double h = m->prj->st.h, fr = m->opts.far_ratio, i0, i1;
+    double h = m->prj->st.h, fr = m->opts.far_ratio, z[2] = {0, 2 * h}, in[2];
     /* rectangle corners in (x, y): along is x for axis 0, y for axis 1 */
     double ax1 = axis ? ta1 : a1, ax2 = axis ? ta2 : a2, ay1 = axis ? a1 : ta1, ay2 = axis ? a2 : ta2;
     double bx1 = axis ? tb1 : b1, bx2 = axis ? tb2 : b2, by1 = axis ? b1 : tb1, by2 = axis ? b2 : tb2;
-    if (exact) {
-        i0 = sv_em_rect_exact(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 0);
-        i1 = sv_em_rect_exact(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 2 * h);
-    } else {
-        i0 = sv_em_rect(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 0, fr);
-        i1 = sv_em_rect(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, 2 * h, fr);
+    for (int iz = 0; iz < 2; iz++) { /* sv_em_rect's choice, or the closed form when exact */
+        if (!exact && sv_em_rect_far(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, z[iz], fr))
+            in[iz] = sv_em_rect_point(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, z[iz]);
+        else
+            in[iz] = ft ? rect_tab(ft, axis, iz, z[iz]) : sv_em_rect_exact(ax1, ax2, ay1, ay2, bx1, bx2, by1, by2, z[iz]);
     }
-    return SV_EM_MU0 / (4 * SV_EM_PI) / ((ta2 - ta1) * (tb2 - tb1)) * (i0 - i1);
+    return SV_EM_MU0 / (4 * SV_EM_PI) / ((ta2 - ta1) * (tb2 - tb1)) * (in[0] - in[1]);
 }
 
 /* Gauss–Legendre nodes and weights on [0, 1] after the substitution
@@ -120,8 +176,9 @@ static double L_full_full(const sv_em_model *m, int axis, double d, double w, do
     double s = 0;
     for (int k = 0; k < g->n; k++) {
         double sg = g->t[k] * d, wt = g->w[k] * (1 - g->t[k]);
-        s += wt * (L_pulses(m, axis, -0.5 * d, 0.5 * d, 0, w, D + sg - 0.5 * d, D + sg + 0.5 * d, T, T + wb, exact) +
-                   L_pulses(m, axis, -0.5 * d, 0.5 * d, 0, w, D - sg - 0.5 * d, D - sg + 0.5 * d, T, T + wb, exact));
+        s += wt *
+             (L_pulses(m, NULL, axis, -0.5 * d, 0.5 * d, 0, w, D + sg - 0.5 * d, D + sg + 0.5 * d, T, T + wb, exact) +
+              L_pulses(m, NULL, axis, -0.5 * d, 0.5 * d, 0, w, D - sg - 0.5 * d, D - sg + 0.5 * d, T, T + wb, exact));
     }
     return s;
 }
@@ -150,10 +207,20 @@ static void prof_pulse(const sv_em_profile_t *p, double tau, double *lo, double 
     else { *lo = p->e - tau; *hi = p->e; }
 }
 
-/* ∫_0^d (1/d)·Lpulse(pa, pulse_b(υ)) dυ, split where an edge of pulse_b(υ)
- * meets an edge of pa (there the integrand is not smooth). */
-static double L_inner(const sv_em_model *m, const sv_em_profile_t *b, int axis, double a1, double a2, double ta1,
-                      double ta2, const sv_em_gl_rule *g, int exact)
+/* The pairs of sub-strips (u, v) one call works on: their indices u·nb + v
+ * and their accumulators. */
+typedef struct strip_pairs {
+    int n, nb;
+    int pair[SV_EM_STRIPS_MAX * SV_EM_STRIPS_MAX];
+    double sum[SV_EM_STRIPS_MAX * SV_EM_STRIPS_MAX];
+} strip_pairs;
+
+/* For each pair: ∫_0^d (1/d)·Lpulse(pa, pulse_b(υ)) dυ into sum, pa the
+ * along pulse [a1, a2] across a's sub-strip u, pulse_b b's across its
+ * sub-strip v; split where an edge of pulse_b(υ) meets an edge of pa
+ * (there the integrand is not smooth). */
+static void L_inner(const sv_em_model *m, corner_tab *ft, int na, const sv_em_profile_t *b, int axis, double a1,
+                    double a2, const sv_em_gl_rule *g, int exact, strip_pairs *sp)
 {
     double d = b->d, cut[8];
     int nc = 0;
@@ -170,7 +237,7 @@ static double L_inner(const sv_em_model *m, const sv_em_profile_t *b, int axis, 
     cut[nc++] = d;
     for (int i = 1; i < nc; i++) /* insertion sort, ≤ 6 entries */
         for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) { double t = cut[j]; cut[j] = cut[j - 1]; cut[j - 1] = t; }
-    double s = 0;
+    for (int e = 0; e < sp->n; e++) sp->sum[e] = 0;
     for (int seg = 0; seg + 1 < nc; seg++) {
         double u0 = cut[seg], len = cut[seg + 1] - u0;
         if (len <= 0) continue;
@@ -178,10 +245,64 @@ static double L_inner(const sv_em_model *m, const sv_em_profile_t *b, int axis, 
             double lo, hi;
             prof_pulse(b, u0 + g->t[k] * len, &lo, &hi);
             if (hi <= lo) continue;
-            s += g->w[k] * len / d * L_pulses(m, axis, a1, a2, ta1, ta2, lo, hi, b->t1, b->t2, exact);
+            double w = g->w[k] * len / d;
+            corner_tab_reset(ft, na, a1, a2, lo, hi);
+            for (int e = 0; e < sp->n; e++) {
+                int u = sp->pair[e] / sp->nb, v = sp->pair[e] % sp->nb;
+                ft->u = u;
+                ft->v = v;
+                sp->sum[e] += w * L_pulses(m, ft, axis, a1, a2, ft->ta[u], ft->ta[u + 1], lo, hi, ft->tb[v],
+                                           ft->tb[v + 1], exact);
+            }
         }
     }
-    return s;
+}
+
+/* With at least one half rooftop (no translation invariance), nested
+ * quadrature over both pulse families: sv_em_L_strips's pairs whose
+ * quadrature rule is the far one (far = 1) or the near one, all at once. */
+static void L_half_strips(const sv_em_model *m, const sv_em_profile_t *a, const double *ta, int na,
+                          const sv_em_profile_t *b, const double *tb, int nb, int exact, int far, double *out)
+{
+    double sgn = a->sign * b->sign, fr = m->opts.far_ratio;
+    double ca = a->half == 0 ? a->e : a->e + 0.5 * a->half * a->d, cb = b->half == 0 ? b->e : b->e + 0.5 * b->half * b->d;
+    double D = cb - ca;
+    strip_pairs sp = {.nb = nb};
+    for (int u = 0; u < na; u++)
+        for (int v = 0; v < nb; v++) {
+            double T = 0.5 * (tb[v] + tb[v + 1] - ta[u] - ta[u + 1]);
+            double side = fmax(2 * a->d, fmax(ta[u + 1] - ta[u], tb[v + 1] - tb[v]));
+            int f = !exact && D * D + T * T >= (fr + 2) * (fr + 2) * side * side;
+            if (f == far) sp.pair[sp.n++] = u * nb + v;
+        }
+    if (!sp.n) return;
+    const sv_em_gl_rule *g = gl_get(m, far);
+    corner_tab ft = {.ta = ta, .tb = tb, .nb = nb, .al = {NAN, NAN}, .bl = {NAN, NAN}};
+    double d = a->d, s[SV_EM_STRIPS_MAX * SV_EM_STRIPS_MAX] = {0};
+    for (int k = 0; k < g->n; k++) {
+        double lo, hi;
+        prof_pulse(a, g->t[k] * d, &lo, &hi);
+        if (hi <= lo) continue;
+        L_inner(m, &ft, na, b, a->axis, lo, hi, g, exact, &sp);
+        for (int e = 0; e < sp.n; e++) s[e] += g->w[k] * sp.sum[e];
+    }
+    for (int e = 0; e < sp.n; e++) out[sp.pair[e]] = sgn * s[e];
+}
+
+void sv_em_L_strips(const sv_em_model *m, const sv_em_profile_t *a, const double *ta, int na,
+                    const sv_em_profile_t *b, const double *tb, int nb, int exact, double *out)
+{
+    if (a->axis != b->axis || (a->half == 0 && b->half == 0)) {
+        sv_em_profile_t as = *a, bs = *b;
+        for (int u = 0; u < na; u++)
+            for (int v = 0; v < nb; v++) {
+                as.t1 = ta[u], as.t2 = ta[u + 1], bs.t1 = tb[v], bs.t2 = tb[v + 1];
+                out[u * nb + v] = sv_em_L_profiles(m, &as, &bs, exact);
+            }
+        return;
+    }
+    L_half_strips(m, a, ta, na, b, tb, nb, exact, 0, out);
+    L_half_strips(m, a, ta, na, b, tb, nb, exact, 1, out);
 }
 
 double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv_em_profile_t *b, int exact)
@@ -190,21 +311,10 @@ double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv
     double sgn = a->sign * b->sign;
     if (a->half == 0 && b->half == 0)
         return sgn * L_full_full(m, a->axis, a->d, a->t2 - a->t1, b->t2 - b->t1, b->e - a->e, b->t1 - a->t1, exact);
-    /* at least one half rooftop: no translation invariance, nested
-     * quadrature over both pulse families */
-    double ca = a->half == 0 ? a->e : a->e + 0.5 * a->half * a->d, cb = b->half == 0 ? b->e : b->e + 0.5 * b->half * b->d;
-    double D = cb - ca, T = 0.5 * (b->t1 + b->t2 - a->t1 - a->t2);
-    double side = fmax(2 * a->d, fmax(a->t2 - a->t1, b->t2 - b->t1));
-    int far = !exact && D * D + T * T >= (m->opts.far_ratio + 2) * (m->opts.far_ratio + 2) * side * side;
-    const sv_em_gl_rule *g = gl_get(m, far);
-    double d = a->d, s = 0;
-    for (int k = 0; k < g->n; k++) {
-        double lo, hi;
-        prof_pulse(a, g->t[k] * d, &lo, &hi);
-        if (hi <= lo) continue;
-        s += g->w[k] * L_inner(m, b, a->axis, lo, hi, a->t1, a->t2, g, exact);
-    }
-    return sgn * s;
+    const double ta[2] = {a->t1, a->t2}, tb[2] = {b->t1, b->t2};
+    double l;
+    sv_em_L_strips(m, a, ta, 1, b, tb, 1, exact, &l);
+    return l;
 }
 
 int sv_em_P_cells_is_far(const sv_em_model *m, int di, int dj)

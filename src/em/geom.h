@@ -31,6 +31,13 @@ int sv_em_div_cells(const sv_em_model *m, int q, int ci[2], int cj[2], int sg[2]
 /* Galerkin L between two profiles (H); exact = 1 forces the closed forms
  * (no far-field form, near quadrature order everywhere). */
 double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv_em_profile_t *b, int exact);
+/* L between the sub-strips of two profiles cut across: a's u (across
+ * [ta[u], ta[u+1]], u < na) and b's v, for every pair, into out[u·nb + v]:
+ * sv_em_L_profiles of each pair, to the bit, with the closed form's values
+ * that pairs share computed once (na, nb ≤ SV_EM_STRIPS_MAX). */
+#define SV_EM_STRIPS_MAX 8
+void sv_em_L_strips(const sv_em_model *m, const sv_em_profile_t *a, const double *ta, int na,
+                    const sv_em_profile_t *b, const double *tb, int nb, int exact, double *out);
 /* L between two parallel rooftops of one axis whose cells are (di, dj)
  * cells apart (the assembly's tables). */
 double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exact);

@@ -173,3 +173,60 @@ double sv_em_port_inductance(const sv_em_model *m, int r, int c)
     sv_em_profile(m, c, &b);
     return sv_em_L_profiles(m, &a, &b, 0);
 }
+
+/* ---- tables shared between models (em_internal.h) ---- */
+
+sv_status sv_em_shared_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_tables **out)
+{
+    *out = NULL;
+    sv_em_shared_tables *t = sv_calloc(ctx, 1, sizeof *t, "em shared tables");
+    if (!t) return sv_last_status();
+    const sv_em_project *p = m->prj;
+    *t = (sv_em_shared_tables){.ctx = ctx, .dx = p->grid.dx, .dy = p->grid.dy, .h = p->st.h, .eps_r = p->st.eps_r,
+                               .t = p->st.t, .tan_delta = p->st.tan_delta, .accuracy = m->opts.accuracy,
+                               .far_ratio = m->opts.far_ratio};
+    *out = t;
+    return SV_OK;
+}
+
+void sv_em_shared_tables_destroy(sv_em_shared_tables *t)
+{
+    if (!t) return;
+    sv_free(t->ctx, t->walls);
+    sv_free(t->ctx, t->edges);
+    sv_free(t->ctx, t);
+}
+
+sv_em_shared_tables *sv_em_shared_for(const sv_em_model *m)
+{
+    sv_em_shared_tables *t = m->shared;
+    const sv_em_project *p = m->prj;
+    if (!t || t->dx != p->grid.dx || t->dy != p->grid.dy || t->h != p->st.h || t->eps_r != p->st.eps_r ||
+        t->t != p->st.t || t->tan_delta != p->st.tan_delta || t->accuracy != m->opts.accuracy ||
+        t->far_ratio != m->opts.far_ratio)
+        return NULL;
+    return t;
+}
+
+void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t bytes, const char *what, int *fresh,
+                        int *own)
+{
+    sv_em_shared_tables *sh = sv_em_shared_for(m);
+    void *part = !sh ? NULL : which == SV_EM_SHARED_WALLS ? (void *)sh->walls : (void *)sh->edges;
+    *fresh = *own = 0;
+    if (part) return part;
+    part = sv_alloc(sh ? sh->ctx : ctx, bytes, what);
+    if (!part) return NULL;
+    *fresh = 1;
+    if (!sh) *own = 1;
+    else if (which == SV_EM_SHARED_WALLS) sh->walls = part;
+    else sh->edges = part;
+    return part;
+}
+
+size_t sv_em_shared_tables_bytes(const sv_em_model *m)
+{
+    const sv_em_project *p = m->prj;
+    return sizeof(sv_em_shared_tables) + (p->st.thick_metal ? sv_em_walls_tables_bytes() : 0) +
+           (p->edge_profile ? sv_em_edge_memo_bytes(m) : 0);
+}

@@ -14,7 +14,9 @@
  * Ψ by the sparse δΨ = Dᵀ·δP·D and L by the sparse δL of rooftop pairs
  * within that range, added to the assembled matrices.
  * Every distinct coefficient (face–wall, wall–wall by type and offset) is
- * computed once into small tables. Heights ζ are above the interface; for
+ * computed once into small tables, which depend on the cell size and the
+ * stack-up alone (models of one grid share them: the port calibration's
+ * standards, em_internal.h's sv_em_shared_tables). Heights ζ are above the interface; for
  * source and observer in z ≥ h the grounded slab's kernel is
  *   1/R(ζ − ζ') − K/R(ζ + ζ') − (1 − K²)·Σ_{n≥1} (−K)^{n−1}/R(ζ + ζ' + 2nh),
  * with K complex for a lossy dielectric. */
@@ -402,24 +404,16 @@ static sv_status psi_add(sink *k, int r, int c, double w, double complex d)
     return SV_OK;
 }
 
-static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, sink *k);
-
 /* δΨ_mn = Σ s_a s_b δP(a, b) over the cell pairs within range, into the
- * lower triangle. */
-static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, sink *k)
+ * lower triangle; tb, p00: the charges' tables. */
+static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *s, const walls_tables *tb,
+                               const double complex *p00, sink *k)
 {
     const sv_em_project *p = m->prj;
     int nx = p->grid.nx, ny = p->grid.ny;
-    series s;
-    series_make(m, &s);
-    walls_tables *tb = sv_alloc(ctx, sizeof *tb, "em wall tables");
-    double complex *p00 = sv_alloc(ctx, sizeof(double complex) * (R + 1) * (R + 1), "em wall tables");
     cell_unknowns cu = {0};
-    sv_status st = !s.cn || !tb || !p00 ? (s.cn ? sv_last_status() : sv_error(SV_ERR_NOMEM, "em walls: no memory"))
-                                        : cell_unknowns_make(ctx, m, &cu);
+    sv_status st = cell_unknowns_make(ctx, m, &cu);
     if (!st) {
-        tables_make(m, &s, tb);
-        for (int q = 0; q < (R + 1) * (R + 1); q++) p00[q] = p_faces(m, q % (R + 1), q / (R + 1), 1);
         for (int aj = 0; aj < ny && !st; aj++)
             for (int ai = 0; ai < nx && !st; ai++) {
                 int a = ai + nx * aj;
@@ -430,7 +424,7 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, sink *k)
                         int b = bi + nx * bj;
                         if (cu.start[b] == cu.start[b + 1]) continue;
                         double complex d =
-                            cell_delta(m, &s, tb, ai, aj, bi, bj, p00[abs(bi - ai) + (R + 1) * abs(bj - aj)]);
+                            cell_delta(m, s, tb, ai, aj, bi, bj, p00[abs(bi - ai) + (R + 1) * abs(bj - aj)]);
                         if (d == 0) continue;
                         for (int e = cu.start[a]; e < cu.start[a + 1] && !st; e++)
                             for (int f = cu.start[b]; f < cu.start[b + 1] && !st; f++) {
@@ -441,34 +435,6 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, sink *k)
             }
     }
     cell_unknowns_free(ctx, &cu);
-    sv_free(ctx, p00);
-    sv_free(ctx, tb);
-    free(s.cn);
-    return st;
-}
-
-static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
-{
-    if (!m->prj->st.thick_metal) return SV_OK;
-    sv_status st = walls_currents(ctx, m, k);
-    if (!st) st = walls_charges(ctx, m, k);
-    return st;
-}
-
-sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
-                          sv_em_colbase_fn colbase, void *user)
-{
-    sink k = {.L = L, .Psi = Psi, .PsiI = PsiI, .colbase = colbase, .user = user};
-    return walls_apply(ctx, m, &k);
-}
-
-sv_status sv_em_walls_record(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_em_walls_updates *u)
-{
-    memset(u, 0, sizeof *u);
-    u->lossy = lossy;
-    sink k = {.ctx = ctx, .u = u};
-    sv_status st = walls_apply(ctx, m, &k);
-    if (st) sv_em_walls_updates_free(ctx, u);
     return st;
 }
 
@@ -727,29 +693,80 @@ static sv_status record_currents(const sv_em_model *m, const series *s, const cu
     return st;
 }
 
-static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, sink *k)
+/* δL of the rooftop pairs within range into the lower triangle; ct: the
+ * currents' tables. */
+static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series *s, const current_tables *ct,
+                                sink *k)
 {
     int nrt = m->nx_edges + m->ny_edges;
-    series s;
-    series_make(m, &s);
-    current_tables *ct = sv_alloc(ctx, sizeof *ct, "em wall current tables");
     int *map = rooftop_map(ctx, m);
-    sv_status st = !ct || !map ? sv_last_status() : SV_OK;
-    if (!st) current_tables_make(m, &s, ct);
-    if (!st && !k->L) st = record_currents(m, &s, ct, map, k);
+    sv_status st = !map ? sv_last_status() : SV_OK;
+    if (!st && !k->L) st = record_currents(m, s, ct, map, k);
     if (!st && k->L) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
         for (int c = 0; c < nrt; c++) {
             int rows[(2 * R + 1) * (2 * R + 1)];
             double vals[(2 * R + 1) * (2 * R + 1)];
-            int got = column_currents(m, &s, ct, map, c, rows, vals);
+            int got = column_currents(m, s, ct, map, c, rows, vals);
             size_t base = k->colbase(k->user, c);
             for (int q = 0; q < got; q++) k->L[base + (size_t)(rows[q] - c)] += vals[q];
         }
     }
     sv_free(ctx, map);
-    sv_free(ctx, ct);
+    return st;
+}
+
+/* ---- the tables of a grid and stack-up, and the updates ---- */
+
+/* Every coefficient the walls tabulate: they depend on the cell size, the
+ * stack-up and the options alone, so models of one grid and stack-up can
+ * share them (sv_em_shared_tables). */
+struct sv_em_walls_tables {
+    current_tables ct;                      /* the currents' */
+    walls_tables tb;                        /* the charges' part coefficients */
+    double complex p00[(R + 1) * (R + 1)];  /* faces' P by |offset| */
+};
+
+size_t sv_em_walls_tables_bytes(void) { return sizeof(sv_em_walls_tables); }
+
+static void walls_tables_fill(const sv_em_model *m, const series *s, sv_em_walls_tables *w)
+{
+    current_tables_make(m, s, &w->ct);
+    tables_make(m, s, &w->tb);
+    for (int q = 0; q < (R + 1) * (R + 1); q++) w->p00[q] = p_faces(m, q % (R + 1), q / (R + 1), 1);
+}
+
+static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
+{
+    if (!m->prj->st.thick_metal) return SV_OK;
+    series s;
+    series_make(m, &s);
+    if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
+    int fresh, own;
+    sv_em_walls_tables *w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, sizeof *w, "em wall tables", &fresh, &own);
+    if (w && fresh) walls_tables_fill(m, &s, w);
+    sv_status st = w ? SV_OK : sv_last_status();
+    if (!st) st = walls_currents(ctx, m, &s, &w->ct, k);
+    if (!st) st = walls_charges(ctx, m, &s, &w->tb, w->p00, k);
+    if (own) sv_free(ctx, w);
     free(s.cn);
+    return st;
+}
+
+sv_status sv_em_walls_add(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
+                          sv_em_colbase_fn colbase, void *user)
+{
+    sink k = {.L = L, .Psi = Psi, .PsiI = PsiI, .colbase = colbase, .user = user};
+    return walls_apply(ctx, m, &k);
+}
+
+sv_status sv_em_walls_record(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_em_walls_updates *u)
+{
+    memset(u, 0, sizeof *u);
+    u->lossy = lossy;
+    sink k = {.ctx = ctx, .u = u};
+    sv_status st = walls_apply(ctx, m, &k);
+    if (st) sv_em_walls_updates_free(ctx, u);
     return st;
 }
 

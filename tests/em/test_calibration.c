@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "em/geom.h"
 #include "support_em.h"
 #include "sv_test.h"
 
@@ -273,6 +274,105 @@ static void test_bytes(void **state)
     line_free(&raw);
 }
 
+/* A thru standard's like: a line one cell wide (the edge profile on its
+ * cells and port half rooftops), thick metal (its walls) on a lossy
+ * substrate, `cells` long, cells dx × dy (mm). */
+static void strip_make(line *l, int cells, double dy)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"units\": \"mm\", \"substrate\": {\"thickness\": 0.508, \"eps_r\": 3.66, \"tan_delta\": 0.0037},"
+             "\"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
+             "\"grid\": {\"dx\": 0.25, \"dy\": %.17g, \"nx\": %d, \"ny\": 1},"
+             "\"rectangles\": [{\"x\": [0, %.17g], \"y\": [0, %.17g]}],"
+             "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, %.17g]},"
+             "            {\"name\": \"b\", \"side\": \"right\", \"x\": %.17g, \"y\": [0, %.17g]}]}",
+             dy, cells, cells * 0.25, dy, dy, cells * 0.25, dy);
+    l->p = em_test_project(json);
+    assert_int_equal(sv_em_model_create(NULL, l->p, NULL, &l->m), SV_OK);
+    l->n = sv_em_model_unknowns(l->m);
+}
+
+static size_t colbase_dense(void *user, int j) { return (size_t)j * (size_t)*(int *)user + (size_t)j; }
+
+/* L, Ψ and Ψ's imaginary part, full n × n (lower triangles filled). */
+static double *strip_assemble(const line *l)
+{
+    int n = l->n;
+    double *a = calloc(3 * (size_t)n * n, sizeof(double));
+    assert_non_null(a);
+    assert_int_equal(sv_em_assemble_raw_lossy(NULL, l->m, a, a + (size_t)n * n, a + 2 * (size_t)n * n, colbase_dense,
+                                              &n, NULL),
+                     SV_OK);
+    return a;
+}
+
+/* The standards share the tables that depend on the cell, the stack-up and
+ * the options alone (sv_em_shared_tables): each standard's matrices are
+ * the same bits as when it makes its own, whichever assembled first; a
+ * model of another cell does not use them. */
+static void test_shared_tables(void **state)
+{
+    (void)state;
+    line a, b, other;
+    strip_make(&a, 6, 0.25);
+    strip_make(&b, 12, 0.25);
+    strip_make(&other, 6, 0.3);
+    assert_true(sv_em_edge_profiled(a.m));
+    double *ra = strip_assemble(&a), *rb = strip_assemble(&b), *ro = strip_assemble(&other);
+    sv_em_shared_tables *t = NULL;
+    assert_int_equal(sv_em_shared_tables_create(NULL, a.m, &t), SV_OK);
+    a.m->shared = b.m->shared = other.m->shared = t;
+    assert_ptr_equal(sv_em_shared_for(b.m), t);
+    assert_null(sv_em_shared_for(other.m));
+    double *sa = strip_assemble(&a);
+    assert_non_null(t->walls);
+    assert_non_null(t->edges);
+    double *sb = strip_assemble(&b), *so = strip_assemble(&other);
+    assert_memory_equal(sa, ra, 3 * sizeof(double) * (size_t)a.n * a.n);
+    assert_memory_equal(sb, rb, 3 * sizeof(double) * (size_t)b.n * b.n);
+    assert_memory_equal(so, ro, 3 * sizeof(double) * (size_t)other.n * other.n);
+    free(sb);
+    sb = strip_assemble(&b); /* the longer first: the same bits again */
+    assert_memory_equal(sb, rb, 3 * sizeof(double) * (size_t)b.n * b.n);
+    sv_em_shared_tables_destroy(t);
+    free(ra), free(rb), free(ro), free(sa), free(sb), free(so);
+    line_free(&a);
+    line_free(&b);
+    line_free(&other);
+}
+
+/* The edge profile's sub-strips: sv_em_L_strips, which shares the closed
+ * form's values between the pairs of sub-strips, gives each pair's
+ * sv_em_L_profiles to the bit (port half rooftops, rooftops, both). */
+static void test_strips(void **state)
+{
+    (void)state;
+    line l;
+    strip_make(&l, 6, 0.25);
+    int port = l.m->nx_edges + l.m->ny_edges, pairs[3][2] = {{port, port}, {port, 1}, {0, 2}};
+    for (int k = 0; k < 3; k++)
+        for (int exact = 0; exact < 2; exact++) {
+            sv_em_profile_t a, b, as, bs;
+            sv_em_profile(l.m, pairs[k][0], &a);
+            sv_em_profile(l.m, pairs[k][1], &b);
+            double ta[9], tb[9], got[64];
+            for (int s = 0; s <= 8; s++) {
+                ta[s] = a.t1 + 0.5 * (a.t2 - a.t1) * (1 - cos(SV_EM_PI * s / 8));
+                tb[s] = b.t1 + 0.5 * (b.t2 - b.t1) * (1 - cos(SV_EM_PI * s / 8));
+            }
+            sv_em_L_strips(l.m, &a, ta, 8, &b, tb, 8, exact, got);
+            as = a, bs = b;
+            for (int u = 0; u < 8; u++)
+                for (int v = 0; v < 8; v++) {
+                    as.t1 = ta[u], as.t2 = ta[u + 1], bs.t1 = tb[v], bs.t2 = tb[v + 1];
+                    double want = sv_em_L_profiles(l.m, &as, &bs, exact);
+                    assert_memory_equal(&got[u * 8 + v], &want, sizeof want);
+                }
+        }
+    line_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +381,8 @@ int main(void)
         cmocka_unit_test(test_low_frequency_circuit),
         cmocka_unit_test(test_raw_port),
         cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_shared_tables),
+        cmocka_unit_test(test_strips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
