@@ -271,7 +271,11 @@ static int parse_sens(const char *list, int n, int np, sens_spec *sp)
         int lim = kind == 'p' ? np : n, w = kind == 'y';
         if ((kind != 'p' && kind != 'y') || end == c || i < 1 || i > lim || (*end && *end != ',') ||
             cnt[w] >= 64) {
-            tool_say("ode", "--sens '%s': expected a comma-separated list of p1..p%d and y1..y%d", list, np, n);
+            if (np > 0)
+                tool_say("ode", "--sens '%s': expected a comma-separated list of p1..p%d and y1..y%d", list, np, n);
+            else
+                tool_say("ode", "--sens '%s': the problem has no parameters: expected a comma-separated list of "
+                         "y1..y%d", list, n);
             return 0;
         }
         for (int q = 0; q < cnt[w]; q++)

@@ -75,6 +75,94 @@ static int bruss_jb(int W, const double *t, const double *y, const double *p, do
 }
 SV_ODE_SCALAR_WRAPPERS(bruss)
 
+/* Sensitivities, p = (A, B, α): ∂f/∂p_k, the tangent (∂f/∂y)·v +
+ * (∂f/∂p)·vp over W lanes and at complex y (one type-generic body), and
+ * the Jacobian's derivative along (v, vp) in pattern order. The forcing
+ * depends on t alone and drops out of all three. */
+static int bruss_dfdp_b(int W, const double *t, const double *y, const double *p, int k, double *dy, void *user)
+{
+    (void)t, (void)p;
+    const bruss *B = user;
+    int N = B->N, M = N * N;
+    for (int w = 0; w < W; w++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) {
+                int c = i + N * j, l = wrap(i - 1, N) + N * j, r = wrap(i + 1, N) + N * j;
+                int dn = i + N * wrap(j - 1, N), up = i + N * wrap(j + 1, N), h = M;
+                double u = y[c * W + w], idx2 = 1 / (B->dx * B->dx);
+                double lu = y[l * W + w] + y[r * W + w] + y[up * W + w] + y[dn * W + w] - 4 * u;
+                double lv = y[(h + l) * W + w] + y[(h + r) * W + w] + y[(h + up) * W + w] + y[(h + dn) * W + w] -
+                            4 * y[(h + c) * W + w];
+                dy[c * W + w] = k == 0 ? -u : k == 1 ? 1 : lu * idx2;
+                dy[(M + c) * W + w] = k == 0 ? u : k == 1 ? 0 : lv * idx2;
+            }
+    return 0;
+}
+#define BRUSS_TANGENT(T, y, p, v, vp, out, W, w)                                                              \
+    do {                                                                                                       \
+        int N = B->N, M = N * N;                                                                              \
+        double A = p[0 * W + w], a = p[2 * W + w] / (B->dx * B->dx);                                           \
+        double dA = vp ? vp[0 * W + w] : 0, dB = vp ? vp[1 * W + w] : 0;                                       \
+        double da = vp ? vp[2 * W + w] / (B->dx * B->dx) : 0;                                                  \
+        for (int j = 0; j < N; j++)                                                                            \
+            for (int i = 0; i < N; i++) {                                                                      \
+                int c = i + N * j, l = wrap(i - 1, N) + N * j, r = wrap(i + 1, N) + N * j;                     \
+                int dn = i + N * wrap(j - 1, N), up = i + N * wrap(j + 1, N);                                  \
+                T u = y[c * W + w], vv = y[(M + c) * W + w];                                                    \
+                double du = v[c * W + w], dv = v[(M + c) * W + w];                                              \
+                T lu = y[l * W + w] + y[r * W + w] + y[up * W + w] + y[dn * W + w] - 4.0 * u;                   \
+                T lv = y[(M + l) * W + w] + y[(M + r) * W + w] + y[(M + up) * W + w] + y[(M + dn) * W + w] -    \
+                       4.0 * vv;                                                                                \
+                double ldu = v[l * W + w] + v[r * W + w] + v[up * W + w] + v[dn * W + w] - 4.0 * du;            \
+                double ldv = v[(M + l) * W + w] + v[(M + r) * W + w] + v[(M + up) * W + w] +                    \
+                             v[(M + dn) * W + w] - 4.0 * dv;                                                    \
+                T duuv = 2.0 * u * vv * du + u * u * dv;                                                       \
+                out[c * W + w] = a * ldu + duuv - (A + 1) * du + da * lu + dB - dA * u;                        \
+                out[(M + c) * W + w] = a * ldv + A * du - duuv + da * lv + dA * u;                             \
+            }                                                                                                  \
+    } while (0)
+static int bruss_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
+                           const double *vp, double *out, void *user)
+{
+    (void)t;
+    const bruss *B = user;
+    for (int w = 0; w < W; w++) BRUSS_TANGENT(double, y, p, v, vp, out, W, w);
+    return 0;
+}
+static int bruss_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                           const double *vp, double complex *out, void *user)
+{
+    (void)t;
+    const bruss *B = user;
+    BRUSS_TANGENT(double complex, y, p, v, vp, out, 1, 0);
+    return 0;
+}
+static int bruss_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v,
+                           const double *vp, double *jv, double *ddfdt, void *user)
+{
+    (void)t, (void)p, (void)ddfdt;
+    const bruss *B = user;
+    int N = B->N, M = N * N;
+    for (int w = 0; w < W; w++) {
+        double dA = vp ? vp[0 * W + w] : 0, da = vp ? vp[2 * W + w] / (B->dx * B->dx) : 0;
+        for (int c = 0; c < M; c++) {
+            double uu = y[c * W + w], vv = y[(M + c) * W + w], du = v[c * W + w], dv = v[(M + c) * W + w];
+            double duv = du * vv + uu * dv;
+            const int *pu = B->pos + 6 * c, *pv = B->pos + 6 * (M + c);
+            for (int q = 1; q < 5; q++) {
+                jv[pu[q] * W + w] = da;
+                jv[pv[q] * W + w] = da;
+            }
+            jv[pu[0] * W + w] = -4 * da + 2 * duv - dA;
+            jv[pu[5] * W + w] = 2 * uu * du;
+            jv[pv[0] * W + w] = -4 * da - 2 * uu * du;
+            jv[pv[5] * W + w] = dA - 2 * duv;
+        }
+    }
+    return 0;
+}
+SV_ODE_SENS_WRAPPERS(bruss)
+
 static void bruss_free(void *data)
 {
     bruss *B = data;
@@ -149,6 +237,9 @@ sv_status ode_builtin_bruss(sv_ode_builtin *b, const char *name, sv_ode_problem_
     static const double p[3] = {3.4, 1.0, 10.0};
     SV_ODE_FILL(d, bruss, n, 3);
     d->f_complex = bruss_fc;
+    d->sens_source = SV_ODE_SENS_TANGENT;
+    SV_ODE_FILL_SENS(d, bruss);
+    d->tangent_complex = bruss_tangent_c;
     d->rowptr = B->rowptr;
     d->colind = B->colind;
     d->user = B;

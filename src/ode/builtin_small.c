@@ -265,6 +265,45 @@ SV_ODE_LANES_INLINE int orego_jb_lanes(const int W, const double *t, const doubl
     return 0;
 }
 
+/* Sensitivities (to initial values): the tangent J·v and the Jacobian's
+ * derivative along v over W lanes, and the tangent at complex y. */
+#define OREGO_TANGENT(T, Y, V, OUT)                                                      \
+    do {                                                                                 \
+        OUT(0) = 77.27 * (V(0) * (1 - 2 * 8.375e-6 * Y(0) - Y(1)) + V(1) * (1 - Y(0))); \
+        OUT(1) = (V(2) - V(0) * Y(1) - (1 + Y(0)) * V(1)) / 77.27;                       \
+        OUT(2) = 0.161 * (V(0) - V(2));                                                  \
+    } while (0)
+SV_ODE_LANES_INLINE int orego_tangent_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict dy, void *u)
+{
+    (void)t, (void)p, (void)vp, (void)u;
+    for (int w = 0; w < W; w++) OREGO_TANGENT(double, Y, V, D);
+    return 0;
+}
+static int orego_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                           const double *vp, double complex *out, void *u)
+{
+    (void)t, (void)p, (void)vp, (void)u;
+    OREGO_TANGENT(double complex, YC, VC, OC);
+    return 0;
+}
+SV_ODE_LANES_INLINE int orego_jac_dir_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict jv, double *ddfdt,
+                                             void *u)
+{
+    (void)t, (void)y, (void)p, (void)vp, (void)ddfdt, (void)u;
+    enum { N_ = 3 };
+    for (int w = 0; w < W; w++) {
+        J(0, 0) = 77.27 * (-2 * 8.375e-6 * V(0) - V(1)), J(0, 1) = -77.27 * V(0), J(0, 2) = 0;
+        J(1, 0) = -V(1) / 77.27, J(1, 1) = -V(0) / 77.27, J(1, 2) = 0;
+        J(2, 0) = 0, J(2, 1) = 0, J(2, 2) = 0;
+    }
+    return 0;
+}
+SV_ODE_SENS_BATCH_BY_LANES(orego)
+
 /* ---- VDPOL, ε = 1e-6 as a parameter ---- */
 #define VDPOL_BODY(y, p, dy)                                                   \
     do {                                                                        \
@@ -295,6 +334,63 @@ SV_ODE_LANES_INLINE int vdpol_jb_lanes(const int W, const double *t, const doubl
     return 0;
 }
 static int vdpol_fc(double complex t, const double complex *y, const double *p, double complex *dy, void *u)
+{
+    (void)t, (void)u;
+    VDPOL_BODY(y, p, dy);
+    return 0;
+}
+
+/* Sensitivities: ∂f/∂ε, the tangent J·v + f_ε·vp and the Jacobian's
+ * derivative along (v, vp) over W lanes, the tangent at complex y and f
+ * with a complex ε. */
+static int vdpol_dfdp_b(int W, const double *t, const double *y, const double *p, int k, double *dy, void *u)
+{
+    (void)t, (void)k, (void)u;
+    for (int w = 0; w < W; w++) {
+        double e = PP(0);
+        D(0) = 0;
+        D(1) = -((1 - Y(0) * Y(0)) * Y(1) - Y(0)) / (e * e);
+    }
+    return 0;
+}
+#define VDPOL_TANGENT(T, Y, V, E, VE, OUT)                                                          \
+    do {                                                                                            \
+        OUT(0) = V(1);                                                                              \
+        OUT(1) = ((-2 * Y(0) * V(0)) * Y(1) + (1 - Y(0) * Y(0)) * V(1) - V(0)) / (E) -              \
+                 (VE) * ((1 - Y(0) * Y(0)) * Y(1) - Y(0)) / ((E) * (E));                            \
+    } while (0)
+SV_ODE_LANES_INLINE int vdpol_tangent_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict dy, void *u)
+{
+    (void)t, (void)u;
+    for (int w = 0; w < W; w++) VDPOL_TANGENT(double, Y, V, PP(0), VP(0), D);
+    return 0;
+}
+static int vdpol_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                           const double *vp, double complex *out, void *u)
+{
+    (void)t, (void)u;
+    VDPOL_TANGENT(double complex, YC, VC, p[0], vp ? vp[0] : 0.0, OC);
+    return 0;
+}
+SV_ODE_LANES_INLINE int vdpol_jac_dir_lanes(const int W, const double *t, const double *restrict y,
+                                             const double *restrict p, const double *restrict v,
+                                             const double *restrict vp, double *restrict jv, double *ddfdt,
+                                             void *u)
+{
+    (void)t, (void)ddfdt, (void)u;
+    enum { N_ = 2 };
+    for (int w = 0; w < W; w++) {
+        double e = PP(0), ve = VP(0), y1 = Y(0), y2 = Y(1);
+        J(0, 0) = 0, J(0, 1) = 0;
+        J(1, 0) = (-2 * V(0) * y2 - 2 * y1 * V(1)) / e - ve * (-2 * y1 * y2 - 1) / (e * e);
+        J(1, 1) = -2 * y1 * V(0) / e - ve * (1 - y1 * y1) / (e * e);
+    }
+    return 0;
+}
+SV_ODE_SENS_BATCH_BY_LANES(vdpol)
+static int vdpol_fcp(double complex t, const double complex *y, const double complex *p, double complex *dy, void *u)
 {
     (void)t, (void)u;
     VDPOL_BODY(y, p, dy);
@@ -359,6 +455,30 @@ static int lorenz_tangent_b(int W, const double *t, const double *y, const doubl
     }
     return 0;
 }
+/* Rodas5P's second order: the Jacobian's derivative along (v, vp), and the
+ * tangent at complex y. */
+static int lorenz_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v,
+                            const double *vp, double *jv, double *ddfdt, void *u)
+{
+    (void)t, (void)y, (void)p, (void)ddfdt, (void)u;
+    enum { N_ = 3 };
+    for (int w = 0; w < W; w++) {
+        J(0, 0) = -VP(0), J(0, 1) = VP(0), J(0, 2) = 0;
+        J(1, 0) = VP(1) - V(2), J(1, 1) = 0, J(1, 2) = -V(0);
+        J(2, 0) = V(1), J(2, 1) = V(0), J(2, 2) = -VP(2);
+    }
+    return 0;
+}
+static int lorenz_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
+                            const double *vp, double complex *out, void *u)
+{
+    (void)t, (void)u;
+    double s = vp ? vp[0] : 0, r = vp ? vp[1] : 0, b = vp ? vp[2] : 0;
+    out[0] = p[0] * (v[1] - v[0]) + s * (y[1] - y[0]);
+    out[1] = v[0] * (p[1] - y[2]) - y[0] * v[2] - v[1] + r * y[0];
+    out[2] = v[0] * y[1] + y[0] * v[1] - p[2] * v[2] - b * y[2];
+    return 0;
+}
 static int lorenz_fcp(double complex t, const double complex *y, const double complex *p, double complex *dy,
                       void *u)
 {
@@ -378,8 +498,12 @@ SV_ODE_SCALAR_WRAPPERS(rober)
 SV_ODE_SENS_WRAPPERS(rober)
 SV_ODE_SENS_TANGENT_WRAPPER(hires)
 SV_ODE_SENS_JAC_DIR_WRAPPER(hires)
+SV_ODE_SENS_TANGENT_WRAPPER(orego)
+SV_ODE_SENS_JAC_DIR_WRAPPER(orego)
+SV_ODE_SENS_WRAPPERS(vdpol)
 SV_ODE_SENS_DFDP_WRAPPER(lorenz)
 SV_ODE_SENS_TANGENT_WRAPPER(lorenz)
+SV_ODE_SENS_JAC_DIR_WRAPPER(lorenz)
 SV_ODE_SCALAR_WRAPPERS(hires)
 SV_ODE_SCALAR_WRAPPERS(orego)
 SV_ODE_SCALAR_WRAPPERS(vdpol)
@@ -414,12 +538,22 @@ sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_
     if (!strcmp(name, "orego")) {
         static const double y0[3] = {1, 2, 3};
         SV_ODE_FILL(d, orego, 3, 0);
+        d->sens_source = SV_ODE_SENS_TANGENT;
+        d->tangent = orego_tangent;
+        d->tangent_batch = orego_tangent_b;
+        d->tangent_complex = orego_tangent_c;
+        d->jac_dir = orego_jac_dir;
+        d->jac_dir_batch = orego_jac_dir_b;
         return ode_builtin_set(b, d, 0, 360, y0, NULL, 1e-6, 1e-6);
     }
     if (!strcmp(name, "vdpol")) {
         static const double y0[2] = {2, 0}, p[1] = {1e-6};
         SV_ODE_FILL(d, vdpol, 2, 1);
         d->f_complex = vdpol_fc;
+        d->sens_source = SV_ODE_SENS_TANGENT;
+        SV_ODE_FILL_SENS(d, vdpol);
+        d->tangent_complex = vdpol_tangent_c;
+        d->f_complex_p = vdpol_fcp;
         return ode_builtin_set(b, d, 0, 2, y0, p, 1e-6, 1e-6);
     }
     if (!strcmp(name, "lorenz")) {
@@ -431,6 +565,9 @@ sv_status ode_builtin_small(sv_ode_builtin *b, const char *name, sv_ode_problem_
         d->dfdp_batch = lorenz_dfdp_b;
         d->tangent = lorenz_tangent;
         d->tangent_batch = lorenz_tangent_b;
+        d->tangent_complex = lorenz_tangent_c;
+        d->jac_dir = lorenz_jac_dir;
+        d->jac_dir_batch = lorenz_jac_dir_b;
         d->f_complex_p = lorenz_fcp;
         return ode_builtin_set(b, d, 0, 1, y0, p, 1e-6, 1e-8);
     }

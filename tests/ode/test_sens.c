@@ -27,7 +27,7 @@
 #include "solvent/ode.h"
 #include "sv_test.h"
 
-enum { MAXN = 50, MAXS = 4, MAXT = 5 };
+enum { MAXN = 128, MAXS = 4, MAXT = 5 };
 
 typedef struct dir {
     int param;    /* parameter index, or -1 */
@@ -57,10 +57,11 @@ typedef struct result {
  * differences extrapolate to it up to rounding. */
 static void eb_dy0dk(double k, double *d)
 {
-    double a[MAXN], b[MAXN], c[MAXN], e[MAXN], h = 1e-3 * k;
+    enum { EB_N = 50 };
+    double a[EB_N], b[EB_N], c[EB_N], e[EB_N], h = 1e-3 * k;
     sv_ode_eb50_initial(k + h, a), sv_ode_eb50_initial(k - h, b);
     sv_ode_eb50_initial(k + h / 2, c), sv_ode_eb50_initial(k - h / 2, e);
-    for (int i = 0; i < MAXN; i++) d[i] = (4 * (c[i] - e[i]) / h - (a[i] - b[i]) / (2 * h)) / 3;
+    for (int i = 0; i < EB_N; i++) d[i] = (4 * (c[i] - e[i]) / h - (a[i] - b[i]) / (2 * h)) / 3;
 }
 
 static int is_eb(const scase *c) { return !strcmp(c->name, "eb50"); }
@@ -365,6 +366,64 @@ static void test_lorenz_tsit5(void **s)
     sv_ode_builtin_destroy(b);
 }
 
+/* ---- OREGO, VDPOL and Lorenz with Rodas5P: every built-in has its
+ * sensitivity callbacks (tangent, the Jacobian's derivative along a
+ * direction, and the tangent at complex y): each second-order source, the
+ * complex-step source that uses none of them where f takes complex
+ * parameters and the analytic ∂f/∂p where there is one, against central
+ * differences of the solution. The save times
+ * stay where central differences are a reference at rtol 1e-8's 1e-6:
+ * VDPOL (ε = 1e-6) before its first relaxation jump (near t = 0.8; across
+ * it the jump's timing makes dy/dε a near step, 3.3e-3 at t = 2), OREGO
+ * within its first pulses (at t = 360, after three, 9.6e-6, on every
+ * second-order source alike). ---- */
+static void check_small(scase c, const char *what)
+{
+    sv_ode_builtin *b = NULL;
+    assert_int_equal(sv_ode_builtin_create(NULL, c.name, 0, SV_ODE_JAC_ANALYTIC, &b), SV_OK);
+    result cd, r;
+    cd_run(&c, b, &cd);
+    sv_ode_problem *P = with_dirs(&c, b);
+    for (int second = 0; second < 4; second++) {
+        sv_ode_problem_desc d = P->d;
+        if (second) d.jac_dir = NULL; /* complex step on the tangent */
+        else d.tangent_complex = NULL;
+        if (second == 2 && (!d.f_complex || (d.nparams && !d.f_complex_p))) continue;
+        if (second == 3 && (!d.nparams || !d.dfdp)) continue;
+        if (second == 2) d.sens_source = SV_ODE_SENS_COMPLEX_STEP;
+        if (second == 3) d.sens_source = SV_ODE_SENS_ANALYTIC;
+        sv_ode_problem *Q = NULL;
+        assert_int_equal(sv_ode_problem_create(NULL, &d, &Q), SV_OK);
+        sens_run(&c, b, Q, &r);
+        double e = disagreement(&r, cd.S, cd.y, r.theta, 1e-3);
+        printf("%s, Rodas5P, %s: vs central differences %.1e (%ld steps)\n", what,
+               second == 3   ? "analytic dfdp"
+               : second == 2 ? "complex-step source"
+               : second      ? "tangent, complex step on it"
+                             : "tangent, jac_dir",
+               e,
+               r.stats.accepted);
+        assert_true(e < 1e-6);
+        sv_ode_problem_destroy(Q);
+    }
+    sv_ode_problem_destroy(P);
+    sv_ode_builtin_destroy(b);
+}
+
+static void test_small_builtins(void **s)
+{
+    (void)s;
+    check_small((scase){"orego", 0, SV_ODE_RODAS5P, 1e-8, 1e-10, 3, {1, 10, 50}, 2, {{-1, 0, 1e-3}, {-1, 2, 1e-3}}},
+                "OREGO y1(0), y3(0)");
+    check_small((scase){"vdpol", 0, SV_ODE_RODAS5P, 1e-8, 1e-10, 3, {0.1, 0.25, 0.5}, 2, {{0, -1, 1e-3}, {-1, 0, 1e-3}}},
+                "VDPOL eps, y1(0)");
+    check_small((scase){"lorenz", 0, SV_ODE_RODAS5P, 1e-8, 1e-10, 3, {0.25, 0.5, 1}, 4,
+                        {{0, -1, 1e-3}, {1, -1, 1e-3}, {2, -1, 1e-3}, {-1, 0, 1e-3}}},
+                "Lorenz sigma, rho, beta, x(0)");
+    check_small((scase){"bruss2d", 0, SV_ODE_RODAS5P, 1e-8, 1e-10, 3, {1, 2, 5}, 3, {{0, -1, 1e-3}, {2, -1, 1e-3}, {-1, 0, 1e-3}}},
+                "Brusselator 8 x 8 A, alpha, u1(0)");
+}
+
 /* ---- contracts ---- */
 /* With the sensitivities out of the error control the state takes the
  * plain solve's steps, bit for bit; a trajectory's sensitivities do not
@@ -447,7 +506,13 @@ static void test_bad_requests(void **s)
     sv_ode_options_default(&o);
     sv_ode_ensemble e = {.ntraj = 1, .nsave = 1, .tsave = &ts, .y0 = b->y0, .params = b->params, .out = y,
                          .sens_out = S};
-    /* Lorenz has no second-order callback: Rodas5P refuses, Tsit5 runs */
+    /* without a second-order callback Rodas5P refuses, Tsit5 runs */
+    sv_ode_problem_desc d = P->d;
+    d.jac_dir = NULL, d.jac_dir_batch = NULL, d.tangent_complex = NULL;
+    sv_ode_problem *first_only = NULL;
+    assert_int_equal(sv_ode_problem_create(NULL, &d, &first_only), SV_OK);
+    sv_ode_problem_destroy(P);
+    P = first_only;
     assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG);
     assert_non_null(strstr(sv_last_error(), "jac_dir or tangent_complex"));
     o.method = SV_ODE_TSIT5;
@@ -510,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_eb50),
         cmocka_unit_test(test_pollu),
         cmocka_unit_test(test_lorenz_tsit5),
+        cmocka_unit_test(test_small_builtins),
         cmocka_unit_test(test_state_unchanged_and_lanes),
         cmocka_unit_test(test_single_lu_and_scales),
         cmocka_unit_test(test_bad_requests),
