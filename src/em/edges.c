@@ -7,8 +7,9 @@
  * 0.223·w instead of w/4: its L is a few per cent high and its C low (Pozar's
  * 120 Ω sections one cell across: L +3 %, C −3.4 % against Hammerstad–
  * Jensen). The profile is carried by SUB sub-strips across the cell, each
- * with the weight 1/SUB of p; L and P between two unknowns or cells are the
- * weighted sums of the sub-strips' closed forms.
+ * with the weight 1/SUB of p (and extrapolated from SUB/2: below); L and P
+ * between two unknowns or cells are the weighted sums of the sub-strips'
+ * closed forms.
  *
  * Only pairs within EDGE_REACH cell sides change: beyond, the profile acts
  * through its second moment alone (w²/8 against w²/12), on entries that are
@@ -23,7 +24,10 @@
 #include "em_internal.h"
 #include "geom.h"
 
-#define SUB 8          /* sub-strips across a profiled cell */
+/* Sub-strips across a profiled cell: the sums' error falls like 1/SUB²
+ * (measured from 4 to 16, docs/em.md), so the change is extrapolated from
+ * SUB and SUB/2 sub-strips, (4·Δ(SUB) − Δ(SUB/2))/3. */
+#define SUB 8
 #define EDGE_REACH 3.0 /* pairs farther apart (in the larger cell side) keep the uniform values */
 
 /* Profiles: 0 uniform, 1 edge-singular across y (a strip along x), 2 across x. */
@@ -85,20 +89,41 @@ static int strip_edges(double t1, double t2, int prof, double *t)
     return SUB;
 }
 
-/* L between unknowns r and c with their profiles (H): the weighted sum over
- * their sub-strips' pairs. */
-static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int exact)
+/* The weighted sums over the pairs of SUB sub-strips (each of weight 1/SUB;
+ * an unprofiled side is one strip of weight 1) of the pair values v (na ×
+ * nb, per unit density, strips' boundaries ta, tb), and in *half the same
+ * with SUB/2 sub-strips: a pair of neighbours makes one, whose value is
+ * their width-weighted mean (the integrals add), so no closed form is
+ * evaluated twice. */
+static double strip_sums(const double *v, int na, int nb, const double *ta, const double *tb, double *half)
 {
-    _Static_assert(SUB <= SV_EM_STRIPS_MAX, "sv_em_L_strips takes SUB sub-strips");
+    double wa = na > 1 ? 1.0 / na : 1, wb = nb > 1 ? 1.0 / nb : 1, fine = 0;
+    for (int u = 0; u < na; u++)
+        for (int q = 0; q < nb; q++) fine += wa * wb * v[u * nb + q];
+    int ca = na > 1 ? 2 : 1, cb = nb > 1 ? 2 : 1; /* fine strips per coarse one */
+    *half = 0;
+    for (int U = 0; U < na; U += ca)
+        for (int Q = 0; Q < nb; Q += cb) {
+            double num = 0;
+            for (int u = U; u < U + ca; u++)
+                for (int q = Q; q < Q + cb; q++) num += (ta[u + 1] - ta[u]) * (tb[q + 1] - tb[q]) * v[u * nb + q];
+            *half += ca * wa * cb * wb * num / ((ta[U + ca] - ta[U]) * (tb[Q + cb] - tb[Q]));
+        }
+    return fine;
+}
+
+/* L between unknowns r and c with their profiles (H): the weighted sums
+ * over their sub-strips' pairs, SUB of them and (*half) SUB/2. */
+static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int exact, double *half)
+{
+    _Static_assert(SUB <= SV_EM_STRIPS_MAX && SUB % 2 == 0, "sv_em_L_strips takes SUB sub-strips, SUB even");
     sv_em_profile_t a, b;
     sv_em_profile(m, r, &a);
     sv_em_profile(m, c, &b);
-    double ta[SUB + 1], tb[SUB + 1], l[SUB * SUB], s = 0, wa = pr ? 1.0 / SUB : 1, wb = pc ? 1.0 / SUB : 1;
+    double ta[SUB + 1], tb[SUB + 1], l[SUB * SUB];
     int na = strip_edges(a.t1, a.t2, pr, ta), nb = strip_edges(b.t1, b.t2, pc, tb);
     sv_em_L_strips(m, &a, ta, na, &b, tb, nb, exact, l);
-    for (int u = 0; u < na; u++)
-        for (int v = 0; v < nb; v++) s += wa * wb * l[u * nb + v];
-    return s;
+    return strip_sums(l, na, nb, ta, tb, half);
 }
 
 /* A cell's rectangle split by its profile: sub-rectangle s (s < 0: whole). */
@@ -133,23 +158,31 @@ static double P_rects(const sv_em_model *m, const double a[4], const double b[4]
 }
 
 /* P between cells a = (0, 0) and b = (di, dj) with profiles pa, pb, less
- * its uniform value. */
-static double dP_cells(const sv_em_model *m, int pa, int pb, int di, int dj, int exact)
+ * its uniform value: with SUB sub-strips, and (*half) SUB/2. */
+static double dP_cells(const sv_em_model *m, int pa, int pb, int di, int dj, int exact, double *half)
 {
     const sv_em_grid *g = &m->prj->grid;
-    double s = 0, ra[4], rb[4], wa = pa ? 1.0 / SUB : 1, wb = pb ? 1.0 / SUB : 1;
+    double ra[4], rb[4], ta[SUB + 1], tb[SUB + 1], v[SUB * SUB];
     int na = pa ? SUB : 1, nb = pb ? SUB : 1;
     for (int u = 0; u < na; u++) {
         sub_rect(g, 0, 0, pa, pa ? u : -1, ra);
-        for (int v = 0; v < nb; v++) {
-            sub_rect(g, di, dj, pb, pb ? v : -1, rb);
-            s += wa * wb * P_rects(m, ra, rb, exact);
+        ta[u] = pa == PROF_X ? ra[0] : ra[2], ta[u + 1] = pa == PROF_X ? ra[1] : ra[3];
+        for (int q = 0; q < nb; q++) {
+            sub_rect(g, di, dj, pb, pb ? q : -1, rb);
+            tb[q] = pb == PROF_X ? rb[0] : rb[2], tb[q + 1] = pb == PROF_X ? rb[1] : rb[3];
+            v[u * nb + q] = P_rects(m, ra, rb, exact);
         }
     }
+    double fine = strip_sums(v, na, nb, ta, tb, half);
     sub_rect(g, 0, 0, PROF_NONE, -1, ra);
     sub_rect(g, di, dj, PROF_NONE, -1, rb);
-    return s - P_rects(m, ra, rb, exact); /* the uniform value by the same rule: their errors cancel */
+    double uniform = P_rects(m, ra, rb, exact); /* by the same rule: their errors cancel */
+    *half -= uniform;
+    return fine - uniform;
 }
+
+/* The sub-strip sums' limit from SUB and SUB/2 (their error ∝ 1/SUB²). */
+static double extrapolated(double d_sub, double d_half) { return (4 * d_sub - d_half) / 3; }
 
 /* ---- the correction of assembled matrices ------------------------------------- */
 /* Whether two cells or unknowns at centre offset (X, Y) in metres are near
@@ -194,7 +227,9 @@ double sv_em_edge_dL(const sv_em_model *m, int r, int c, int exact)
     unknown_centre(m, r, &xr, &yr);
     unknown_centre(m, c, &xc, &yc);
     if (!within_reach(&m->prj->grid, xc - xr, yc - yr)) return 0;
-    return L_profiled(m, r, c, pr, pc, exact) - L_profiled(m, r, c, 0, 0, exact);
+    double half, none, uniform = L_profiled(m, r, c, 0, 0, exact, &none);
+    double full = L_profiled(m, r, c, pr, pc, exact, &half);
+    return extrapolated(full - uniform, half - uniform);
 }
 
 double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int exact)
@@ -202,7 +237,8 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
     int pa = cell_profile(m->prj, ai, aj), pb = cell_profile(m->prj, bi, bj);
     const sv_em_grid *g = &m->prj->grid;
     if ((!pa && !pb) || !within_reach(g, (bi - ai) * g->dx, (bj - aj) * g->dy)) return 0;
-    return dP_cells(m, pa, pb, bi - ai, bj - aj, exact);
+    double half, full = dP_cells(m, pa, pb, bi - ai, bj - aj, exact, &half);
+    return extrapolated(full, half);
 }
 
 /* Memoised changes by pair and offset (NaN: not yet computed), in one

@@ -143,6 +143,7 @@ static void test_lowpass(void **state)
            f3 / 1e9, 100 * (f3 / 2.231e9 - 1), f20 / 1e9, 100 * (f20 / 3.398e9 - 1));
     print_magnitudes("lpf.s2p", NF, f, S);
     sv_assert_close(f3, 2.231e9, 0.015, 0);
+    sv_assert_close(f20, 3.398e9, 0.015, 0);
     free(S);
 }
 
