@@ -49,6 +49,19 @@ typedef struct solve_args {
     sv_em_ts_format format;
 } solve_args;
 
+/* An integer option from 1 to hi; returns 0 or the exit code. */
+static int parse_count(const char *opt, const char *v, long hi, int *out)
+{
+    char *e;
+    long t = strtol(v, &e, 10);
+    if (e == v || *e || t < 1 || t > hi) {
+        tool_say("solve", "%s %s: expected an integer from 1 to %ld", opt, v, hi);
+        return 2;
+    }
+    *out = (int)t;
+    return 0;
+}
+
 /* The value of option s (`v`) into a; returns 0 or the exit code. */
 static int parse_value(const char *s, const char *v, solve_args *a)
 {
@@ -80,15 +93,10 @@ static int parse_value(const char *s, const char *v, solve_args *a)
             tool_say("solve", "--memory-limit '%s': expected %s", v, TOOL_BYTES_EXPECTED);
             return 2;
         }
+    } else if (!strcmp(s, "--subdivide")) {
+        return parse_count(s, v, 16, &a->split);
     } else {
-        char *e;
-        long t = strtol(v, &e, 10), hi = strcmp(s, "--threads") ? 16 : 4096;
-        if (e == v || *e || t < 1 || t > hi) {
-            tool_say("solve", "%s %s: expected an integer from 1 to %ld", s, v, hi);
-            return 2;
-        }
-        if (strcmp(s, "--threads")) a->split = (int)t;
-        else a->threads = (int)t;
+        return parse_count(s, v, 4096, &a->threads);
     }
     return 0;
 }
