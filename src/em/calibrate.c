@@ -396,6 +396,7 @@ sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, co
      * of the tables that depend on those alone serves them all */
     sv_em_shared_tables *tabs = NULL;
     if (!s) s = sv_em_shared_tables_create(ctx, m, &tabs);
+    if (!s) s = sv_em_shared_tables_seed(tabs, m); /* the circuit's wall tables, when its assembly made them */
     for (int k = 0; k < np && !s; k++) {
         const sv_em_port_def *d = &p->ports[k];
         c->port_std[k] = -1;

@@ -3,6 +3,7 @@
 #ifndef SV_EM_INTERNAL_H
 #define SV_EM_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "solvent/em.h"
@@ -65,6 +66,12 @@ struct sv_em_model {
     struct sv_em_radiation *rad; /* the radiation terms of the mesh (NULL when the project has none) */
     sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
     struct sv_em_shared_tables *shared; /* borrowed, may be NULL: tables shared with other models (tables.c) */
+    /* Thick metal's wall tables of this model's cell and stack-up, made by
+     * its first assembly and kept for the next and for its calibration's
+     * standards (walls.c). The one member that changes after creation:
+     * installed by compare-and-swap, so concurrent assemblies of one model
+     * may both compute them but never race. */
+    _Atomic(struct sv_em_walls_tables *) walls_cache;
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */
@@ -148,6 +155,11 @@ sv_em_shared_tables *sv_em_shared_for(const sv_em_model *m);
 enum { SV_EM_SHARED_WALLS = 0, SV_EM_SHARED_EDGES = 1 };
 void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t bytes, const char *what, int *fresh,
                         int *own);
+/* The walls part from m's own tables when an assembly of m made them (they
+ * fit every model t fits: t was made for m's cell, stack-up and options). */
+sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m);
+/* m's own wall tables, made and kept on first use (walls.c); NULL: no memory. */
+sv_em_walls_tables *sv_em_walls_tables_of(const sv_em_model *m);
 /* Bytes the tables hold at most once filled for models like m. */
 size_t sv_em_shared_tables_bytes(const sv_em_model *m);
 /* Bytes of the parts (walls.c, edges.c) for models like m. */

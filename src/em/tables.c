@@ -189,6 +189,16 @@ sv_status sv_em_shared_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_sh
     return SV_OK;
 }
 
+sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m)
+{
+    const sv_em_walls_tables *own = atomic_load(&((sv_em_model *)m)->walls_cache);
+    if (!own || t->walls) return SV_OK;
+    t->walls = sv_alloc(t->ctx, sv_em_walls_tables_bytes(), "em wall tables");
+    if (!t->walls) return sv_last_status();
+    memcpy(t->walls, own, sv_em_walls_tables_bytes());
+    return SV_OK;
+}
+
 void sv_em_shared_tables_destroy(sv_em_shared_tables *t)
 {
     if (!t) return;

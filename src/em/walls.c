@@ -736,15 +736,43 @@ static void walls_tables_fill(const sv_em_model *m, const series *s, sv_em_walls
     for (int q = 0; q < (R + 1) * (R + 1); q++) w->p00[q] = p_faces(m, q % (R + 1), q / (R + 1), 1);
 }
 
+sv_em_walls_tables *sv_em_walls_tables_of(const sv_em_model *m)
+{
+    /* the model is const to its users; its cache is the one mutable member */
+    _Atomic(sv_em_walls_tables *) *cache = &((sv_em_model *)m)->walls_cache;
+    sv_em_walls_tables *w = atomic_load(cache), *none = NULL;
+    if (w) return w;
+    series s;
+    series_make(m, &s);
+    if (!s.cn) {
+        sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
+        return NULL;
+    }
+    w = sv_alloc(m->ctx, sizeof *w, "em wall tables");
+    if (w) walls_tables_fill(m, &s, w);
+    free(s.cn);
+    if (w && !atomic_compare_exchange_strong(cache, &none, w)) { /* another assembly's came first */
+        sv_free(m->ctx, w);
+        w = none;
+    }
+    return w;
+}
+
 static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
 {
     if (!m->prj->st.thick_metal) return SV_OK;
     series s;
     series_make(m, &s);
     if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
-    int fresh, own;
-    sv_em_walls_tables *w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, sizeof *w, "em wall tables", &fresh, &own);
-    if (w && fresh) walls_tables_fill(m, &s, w);
+    /* the tables lent by the calibration when they fit, else the model's own */
+    int fresh = 0, own = 0;
+    sv_em_walls_tables *w = NULL;
+    if (sv_em_shared_for(m)) {
+        w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, sizeof *w, "em wall tables", &fresh, &own);
+        if (w && fresh) walls_tables_fill(m, &s, w);
+    } else {
+        w = sv_em_walls_tables_of(m);
+    }
     sv_status st = w ? SV_OK : sv_last_status();
     if (!st) st = walls_currents(ctx, m, &s, &w->ct, k);
     if (!st) st = walls_charges(ctx, m, &s, &w->tb, w->p00, k);

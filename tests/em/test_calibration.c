@@ -342,6 +342,38 @@ static void test_shared_tables(void **state)
     line_free(&other);
 }
 
+/* A model keeps the wall tables its first assembly made (the next
+ * assembly gives the same bits), and the calibration's shared tables take
+ * them from the circuit (sv_em_shared_tables_seed): a standard assembled
+ * from the seeded tables has the bits of one that made its own. */
+static void test_seeded_tables(void **state)
+{
+    (void)state;
+    line circuit, standard;
+    strip_make(&circuit, 6, 0.25);
+    strip_make(&standard, 12, 0.25);
+    double *c1 = strip_assemble(&circuit), *own = strip_assemble(&standard);
+    assert_non_null(atomic_load(&circuit.m->walls_cache));
+    double *c2 = strip_assemble(&circuit);
+    assert_memory_equal(c1, c2, 3 * sizeof(double) * (size_t)circuit.n * circuit.n);
+    /* a fresh standard model: no tables of its own yet */
+    line_free(&standard);
+    strip_make(&standard, 12, 0.25);
+    sv_em_shared_tables *t = NULL;
+    assert_int_equal(sv_em_shared_tables_create(NULL, circuit.m, &t), SV_OK);
+    assert_int_equal(sv_em_shared_tables_seed(t, circuit.m), SV_OK);
+    assert_non_null(t->walls);
+    assert_memory_equal(t->walls, atomic_load(&circuit.m->walls_cache), sv_em_walls_tables_bytes());
+    standard.m->shared = t;
+    double *seeded = strip_assemble(&standard);
+    assert_null(atomic_load(&standard.m->walls_cache)); /* it used the lent ones */
+    assert_memory_equal(seeded, own, 3 * sizeof(double) * (size_t)standard.n * standard.n);
+    sv_em_shared_tables_destroy(t);
+    free(c1), free(c2), free(own), free(seeded);
+    line_free(&circuit);
+    line_free(&standard);
+}
+
 /* The edge profile's sub-strips: sv_em_L_strips, which shares the closed
  * form's values between the pairs of sub-strips, gives each pair's
  * sv_em_L_profiles to the bit (port half rooftops, rooftops, both). */
@@ -382,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_raw_port),
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_shared_tables),
+        cmocka_unit_test(test_seeded_tables),
         cmocka_unit_test(test_strips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
