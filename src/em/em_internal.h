@@ -158,8 +158,6 @@ void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t byt
 /* The walls part from m's own tables when an assembly of m made them (they
  * fit every model t fits: t was made for m's cell, stack-up and options). */
 sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m);
-/* m's own wall tables, made and kept on first use (walls.c); NULL: no memory. */
-sv_em_walls_tables *sv_em_walls_tables_of(const sv_em_model *m);
 /* Bytes the tables hold at most once filled for models like m. */
 size_t sv_em_shared_tables_bytes(const sv_em_model *m);
 /* Bytes of the parts (walls.c, edges.c) for models like m. */

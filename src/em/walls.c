@@ -736,22 +736,17 @@ static void walls_tables_fill(const sv_em_model *m, const series *s, sv_em_walls
     for (int q = 0; q < (R + 1) * (R + 1); q++) w->p00[q] = p_faces(m, q % (R + 1), q / (R + 1), 1);
 }
 
-sv_em_walls_tables *sv_em_walls_tables_of(const sv_em_model *m)
+/* m's own wall tables, made on first use and kept (the series s of m). */
+static sv_em_walls_tables *model_tables(const sv_em_model *m, const series *s)
 {
     /* the model is const to its users; its cache is the one mutable member */
     _Atomic(sv_em_walls_tables *) *cache = &((sv_em_model *)m)->walls_cache;
     sv_em_walls_tables *w = atomic_load(cache), *none = NULL;
     if (w) return w;
-    series s;
-    series_make(m, &s);
-    if (!s.cn) {
-        sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
-        return NULL;
-    }
     w = sv_alloc(m->ctx, sizeof *w, "em wall tables");
-    if (w) walls_tables_fill(m, &s, w);
-    free(s.cn);
-    if (w && !atomic_compare_exchange_strong(cache, &none, w)) { /* another assembly's came first */
+    if (!w) return NULL;
+    walls_tables_fill(m, s, w);
+    if (!atomic_compare_exchange_strong(cache, &none, w)) { /* another assembly's came first */
         sv_free(m->ctx, w);
         w = none;
     }
@@ -771,7 +766,7 @@ static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
         w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, sizeof *w, "em wall tables", &fresh, &own);
         if (w && fresh) walls_tables_fill(m, &s, w);
     } else {
-        w = sv_em_walls_tables_of(m);
+        w = model_tables(m, &s);
     }
     sv_status st = w ? SV_OK : sv_last_status();
     if (!st) st = walls_currents(ctx, m, &s, &w->ct, k);
