@@ -20,6 +20,16 @@ typedef struct bruss {
 
 static int wrap(int i, int N) { return i < 0 ? i + N : i >= N ? i - N : i; }
 
+/* Cell (i, j) and its periodic 5-point neighbours: c, l, r, dn, up. */
+#define BRUSS_CELL(N, i, j)                                                                                    \
+    int c = (i) + (N) * (j), l = wrap((i) - 1, N) + (N) * (j), r = wrap((i) + 1, N) + (N) * (j),               \
+        dn = (i) + (N) * wrap((j) - 1, N), up = (i) + (N) * wrap((j) + 1, N)
+/* The Laplacian's stencil sum of x at cell c of BRUSS_CELL, component off
+ * (u: 0, v: N²), over W lanes. */
+#define BRUSS_LAP(x, off, W, w)                                                                                \
+    (x[((off) + l) * W + w] + x[((off) + r) * W + w] + x[((off) + up) * W + w] + x[((off) + dn) * W + w] -     \
+     4.0 * x[((off) + c) * W + w])
+
 #define BRUSS_BODY(T, tval, y, p, dy, W, w)                                                                  \
     do {                                                                                                       \
         int N = B->N, M = N * N;                                                                              \
@@ -27,12 +37,9 @@ static int wrap(int i, int N) { return i < 0 ? i + N : i >= N ? i - N : i; }
         int on = creal(tval) >= 1.1;                                                                           \
         for (int j = 0; j < N; j++)                                                                            \
             for (int i = 0; i < N; i++) {                                                                      \
-                int c = i + N * j, l = wrap(i - 1, N) + N * j, r = wrap(i + 1, N) + N * j;                     \
-                int dn = i + N * wrap(j - 1, N), up = i + N * wrap(j + 1, N);                                  \
+                BRUSS_CELL(N, i, j);                                                                           \
                 T u = y[c * W + w], v = y[(M + c) * W + w];                                                     \
-                T lu = y[l * W + w] + y[r * W + w] + y[up * W + w] + y[dn * W + w] - 4.0 * u;                   \
-                T lv = y[(M + l) * W + w] + y[(M + r) * W + w] + y[(M + up) * W + w] + y[(M + dn) * W + w] -    \
-                       4.0 * v;                                                                                 \
+                T lu = BRUSS_LAP(y, 0, W, w), lv = BRUSS_LAP(y, M, W, w);                                      \
                 T uuv = u * u * v;                                                                             \
                 dy[c * W + w] = a * lu + Bc + uuv - (A + 1) * u + (on && B->patch[c] ? 5.0 : 0.0);             \
                 dy[(M + c) * W + w] = a * lv + A * u - uuv;                                                    \
@@ -84,15 +91,12 @@ static int bruss_dfdp_b(int W, const double *t, const double *y, const double *p
     (void)t, (void)p;
     const bruss *B = user;
     int N = B->N, M = N * N;
+    double idx2 = 1 / (B->dx * B->dx);
     for (int w = 0; w < W; w++)
         for (int j = 0; j < N; j++)
             for (int i = 0; i < N; i++) {
-                int c = i + N * j, l = wrap(i - 1, N) + N * j, r = wrap(i + 1, N) + N * j;
-                int dn = i + N * wrap(j - 1, N), up = i + N * wrap(j + 1, N), h = M;
-                double u = y[c * W + w], idx2 = 1 / (B->dx * B->dx);
-                double lu = y[l * W + w] + y[r * W + w] + y[up * W + w] + y[dn * W + w] - 4 * u;
-                double lv = y[(h + l) * W + w] + y[(h + r) * W + w] + y[(h + up) * W + w] + y[(h + dn) * W + w] -
-                            4 * y[(h + c) * W + w];
+                BRUSS_CELL(N, i, j);
+                double u = y[c * W + w], lu = BRUSS_LAP(y, 0, W, w), lv = BRUSS_LAP(y, M, W, w);
                 dy[c * W + w] = k == 0 ? -u : k == 1 ? 1 : lu * idx2;
                 dy[(M + c) * W + w] = k == 0 ? u : k == 1 ? 0 : lv * idx2;
             }
@@ -106,16 +110,11 @@ static int bruss_dfdp_b(int W, const double *t, const double *y, const double *p
         double da = vp ? vp[2 * W + w] / (B->dx * B->dx) : 0;                                                  \
         for (int j = 0; j < N; j++)                                                                            \
             for (int i = 0; i < N; i++) {                                                                      \
-                int c = i + N * j, l = wrap(i - 1, N) + N * j, r = wrap(i + 1, N) + N * j;                     \
-                int dn = i + N * wrap(j - 1, N), up = i + N * wrap(j + 1, N);                                  \
+                BRUSS_CELL(N, i, j);                                                                           \
                 T u = y[c * W + w], vv = y[(M + c) * W + w];                                                    \
                 double du = v[c * W + w], dv = v[(M + c) * W + w];                                              \
-                T lu = y[l * W + w] + y[r * W + w] + y[up * W + w] + y[dn * W + w] - 4.0 * u;                   \
-                T lv = y[(M + l) * W + w] + y[(M + r) * W + w] + y[(M + up) * W + w] + y[(M + dn) * W + w] -    \
-                       4.0 * vv;                                                                                \
-                double ldu = v[l * W + w] + v[r * W + w] + v[up * W + w] + v[dn * W + w] - 4.0 * du;            \
-                double ldv = v[(M + l) * W + w] + v[(M + r) * W + w] + v[(M + up) * W + w] +                    \
-                             v[(M + dn) * W + w] - 4.0 * dv;                                                    \
+                T lu = BRUSS_LAP(y, 0, W, w), lv = BRUSS_LAP(y, M, W, w);                                      \
+                double ldu = BRUSS_LAP(v, 0, W, w), ldv = BRUSS_LAP(v, M, W, w);                               \
                 T duuv = 2.0 * u * vv * du + u * u * dv;                                                       \
                 out[c * W + w] = a * ldu + duuv - (A + 1) * du + da * lu + dB - dA * u;                        \
                 out[(M + c) * W + w] = a * ldv + A * du - duuv + da * lv + dA * u;                             \

@@ -267,7 +267,7 @@ SV_ODE_LANES_INLINE int orego_jb_lanes(const int W, const double *t, const doubl
 
 /* Sensitivities (to initial values): the tangent J·v and the Jacobian's
  * derivative along v over W lanes, and the tangent at complex y. */
-#define OREGO_TANGENT(T, Y, V, OUT)                                                      \
+#define OREGO_TANGENT(Y, V, OUT)                                                   \
     do {                                                                                 \
         OUT(0) = 77.27 * (V(0) * (1 - 2 * 8.375e-6 * Y(0) - Y(1)) + V(1) * (1 - Y(0))); \
         OUT(1) = (V(2) - V(0) * Y(1) - (1 + Y(0)) * V(1)) / 77.27;                       \
@@ -278,14 +278,14 @@ SV_ODE_LANES_INLINE int orego_tangent_lanes(const int W, const double *t, const 
                                              const double *restrict vp, double *restrict dy, void *u)
 {
     (void)t, (void)p, (void)vp, (void)u;
-    for (int w = 0; w < W; w++) OREGO_TANGENT(double, Y, V, D);
+    for (int w = 0; w < W; w++) OREGO_TANGENT(Y, V, D);
     return 0;
 }
 static int orego_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
                            const double *vp, double complex *out, void *u)
 {
     (void)t, (void)p, (void)vp, (void)u;
-    OREGO_TANGENT(double complex, YC, VC, OC);
+    OREGO_TANGENT(YC, VC, OC);
     return 0;
 }
 SV_ODE_LANES_INLINE int orego_jac_dir_lanes(const int W, const double *t, const double *restrict y,
@@ -353,7 +353,7 @@ static int vdpol_dfdp_b(int W, const double *t, const double *y, const double *p
     }
     return 0;
 }
-#define VDPOL_TANGENT(T, Y, V, E, VE, OUT)                                                          \
+#define VDPOL_TANGENT(Y, V, E, VE, OUT)                                                       \
     do {                                                                                            \
         OUT(0) = V(1);                                                                              \
         OUT(1) = ((-2 * Y(0) * V(0)) * Y(1) + (1 - Y(0) * Y(0)) * V(1) - V(0)) / (E) -              \
@@ -364,14 +364,14 @@ SV_ODE_LANES_INLINE int vdpol_tangent_lanes(const int W, const double *t, const 
                                              const double *restrict vp, double *restrict dy, void *u)
 {
     (void)t, (void)u;
-    for (int w = 0; w < W; w++) VDPOL_TANGENT(double, Y, V, PP(0), VP(0), D);
+    for (int w = 0; w < W; w++) VDPOL_TANGENT(Y, V, PP(0), VP(0), D);
     return 0;
 }
 static int vdpol_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
                            const double *vp, double complex *out, void *u)
 {
     (void)t, (void)u;
-    VDPOL_TANGENT(double complex, YC, VC, p[0], vp ? vp[0] : 0.0, OC);
+    VDPOL_TANGENT(YC, VC, p[0], vp ? vp[0] : 0.0, OC);
     return 0;
 }
 SV_ODE_LANES_INLINE int vdpol_jac_dir_lanes(const int W, const double *t, const double *restrict y,
@@ -444,15 +444,17 @@ static int lorenz_dfdp_b(int W, const double *t, const double *y, const double *
     }
     return 0;
 }
+#define LORENZ_TANGENT(Y, V, PP, VP, OUT)                                      \
+    do {                                                                       \
+        OUT(0) = PP(0) * (V(1) - V(0)) + VP(0) * (Y(1) - Y(0));                \
+        OUT(1) = V(0) * (PP(1) - Y(2)) - Y(0) * V(2) - V(1) + VP(1) * Y(0);    \
+        OUT(2) = V(0) * Y(1) + Y(0) * V(1) - PP(2) * V(2) - VP(2) * Y(2);      \
+    } while (0)
 static int lorenz_tangent_b(int W, const double *t, const double *y, const double *p, const double *v,
                             const double *vp, double *dy, void *u)
 {
     (void)t, (void)u;
-    for (int w = 0; w < W; w++) {
-        D(0) = PP(0) * (V(1) - V(0)) + VP(0) * (Y(1) - Y(0));
-        D(1) = V(0) * (PP(1) - Y(2)) - Y(0) * V(2) - V(1) + VP(1) * Y(0);
-        D(2) = V(0) * Y(1) + Y(0) * V(1) - PP(2) * V(2) - VP(2) * Y(2);
-    }
+    for (int w = 0; w < W; w++) LORENZ_TANGENT(Y, V, PP, VP, D);
     return 0;
 }
 /* Rodas5P's second order: the Jacobian's derivative along (v, vp), and the
@@ -473,10 +475,11 @@ static int lorenz_tangent_c(double complex t, const double complex *y, const dou
                             const double *vp, double complex *out, void *u)
 {
     (void)t, (void)u;
-    double s = vp ? vp[0] : 0, r = vp ? vp[1] : 0, b = vp ? vp[2] : 0;
-    out[0] = p[0] * (v[1] - v[0]) + s * (y[1] - y[0]);
-    out[1] = v[0] * (p[1] - y[2]) - y[0] * v[2] - v[1] + r * y[0];
-    out[2] = v[0] * y[1] + y[0] * v[1] - p[2] * v[2] - b * y[2];
+#define PC(k) p[k]
+#define VPC(k) (vp ? vp[k] : 0.0)
+    LORENZ_TANGENT(YC, VC, PC, VPC, OC);
+#undef PC
+#undef VPC
     return 0;
 }
 static int lorenz_fcp(double complex t, const double complex *y, const double complex *p, double complex *dy,
