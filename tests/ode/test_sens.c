@@ -186,6 +186,28 @@ static sv_ode_problem *with_dirs(const scase *c, const sv_ode_builtin *b)
     return P;
 }
 
+/* The second-order source a variant keeps (Rodas5P needs one of them). */
+enum { SECOND_BOTH = 0, SECOND_JAC_DIR = 1, SECOND_COMPLEX_STEP = 2 };
+static void keep_second(sv_ode_problem_desc *d, int keep)
+{
+    if (keep == SECOND_JAC_DIR) d->tangent_complex = NULL;
+    if (keep == SECOND_COMPLEX_STEP) d->jac_dir = NULL, d->jac_dir_batch = NULL; /* either is used when given */
+}
+
+/* Case c on a variant of P: its source of ∂f/∂θ (−1: P's) and the
+ * second order it keeps. */
+static void variant_run(const scase *c, const sv_ode_builtin *b, const sv_ode_problem *P, int source, int keep,
+                        result *r)
+{
+    sv_ode_problem_desc d = P->d;
+    if (source >= 0) d.sens_source = (sv_ode_sens_source)source;
+    keep_second(&d, keep);
+    sv_ode_problem *Q = NULL;
+    assert_int_equal(sv_ode_problem_create(NULL, &d, &Q), SV_OK);
+    sens_run(c, b, Q, r);
+    sv_ode_problem_destroy(Q);
+}
+
 /* ---- Robertson: every source against CVODES and central differences ---- */
 static const scase ROBER = {"rober", 0, SV_ODE_RODAS5P, 1e-8, 1e-14, 5, {1e-2, 1, 1e2, 1e4, 1e6},
                             3, {{0, -1, 1e-3}, {1, -1, 1e-3}, {2, -1, 1e-3}}};
@@ -196,8 +218,7 @@ static void check_rober(sv_ode_sens_source src, int second, double tol, const re
     assert_int_equal(sv_ode_builtin_create(NULL, "rober", 0, SV_ODE_JAC_ANALYTIC, &b), SV_OK);
     sv_ode_problem_desc d = b->prob->d;
     d.sens_source = src;
-    if (second == 1) d.tangent_complex = NULL; /* jac_dir */
-    if (second == 2) d.jac_dir = NULL;         /* complex step on the tangent */
+    keep_second(&d, second);
     sv_ode_problem *P0 = NULL;
     assert_int_equal(sv_ode_problem_create(NULL, &d, &P0), SV_OK);
     sv_ode_builtin tmp = *b;
@@ -287,18 +308,13 @@ static void test_eb50(void **s)
         sv_ode_problem *P = with_dirs(&c, b);
         /* both second-order sources: jac_dir, and complex step on the tangent */
         for (int second = 0; second < 2; second++) {
-            sv_ode_problem_desc d = P->d;
-            if (second) d.jac_dir = NULL;
-            sv_ode_problem *Q = NULL;
-            assert_int_equal(sv_ode_problem_create(NULL, &d, &Q), SV_OK);
-            sens_run(&c, b, Q, &r);
+            variant_run(&c, b, P, -1, second ? SECOND_COMPLEX_STEP : SECOND_BOTH, &r);
             double e = disagreement(&r, cd.S, cd.y, r.theta, 1e-3), en = normwise(&r, cd.S);
             printf("EB-50 k = %g, second order %s: vs central differences %.1e componentwise, %.1e normwise (%ld "
                    "steps, dδc/dk at τ = 14000: %.6e)\n",
                    ks[q], second ? "complex step" : "jac_dir", e, en, r.stats.accepted, r.S[(50 + 1) * 2 + 0]);
             assert_true(en < 1e-6);
             assert_true(e < 1e-5);
-            sv_ode_problem_destroy(Q);
         }
         sv_ode_problem_destroy(P);
         sv_ode_builtin_destroy(b);
@@ -322,17 +338,12 @@ static void test_pollu(void **s)
     sv_ode_problem *P = with_dirs(&c, b);
     const sv_ode_sens_source srcs[2] = {SV_ODE_SENS_ANALYTIC, SV_ODE_SENS_TANGENT};
     for (int k = 0; k < 2; k++) {
-        sv_ode_problem_desc d = P->d;
-        d.sens_source = srcs[k];
-        sv_ode_problem *Q = NULL;
-        assert_int_equal(sv_ode_problem_create(NULL, &d, &Q), SV_OK);
-        sens_run(&c, b, Q, &r);
+        variant_run(&c, b, P, srcs[k], SECOND_BOTH, &r);
         double e = disagreement(&r, cd.S, cd.y, r.theta, 1e-3), en = normwise(&r, cd.S);
         printf("POLLU, %s: vs central differences %.1e componentwise, %.1e normwise (%ld steps)\n",
                k ? "tangent" : "analytic", e, en, r.stats.accepted);
         assert_true(en < 1e-6);
         assert_true(e < 1e-5);
-        sv_ode_problem_destroy(Q);
     }
     sv_ode_problem_destroy(P);
     sv_ode_builtin_destroy(b);
@@ -351,16 +362,11 @@ static void test_lorenz_tsit5(void **s)
     sv_ode_problem *P = with_dirs(&c, b);
     const sv_ode_sens_source srcs[3] = {SV_ODE_SENS_TANGENT, SV_ODE_SENS_COMPLEX_STEP, SV_ODE_SENS_ANALYTIC};
     for (int k = 0; k < 3; k++) {
-        sv_ode_problem_desc d = P->d;
-        d.sens_source = srcs[k];
-        sv_ode_problem *Q = NULL;
-        assert_int_equal(sv_ode_problem_create(NULL, &d, &Q), SV_OK);
-        sens_run(&c, b, Q, &r);
+        variant_run(&c, b, P, srcs[k], SECOND_BOTH, &r);
         double e = disagreement(&r, cd.S, cd.y, r.theta, 1e-3);
         printf("Lorenz, Tsit5, source %d: vs central differences %.1e (%ld steps)\n", (int)srcs[k], e,
                r.stats.accepted);
         assert_true(e < 1e-6);
-        sv_ode_problem_destroy(Q);
     }
     sv_ode_problem_destroy(P);
     sv_ode_builtin_destroy(b);
@@ -379,32 +385,28 @@ static void test_lorenz_tsit5(void **s)
  * second-order source alike). ---- */
 static void check_small(scase c, const char *what)
 {
+    static const struct {
+        const char *name;
+        int source, keep;
+    } variants[] = {{"tangent, jac_dir", -1, SECOND_JAC_DIR},
+                    {"tangent, complex step on it", -1, SECOND_COMPLEX_STEP},
+                    {"complex-step source", SV_ODE_SENS_COMPLEX_STEP, SECOND_COMPLEX_STEP},
+                    {"analytic dfdp", SV_ODE_SENS_ANALYTIC, SECOND_COMPLEX_STEP}};
     sv_ode_builtin *b = NULL;
     assert_int_equal(sv_ode_builtin_create(NULL, c.name, 0, SV_ODE_JAC_ANALYTIC, &b), SV_OK);
     result cd, r;
     cd_run(&c, b, &cd);
     sv_ode_problem *P = with_dirs(&c, b);
-    for (int second = 0; second < 4; second++) {
-        sv_ode_problem_desc d = P->d;
-        if (second) d.jac_dir = NULL; /* complex step on the tangent */
-        else d.tangent_complex = NULL;
-        if (second == 2 && (!d.f_complex || (d.nparams && !d.f_complex_p))) continue;
-        if (second == 3 && (!d.nparams || !d.dfdp)) continue;
-        if (second == 2) d.sens_source = SV_ODE_SENS_COMPLEX_STEP;
-        if (second == 3) d.sens_source = SV_ODE_SENS_ANALYTIC;
-        sv_ode_problem *Q = NULL;
-        assert_int_equal(sv_ode_problem_create(NULL, &d, &Q), SV_OK);
-        sens_run(&c, b, Q, &r);
+    const sv_ode_problem_desc *d = &P->d;
+    for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
+        int src = variants[k].source;
+        if (src == SV_ODE_SENS_COMPLEX_STEP && (!d->f_complex || (d->nparams && !d->f_complex_p))) continue;
+        if (src == SV_ODE_SENS_ANALYTIC && (!d->nparams || !d->dfdp)) continue;
+        variant_run(&c, b, P, src, variants[k].keep, &r);
         double e = disagreement(&r, cd.S, cd.y, r.theta, 1e-3);
-        printf("%s, Rodas5P, %s: vs central differences %.1e (%ld steps)\n", what,
-               second == 3   ? "analytic dfdp"
-               : second == 2 ? "complex-step source"
-               : second      ? "tangent, complex step on it"
-                             : "tangent, jac_dir",
-               e,
-               r.stats.accepted);
+        printf("%s, Rodas5P, %s: vs central differences %.1e (%ld steps, %ld Jacobian derivatives)\n", what,
+               variants[k].name, e, r.stats.accepted, r.stats.nsens_jac);
         assert_true(e < 1e-6);
-        sv_ode_problem_destroy(Q);
     }
     sv_ode_problem_destroy(P);
     sv_ode_builtin_destroy(b);
