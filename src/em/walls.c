@@ -1,12 +1,12 @@
 /* Thick metal: the side walls. A cell's charge lies on its lower face and
  * on the side walls of its exposed edges (where the next cell is not
- * metal), at one surface density; a rooftop's current on its lower face and
- * on the walls along it (where both its cells are exposed), at one current
- * density (docs/em.md). These are surface distributions of the thick
- * conductor, as the current and charge of good conductors are at RF, so the
- * capacitance stays a variational lower bound and the inductance an upper
- * one, now with the walls' fringing, their coupling across gaps and the
- * current they carry.
+ * metal), falling along a wall from its foot (wall_profile.c); a
+ * rooftop's current on its lower face and on the walls along it (where
+ * both its cells are exposed), at one current density (docs/em.md). These
+ * are surface distributions of the thick conductor, as the current and
+ * charge of good conductors are at RF, so the capacitance stays a
+ * variational lower bound and the inductance an upper one, now with the
+ * walls' fringing, their coupling across gaps and the current they carry.
  *
  * The walls change the coefficients of cells near them only through their
  * near field (beyond a few cells a wall's charge and current act like its
@@ -108,8 +108,8 @@ static double k2(double u, double v, double d)
 }
 
 /* Two walls' kernels at height difference d, integrated along both walls
- * (the heights come from heights_avg). Perpendicular walls: the corner
- * closed form in the horizontal plane. */
+ * (wall_wall averages them over the heights). Perpendicular walls: the
+ * corner closed form in the horizontal plane. */
 static double perp(const wall *p, const wall *q, double d)
 {
     const wall *x = p->axis == 0 ? p : q, *y = p->axis == 0 ? q : p;
@@ -157,7 +157,8 @@ static int metal_at(const sv_em_project *p, int i, int j)
 }
 
 /* Walls of cell (i, j) on its exposed sides, and the face's and each wall's
- * share of the cell's charge (one surface density). Returns their number. */
+ * share of the cell's charge (one mean surface density). Returns their
+ * number. */
 static int cell_walls(const sv_em_model *m, int i, int j, wall w[4], double share[5])
 {
     const sv_em_project *p = m->prj;
