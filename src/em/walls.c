@@ -1,12 +1,12 @@
 /* Thick metal: the side walls. A cell's charge lies on its lower face and
  * on the side walls of its exposed edges (where the next cell is not
- * metal), at one surface density; a rooftop's current on its lower face and
- * on the walls along it (where both its cells are exposed), at one current
- * density (docs/em.md). These are surface distributions of the thick
- * conductor, as the current and charge of good conductors are at RF, so the
- * capacitance stays a variational lower bound and the inductance an upper
- * one, now with the walls' fringing, their coupling across gaps and the
- * current they carry.
+ * metal), falling along a wall from its foot (wall_profile.c); a
+ * rooftop's current on its lower face and on the walls along it (where
+ * both its cells are exposed), at one current density (docs/em.md). These
+ * are surface distributions of the thick conductor, as the current and
+ * charge of good conductors are at RF, so the capacitance stays a
+ * variational lower bound and the inductance an upper one, now with the
+ * walls' fringing, their coupling across gaps and the current they carry.
  *
  * The walls change the coefficients of cells near them only through their
  * near field (beyond a few cells a wall's charge and current act like its
@@ -28,6 +28,7 @@
 
 #include "em_internal.h"
 #include "geom.h"
+#include "wall_profile.h"
 
 #define R SV_EM_WALL_RANGE
 
@@ -36,6 +37,7 @@ typedef struct series {
     double complex *cn;
     int terms;
     double h, t, far;
+    sv_em_wall_heights hz; /* averages over the walls' heights against their charge profile */
 } series;
 
 /* A wall: the vertical rectangle over [a, b] along the plane at c
@@ -74,11 +76,12 @@ static double face_line(const series *s, const double f[4], const wall *w, doubl
 
 static const sv_em_gl_rule *rule_near(const sv_em_model *m) { return &m->gl_wall; }
 
-/* Face–wall: ∫_0^t dζ' of the kernel between the face and the line at ζ':
- * the direct term and the first image coincide there ((1 − K)·J(ζ')). */
+/* Face–wall: the kernel between the face and the wall's line at ζ',
+ * averaged over ζ' against the wall's charge profile: the direct term and
+ * the first image coincide there ((1 − K)·J(ζ')). */
 static double complex face_wall(const sv_em_model *m, const series *s, const double f[4], const wall *w)
 {
-    const sv_em_gl_rule *g = rule_near(m), *gf = &m->gl_far;
+    const sv_em_gl_rule *g = &s->hz.one_near, *gf = &s->hz.one_far;
     double eps = fmin(m->prj->grid.dx, m->prj->grid.dy);
     double complex sum = 0;
     double j0 = 0;
@@ -89,7 +92,7 @@ static double complex face_wall(const sv_em_model *m, const series *s, const dou
         for (int k = 0; k < gf->n; k++) jn += gf->w[k] * face_line(s, f, w, 2 * n * s->h + gf->t[k] * s->t, eps);
         sum += s->cn[n] * jn;
     }
-    return sum * s->t / ((f[1] - f[0]) * (f[3] - f[2]) * s->t * (w->b - w->a));
+    return sum / ((f[1] - f[0]) * (f[3] - f[2]) * (w->b - w->a));
 }
 
 /* ∫∫ 1/R over u ∈ [u1,u2], v ∈ [v1,v2] at height difference d: the corner
@@ -104,46 +107,45 @@ static double k2(double u, double v, double d)
     return s;
 }
 
-static double perp(const wall *x, const wall *y, double d)
+/* Two walls' kernels at height difference d, integrated along both walls
+ * (wall_wall averages them over the heights). Perpendicular walls: the
+ * corner closed form in the horizontal plane. */
+static double perp(const wall *p, const wall *q, double d)
 {
+    const wall *x = p->axis == 0 ? p : q, *y = p->axis == 0 ? q : p;
     double u1 = y->a - x->c, u2 = y->b - x->c, v1 = x->a - y->c, v2 = x->b - y->c;
     return k2(u2, v2, d) - k2(u1, v2, d) - k2(u2, v1, d) + k2(u1, v1, d);
 }
 
-/* Wall–wall. Parallel walls: the rectangle closed form in the walls' plane
- * coordinates (along, ζ), separated by the planes' distance, images
- * mirrored below the interface. Perpendicular walls: the corner closed
- * form in the horizontal plane, averaged over the heights (the direct
- * offset has the triangular density, the first image's too, from 0). */
-static double complex wall_wall(const sv_em_model *m, const series *s, const wall *p, const wall *q)
+/* ∫∫ 1/√(s² + ρ²) along two collinear segments, s their points' distance:
+ * the corner sum of s·asinh(s/ρ) − √(s² + ρ²) (even in s). */
+static double k1(double s, double rho) { return s * asinh(s / rho) - sqrt(s * s + rho * rho); }
+
+/* Parallel walls: their lines, ρ² = (planes' distance)² + d². */
+static double parallel(const wall *p, const wall *q, double d)
 {
-    double t = s->t, norm = t * (p->b - p->a) * t * (q->b - q->a);
-    if (p->axis == q->axis) {
-        double g = fabs(p->c - q->c);
-        double complex sum = rect(s, p->a, p->b, 0, t, q->a, q->b, 0, t, g);
-        sum += s->c0 * rect(s, p->a, p->b, 0, t, q->a, q->b, -t, 0, g);
-        for (int n = 1; n <= s->terms; n++)
-            sum += s->cn[n] * rect(s, p->a, p->b, 0, t, q->a, q->b, -t - 2 * n * s->h, -2 * n * s->h, g);
-        return sum / norm;
-    }
-    const wall *x = p->axis == 0 ? p : q, *y = p->axis == 0 ? q : p;
-    const sv_em_gl_rule *g = rule_near(m), *gf = &m->gl_far;
-    double dir = 0, im0 = 0;
-    for (int k = 0; k < g->n; k++) { /* ζ − ζ' = a·t, density 2(1 − a); ζ + ζ' = a·t and (2 − a)·t, density a */
-        double a = g->t[k];
-        dir += g->w[k] * 2 * (1 - a) * perp(x, y, a * t);
-        im0 += g->w[k] * a * (perp(x, y, a * t) + perp(x, y, (2 - a) * t));
-    }
+    double g = p->c - q->c, rho = sqrt(g * g + d * d);
+    return k1(p->b - q->a, rho) - k1(p->a - q->a, rho) - k1(p->b - q->b, rho) + k1(p->a - q->b, rho);
+}
+
+/* Wall–wall: the kernel of the walls' lines averaged over both heights
+ * against their charge profile, which the direct term sees through the
+ * offset ζ − ζ' (kernel even in it) and the images through ζ + ζ' (the
+ * first mirrored below the interface, the others 2nh further). */
+static double complex wall_wall(const series *s, const wall *p, const wall *q)
+{
+    double (*kern)(const wall *, const wall *, double) = p->axis == q->axis ? parallel : perp;
+    const sv_em_gl_rule *gd = &s->hz.diff, *g = &s->hz.sum_near, *gf = &s->hz.sum_far;
+    double t = s->t, dir = 0, im0 = 0;
+    for (int k = 0; k < gd->n; k++) dir += gd->w[k] * kern(p, q, gd->t[k] * t);
+    for (int k = 0; k < g->n; k++) im0 += g->w[k] * kern(p, q, g->t[k] * t);
     double complex sum = dir + s->c0 * im0;
     for (int n = 1; n <= s->terms; n++) {
         double in = 0;
-        for (int k = 0; k < gf->n; k++) {
-            double a = gf->t[k];
-            in += gf->w[k] * a * (perp(x, y, 2 * n * s->h + a * t) + perp(x, y, 2 * n * s->h + (2 - a) * t));
-        }
+        for (int k = 0; k < gf->n; k++) in += gf->w[k] * kern(p, q, 2 * n * s->h + gf->t[k] * t);
         sum += s->cn[n] * in;
     }
-    return sum * t * t / norm;
+    return sum / ((p->b - p->a) * (q->b - q->a));
 }
 
 /* ---- cells and their walls ---- */
@@ -155,7 +157,8 @@ static int metal_at(const sv_em_project *p, int i, int j)
 }
 
 /* Walls of cell (i, j) on its exposed sides, and the face's and each wall's
- * share of the cell's charge (one surface density). Returns their number. */
+ * share of the cell's charge (one mean surface density). Returns their
+ * number. */
 static int cell_walls(const sv_em_model *m, int i, int j, wall w[4], double share[5])
 {
     const sv_em_project *p = m->prj;
@@ -217,6 +220,7 @@ static void series_make(const sv_em_model *m, series *s)
     s->h = st->h;
     s->t = st->t;
     s->far = m->opts.far_ratio;
+    sv_em_wall_heights_make(&s->hz);
 }
 
 /* The part coefficients, from the tables when tb is not NULL. */
@@ -242,7 +246,7 @@ static double complex part_ww(const sv_em_model *m, const series *s, const walls
     int pi = p->axis == 0 ? l1 : r1, pj = p->axis == 0 ? r1 : l1, qi = q->axis == 0 ? l2 : r2, qj = q->axis == 0 ? r2 : l2;
     int di = qi - pi, dj = qj - pj;
     if (tb && abs(di) <= R + 1 && abs(dj) <= R + 1) return tb->ww[p->axis][q->axis][di + R + 1][dj + R + 1];
-    return wall_wall(m, s, p, q);
+    return wall_wall(s, p, q);
 }
 
 static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables *tb)
@@ -263,7 +267,7 @@ static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables
         wall_at(m, a, 0, 0, &p);
         /* the second wall at cell offset (di, dj): line/row from its axis */
         wall_at(m, b, b == 0 ? di : dj, b == 0 ? dj : di, &w);
-        tb->ww[a][b][di + R + 1][dj + R + 1] = wall_wall(m, s, &p, &w);
+        tb->ww[a][b][di + R + 1][dj + R + 1] = wall_wall(s, &p, &w);
     }
     return SV_OK;
 }

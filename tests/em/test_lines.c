@@ -122,10 +122,10 @@ static void test_line_one_cell(void **state)
  * itself; asserted on the thickness correction, Z0(t)/Z0(0) and
  * εeff(t)/εeff(0) of the model against HJ's, so that the sheet model's own
  * cell-count error (above: +1.07 % and +0.80 % in Z0 with 10 cells) is not
- * counted twice. Z0's correction holds the issue's 1.5 % to t/W = 0.5;
- * εeff's to about t/W = 0.2, beyond which the model's walls put more of the
- * field in the air than HJ does (docs/em.md): its bounds are what is
- * measured, to keep it from getting worse. */
+ * counted twice. Both hold the issue's 1.5 % to t/W = 0.25 and Z0's to 0.5;
+ * εeff's is 3.5–4 % low at 0.5, mostly the walls' current, not their charge
+ * (docs/em.md): its bounds are what is measured, to keep it from getting
+ * worse. */
 static void check_thick(double er, double h, double w, int ncw, double dx, int n1, int n2, double f, double tw,
                         double tol_e)
 {
@@ -147,7 +147,7 @@ static void check_thick(double er, double h, double w, int ncw, double dx, int n
 static void test_thick_lines(void **state)
 {
     (void)state;
-    const double tw[] = {0.1, 0.25, 0.5}, tol_e[] = {0.015, 0.025, 0.06};
+    const double tw[] = {0.1, 0.25, 0.5}, tol_e[] = {0.015, 0.015, 0.045};
     for (int k = 0; k < 3; k++) check_thick(3.66, 0.508, 1.112, 10, 0.2, 20, 70, 2e9, tw[k], tol_e[k]);
     for (int k = 0; k < 3; k++) check_thick(4.4, 1.6, 3.062, 10, 0.5, 20, 60, 1e9, tw[k], tol_e[k]);
 }
