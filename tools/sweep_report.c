@@ -97,9 +97,11 @@ void sweep_print_summary(const sweep_job *j)
     int k = sv_em_project_subdivide(j->prj);
     char mesh[48] = "";
     if (k > 1) snprintf(mesh, sizeof mesh, " (grid cells split %d x %d)", k, k);
+    int rad = sv_em_affine_radiates(j->model), disp = sv_em_affine_disperses(j->model);
+    const char *physics = rad && disp ? " (radiation and dispersion on)" : rad ? " (radiation on)"
+                          : disp    ? " (dispersion on)"                 : "";
     printf("  model        %d unknowns%s, %d ports, %s, %d terms%s,%s %s ports\n", j->n, mesh, j->p,
-           j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)),
-           sv_em_affine_radiates(j->model) ? " (radiation on)" : "",
+           j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)), physics,
            sv_em_model_edge_profiled(j->em) ? " edge profile on one-cell strips," : "", j->cal ? "calibrated" : "raw edge");
     double lim = sv_em_model_limit_hz(j->em);
     if (sv_em_affine_radiates(j->model) && j->band.stop_hz > lim)

@@ -207,6 +207,9 @@ void sv_em_affine_shape(const sv_em_model *em, sv_sweep_shape *shape);
 size_t sv_em_affine_bytes(const sv_em_model *em);
 /* 1 if the model has radiation terms (the project's "radiation" switch). */
 int sv_em_affine_radiates(const sv_em_affine *a);
+/* 1 if the model has the kernels' first-order k0² change (the project's
+ * "dispersion" switch, off by default: docs/em.md, "Dispersion"). */
+int sv_em_affine_disperses(const sv_em_affine *a);
 /* Bytes the mesh's radiation terms hold (made by sv_em_model_create, counted
  * in its context; 0 when the project has none): a memory estimate made
  * after the mesh adds them to sv_em_affine_bytes. */

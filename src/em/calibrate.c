@@ -71,6 +71,7 @@ static sv_status line_project(sv_ctx *ctx, const sv_em_project *dut, int axis, i
     p->grid.ny = axis ? len : width;
     p->radiation = dut->radiation;
     p->edge_profile = dut->edge_profile; /* a feed one cell wide is such a strip */
+    p->dispersion = dut->dispersion;
     p->nports = 2;
     p->metal = sv_alloc(ctx, (size_t)len * width, "calibration standard metal");
     p->ports = sv_calloc(ctx, 2, sizeof *p->ports, "calibration standard ports");
@@ -277,16 +278,17 @@ static double reference_hz(const sv_em_model *m, double dl)
 static int line_unknowns(int width, int len) { return (len - 1) * width + len * (width - 1) + 2 * width; }
 
 /* Bytes one line standard holds at most (line_y): its radiation terms while
- * they are made, L and Ψ (and Ψ_im), G, B, its assembly's tables, its sweep. */
+ * they are made, L and Ψ (and Ψ_im, L₂), G, B, its assembly's tables, its sweep. */
 static size_t standard_bytes(const sv_em_model *m, int axis, int width, int len, int nf)
 {
     const sv_em_project *p = m->prj;
     const sv_em_stackup *st = &p->st;
     int n = line_unknowns(width, len), psi_im = st->tan_delta > 0 && st->exact_dielectric_loss;
-    size_t N = (size_t)n, bytes = (size_t)(2 + psi_im) * sv_dense_sym_bytes(n, SV_DENSE_R64, 0);
+    int packed = 2 + psi_im + p->dispersion;
+    size_t N = (size_t)n, bytes = (size_t)packed * sv_dense_sym_bytes(n, SV_DENSE_R64, 0);
     bytes += (N + 1) * sizeof(int) + (7 * N + 1) * (sizeof(int) + sizeof(double)) + 2 * N * sizeof(double);
     bytes += sizeof(double) * 8 * (2 * (size_t)width + 1) * (2 * (size_t)len + 1);
-    sv_sweep_shape shape = {.nterms = 2 + isfinite(st->sigma) + psi_im};
+    sv_sweep_shape shape = {.nterms = packed + isfinite(st->sigma)};
     if (p->radiation) {
         double along = axis ? p->grid.dy : p->grid.dx, across = axis ? p->grid.dx : p->grid.dy;
         int moments;

@@ -35,6 +35,7 @@ struct sv_em_project {
     sv_em_port_def *ports;
     int radiation;          /* 1: radiation terms in the affine model (default) */
     int edge_profile;       /* 1: strips one cell wide carry the edge-singular profile (default) */
+    int dispersion;         /* 1: the kernels' first-order k0² change (dispersion.c) in the affine model */
     char *pixels_file;      /* the CSV pixel map read, or NULL */
     int subdivide;          /* mesh cells per drawing-grid cell along each axis (grid.subdivide; 0, 1: none) */
 };
@@ -98,6 +99,21 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
 /* The lossy dielectric's image ratio K = (εr* − 1)/(εr* + 1) and the images
  * its series keeps (|K|ⁿ ≤ accuracy). */
 void sv_em_lossy_series(const sv_em_model *m, double complex *K, int *terms);
+
+/* ---- dispersion (dispersion.c) ---- */
+/* The exact first-order change of the grounded slab's kernels with k0²,
+ * ∂G_A/∂(k0²) and ∂G_φ/∂(k0²) at k0 = 0, as sums of images Σ a_i/√(ρ² + z_i²)
+ * fitted to their spectra. */
+typedef struct sv_em_dispersion_kernel sv_em_dispersion_kernel;
+sv_status sv_em_dispersion_kernel_make(sv_ctx *ctx, double h, double eps_r, sv_em_dispersion_kernel **out);
+void sv_em_dispersion_kernel_destroy(sv_ctx *ctx, sv_em_dispersion_kernel *k);
+double sv_em_dispersion_FA(const sv_em_dispersion_kernel *k, double rho);
+double sv_em_dispersion_Fphi(const sv_em_dispersion_kernel *k, double rho);
+/* L₂ (the current's, packed like L: the term jω³/c²·L₂) into *L2, and the
+ * charge's −Ψ₂/c² added to L (the term −jω·Ψ₂/c² has L's coefficient). */
+sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **L2);
+/* Bytes of L₂ (0 when the project has no dispersion). */
+size_t sv_em_dispersion_bytes(const sv_em_model *m);
 
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];

@@ -19,6 +19,8 @@ typedef struct line {
     int n;
 } line;
 
+static int line_dispersion = 0; /* effects.dispersion of the next lines */
+
 /* εr 4.4, h 1.6 mm, W = 3.062 mm (HJ 50 Ω) in 10 cells (the mesh's Z0 +0.8 %,
  * docs/em.md), dx 0.5 mm; extra
  * text inserted into both ports. */
@@ -27,13 +29,14 @@ static void line_make_metal(line *l, int cells, const char *port_extra, double f
     char json[2048];
     double w = 3.062, dx = 0.5;
     snprintf(json, sizeof json,
-             "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
+             "{\"units\": \"mm\", \"effects\": {\"dispersion\": %s}, \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4},"
              "\"metal\": %s,"
              "\"grid\": {\"dx\": %.17g, \"dy\": %.17g, \"nx\": %d, \"ny\": 10},"
              "\"rectangles\": [{\"x\": [0, %.17g], \"y\": [0, %.17g]}],"
              "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, %.17g]%s},"
              "            {\"name\": \"b\", \"side\": \"right\", \"x\": %.17g, \"y\": [0, %.17g]%s}]}",
-             metal, dx, w / 10, cells, cells * dx, w, w, port_extra, cells * dx, w, port_extra);
+             line_dispersion ? "true" : "false", metal, dx, w / 10, cells, cells * dx, w, w, port_extra, cells * dx, w,
+             port_extra);
     l->p = em_test_project(json);
     sv_em_options o = {.max_freq_hz = fmax};
     assert_int_equal(sv_em_model_create(NULL, l->p, &o, &l->m), SV_OK);
@@ -50,9 +53,18 @@ static void line_free(line *l)
     sv_em_project_destroy(l->p);
 }
 
-/* Raw port admittances (radiation on) at nf frequencies, by LAPACK. */
+/* Raw port admittances (radiation on) at nf frequencies, by LAPACK; with
+ * dispersion, whose term that path has not got, by the library's solve. */
 static void line_raw_y(line *l, int nf, const double *f, double complex *Y)
 {
+    if (line_dispersion) {
+        sv_em_affine *a;
+        assert_int_equal(sv_em_affine_create(NULL, l->m, &a), SV_OK);
+        assert_true(sv_em_affine_disperses(a));
+        for (int i = 0; i < nf; i++) assert_int_equal(sv_em_solve(NULL, a, f[i], Y + 4 * i), SV_OK);
+        sv_em_affine_destroy(a);
+        return;
+    }
     double *L, *P;
     em_test_full(l->m, &L, &P);
     sv_em_csr *G = NULL; /* lossy metal: Zs·G */
@@ -103,9 +115,8 @@ static void measure_beta(int na, int nb, int nf, const double *f, double *beta)
     line_free(&b);
 }
 
-static void test_matched_line(void **state)
+static void check_matched_line(double s11_max, double phase_max_top)
 {
-    (void)state;
     const double f[4] = {0.5e9, 1.5e9, 3e9, 4.5e9};
     int nf = 4;
     double beta[4];
@@ -133,13 +144,33 @@ static void test_matched_line(void **state)
                        lengths[c], shifted ? " (planes 2 mm in)" : "", f[i] / 1e9, s11, 20 * log10(cabs(S[1])), dph,
                        cimag(box[1] / box[3]) / (2 * SV_EM_PI * f[i]) * 1e12,
                        cimag(box[2] / box[0]) / (2 * SV_EM_PI * f[i]) * 1e15, creal(box[4]));
-                assert_true(s11 <= -35);
-                assert_true(fabs(dph) <= 0.5);
+                assert_true(s11 <= s11_max);
+                assert_true(fabs(dph) <= (f[i] <= 3e9 ? 0.5 : phase_max_top));
             }
             sv_em_calibration_destroy(cal);
             line_free(&l);
         }
     }
+}
+
+static void test_matched_line(void **state)
+{
+    (void)state;
+    check_matched_line(-35, 0.5);
+}
+
+/* The same with dispersion (its Zc kept from the reference frequency, as
+ * without: the charge term's change and β's nearly cancel in Zc = β·p/ω).
+ * At 4.5 GHz (k0·h·√εr = 0.32) the first-order kernels reach along the
+ * whole line (their c/ρ), so the ports' boxes are no longer quite local:
+ * |S11| −34.6 dB and S21's phase 1.0–1.7° there (docs/em.md), the issue's
+ * −35 dB and 0.5° to 3 GHz. */
+static void test_matched_line_dispersion(void **state)
+{
+    (void)state;
+    line_dispersion = 1;
+    check_matched_line(-34, 2);
+    line_dispersion = 0;
 }
 
 /* Low frequencies on copper (35 µm): the line's Zc = Z'/γ grows as its
@@ -409,6 +440,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matched_line),
+        cmocka_unit_test(test_matched_line_dispersion),
         cmocka_unit_test(test_low_frequency),
         cmocka_unit_test(test_low_frequency_circuit),
         cmocka_unit_test(test_raw_port),

@@ -195,6 +195,7 @@ static void test_error_messages(void **state)
         {"\"sweep\": {", "\"sweep\": {\"start2\": 1, ", "sweep.start2: unknown"},
         {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"radiation\": 1}", "effects.radiation = 1"},
         {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"edge_profile\": \"yes\"}", "effects.edge_profile = \"yes\""},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion\": 0}", "effects.dispersion = 0"},
         {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"trl\"", "ports[1].calibration = \"trl\""},
         {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"none\", \"reference_plane\": 1", "needs a calibrated port"},
         {"}}", "}", "invalid JSON"},

@@ -1,0 +1,302 @@
+/* Dispersion: the reactive first-order retardation of the grounded slab's
+ * kernels (docs/em.md, "Dispersion").
+ *
+ * The quasi-static kernels are the slab's at k0 = 0. Their change to first
+ * order in k0² is exact in the slab's thickness: the spectral kernels of
+ * formulation C, G̃_A = μ0/D_TE and G̃_φ = (u0 + u1·tanh u1h)/(ε0·D_TE·D_TM),
+ * differentiated in k0² at k0 = 0 (smooth in kρ: no pole, no branch point
+ * there), Hankel-transformed. The transform is taken by fitting
+ * kρ·∂G̃/∂(k0²)/(2π) with a sum of exponentials Σ a_i·e^(−kρ·z_i) on fixed
+ * heights z_i, so that the spatial kernel is Σ a_i/√(ρ² + z_i²): smooth,
+ * finite at ρ = 0, c/ρ far away. With s = k0² the model gains
+ *   jω·s·L₂ = jω³/c²·L₂      (the current's kernel F_A: a term of its own)
+ *   −j·s·Ψ₂/ω = −jω·Ψ₂/c²    (the charge's F_φ: folded into L)
+ * Both corrections are smooth kernels, so their Galerkin integrals take
+ * Gauss–Legendre rules over the basis functions' autocorrelations (rooftop
+ * pairs and cell pairs, one table entry per offset) and over the profiles
+ * themselves (port half rooftops). They use the sheet's current and charge:
+ * thick metal's walls and the edge profile change only the near field of
+ * the static kernels, not these smooth corrections. */
+#include <complex.h>
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "em_internal.h"
+#include "geom.h"
+
+/* Heights of the exponential fit: DISP_IMAGES from 10^−1.5·h to 10^2.5·h
+ * fit both kernels' spectra over kρ·h in [1e-4, 1e3] to about 3e-4 of
+ * their largest value on εr 2.2 … 10.2, the spatial kernels to about 1e-3
+ * of their scale (1 % at ρ = 0, their cusp; tests/em/test_dispersion.c):
+ * ample for a correction of a few per cent. */
+#define DISP_IMAGES 17
+#define DISP_SAMPLES 600
+#define DISP_LOG_Z0 (-1.5)
+#define DISP_LOG_Z1 2.5
+#define DISP_LOG_K0 (-4.0)
+#define DISP_LOG_K1 3.0
+/* Gauss–Legendre points per piece of a basis function: near pairs (within
+ * DISP_NEAR cells, where the kernel's cusp at ρ = 0 is), and far ones. */
+#define DISP_GL_NEAR 4
+#define DISP_GL_FAR 2
+#define DISP_NEAR 3
+
+struct sv_em_dispersion_kernel {
+    int n;
+    double z[DISP_IMAGES];     /* m */
+    double a_A[DISP_IMAGES];   /* F_A(ρ) = ∂G_A/∂(k0²) = Σ a_A/√(ρ² + z²) (G_A in H/m) */
+    double a_phi[DISP_IMAGES]; /* F_φ(ρ) = ∂G_φ/∂(k0²) = Σ a_phi/√(ρ² + z²) (G_φ in m/F) */
+};
+
+/* ∂/∂σ at σ = 0 of the dimensionless spectral kernels g_A = 1/d_TE and
+ * g_φ = n/(d_TE·d_TM) (κ = kρ·h, σ = k0²·h²), by a complex step in σ: the
+ * kernels are analytic in σ near 0 for κ > 0, and the step has no
+ * subtraction to lose digits to. */
+static void spectra_derivative(double kappa, double eps_r, double *dgA, double *dgphi)
+{
+    double step = 1e-30 * kappa * kappa;
+    double complex s = I * step;
+    double complex u0 = csqrt(kappa * kappa - s), u1 = csqrt(kappa * kappa - eps_r * s);
+    double complex t = ctanh(u1);
+    double complex dte = u0 + u1 / t, dtm = eps_r * u0 + u1 * t, num = u0 + u1 * t;
+    *dgA = cimag(1 / dte) / step;
+    *dgphi = cimag(num / (dte * dtm)) / step;
+}
+
+sv_status sv_em_dispersion_kernel_make(sv_ctx *ctx, double h, double eps_r, sv_em_dispersion_kernel **out)
+{
+    *out = NULL;
+    sv_em_dispersion_kernel *k = sv_calloc(ctx, 1, sizeof *k, "dispersion kernel");
+    double *a = sv_alloc(ctx, sizeof(double) * DISP_SAMPLES * DISP_IMAGES, "dispersion kernel fit");
+    double *b = sv_alloc(ctx, sizeof(double) * DISP_SAMPLES * 2, "dispersion kernel fit");
+    double *sv = sv_alloc(ctx, sizeof(double) * DISP_IMAGES, "dispersion kernel fit");
+    sv_status st = k && a && b && sv ? SV_OK : sv_last_status();
+    double zeta[DISP_IMAGES];
+    for (int i = 0; i < DISP_IMAGES; i++)
+        zeta[i] = pow(10, DISP_LOG_Z0 + (DISP_LOG_Z1 - DISP_LOG_Z0) * i / (DISP_IMAGES - 1));
+    for (int j = 0; !st && j < DISP_SAMPLES; j++) {
+        double kappa = pow(10, DISP_LOG_K0 + (DISP_LOG_K1 - DISP_LOG_K0) * j / (DISP_SAMPLES - 1)), dA, dphi;
+        spectra_derivative(kappa, eps_r, &dA, &dphi);
+        b[j] = kappa * dA;
+        b[j + DISP_SAMPLES] = kappa * dphi;
+        for (int i = 0; i < DISP_IMAGES; i++) a[j + (size_t)DISP_SAMPLES * i] = exp(-kappa * zeta[i]);
+    }
+    lapack_int rank = 0;
+    if (!st) {
+        lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, DISP_SAMPLES, DISP_IMAGES, 2, a, DISP_SAMPLES, b,
+                                         DISP_SAMPLES, sv, 1e-13, &rank);
+        if (info) st = sv_error(SV_ERR_NOCONV, "dispersion kernel: the exponential fit failed (dgelsd info %d)", (int)info);
+    }
+    if (!st) {
+        /* back to metres: the spatial kernel of e^(−kρ·z) is 1/√(ρ² + z²) */
+        k->n = DISP_IMAGES;
+        for (int i = 0; i < DISP_IMAGES; i++) {
+            k->z[i] = zeta[i] * h;
+            k->a_A[i] = SV_EM_MU0 * h * h / (2 * SV_EM_PI) * b[i];
+            k->a_phi[i] = h * h / (2 * SV_EM_PI * SV_EM_EPS0) * b[i + DISP_SAMPLES];
+        }
+        *out = k;
+    } else {
+        sv_free(ctx, k);
+    }
+    sv_free(ctx, a);
+    sv_free(ctx, b);
+    sv_free(ctx, sv);
+    return st;
+}
+
+void sv_em_dispersion_kernel_destroy(sv_ctx *ctx, sv_em_dispersion_kernel *k) { sv_free(ctx, k); }
+
+static double kernel_at(const double *a, const double *z, int n, double rho2)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += a[i] / sqrt(rho2 + z[i] * z[i]);
+    return s;
+}
+
+double sv_em_dispersion_FA(const sv_em_dispersion_kernel *k, double rho)
+{
+    return kernel_at(k->a_A, k->z, k->n, rho * rho);
+}
+
+double sv_em_dispersion_Fphi(const sv_em_dispersion_kernel *k, double rho)
+{
+    return kernel_at(k->a_phi, k->z, k->n, rho * rho);
+}
+
+/* ---- the tables: one entry per offset ---- */
+
+/* The along-axis autocorrelation of two rooftops' triangles of half-width
+ * d (a cubic B-spline of integral d²) at v, and the across-axis one of two
+ * uniform strips of width w, normalised to integral 1. */
+static double tri_autocorrelation(double v, double d)
+{
+    double t = fabs(v) / d;
+    if (t >= 2) return 0;
+    if (t <= 1) return d * (2.0 / 3 - t * t + 0.5 * t * t * t);
+    return d * (2 - t) * (2 - t) * (2 - t) / 6;
+}
+
+static double box_autocorrelation(double v, double w) { return fabs(v) >= w ? 0 : (w - fabs(v)) / (w * w); }
+
+/* ∫∫ wa(v)·wb(t)·F(√((v + D)² + (t + T)²)) over v ∈ [−2d, 2d] (pieces of
+ * width d: the B-spline's knots) and t ∈ [−w, w] (pieces of width w): the
+ * integrand is smooth on each piece, the kernel's cusp at a corner. */
+static double table_integral(const double *a, const double *z, int nimg, const sv_em_gl_rule *g, int along_pieces,
+                             double d, double w, double D, double T, int is_cells)
+{
+    double s = 0;
+    for (int pa = 0; pa < along_pieces; pa++) {
+        double v0 = (pa - along_pieces / 2) * d;
+        for (int pt = 0; pt < 2; pt++) {
+            double t0 = (pt - 1) * w;
+            for (int ka = 0; ka < g->n; ka++) {
+                double v = v0 + g->t[ka] * d;
+                double wa = is_cells ? box_autocorrelation(v, d) : tri_autocorrelation(v, d);
+                for (int kt = 0; kt < g->n; kt++) {
+                    double t = t0 + g->t[kt] * w, x = v + D, y = t + T;
+                    s += g->w[ka] * g->w[kt] * wa * box_autocorrelation(t, w) * kernel_at(a, z, nimg, x * x + y * y);
+                }
+            }
+        }
+    }
+    return s * d * w;
+}
+
+static const sv_em_gl_rule *rule_for(int di, int dj, const sv_em_gl_rule *near, const sv_em_gl_rule *far)
+{
+    return abs(di) <= DISP_NEAR && abs(dj) <= DISP_NEAR ? near : far;
+}
+
+/* P₂ of cell pairs (F_φ), Lx₂ and Ly₂ of parallel rooftops (F_A), by
+ * offset, in the static tables' normalisation (sv_em_P_cells,
+ * sv_em_L_rooftops): a cell's charge and a rooftop's current across are
+ * uniform, so P₂ weighs F_φ with two unit tents (box autocorrelations) and
+ * L₂ with the triangles' B-spline along and a unit tent across. */
+static void tables_fill(const sv_em_model *m, const sv_em_dispersion_kernel *k, sv_em_tables *t)
+{
+    double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+    sv_em_gl_rule near, far;
+    sv_em_gl_make(DISP_GL_NEAR, 0, &near);
+    sv_em_gl_make(DISP_GL_FAR, 0, &far);
+    int nq = t->nx * t->ny;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
+    for (int q = 0; q < nq; q++) {
+        int di = q % t->nx, dj = q / t->nx;
+        const sv_em_gl_rule *g = rule_for(di, dj, &near, &far);
+        /* cells: tent along x (width dx) times tent along y, each of integral 1 */
+        t->P[q] = table_integral(k->a_phi, k->z, k->n, g, 2, dx, dy, di * dx, dj * dy, 1);
+        t->Lx[q] = table_integral(k->a_A, k->z, k->n, g, 4, dx, dy, di * dx, dj * dy, 0);
+        t->Ly[q] = table_integral(k->a_A, k->z, k->n, g, 4, dy, dx, dj * dy, di * dx, 0);
+    }
+}
+
+/* ---- port half rooftops: their profiles themselves ---- */
+
+typedef struct profile_points {
+    int n;
+    double along[2 * DISP_GL_NEAR * DISP_GL_NEAR], across[2 * DISP_GL_NEAR * DISP_GL_NEAR];
+    double w[2 * DISP_GL_NEAR * DISP_GL_NEAR];
+} profile_points;
+
+/* Quadrature points of a profile: its along pieces (a rooftop's two sides,
+ * a half rooftop's one) times its width, weights carrying the profile's
+ * value and the 1/width of a unit current. */
+static void profile_quadrature(const sv_em_profile_t *p, const sv_em_gl_rule *g, profile_points *out)
+{
+    double lo[2], hi[2], peak_at[2];
+    int np = 0;
+    if (p->half >= 0) { lo[np] = p->e; hi[np] = p->e + p->d; peak_at[np++] = p->e; }
+    if (p->half <= 0) { lo[np] = p->e - p->d; hi[np] = p->e; peak_at[np++] = p->e; }
+    double width = p->t2 - p->t1;
+    out->n = 0;
+    for (int k = 0; k < np; k++)
+        for (int a = 0; a < g->n; a++) {
+            double x = lo[k] + g->t[a] * (hi[k] - lo[k]);
+            double value = 1 - fabs(x - peak_at[k]) / p->d;
+            for (int b = 0; b < g->n; b++) {
+                out->along[out->n] = x;
+                out->across[out->n] = p->t1 + g->t[b] * width;
+                out->w[out->n++] = g->w[a] * (hi[k] - lo[k]) * value * g->w[b];
+            }
+        }
+}
+
+static double port_L2(const sv_em_model *m, const sv_em_dispersion_kernel *k, int r, int c, const sv_em_gl_rule *near,
+                      const sv_em_gl_rule *far)
+{
+    sv_em_profile_t a, b;
+    sv_em_profile(m, r, &a);
+    sv_em_profile(m, c, &b);
+    if (a.axis != b.axis) return 0;
+    const sv_em_basis *br = &m->basis[r], *bc = &m->basis[c];
+    const sv_em_gl_rule *g = rule_for(br->i - bc->i, br->j - bc->j, near, far);
+    profile_points pa, pb;
+    profile_quadrature(&a, g, &pa);
+    profile_quadrature(&b, g, &pb);
+    double s = 0;
+    for (int u = 0; u < pa.n; u++)
+        for (int v = 0; v < pb.n; v++) {
+            double x = pa.along[u] - pb.along[v], y = pa.across[u] - pb.across[v];
+            s += pa.w[u] * pb.w[v] * kernel_at(k->a_A, k->z, k->n, x * x + y * y);
+        }
+    return a.sign * b.sign * s;
+}
+
+/* ---- the assembly ---- */
+
+size_t sv_em_dispersion_bytes(const sv_em_model *m)
+{
+    if (!m || !m->prj->dispersion) return 0;
+    return sv_em_assemble_bytes(m, 0) / 2;
+}
+
+sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **L2)
+{
+    *L2 = NULL;
+    sv_em_dispersion_kernel *k = NULL;
+    sv_em_tables t;
+    sv_em_tables_describe(m, 0, &t);
+    sv_status st = sv_em_dispersion_kernel_make(ctx, m->prj->st.h, m->prj->st.eps_r, &k);
+    if (!st) st = sv_mem_check(ctx, sv_em_dispersion_bytes(m), "the dispersion term L2 (packed)");
+    if (!st) st = sv_dense_sym_create(ctx, m->n, SV_DENSE_R64, sv_dense_sym_block(L), L2);
+    if (!st) st = sv_em_tables_alloc(ctx, &t, SV_EM_TABLES_FOLDED);
+    if (st) {
+        sv_dense_sym_destroy(*L2);
+        *L2 = NULL;
+        sv_em_dispersion_kernel_destroy(ctx, k);
+        return st;
+    }
+    sv_threads_saved prev = sv_threads_apply(ctx);
+    tables_fill(m, k, &t);
+    sv_em_tables_fold(&t);
+    sv_em_gl_rule near, far;
+    sv_em_gl_make(DISP_GL_NEAR, 0, &near);
+    sv_em_gl_make(DISP_GL_FAR, 0, &far);
+    int n = m->n, nrt = m->nx_edges + m->ny_edges, nb = sv_dense_sym_block(L);
+    const sv_em_basis *B = m->basis;
+    double *l0 = sv_dense_sym_data(L), *l2 = sv_dense_sym_data(*L2);
+    const double c2 = SV_EM_C0 * SV_EM_C0;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
+    for (int c = 0; c < n; c++) {
+        size_t base = sv_dense_packed_offset(n, nb, c, c);
+        for (int r = c; r < n; r++) {
+            const sv_em_basis *br = &B[r], *bc = &B[c];
+            double l, p;
+            if (r < nrt) {
+                sv_em_tables_pair(&t, br->kind, br->i, br->j, bc->kind, bc->i, bc->j, &l, &p, NULL);
+            } else {
+                l = port_L2(m, k, r, c, &near, &far);
+                p = sv_em_psi_cells(t.P, t.nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
+            }
+            l2[base + (size_t)(r - c)] = l;
+            l0[base + (size_t)(r - c)] -= p / c2; /* the charge's −jω·Ψ₂/c² */
+        }
+    }
+    sv_threads_restore(prev);
+    sv_em_tables_free(ctx, &t);
+    sv_em_dispersion_kernel_destroy(ctx, k);
+    return SV_OK;
+}
