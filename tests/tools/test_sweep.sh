@@ -90,6 +90,11 @@ cmp -s <(data "$tmp/s2a.s2p") <(data "$tmp/s1.s2p") && fail "--subdivide 2 chang
 expect 1 "expected 1 to 16 x 16 in all" -- "$tool" sweep "$tmp/p2.json" -o "$tmp/s9.s2p" --subdivide 9
 [[ ! -e "$tmp/s9.s2p" ]] || fail "a refused split left an output file"
 
+# effects.dispersion: said on the summary's model line, and it moves S
+sed 's/"title": "test line with stub",/"title": "test line with stub", "effects": {"dispersion": true},/' "$tmp/p.json" >"$tmp/pd.json"
+expect 0 "(radiation and dispersion on)" -- "$tool" sweep "$tmp/pd.json" -o "$tmp/sd.s2p" --points 5 --stop 3GHz
+cmp -s <(data "$tmp/sd.s2p") <(data "$tmp/s1.s2p") && fail "dispersion changed nothing"
+
 # command-line band overrides the project's
 expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/one.s2p" --start 2GHz --stop 2GHz --points 1 --quiet
 [[ $(data "$tmp/one.s2p" | wc -l) -eq 1 ]] || fail "--points 1 did not give one frequency"
