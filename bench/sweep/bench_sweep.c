@@ -9,7 +9,9 @@
  *   default: examples/pixel2port.json (~2000 unknowns) at 21, 41, 201, 1001
  *            points over the project's band, then the same layout as the
  *            sheet model of earlier versions (bench/sweep/pixel2port_sheet.json:
- *            every effect off, raw ports), named pixel2port_sheet_*. The anchor runs once at 21
+ *            every effect off, raw ports), named pixel2port_sheet_*, and with
+ *            dispersion on as well (bench/sweep/pixel2port_dispersion.json),
+ *            pixel2port_dispersion_*. The anchor runs once at 21
  *            frequencies (every frequency of the 21-point case, and points
  *            of the other grids, where accuracy is compared); for 41, 201
  *            and 1001 points its time is its assembly plus its median time
@@ -307,11 +309,13 @@ int main(int argc, char **argv)
     /* the example as shipped, then its sheet model (every effect off, raw
      * ports: the model of earlier versions), which compares the engine
      * across versions apart from the physics added since */
-    char sheet[4096];
+    char sheet[4096], disp[4096];
     snprintf(sheet, sizeof sheet, "%s/bench/sweep/pixel2port_sheet.json", SV_SOURCE_DIR);
-    const char *paths[2] = {path, sheet}, *names[2] = {"pixel2port", "pixel2port_sheet"};
+    snprintf(disp, sizeof disp, "%s/bench/sweep/pixel2port_dispersion.json", SV_SOURCE_DIR);
+    const char *paths[3] = {path, sheet, disp};
+    const char *names[3] = {"pixel2port", "pixel2port_sheet", "pixel2port_dispersion"};
     int pts[4] = {21, 41, 201, 1001};
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < 3; q++) {
         anchor_run a;
         anchor_measure(paths[q], &sw, 21, &a);
         for (int c = 0; c < 4; c++) one_case(names[q], paths[q], pts[c], reps, &a);
