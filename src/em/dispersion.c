@@ -16,7 +16,8 @@
  * pairs and cell pairs, one table entry per offset) and over the profiles
  * themselves (port half rooftops). They use the sheet's current and charge:
  * thick metal's walls and the edge profile change only the near field of
- * the static kernels, not these smooth corrections. */
+ * the static kernels, not these smooth corrections; and the real εr (the
+ * loss tangent's share of a correction is of second order). */
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
@@ -46,8 +47,8 @@
 struct sv_em_dispersion_kernel {
     int n;
     double z[DISP_IMAGES];     /* m */
-    double a_A[DISP_IMAGES];   /* F_A(ρ) = ∂G_A/∂(k0²) = Σ a_A/√(ρ² + z²) (G_A in H/m) */
-    double a_phi[DISP_IMAGES]; /* F_φ(ρ) = ∂G_φ/∂(k0²) = Σ a_phi/√(ρ² + z²) (G_φ in m/F) */
+    double a_A[DISP_IMAGES];   /* F_A(ρ) = ∂G_A/∂(k0²) = Σ a_A/√(ρ² + z²) */
+    double a_phi[DISP_IMAGES]; /* F_φ(ρ) = ∂G_φ/∂(k0²) = Σ a_phi/√(ρ² + z²) */
 };
 
 /* ∂/∂σ at σ = 0 of the dimensionless spectral kernels g_A = 1/d_TE and
@@ -65,17 +66,15 @@ static void spectra_derivative(double kappa, double eps_r, double *dgA, double *
     *dgphi = cimag(num / (dte * dtm)) / step;
 }
 
-sv_status sv_em_dispersion_kernel_make(sv_ctx *ctx, double h, double eps_r, sv_em_dispersion_kernel **out)
+/* The fit of both spectra, kρ·∂g/∂σ ≈ Σ c_i·e^(−κ·ζ_i) on κ = kρ·h sampled
+ * log-uniformly, by least squares (the small singular values of the
+ * exponentials' near-collinear columns cut at 1e-13): cA and cphi. */
+static sv_status fit_spectra(sv_ctx *ctx, double eps_r, const double *zeta, double *cA, double *cphi)
 {
-    *out = NULL;
-    sv_em_dispersion_kernel *k = sv_calloc(ctx, 1, sizeof *k, "dispersion kernel");
     double *a = sv_alloc(ctx, sizeof(double) * DISP_SAMPLES * DISP_IMAGES, "dispersion kernel fit");
     double *b = sv_alloc(ctx, sizeof(double) * DISP_SAMPLES * 2, "dispersion kernel fit");
     double *sv = sv_alloc(ctx, sizeof(double) * DISP_IMAGES, "dispersion kernel fit");
-    sv_status st = k && a && b && sv ? SV_OK : sv_last_status();
-    double zeta[DISP_IMAGES];
-    for (int i = 0; i < DISP_IMAGES; i++)
-        zeta[i] = pow(10, DISP_LOG_Z0 + (DISP_LOG_Z1 - DISP_LOG_Z0) * i / (DISP_IMAGES - 1));
+    sv_status st = a && b && sv ? SV_OK : sv_last_status();
     for (int j = 0; !st && j < DISP_SAMPLES; j++) {
         double kappa = pow(10, DISP_LOG_K0 + (DISP_LOG_K1 - DISP_LOG_K0) * j / (DISP_SAMPLES - 1)), dA, dphi;
         spectra_derivative(kappa, eps_r, &dA, &dphi);
@@ -89,22 +88,39 @@ sv_status sv_em_dispersion_kernel_make(sv_ctx *ctx, double h, double eps_r, sv_e
                                          DISP_SAMPLES, sv, 1e-13, &rank);
         if (info) st = sv_error(SV_ERR_NOCONV, "dispersion kernel: the exponential fit failed (dgelsd info %d)", (int)info);
     }
-    if (!st) {
-        /* back to metres: the spatial kernel of e^(−kρ·z) is 1/√(ρ² + z²) */
-        k->n = DISP_IMAGES;
-        for (int i = 0; i < DISP_IMAGES; i++) {
-            k->z[i] = zeta[i] * h;
-            k->a_A[i] = SV_EM_MU0 * h * h / (2 * SV_EM_PI) * b[i];
-            k->a_phi[i] = h * h / (2 * SV_EM_PI * SV_EM_EPS0) * b[i + DISP_SAMPLES];
-        }
-        *out = k;
-    } else {
-        sv_free(ctx, k);
+    for (int i = 0; !st && i < DISP_IMAGES; i++) {
+        cA[i] = b[i];
+        cphi[i] = b[i + DISP_SAMPLES];
     }
     sv_free(ctx, a);
     sv_free(ctx, b);
     sv_free(ctx, sv);
     return st;
+}
+
+sv_status sv_em_dispersion_kernel_make(sv_ctx *ctx, double h, double eps_r, sv_em_dispersion_kernel **out)
+{
+    *out = NULL;
+    sv_em_dispersion_kernel *k = sv_calloc(ctx, 1, sizeof *k, "dispersion kernel");
+    if (!k) return sv_last_status();
+    double zeta[DISP_IMAGES], cA[DISP_IMAGES], cphi[DISP_IMAGES];
+    for (int i = 0; i < DISP_IMAGES; i++)
+        zeta[i] = pow(10, DISP_LOG_Z0 + (DISP_LOG_Z1 - DISP_LOG_Z0) * i / (DISP_IMAGES - 1));
+    sv_status st = fit_spectra(ctx, eps_r, zeta, cA, cphi);
+    if (st) {
+        sv_free(ctx, k);
+        return st;
+    }
+    /* back to metres: G̃_A = μ0·h·g_A, G̃_φ = h·g_φ/ε0, ∂/∂(k0²) = h²·∂/∂σ, and
+     * the spatial kernel of e^(−kρ·z) is 1/√(ρ² + z²) */
+    k->n = DISP_IMAGES;
+    for (int i = 0; i < DISP_IMAGES; i++) {
+        k->z[i] = zeta[i] * h;
+        k->a_A[i] = SV_EM_MU0 * h * h / (2 * SV_EM_PI) * cA[i];
+        k->a_phi[i] = h * h / (2 * SV_EM_PI * SV_EM_EPS0) * cphi[i];
+    }
+    *out = k;
+    return SV_OK;
 }
 
 void sv_em_dispersion_kernel_destroy(sv_ctx *ctx, sv_em_dispersion_kernel *k) { sv_free(ctx, k); }
@@ -253,6 +269,35 @@ size_t sv_em_dispersion_bytes(const sv_em_model *m)
     return sv_em_assemble_bytes(m, 0) / 2;
 }
 
+/* Every entry (r ≥ c) of the packed L₂ from the tables (rooftop pairs) or
+ * the profiles (port rows), and the charge's −Ψ₂/c² added to L's. */
+static void fill_columns(const sv_em_model *m, const sv_em_dispersion_kernel *k, const sv_em_tables *t, int nb,
+                         double *l0, double *l2)
+{
+    sv_em_gl_rule near, far;
+    sv_em_gl_make(DISP_GL_NEAR, 0, &near);
+    sv_em_gl_make(DISP_GL_FAR, 0, &far);
+    int n = m->n, nrt = m->nx_edges + m->ny_edges;
+    const sv_em_basis *B = m->basis;
+    const double c2 = SV_EM_C0 * SV_EM_C0;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
+    for (int c = 0; c < n; c++) {
+        size_t base = sv_dense_packed_offset(n, nb, c, c); /* (r, c) at base + r − c for r ≥ c */
+        for (int r = c; r < n; r++) {
+            const sv_em_basis *br = &B[r], *bc = &B[c];
+            double l, p;
+            if (r < nrt) {
+                sv_em_tables_pair(t, br->kind, br->i, br->j, bc->kind, bc->i, bc->j, &l, &p, NULL);
+            } else {
+                l = port_L2(m, k, r, c, &near, &far);
+                p = sv_em_psi_cells(t->P, t->nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
+            }
+            l2[base + (size_t)(r - c)] = l;
+            l0[base + (size_t)(r - c)] -= p / c2;
+        }
+    }
+}
+
 sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **L2)
 {
     *L2 = NULL;
@@ -272,29 +317,7 @@ sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_
     sv_threads_saved prev = sv_threads_apply(ctx);
     tables_fill(m, k, &t);
     sv_em_tables_fold(&t);
-    sv_em_gl_rule near, far;
-    sv_em_gl_make(DISP_GL_NEAR, 0, &near);
-    sv_em_gl_make(DISP_GL_FAR, 0, &far);
-    int n = m->n, nrt = m->nx_edges + m->ny_edges, nb = sv_dense_sym_block(L);
-    const sv_em_basis *B = m->basis;
-    double *l0 = sv_dense_sym_data(L), *l2 = sv_dense_sym_data(*L2);
-    const double c2 = SV_EM_C0 * SV_EM_C0;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
-    for (int c = 0; c < n; c++) {
-        size_t base = sv_dense_packed_offset(n, nb, c, c);
-        for (int r = c; r < n; r++) {
-            const sv_em_basis *br = &B[r], *bc = &B[c];
-            double l, p;
-            if (r < nrt) {
-                sv_em_tables_pair(&t, br->kind, br->i, br->j, bc->kind, bc->i, bc->j, &l, &p, NULL);
-            } else {
-                l = port_L2(m, k, r, c, &near, &far);
-                p = sv_em_psi_cells(t.P, t.nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
-            }
-            l2[base + (size_t)(r - c)] = l;
-            l0[base + (size_t)(r - c)] -= p / c2; /* the charge's −jω·Ψ₂/c² */
-        }
-    }
+    fill_columns(m, k, &t, sv_dense_sym_block(L), sv_dense_sym_data(L), sv_dense_sym_data(*L2));
     sv_threads_restore(prev);
     sv_em_tables_free(ctx, &t);
     sv_em_dispersion_kernel_destroy(ctx, k);
