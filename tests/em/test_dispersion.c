@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "em/geom.h"
 #include "support_em.h"
@@ -189,21 +190,15 @@ static const double *term_with(const sv_em_affine *a, double complex c, double f
 static void test_assembly(void **state)
 {
     (void)state;
-    static const char base[] =
-        "{\"effects\": {\"radiation\": false, \"dispersion\": %s}, \"units\": \"mm\","
-        "\"substrate\": {\"thickness\": 0.8, \"eps_r\": 10.2}, \"metal\": {\"conductivity\": 1e6, \"thickness\": 0.005},"
-        "\"grid\": {\"dx\": 0.3, \"dy\": 0.2, \"nx\": 12, \"ny\": 9},"
-        "\"pixels\": [\"....########\", \"....#......#\", \"############\", \"###.........\", \"###..##.....\","
-        "             \"#######.....\", \".#..........\", \".####.......\", \"....#.......\"],"
-        "\"ports\": [{\"name\": \"L\", \"side\": \"left\", \"x\": 0, \"y\": [0.6, 1.4]},"
-        "          {\"name\": \"R\", \"side\": \"right\", \"x\": 3.6, \"y\": [1.2, 1.8]},"
-        "          {\"name\": \"B\", \"side\": \"bottom\", \"y\": 0, \"x\": [1.2, 1.5]}]}";
+    /* the shared three-port shape (support_em.c) with the switch set */
+    const char *head = "{\"effects\": {\"radiation\": false}";
+    assert_true(!strncmp(em_test_lossy_project, head, strlen(head)));
     char json[2048];
     em_test_case on, off;
-    snprintf(json, sizeof json, base, "true");
+    snprintf(json, sizeof json, "{\"effects\": {\"radiation\": false, \"dispersion\": true}%s",
+             em_test_lossy_project + strlen(head));
     em_test_case_open(&on, json);
-    snprintf(json, sizeof json, base, "false");
-    em_test_case_open(&off, json);
+    em_test_case_open(&off, em_test_lossy_project);
     const double f = 1e9, w = 2 * SV_EM_PI * f, k0 = w / SV_EM_C0;
     int nb, nb0;
     const double *L2 = term_with(on.a, I * w * k0 * k0, f, &nb);
