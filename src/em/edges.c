@@ -18,6 +18,7 @@
  * they are tabulated once, like the assembly's tables, and added to the
  * assembled L and Ψ = Dᵀ·P·D. */
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,7 +255,8 @@ struct sv_em_edge_memo {
     size_t per, per_l;   /* entries per pair: of dp; of dl (offsets one cell farther) */
     double *dp;          /* 9 profile pairs (pa, pb) × offsets */
     double *dl;          /* per axis, 3 × 3 class pairs (classes: unknown_class) × 4 (profiled or not) × offsets */
-    int *at;             /* per dl entry: the cell (i, j) of the pair's first unknown it was computed for */
+    int *at;             /* per dl entry: the cell (i, j) of the pair's first unknown it was computed for
+                          * (while an assembly plans it: its slot, PLANNED) */
     double data[];
 };
 
@@ -283,6 +285,7 @@ static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
     e->dl = e->dp + 9 * e->per;
     e->at = (int *)(e->dl + 72 * e->per_l);
     for (size_t k = 0; k < 9 * e->per + 72 * e->per_l; k++) e->data[k] = NAN;
+    for (size_t k = 0; k < 2 * 72 * e->per_l; k++) e->at[k] = 0;
 }
 
 static size_t offset_index(const sv_em_edge_memo *e, int di, int dj)
@@ -295,11 +298,18 @@ static size_t offset_index_l(const sv_em_edge_memo *e, int di, int dj)
     return (size_t)(di + e->rx + 1) + (size_t)(2 * e->rx + 3) * (size_t)(dj + e->ry + 1);
 }
 
-static double cached_dP(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj, int bi, int bj)
+/* ΔP's memo entry of cells a and b, or NULL where there is no change. */
+static double *dp_entry(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj, int bi, int bj)
 {
     int pa = cell_profile(m->prj, ai, aj), pb = cell_profile(m->prj, bi, bj), di = bi - ai, dj = bj - aj;
-    if ((!pa && !pb) || abs(di) > e->rx || abs(dj) > e->ry) return 0;
-    double *v = e->dp + (size_t)(3 * pa + pb) * e->per + offset_index(e, di, dj);
+    if ((!pa && !pb) || abs(di) > e->rx || abs(dj) > e->ry) return NULL;
+    return e->dp + (size_t)(3 * pa + pb) * e->per + offset_index(e, di, dj);
+}
+
+static double cached_dP(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj, int bi, int bj)
+{
+    double *v = dp_entry(m, e, ai, aj, bi, bj);
+    if (!v) return 0;
     if (isnan(*v)) *v = sv_em_edge_dP(m, ai, aj, bi, bj, 0);
     return *v;
 }
@@ -316,40 +326,156 @@ static int unknown_class(const sv_em_basis *b, int *axis)
     return 1 + (b->side == SV_EM_RIGHT || b->side == SV_EM_TOP);
 }
 
-/* ΔL of (r, c), memo entry k: kept there if it was computed for r's
- * cell, else computed (and kept when the entry is free). */
-static double memo_dl(const sv_em_model *m, sv_em_edge_memo *e, size_t k, int r, int c)
+/* ---- ΔL on the thread team ---------------------------------------------------
+ * The memo's rules decide which pair's closed forms give each ΔL, and a
+ * value's last bits depend on that pair: so correct_l's pairs are planned
+ * serially, in its order, by those rules (which look at no value), the
+ * distinct pairs are computed on the team, and the changes are added in
+ * correct_l's order: the bits of one thread. */
+#define NONE (-1)
+
+/* A ΔL: known (a memo entry's value) or to be computed for the pair (r, c). */
+typedef struct dl_slot {
+    int r, c, todo;
+    double v;
+} dl_slot;
+
+/* A pair of correct_l's with a change, and its slot. */
+typedef struct dl_use {
+    int r, c, slot;
+} dl_use;
+
+/* The plan: its slots and uses, the slots to compute (the costliest
+ * first), the unknowns' profiles, and per entry of this assembly's rooftop
+ * pairs (mine, by axis, profiles and offset) the slot giving its value
+ * (NONE: none yet). */
+typedef struct dl_plan {
+    dl_slot *slot;
+    dl_use *use;
+    int nslot, nuse, ntodo, *todo;
+    int *mine;
+    int *prof;
+} dl_plan;
+
+#define PLANNED INT_MIN /* a memo entry's at[1] while a plan computes it (cells are ≥ 0) */
+
+static int slot_add(dl_plan *p, int r, int c, int todo, double v)
+{
+    p->slot[p->nslot] = (dl_slot){.r = r, .c = c, .todo = todo, .v = v};
+    return p->nslot++;
+}
+
+/* ΔL of (r, c), memo entry k: the entry's if it was (or will be) computed
+ * for r's cell, else computed (and kept when the entry is free). */
+static int memo_dl(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p, size_t k, int r, int c)
 {
     const sv_em_basis *a = &m->basis[r];
-    int *at = e->at + 2 * k;
-    if (!isnan(e->dl[k]) && at[0] == a->i && at[1] == a->j) return e->dl[k];
-    double d = sv_em_edge_dL(m, r, c, 0);
-    if (isnan(e->dl[k])) {
-        e->dl[k] = d;
-        at[0] = a->i;
-        at[1] = a->j;
+    int *at = e->at + 2 * k, planned = isnan(e->dl[k]) && at[1] == PLANNED, taken = planned || !isnan(e->dl[k]);
+    const sv_em_basis *was = planned ? &m->basis[p->slot[at[0]].r] : NULL;
+    int i = planned ? was->i : at[0], j = planned ? was->j : at[1];
+    if (taken && i == a->i && j == a->j) return planned ? at[0] : slot_add(p, r, c, 0, e->dl[k]);
+    int s = slot_add(p, r, c, 1, 0);
+    if (!taken) {
+        at[0] = s;
+        at[1] = PLANNED;
     }
-    return d;
+    return s;
 }
 
 /* ΔL of a pair by classes, profiles and cell offset: rooftops within the
  * reach, pairs with a port half rooftop one cell farther (its centre is
  * its cell's), the rest directly. Rooftop pairs at one offset take the
- * value of the assembly's first (mine: this assembly's, by axis, profiles
- * and offset), as the assembly's tables do. */
-static double cached_dL(const sv_em_model *m, sv_em_edge_memo *e, double *mine, int r, int c)
+ * value of the assembly's first (mine), as the assembly's tables do.
+ * NONE: no change. */
+static int planned_dL(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p, int r, int c)
 {
     const sv_em_basis *a = &m->basis[r], *b = &m->basis[c];
     int xa, xb, ca = unknown_class(a, &xa), cb = unknown_class(b, &xb);
-    if (xa != xb) return 0; /* currents at right angles: no change (sv_em_edge_dL) */
+    if (xa != xb) return NONE; /* currents at right angles: no change (sv_em_edge_dL) */
     int di = b->i - a->i, dj = b->j - a->j, port = ca || cb;
-    if (abs(di) > e->rx + port || abs(dj) > e->ry + port) return port ? sv_em_edge_dL(m, r, c, 0) : 0;
-    int key = 2 * (unknown_profile(m, r) != 0) + (unknown_profile(m, c) != 0);
+    if (abs(di) > e->rx + port || abs(dj) > e->ry + port) return port ? slot_add(p, r, c, 1, 0) : NONE;
+    int key = 2 * (p->prof[r] != 0) + (p->prof[c] != 0);
     size_t off = offset_index_l(e, di, dj), k = (size_t)(((3 * xa + ca) * 3 + cb) * 4 + key) * e->per_l + off;
-    if (port) return memo_dl(m, e, k, r, c);
-    double *v = mine + (size_t)(4 * xa + key) * e->per_l + off;
-    if (isnan(*v)) *v = memo_dl(m, e, k, r, c);
+    if (port) return memo_dl(m, e, p, k, r, c);
+    int *v = p->mine + (size_t)(4 * xa + key) * e->per_l + off;
+    if (*v == NONE) *v = memo_dl(m, e, p, k, r, c);
     return *v;
+}
+
+/* Whether the pair (r, c) has a change for planned_dL (by their geometry
+ * alone: the memo's state does not enter). */
+static int has_change(const sv_em_model *m, const sv_em_edge_memo *e, int r, int c)
+{
+    const sv_em_basis *a = &m->basis[r], *b = &m->basis[c];
+    int xa, xb, ca = unknown_class(a, &xa), cb = unknown_class(b, &xb);
+    return xa == xb && (ca || cb || (abs(b->i - a->i) <= e->rx && abs(b->j - a->j) <= e->ry));
+}
+
+/* correct_l's pairs: every unordered pair with a profiled member once. */
+#define FOR_PAIRS(p, m, r, c)                                                                                         \
+    for (int r = 0; r < (m)->n; r++)                                                                                  \
+        if ((p)->prof[r])                                                                                             \
+            for (int c = 0; c < (m)->n; c++)                                                                          \
+                if (!(p)->prof[c] || c <= r) /* else that pair comes with r = c */
+
+static void plan_free(sv_ctx *ctx, dl_plan *p)
+{
+    sv_free(ctx, p->slot);
+    sv_free(ctx, p->use);
+    sv_free(ctx, p->todo);
+    sv_free(ctx, p->mine);
+    sv_free(ctx, p->prof);
+}
+
+/* correct_l's pairs with a change, in its order (once per unordered pair
+ * with a profiled member), with their slots. */
+static sv_status plan_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
+{
+    size_t nmine = 8 * e->per_l;
+    *p = (dl_plan){.prof = sv_alloc(ctx, sizeof(int) * (size_t)(m->n ? m->n : 1), "edge profile plan")};
+    if (!p->prof) return sv_last_status();
+    for (int q = 0; q < m->n; q++) p->prof[q] = unknown_profile(m, q);
+    size_t most = 0;
+    FOR_PAIRS(p, m, r, c) most += has_change(m, e, r, c);
+    if (most > INT_MAX) return sv_error(SV_ERR_NOMEM, "edge profile: %zu pairs of unknowns to correct", most);
+    size_t len = most ? most : 1;
+    p->slot = sv_alloc(ctx, sizeof(dl_slot) * len, "edge profile plan");
+    p->use = sv_alloc(ctx, sizeof(dl_use) * len, "edge profile plan");
+    p->todo = sv_alloc(ctx, sizeof(int) * len, "edge profile plan");
+    p->mine = sv_alloc(ctx, sizeof(int) * nmine, "edge profile plan");
+    if (!p->slot || !p->use || !p->todo || !p->mine) return sv_last_status();
+    for (size_t k = 0; k < nmine; k++) p->mine[k] = NONE;
+    FOR_PAIRS(p, m, r, c) {
+        int s = planned_dL(m, e, p, r, c);
+        if (s != NONE) p->use[p->nuse++] = (dl_use){.r = r, .c = c, .slot = s};
+    }
+    /* pairs with a port half rooftop cost the most (its quadrature along
+     * the sub-strips): they go first, so that no long one starts last */
+    for (int port = 1; port >= 0; port--)
+        for (int q = 0; q < p->nslot; q++) {
+            const dl_slot *sl = &p->slot[q];
+            if (sl->todo && (m->basis[sl->r].kind >= 2 || m->basis[sl->c].kind >= 2) == port) p->todo[p->ntodo++] = q;
+        }
+    return SV_OK;
+}
+
+/* The planned pairs' closed forms, each on its own (in any order), then
+ * kept in the memo entries they fill. */
+static void compute_l(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
+{
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sv_threads_team())
+    for (int q = 0; q < p->ntodo; q++) {
+        dl_slot *sl = &p->slot[p->todo[q]];
+        sl->v = sv_em_edge_dL(m, sl->r, sl->c, 0);
+    }
+    for (size_t k = 0; k < 72 * e->per_l; k++) {
+        int *at = e->at + 2 * k;
+        if (!isnan(e->dl[k]) || at[1] != PLANNED) continue;
+        const dl_slot *sl = &p->slot[at[0]];
+        e->dl[k] = sl->v;
+        at[0] = m->basis[sl->r].i;
+        at[1] = m->basis[sl->r].j;
+    }
 }
 
 /* Unknowns with divergence on a cell: x and y rooftops on either side and
@@ -384,8 +510,17 @@ static void add_lower(double *a, sv_em_colbase_fn colbase, void *user, int r, in
     a[colbase(user, c) + (size_t)(r - c)] += v;
 }
 
-/* Ψ += Dᵀ·ΔP·D over the ordered cell pairs (a, b) with a change. */
-static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm, double *Psi,
+/* The ΔP memo entries an assembly lacks, each with the first cell pair
+ * that asks for it (an entry depends on its profiles and offset alone). */
+typedef struct dp_plan {
+    size_t n, *entry;
+    int (*cells)[4];       /* ai, aj, bi, bj */
+    unsigned char *taken;  /* per dp entry */
+} dp_plan;
+
+/* Ψ += Dᵀ·ΔP·D over the ordered cell pairs (a, b) with a change; with a
+ * plan, only the entries these pairs lack are listed in it. */
+static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm, dp_plan *plan, double *Psi,
                         sv_em_colbase_fn colbase, void *user)
 {
     const sv_em_grid *g = &m->prj->grid;
@@ -396,6 +531,15 @@ static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map
             for (int bj = aj - e->ry; bj <= aj + e->ry; bj++)
                 for (int bi = ai - e->rx; bi <= ai + e->rx; bi++) {
                     if (!metal(m->prj, bi, bj)) continue;
+                    if (plan) {
+                        double *v = dp_entry(m, e, ai, aj, bi, bj);
+                        size_t k = v ? (size_t)(v - e->dp) : 0;
+                        if (!v || !isnan(*v) || plan->taken[k]) continue;
+                        plan->taken[k] = 1;
+                        plan->entry[plan->n] = k;
+                        memcpy(plan->cells[plan->n++], (int[4]){ai, aj, bi, bj}, sizeof(int[4]));
+                        continue;
+                    }
                     double dp = cached_dP(m, e, ai, aj, bi, bj);
                     if (dp == 0) continue;
                     int qb[6], sb[6], nb = cell_unknowns(cm, bi, bj, qb, sb);
@@ -411,18 +555,45 @@ static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map
         }
 }
 
-/* L[(r, c)] += ΔL once per unordered pair with a profiled member. */
-static void correct_l(const sv_em_model *m, sv_em_edge_memo *e, double *mine, double *L, sv_em_colbase_fn colbase,
-                      void *user)
+/* The ΔP entries correct_psi would compute as it goes, computed first on
+ * the team for the same cell pairs (the values it would find), so that
+ * its sums, serial, find them all. */
+static sv_status fill_dp(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm)
 {
-    for (int r = 0; r < m->n; r++) {
-        if (!unknown_profile(m, r)) continue;
-        for (int c = 0; c < m->n; c++) {
-            if (unknown_profile(m, c) && c > r) continue; /* that pair comes with r = c */
-            double d = cached_dL(m, e, mine, r, c);
-            if (d != 0) add_lower(L, colbase, user, r, c, d);
+    size_t nd = 9 * e->per;
+    dp_plan p = {.entry = sv_alloc(ctx, sizeof(size_t) * nd, "edge profile plan"),
+                 .cells = sv_alloc(ctx, sizeof(int[4]) * nd, "edge profile plan"),
+                 .taken = sv_calloc(ctx, nd, 1, "edge profile plan")};
+    sv_status st = p.entry && p.cells && p.taken ? SV_OK : sv_last_status();
+    if (!st) {
+        correct_psi(m, e, cm, &p, NULL, NULL, NULL);
+        long n = (long)p.n;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sv_threads_team())
+        for (long q = 0; q < n; q++)
+            e->dp[p.entry[q]] = sv_em_edge_dP(m, p.cells[q][0], p.cells[q][1], p.cells[q][2], p.cells[q][3], 0);
+    }
+    sv_free(ctx, p.entry);
+    sv_free(ctx, p.cells);
+    sv_free(ctx, p.taken);
+    return st;
+}
+
+/* L[(r, c)] += ΔL once per unordered pair with a profiled member: planned,
+ * computed on the team, added in the plan's order. */
+static sv_status correct_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, double *L,
+                           sv_em_colbase_fn colbase, void *user)
+{
+    dl_plan p;
+    sv_status st = plan_l(ctx, m, e, &p);
+    if (!st) {
+        compute_l(m, e, &p);
+        for (int u = 0; u < p.nuse; u++) {
+            double d = p.slot[p.use[u].slot].v;
+            if (d != 0) add_lower(L, colbase, user, p.use[u].r, p.use[u].c, d);
         }
     }
+    plan_free(ctx, &p);
+    return st;
 }
 
 sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
@@ -436,15 +607,12 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     sv_em_edge_memo *e =
         sv_em_shared_part(ctx, m, SV_EM_SHARED_EDGES, sv_em_edge_memo_bytes(m), "edge profile changes", &fresh, &own);
     if (e && fresh) memo_init(m, e);
-    double *mine = e ? sv_alloc(ctx, sizeof(double) * 8 * e->per_l, "edge profile changes") : NULL;
-    cm.xr = mine ? sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map") : NULL;
+    cm.xr = e ? sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map") : NULL;
     if (!cm.xr) {
         sv_status st = sv_last_status();
-        sv_free(ctx, mine);
         if (own) sv_free(ctx, e);
         return st;
     }
-    for (size_t k = 0; k < 8 * e->per_l; k++) mine[k] = NAN;
     cm.yr = cm.xr + cells;
     cm.pr = cm.yr + cells;
     for (size_t k = 0; k < 4 * cells; k++) cm.xr[k] = -1;
@@ -455,10 +623,10 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
         else if (b->kind == 1) cm.yr[c] = q;
         else cm.pr[2 * c + (cm.pr[2 * c] >= 0)] = q;
     }
-    correct_l(m, e, mine, L, colbase, user);
-    correct_psi(m, e, &cm, Psi, colbase, user);
+    sv_status st = correct_l(ctx, m, e, L, colbase, user);
+    if (!st) st = fill_dp(ctx, m, e, &cm);
+    if (!st) correct_psi(m, e, &cm, NULL, Psi, colbase, user);
     if (own) sv_free(ctx, e);
-    sv_free(ctx, mine);
     sv_free(ctx, cm.xr);
-    return SV_OK;
+    return st;
 }

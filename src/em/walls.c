@@ -408,36 +408,84 @@ static sv_status psi_add(sink *k, int r, int c, double w, double complex d)
     return SV_OK;
 }
 
+/* δP of cell a with each cell b of its box (2R + 1 on a side, by rows),
+ * 0 where b is not metal or has no unknowns. */
+static void charges_row(const sv_em_model *m, const series *s, const walls_tables *tb, const double complex *p00,
+                        const cell_unknowns *cu, int ai, int aj, double complex *d)
+{
+    const sv_em_project *p = m->prj;
+    for (int bj = aj - R; bj <= aj + R; bj++)
+        for (int bi = ai - R; bi <= ai + R; bi++, d++) {
+            int b = bi + p->grid.nx * bj;
+            *d = 0;
+            if (metal_at(p, bi, bj) && cu->start[b] != cu->start[b + 1])
+                *d = cell_delta(m, s, tb, ai, aj, bi, bj, p00[abs(bi - ai) + (R + 1) * abs(bj - aj)]);
+        }
+}
+
+/* The δΨ of a step's cells from their rows of δP (cells[q0..q1), rows
+ * from row), in the order of the cells and their boxes; only the columns c
+ * with c mod parts = part. */
+static sv_status charges_apply(sink *k, const cell_unknowns *cu, int nx, const int *cells, int q0, int q1,
+                               const double complex *row, int part, int parts)
+{
+    sv_status st = SV_OK;
+    for (int q = q0; q < q1 && !st; q++) {
+        int a = cells[q], ai = a % nx, aj = a / nx;
+        const double complex *d = row + (size_t)(q - q0) * (2 * R + 1) * (2 * R + 1);
+        for (int bj = aj - R; bj <= aj + R && !st; bj++)
+            for (int bi = ai - R; bi <= ai + R && !st; bi++, d++) {
+                if (*d == 0) continue;
+                int b = bi + nx * bj;
+                for (int e = cu->start[a]; e < cu->start[a + 1] && !st; e++)
+                    for (int f = cu->start[b]; f < cu->start[b + 1] && !st; f++) {
+                        int r = cu->q[e], c = cu->q[f];
+                        if (r < c || (parts > 1 && c % parts != part)) continue;
+                        st = psi_add(k, r, c, cu->sg[e] * cu->sg[f], *d);
+                    }
+            }
+    }
+    return st;
+}
+
+/* Cells per thread whose box rows one parallel step computes (a row:
+ * (2R + 1)² complex values, 2.7 kB: a small circuit's assembly holds little
+ * more than its matrices). */
+#define CHARGES_STEP 16
+
 /* δΨ_mn = Σ s_a s_b δP(a, b) over the cell pairs within range, into the
- * lower triangle; tb, p00: the charges' tables. */
+ * lower triangle; tb, p00: the charges' tables. The δP of a step of cells
+ * are computed on the team, then added cell by cell and box by box as on
+ * one thread: added, each thread its share of the columns (every entry
+ * gets its terms in that order), or recorded, serially (the list's order).
+ * The bits are one thread's. */
 static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *s, const walls_tables *tb,
                                const double complex *p00, sink *k)
 {
     const sv_em_project *p = m->prj;
-    int nx = p->grid.nx, ny = p->grid.ny;
+    int nx = p->grid.nx, ncell = nx * p->grid.ny, box = (2 * R + 1) * (2 * R + 1);
     cell_unknowns cu = {0};
     sv_status st = cell_unknowns_make(ctx, m, &cu);
-    if (!st) {
-        for (int aj = 0; aj < ny && !st; aj++)
-            for (int ai = 0; ai < nx && !st; ai++) {
-                int a = ai + nx * aj;
-                if (!p->metal[a] || cu.start[a] == cu.start[a + 1]) continue;
-                for (int bj = aj - R; bj <= aj + R && !st; bj++)
-                    for (int bi = ai - R; bi <= ai + R && !st; bi++) {
-                        if (!metal_at(p, bi, bj)) continue;
-                        int b = bi + nx * bj;
-                        if (cu.start[b] == cu.start[b + 1]) continue;
-                        double complex d =
-                            cell_delta(m, s, tb, ai, aj, bi, bj, p00[abs(bi - ai) + (R + 1) * abs(bj - aj)]);
-                        if (d == 0) continue;
-                        for (int e = cu.start[a]; e < cu.start[a + 1] && !st; e++)
-                            for (int f = cu.start[b]; f < cu.start[b + 1] && !st; f++) {
-                                int r = cu.q[e], c = cu.q[f];
-                                if (r >= c) st = psi_add(k, r, c, cu.sg[e] * cu.sg[f], d);
-                            }
-                    }
-            }
+    int *cells = st ? NULL : sv_alloc(ctx, sizeof(int) * (size_t)(ncell ? ncell : 1), "em wall charges"), na = 0;
+    for (int a = 0; a < ncell && cells; a++)
+        if (p->metal[a] && cu.start[a] != cu.start[a + 1]) cells[na++] = a;
+    int step = CHARGES_STEP * sv_threads_team();
+    step = na < step ? (na ? na : 1) : step;
+    double complex *row = cells ? sv_alloc(ctx, sizeof(double complex) * (size_t)step * box, "em wall charges") : NULL;
+    if (!st && !row) st = sv_last_status();
+    for (int q0 = 0; q0 < na && !st; q0 += step) {
+        int q1 = q0 + step < na ? q0 + step : na;
+#pragma omp parallel num_threads(sv_threads_team())
+        {
+#pragma omp for schedule(dynamic, 4)
+            for (int q = q0; q < q1; q++)
+                charges_row(m, s, tb, p00, &cu, cells[q] % nx, cells[q] / nx, row + (size_t)(q - q0) * box);
+            if (k->Psi) charges_apply(k, &cu, nx, cells, q0, q1, row, omp_get_thread_num(), omp_get_num_threads());
+        }
+        if (!k->Psi) st = charges_apply(k, &cu, nx, cells, q0, q1, row, 0, 1);
     }
+    sv_free(ctx, row);
+    sv_free(ctx, cells);
     cell_unknowns_free(ctx, &cu);
     return st;
 }
