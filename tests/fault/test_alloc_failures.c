@@ -174,10 +174,18 @@ typedef struct em_case {
     sv_em_affine *a;
 } em_case;
 
+/* The project text (0: as it is; 1: with effects.dispersion on as well). */
+static int em_dispersion = 0;
+
 static sv_status em_open(sv_ctx *ctx, em_case *c)
 {
     *c = (em_case){0};
-    sv_status st = sv_em_project_parse(ctx, em_test_lossy_project, strlen(em_test_lossy_project), "fault", &c->p);
+    char text[2048];
+    const char *head = "{\"effects\": {\"radiation\": false}";
+    assert_true(!strncmp(em_test_lossy_project, head, strlen(head)));
+    snprintf(text, sizeof text, "{\"effects\": {\"radiation\": false, \"dispersion\": %s}%s",
+             em_dispersion ? "true" : "false", em_test_lossy_project + strlen(head));
+    sv_status st = sv_em_project_parse(ctx, text, strlen(text), "fault", &c->p);
     if (st) return assert_null(c->p), st;
     st = sv_em_model_create(ctx, c->p, NULL, &c->m);
     if (st) return assert_null(c->m), st;
@@ -343,6 +351,15 @@ static void test_sweep(void **state)
     check(campaign("sweep", run_sweep, 1));
 }
 
+/* The direct solve with dispersion's kernel fit, tables and term. */
+static void test_direct_solve_dispersion(void **state)
+{
+    (void)state;
+    em_dispersion = 1;
+    check(campaign("solve with dispersion", run_solve, 1));
+    em_dispersion = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_ode_ensemble_threads),
         cmocka_unit_test(test_direct_solve),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_direct_solve_dispersion),
     };
     return cmocka_run_group_tests_name("allocation failures", tests, NULL, NULL);
 }
