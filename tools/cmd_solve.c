@@ -280,9 +280,10 @@ static int solve_run(const solve_args *a, const double *f, int nf)
         }
     {
         char comment[512];
-        snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves%s%s",
+        snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves%s%s%s",
                  sv_version_string(), a->project, sv_em_model_unknowns(m), np,
-                 sv_em_affine_radiates(model) ? ", radiation" : "", cal ? ", calibrated ports" : ", raw edge ports");
+                 sv_em_affine_radiates(model) ? ", radiation" : "", sv_em_affine_disperses(model) ? ", dispersion" : "",
+                 cal ? ", calibrated ports" : ", raw edge ports");
         sv_em_ts_options o = {.version = a->version, .format = a->format, .param = SV_EM_TS_S, .unit = a->unit,
                               .comment = comment};
         if (sv_em_touchstone_write(a->out, &o, np, nf, f, S, z0)) goto fail;
