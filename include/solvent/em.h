@@ -7,7 +7,8 @@
  *     Z(ω) = jω·L − j·Ψ/ω + Zs(ω)·G + Ψ_im/ω    (N × N, complex symmetric)
  *
  * with L, Ψ (= Dᵀ·P·D), G and the dielectric's Ψ_im (a ratio of Ψ, or its
- * own term) real symmetric and frequency independent (docs/em.md). The DC
+ * own term) real symmetric and frequency independent (docs/em.md); the
+ * radiation terms and, with "dispersion", jω³/c²·L₂ are added to it. The DC
  * limit is the metal's resistor network (sv_em_dc_s).
  *
  * Workflow (see docs/em.md):
@@ -190,7 +191,9 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
  * Z(f) = Σ c_k(f)·A_k with the port excitations B as right-hand sides: it
  * assembles and owns the terms (jω·L, −j·Ψ/ω — (r − j)/ω with the
  * dielectric's loss ratio r —, Zs(f)·G for lossy metal, Ψ_im/ω for
- * "dielectric_loss": "exact")
+ * "dielectric_loss": "exact", jω·k0²·L₂ for "dispersion", whose charge part
+ * −Ψ₂/c² it adds to L: its L term then differs from sv_em_assemble's L;
+ * the radiation terms)
  * and their coefficient function (f in hertz), and keeps a pointer to `em`,
  * which must outlive it. H = Bᵀ·X of a sweep of it is the port admittance
  * matrix Y. On failure nothing is left allocated. */

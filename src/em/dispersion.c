@@ -4,8 +4,9 @@
  * The quasi-static kernels are the slab's at k0 = 0. Their change to first
  * order in k0² is exact in the slab's thickness: the spectral kernels of
  * formulation C, G̃_A = μ0/D_TE and G̃_φ = (u0 + u1·tanh u1h)/(ε0·D_TE·D_TM),
- * differentiated in k0² at k0 = 0 (smooth in kρ: no pole, no branch point
- * there), Hankel-transformed. The transform is taken by fitting
+ * differentiated in k0² at k0 = 0 (analytic in k0² there for every kρ > 0:
+ * no pole, no branch point; the derivative grows like 1/kρ as kρ → 0, and
+ * kρ·∂G̃/∂(k0²) is smooth), Hankel-transformed. The transform is taken by fitting
  * kρ·∂G̃/∂(k0²)/(2π) with a sum of exponentials Σ a_i·e^(−kρ·z_i) on fixed
  * heights z_i, so that the spatial kernel is Σ a_i/√(ρ² + z_i²): smooth,
  * finite at ρ = 0, c/ρ far away. With s = k0² the model gains
@@ -28,9 +29,10 @@
 #include "geom.h"
 
 /* Heights of the exponential fit: DISP_IMAGES from 10^−1.5·h to 10^2.5·h
- * fit both kernels' spectra over kρ·h in [1e-4, 1e3] to about 3e-4 of
- * their largest value on εr 2.2 … 10.2, the spatial kernels to about 1e-3
- * of their scale (1 % at ρ = 0, their cusp; tests/em/test_dispersion.c):
+ * fit both kernels' spectra over kρ·h in [1e-4, 1e3] to about 1e-4 (F_A)
+ * and 3e-4 (F_φ) of their largest value on εr 2.2 … 10.2, the spatial
+ * kernels for ρ ≥ 0.3h to about 2e-4 (F_A) and 2.5e-3 (F_φ) of their value
+ * at 0 (0.4 % and 1 % at ρ = 0, their cusp; tests/em/test_dispersion.c):
  * ample for a correction of a few per cent. */
 #define DISP_IMAGES 17
 #define DISP_SAMPLES 600
@@ -39,10 +41,22 @@
 #define DISP_LOG_K0 (-4.0)
 #define DISP_LOG_K1 3.0
 /* Gauss–Legendre points per piece of a basis function: near pairs (within
- * DISP_NEAR cells, where the kernel's cusp at ρ = 0 is), and far ones. */
+ * DISP_NEAR cells, where the kernel's cusp at ρ = 0 is; 4 per substrate
+ * thickness a cell spans, as the kernels vary on the scale of h, up to
+ * DISP_GL_NEAR_MAX), and far ones. */
 #define DISP_GL_NEAR 4
+#define DISP_GL_NEAR_MAX 12
 #define DISP_GL_FAR 2
 #define DISP_NEAR 3
+
+/* The near and far rules of a model's cells and substrate. */
+static void rules_make(const sv_em_model *m, sv_em_gl_rule *near, sv_em_gl_rule *far)
+{
+    double cell = fmax(m->prj->grid.dx, m->prj->grid.dy);
+    int n = DISP_GL_NEAR * (int)ceil(cell / m->prj->st.h);
+    sv_em_gl_make(n < DISP_GL_NEAR ? DISP_GL_NEAR : n > DISP_GL_NEAR_MAX ? DISP_GL_NEAR_MAX : n, 0, near);
+    sv_em_gl_make(DISP_GL_FAR, 0, far);
+}
 
 struct sv_em_dispersion_kernel {
     int n;
@@ -66,6 +80,31 @@ static void spectra_derivative(double kappa, double eps_r, double *dgA, double *
     *dgphi = cimag(num / (dte * dtm)) / step;
 }
 
+/* min ‖a·x − b‖ for both columns of b (DISP_SAMPLES × DISP_IMAGES, two
+ * right-hand sides; x into b's first rows) by dgelsd, its workspace from
+ * the context like every other allocation (queried first). */
+static sv_status least_squares(sv_ctx *ctx, double *a, double *b, double *sv)
+{
+    double wq = 0;
+    lapack_int rank = 0, iq = 0;
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, DISP_SAMPLES, DISP_IMAGES, 2, a, DISP_SAMPLES, b,
+                                          DISP_SAMPLES, sv, 1e-13, &rank, &wq, -1, &iq);
+    size_t lwork = (size_t)wq + 1, liwork = (size_t)(iq > 1 ? iq : 1);
+    double *work = info ? NULL : sv_alloc(ctx, sizeof(double) * lwork, "dispersion kernel fit workspace");
+    lapack_int *iwork = work ? sv_alloc(ctx, sizeof(lapack_int) * liwork, "dispersion kernel fit workspace") : NULL;
+    if (!info && !iwork) {
+        sv_free(ctx, work);
+        return sv_last_status();
+    }
+    if (!info)
+        info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, DISP_SAMPLES, DISP_IMAGES, 2, a, DISP_SAMPLES, b, DISP_SAMPLES, sv,
+                                   1e-13, &rank, work, (lapack_int)lwork, iwork);
+    sv_free(ctx, work);
+    sv_free(ctx, iwork);
+    if (info) return sv_error(SV_ERR_NOCONV, "dispersion kernel: the exponential fit failed (dgelsd info %d)", (int)info);
+    return SV_OK;
+}
+
 /* The fit of both spectra, kρ·∂g/∂σ ≈ Σ c_i·e^(−κ·ζ_i) on κ = kρ·h sampled
  * log-uniformly, by least squares (the small singular values of the
  * exponentials' near-collinear columns cut at 1e-13): cA and cphi. */
@@ -82,12 +121,7 @@ static sv_status fit_spectra(sv_ctx *ctx, double eps_r, const double *zeta, doub
         b[j + DISP_SAMPLES] = kappa * dphi;
         for (int i = 0; i < DISP_IMAGES; i++) a[j + (size_t)DISP_SAMPLES * i] = exp(-kappa * zeta[i]);
     }
-    lapack_int rank = 0;
-    if (!st) {
-        lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, DISP_SAMPLES, DISP_IMAGES, 2, a, DISP_SAMPLES, b,
-                                         DISP_SAMPLES, sv, 1e-13, &rank);
-        if (info) st = sv_error(SV_ERR_NOCONV, "dispersion kernel: the exponential fit failed (dgelsd info %d)", (int)info);
-    }
+    if (!st) st = least_squares(ctx, a, b, sv);
     for (int i = 0; !st && i < DISP_IMAGES; i++) {
         cA[i] = b[i];
         cphi[i] = b[i + DISP_SAMPLES];
@@ -195,8 +229,7 @@ static void tables_fill(const sv_em_model *m, const sv_em_dispersion_kernel *k, 
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     sv_em_gl_rule near, far;
-    sv_em_gl_make(DISP_GL_NEAR, 0, &near);
-    sv_em_gl_make(DISP_GL_FAR, 0, &far);
+    rules_make(m, &near, &far);
     int nq = t->nx * t->ny;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
     for (int q = 0; q < nq; q++) {
@@ -213,8 +246,8 @@ static void tables_fill(const sv_em_model *m, const sv_em_dispersion_kernel *k, 
 
 typedef struct profile_points {
     int n;
-    double along[2 * DISP_GL_NEAR * DISP_GL_NEAR], across[2 * DISP_GL_NEAR * DISP_GL_NEAR];
-    double w[2 * DISP_GL_NEAR * DISP_GL_NEAR];
+    double along[2 * DISP_GL_NEAR_MAX * DISP_GL_NEAR_MAX], across[2 * DISP_GL_NEAR_MAX * DISP_GL_NEAR_MAX];
+    double w[2 * DISP_GL_NEAR_MAX * DISP_GL_NEAR_MAX];
 } profile_points;
 
 /* Quadrature points of a profile: its along pieces (a rooftop's two sides,
@@ -222,16 +255,16 @@ typedef struct profile_points {
  * value and the 1/width of a unit current. */
 static void profile_quadrature(const sv_em_profile_t *p, const sv_em_gl_rule *g, profile_points *out)
 {
-    double lo[2], hi[2], peak_at[2];
+    double lo[2], hi[2];
     int np = 0;
-    if (p->half >= 0) { lo[np] = p->e; hi[np] = p->e + p->d; peak_at[np++] = p->e; }
-    if (p->half <= 0) { lo[np] = p->e - p->d; hi[np] = p->e; peak_at[np++] = p->e; }
+    if (p->half >= 0) { lo[np] = p->e; hi[np++] = p->e + p->d; }
+    if (p->half <= 0) { lo[np] = p->e - p->d; hi[np++] = p->e; }
     double width = p->t2 - p->t1;
     out->n = 0;
     for (int k = 0; k < np; k++)
         for (int a = 0; a < g->n; a++) {
             double x = lo[k] + g->t[a] * (hi[k] - lo[k]);
-            double value = 1 - fabs(x - peak_at[k]) / p->d;
+            double value = 1 - fabs(x - p->e) / p->d; /* the peak 1 at the edge e */
             for (int b = 0; b < g->n; b++) {
                 out->along[out->n] = x;
                 out->across[out->n] = p->t1 + g->t[b] * width;
@@ -266,7 +299,7 @@ static double port_L2(const sv_em_model *m, const sv_em_dispersion_kernel *k, in
 size_t sv_em_dispersion_bytes(const sv_em_model *m)
 {
     if (!m || !m->prj->dispersion) return 0;
-    return sv_em_assemble_bytes(m, 0) / 2;
+    return sv_dense_sym_bytes(m->n, SV_DENSE_R64, 0);
 }
 
 /* Every entry (r ≥ c) of the packed L₂ from the tables (rooftop pairs) or
@@ -275,8 +308,7 @@ static void fill_columns(const sv_em_model *m, const sv_em_dispersion_kernel *k,
                          double *l0, double *l2)
 {
     sv_em_gl_rule near, far;
-    sv_em_gl_make(DISP_GL_NEAR, 0, &near);
-    sv_em_gl_make(DISP_GL_FAR, 0, &far);
+    rules_make(m, &near, &far);
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
     const double c2 = SV_EM_C0 * SV_EM_C0;

@@ -133,6 +133,22 @@ void em_test_hj(double w, double h, double er, double *z0, double *eeff)
 
 /* Hammerstad and Jensen's thickness correction (1980): the strip widened by
  * Δu1 (air line) and Δur (dielectric line), u = W/h, tn = t/h. */
+/* M. Kirschning and R. H. Jansen, "Accurate model for effective dielectric
+ * constant of microstrip with validity up to millimetre-wave frequencies",
+ * Electronics Letters 18 (1982) 272: εeff(f) = εr − (εr − εeff(0))/(1 + P),
+ * fn = f·h in GHz·mm, εeff(0) Hammerstad and Jensen's. */
+double em_test_kirschning_jansen(double w, double h, double er, double f)
+{
+    double z0, e0, u = w / h, fn = f / 1e9 * h * 1e3;
+    em_test_hj(w, h, er, &z0, &e0);
+    double p1 = 0.27488 + (0.6315 + 0.525 / pow(1 + 0.0157 * fn, 20)) * u - 0.065683 * exp(-8.7513 * u);
+    double p2 = 0.33622 * (1 - exp(-0.03442 * er));
+    double p3 = 0.0363 * exp(-4.6 * u) * (1 - exp(-pow(fn / 38.7, 4.97)));
+    double p4 = 1 + 2.751 * (1 - exp(-pow(er / 15.916, 8)));
+    double p = p1 * p2 * pow((0.1844 + p3 * p4) * fn, 1.5763);
+    return er - (er - e0) / (1 + p);
+}
+
 void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff)
 {
     double u = w / h, tn = t / h, z0a, z0r, ea, er_eff;

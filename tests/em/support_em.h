@@ -42,6 +42,8 @@ void em_test_s(const sv_em_model *m, const double complex *Y, double complex *S)
 void em_test_hj(double w, double h, double er, double *z0, double *eeff);
 /* The same with Hammerstad–Jensen's metal-thickness correction. */
 void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff);
+/* Kirschning and Jansen's εeff(f) of a thin strip (w, h in m, f in Hz). */
+double em_test_kirschning_jansen(double w, double h, double er, double f);
 /* Direct solve (sv_em_solve) of a project's quasi-static model (text, or a path under the source tree if
  * is_path) at f with the checks users apply; compare = 1 also checks Y
  * against LAPACK on a full copy (1e-9). */
