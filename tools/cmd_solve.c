@@ -244,6 +244,10 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     if (sv_em_affine_radiates(model) && f[nf - 1] > sv_em_model_limit_hz(m))
         fprintf(stderr, "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
                 sv_em_model_limit_hz(m) / 1e9);
+    double dlim = sv_em_model_dispersion_limit_hz(m);
+    if (dlim > 0 && f[nf - 1] > dlim)
+        fprintf(stderr, "solvent solve: note: above %.4g GHz dispersion's first order overshoots (docs/em.md)\n",
+                dlim / 1e9);
     S = malloc(sizeof *S * (size_t)nf * np * np);
     Y = malloc(sizeof *Y * (size_t)nf * np * np);
     z0 = malloc(sizeof *z0 * (size_t)np);

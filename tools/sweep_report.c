@@ -103,10 +103,14 @@ void sweep_print_summary(const sweep_job *j)
     printf("  model        %d unknowns%s, %d ports, %s, %d terms%s,%s %s ports\n", j->n, mesh, j->p,
            j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)), physics,
            sv_em_model_edge_profiled(j->em) ? " edge profile on one-cell strips," : "", j->cal ? "calibrated" : "raw edge");
-    double lim = sv_em_model_limit_hz(j->em);
+    double lim = sv_em_model_limit_hz(j->em), dlim = sv_em_model_dispersion_limit_hz(j->em);
     if (sv_em_affine_radiates(j->model) && j->band.stop_hz > lim)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
                lim / 1e9);
+    if (dlim > 0 && j->band.stop_hz > dlim)
+        printf("  validity     note: above %.4g GHz dispersion's first order overshoots (k0 h sqrt(eps_r) > 0.33, "
+               "docs/em.md)\n",
+               dlim / 1e9);
     print_stackup(j);
     printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,
            j->band.points);

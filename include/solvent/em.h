@@ -224,6 +224,10 @@ int sv_em_model_edge_profiled(const sv_em_model *m);
  * k0·a > 4 with a the half-diagonal of the metal, or a substrate no longer
  * thin, k0·h·√εr > 0.5; docs/em.md, "Radiation"). */
 double sv_em_model_limit_hz(const sv_em_model *m);
+/* With "dispersion": the frequency up to which its first order in k0²
+ * keeps εeff within about 2 % (k0·h·√εr ≤ 0.33; docs/em.md, "Dispersion");
+ * 0 without dispersion. */
+double sv_em_model_dispersion_limit_hz(const sv_em_model *m);
 
 /* ---- calibrated ports ------------------------------------------------------ */
 /* Each calibrated port's error box (its edge discontinuity: a series Zs at

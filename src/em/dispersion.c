@@ -294,6 +294,17 @@ static double port_L2(const sv_em_model *m, const sv_em_dispersion_kernel *k, in
     return a.sign * b.sign * s;
 }
 
+/* Where the first order keeps εeff within about 2 % of Kirschning and
+ * Jansen on the boards measured (tests/em/test_dispersion.c). */
+#define DISP_VALID_K0H 0.33
+
+double sv_em_model_dispersion_limit_hz(const sv_em_model *m)
+{
+    if (!m || !m->prj->dispersion) return 0;
+    const sv_em_stackup *st = &m->prj->st;
+    return DISP_VALID_K0H * SV_EM_C0 / (2 * SV_EM_PI * st->h * sqrt(st->eps_r));
+}
+
 /* ---- the assembly ---- */
 
 size_t sv_em_dispersion_bytes(const sv_em_model *m)
