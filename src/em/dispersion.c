@@ -49,13 +49,18 @@
 #define DISP_GL_FAR 2
 #define DISP_NEAR 3
 
-/* The near and far rules of a model's cells and substrate. */
-static void rules_make(const sv_em_model *m, sv_em_gl_rule *near, sv_em_gl_rule *far)
+/* The near and far rules of a model's cells and substrate, made once per
+ * assembly for its tables and its port rows. */
+typedef struct disp_rules {
+    sv_em_gl_rule near, far;
+} disp_rules;
+
+static void rules_make(const sv_em_model *m, disp_rules *r)
 {
     double cell = fmax(m->prj->grid.dx, m->prj->grid.dy);
     int n = DISP_GL_NEAR * (int)ceil(cell / m->prj->st.h);
-    sv_em_gl_make(n < DISP_GL_NEAR ? DISP_GL_NEAR : n > DISP_GL_NEAR_MAX ? DISP_GL_NEAR_MAX : n, 0, near);
-    sv_em_gl_make(DISP_GL_FAR, 0, far);
+    sv_em_gl_make(n < DISP_GL_NEAR ? DISP_GL_NEAR : n > DISP_GL_NEAR_MAX ? DISP_GL_NEAR_MAX : n, 0, &r->near);
+    sv_em_gl_make(DISP_GL_FAR, 0, &r->far);
 }
 
 struct sv_em_dispersion_kernel {
@@ -215,9 +220,9 @@ static double table_integral(const double *a, const double *z, int nimg, const s
     return s * d * w;
 }
 
-static const sv_em_gl_rule *rule_for(int di, int dj, const sv_em_gl_rule *near, const sv_em_gl_rule *far)
+static const sv_em_gl_rule *rule_for(int di, int dj, const disp_rules *r)
 {
-    return abs(di) <= DISP_NEAR && abs(dj) <= DISP_NEAR ? near : far;
+    return abs(di) <= DISP_NEAR && abs(dj) <= DISP_NEAR ? &r->near : &r->far;
 }
 
 /* P₂ of cell pairs (F_φ), Lx₂ and Ly₂ of parallel rooftops (F_A), by
@@ -225,16 +230,15 @@ static const sv_em_gl_rule *rule_for(int di, int dj, const sv_em_gl_rule *near, 
  * sv_em_L_rooftops): a cell's charge and a rooftop's current across are
  * uniform, so P₂ weighs F_φ with two unit tents (box autocorrelations) and
  * L₂ with the triangles' B-spline along and a unit tent across. */
-static void tables_fill(const sv_em_model *m, const sv_em_dispersion_kernel *k, sv_em_tables *t)
+static void tables_fill(const sv_em_model *m, const sv_em_dispersion_kernel *k, const disp_rules *rules,
+                        sv_em_tables *t)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
-    sv_em_gl_rule near, far;
-    rules_make(m, &near, &far);
     int nq = t->nx * t->ny;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
     for (int q = 0; q < nq; q++) {
         int di = q % t->nx, dj = q / t->nx;
-        const sv_em_gl_rule *g = rule_for(di, dj, &near, &far);
+        const sv_em_gl_rule *g = rule_for(di, dj, rules);
         /* cells: tent along x (width dx) times tent along y, each of integral 1 */
         t->P[q] = table_integral(k->a_phi, k->z, k->n, g, 2, dx, dy, di * dx, dj * dy, 1);
         t->Lx[q] = table_integral(k->a_A, k->z, k->n, g, 4, dx, dy, di * dx, dj * dy, 0);
@@ -273,15 +277,14 @@ static void profile_quadrature(const sv_em_profile_t *p, const sv_em_gl_rule *g,
         }
 }
 
-static double port_L2(const sv_em_model *m, const sv_em_dispersion_kernel *k, int r, int c, const sv_em_gl_rule *near,
-                      const sv_em_gl_rule *far)
+static double port_L2(const sv_em_model *m, const sv_em_dispersion_kernel *k, const disp_rules *rules, int r, int c)
 {
     sv_em_profile_t a, b;
     sv_em_profile(m, r, &a);
     sv_em_profile(m, c, &b);
     if (a.axis != b.axis) return 0;
     const sv_em_basis *br = &m->basis[r], *bc = &m->basis[c];
-    const sv_em_gl_rule *g = rule_for(br->i - bc->i, br->j - bc->j, near, far);
+    const sv_em_gl_rule *g = rule_for(br->i - bc->i, br->j - bc->j, rules);
     profile_points pa, pb;
     profile_quadrature(&a, g, &pa);
     profile_quadrature(&b, g, &pb);
@@ -315,11 +318,9 @@ size_t sv_em_dispersion_bytes(const sv_em_model *m)
 
 /* Every entry (r ≥ c) of the packed L₂ from the tables (rooftop pairs) or
  * the profiles (port rows), and the charge's −Ψ₂/c² added to L's. */
-static void fill_columns(const sv_em_model *m, const sv_em_dispersion_kernel *k, const sv_em_tables *t, int nb,
-                         double *l0, double *l2)
+static void fill_columns(const sv_em_model *m, const sv_em_dispersion_kernel *k, const disp_rules *rules,
+                         const sv_em_tables *t, int nb, double *l0, double *l2)
 {
-    sv_em_gl_rule near, far;
-    rules_make(m, &near, &far);
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
     const double c2 = SV_EM_C0 * SV_EM_C0;
@@ -332,7 +333,7 @@ static void fill_columns(const sv_em_model *m, const sv_em_dispersion_kernel *k,
             if (r < nrt) {
                 sv_em_tables_pair(t, br->kind, br->i, br->j, bc->kind, bc->i, bc->j, &l, &p, NULL);
             } else {
-                l = port_L2(m, k, r, c, &near, &far);
+                l = port_L2(m, k, rules, r, c);
                 p = sv_em_psi_cells(t->P, t->nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
             }
             l2[base + (size_t)(r - c)] = l;
@@ -358,9 +359,11 @@ sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_
         return st;
     }
     sv_threads_saved prev = sv_threads_apply(ctx);
-    tables_fill(m, k, &t);
+    disp_rules rules;
+    rules_make(m, &rules);
+    tables_fill(m, k, &rules, &t);
     sv_em_tables_fold(&t);
-    fill_columns(m, k, &t, sv_dense_sym_block(L), sv_dense_sym_data(L), sv_dense_sym_data(*L2));
+    fill_columns(m, k, &rules, &t, sv_dense_sym_block(L), sv_dense_sym_data(L), sv_dense_sym_data(*L2));
     sv_threads_restore(prev);
     sv_em_tables_free(ctx, &t);
     sv_em_dispersion_kernel_destroy(ctx, k);
