@@ -35,20 +35,25 @@ sv_em_model *em_test_model(const sv_em_project *p)
     return m;
 }
 
-char *em_test_quasistatic(const char *json)
+char *em_test_with_effect(const char *json, const char *entry)
 {
     /* into the project's "effects" object, or a new one after the top brace */
     const char *eff = strstr(json, "\"effects\"");
     const char *at = eff ? strchr(eff, '{') : strchr(json, '{');
     assert_non_null(at);
-    const char *sw = strstr(json, "\"radiation\"") ? "" : eff ? "\"radiation\": false, " : "\"effects\": {\"radiation\": false}, ";
-    char *s = malloc(strlen(json) + strlen(sw) + 1);
+    size_t head = (size_t)(at - json) + 1, len = strlen(json) + strlen(entry) + 32;
+    char *s = malloc(len);
     assert_non_null(s);
-    size_t head = (size_t)(at - json) + 1;
-    memcpy(s, json, head);
-    strcpy(s + head, sw);
-    strcat(s, at + 1);
+    snprintf(s, len, eff ? "%.*s%s, %s" : "%.*s\"effects\": {%s}, %s", (int)head, json, entry, at + 1);
     return s;
+}
+
+char *em_test_quasistatic(const char *json)
+{
+    if (!strstr(json, "\"radiation\"")) return em_test_with_effect(json, "\"radiation\": false");
+    char *s = malloc(strlen(json) + 1);
+    assert_non_null(s);
+    return strcpy(s, json);
 }
 
 void em_test_case_open(em_test_case *c, const char *json)

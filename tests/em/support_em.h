@@ -22,6 +22,9 @@ void em_test_case_open(em_test_case *c, const char *json);
 /* The project text with "radiation": false added unless it sets the switch (malloc'ed): the
  * quasi-static model, for checks against references that have none. */
 char *em_test_quasistatic(const char *json);
+/* The project text with `entry` (say "\"dispersion\": true") added to its
+ * "effects" (malloc'ed). */
+char *em_test_with_effect(const char *json, const char *entry);
 void em_test_case_close(em_test_case *c);
 /* Full n × n symmetric L and Ψ (malloc'ed). */
 void em_test_full(const sv_em_model *m, double **L, double **Psi);

@@ -191,12 +191,12 @@ static const double *term_with(const sv_em_affine *a, double complex c, double f
  * (its own 0.8 mm when NULL), with or without dispersion, into c. */
 static void shape_open(em_test_case *c, int dispersion, const char *h)
 {
-    const char *head = "{\"effects\": {\"radiation\": false}", *thick = "\"thickness\": 0.8,";
-    const char *rest = em_test_lossy_project + strlen(head), *at = strstr(rest, thick);
-    assert_true(!strncmp(em_test_lossy_project, head, strlen(head)) && at);
+    char *text = em_test_with_effect(em_test_lossy_project, dispersion ? "\"dispersion\": true" : "\"dispersion\": false");
+    const char *thick = "\"thickness\": 0.8,", *at = strstr(text, thick);
+    assert_non_null(at);
     char json[2048];
-    snprintf(json, sizeof json, "{\"effects\": {\"radiation\": false, \"dispersion\": %s}%.*s\"thickness\": %s,%s",
-             dispersion ? "true" : "false", (int)(at - rest), rest, h ? h : "0.8", at + strlen(thick));
+    snprintf(json, sizeof json, "%.*s\"thickness\": %s,%s", (int)(at - text), text, h ? h : "0.8", at + strlen(thick));
+    free(text);
     em_test_case_open(c, json);
 }
 

@@ -10,6 +10,7 @@
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solvent/em.h"
@@ -165,8 +166,9 @@ static sv_status run_pattern_file(sv_ctx *ctx, outcome *o)
     return st;
 }
 
-/* A small lossy three-port project (tests/em/support_em.c). */
+/* A small lossy three-port project and the switch setter (tests/em/support_em.c). */
 extern const char em_test_lossy_project[];
+char *em_test_with_effect(const char *json, const char *entry);
 
 typedef struct em_case {
     sv_em_project *p;
@@ -180,12 +182,9 @@ static int em_dispersion = 0;
 static sv_status em_open(sv_ctx *ctx, em_case *c)
 {
     *c = (em_case){0};
-    char text[2048];
-    const char *head = "{\"effects\": {\"radiation\": false}";
-    assert_true(!strncmp(em_test_lossy_project, head, strlen(head)));
-    snprintf(text, sizeof text, "{\"effects\": {\"radiation\": false, \"dispersion\": %s}%s",
-             em_dispersion ? "true" : "false", em_test_lossy_project + strlen(head));
+    char *text = em_test_with_effect(em_test_lossy_project, em_dispersion ? "\"dispersion\": true" : "\"dispersion\": false");
     sv_status st = sv_em_project_parse(ctx, text, strlen(text), "fault", &c->p);
+    free(text);
     if (st) return assert_null(c->p), st;
     st = sv_em_model_create(ctx, c->p, NULL, &c->m);
     if (st) return assert_null(c->m), st;
