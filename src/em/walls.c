@@ -480,7 +480,8 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *
 #pragma omp for schedule(dynamic, 4)
             for (int q = q0; q < q1; q++)
                 charges_row(m, s, tb, p00, &cu, cells[q] % nx, cells[q] / nx, row + (size_t)(q - q0) * box);
-            if (k->Psi) charges_apply(k, &cu, nx, cells, q0, q1, row, omp_get_thread_num(), omp_get_num_threads());
+            if (k->Psi) /* adding into Ψ cannot fail (only recording grows a list): no status to keep */
+                charges_apply(k, &cu, nx, cells, q0, q1, row, omp_get_thread_num(), omp_get_num_threads());
         }
         if (!k->Psi) st = charges_apply(k, &cu, nx, cells, q0, q1, row, 0, 1);
     }
