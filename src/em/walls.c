@@ -178,14 +178,22 @@ static int cell_walls(const sv_em_model *m, int i, int j, wall w[4], double shar
 /* ---- the tables ---- */
 
 /* Offsets from cell (0, 0): x walls at line L ∈ [−R, R + 1], row J ∈ [−R, R];
- * wall pairs by the difference of their addresses (−R−1 .. R+1). */
-#define NL (2 * R + 2)
-#define NJ (2 * R + 1)
+ * wall pairs by the difference of their addresses (−R−1 .. R+1). A face
+ * and a wall keep their coefficient when the pair is mirrored about the
+ * face's centre lines: line L and 1 − L, row J and −J (and, for a rooftop's
+ * face, along offset D and −D) give one value, so the face–wall tables hold
+ * lines 1 … R + 1 and rows 0 … R only (a quarter of the pairs to compute). */
+#define NL (R + 1)
+#define NJ (R + 1)
 #define ND (2 * R + 3)
 typedef struct walls_tables {
-    double complex fw[2][NL][NJ];      /* face of cell (0,0) – wall of axis k at (line, row) */
+    double complex fw[2][NL][NJ];      /* face of cell (0,0) – wall of axis k at (fold_line(line), |row|) */
     double complex ww[2][2][ND][ND];   /* wall (axis a, of cell (0,0) at its low side) – wall (axis b) */
 } walls_tables;
+
+/* A wall line's mirror image on the face's side of it: L and 1 − L are one
+ * another's images about the centre of the face between lines 0 and 1. */
+static int fold_line(int line) { return line >= 1 ? line : 1 - line; }
 
 static void wall_at(const sv_em_model *m, int axis, int line, int row, wall *w)
 {
@@ -230,7 +238,7 @@ static double complex part_fw(const sv_em_model *m, const series *s, const walls
     int line, row;
     wall_addr(m, w, &line, &row);
     int dl = line - (w->axis == 0 ? ci : cj), dr = row - (w->axis == 0 ? cj : ci);
-    if (tb && dl >= -R && dl <= R + 1 && dr >= -R && dr <= R) return tb->fw[w->axis][dl + R][dr + R];
+    if (tb && dl >= -R && dl <= R + 1 && dr >= -R && dr <= R) return tb->fw[w->axis][fold_line(dl) - 1][abs(dr)];
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     const double f[4] = {ci * dx, (ci + 1) * dx, cj * dy, (cj + 1) * dy};
     return face_wall(m, s, f, w);
@@ -253,12 +261,12 @@ static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables
 {
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * NL * NJ; q++) {
-        int axis = q / (NL * NJ), dl = (q / NJ) % NL - R, dr = q % NJ - R;
+        int axis = q / (NL * NJ), dl = (q / NJ) % NL + 1, dr = q % NJ;
         wall w;
         wall_at(m, axis, dl, dr, &w);
         double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
         const double f[4] = {0, dx, 0, dy};
-        tb->fw[axis][dl + R][dr + R] = face_wall(m, s, f, &w);
+        tb->fw[axis][dl - 1][dr] = face_wall(m, s, f, &w);
     }
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 4 * ND * ND; q++) {
@@ -614,7 +622,7 @@ static double tri_conv(const sv_em_model *m, const series *s, int kind, double d
  * as for its axis): face of (0,0) against the wall at across line L =
  * dj + side; wall against wall by |di| and |ΔL|. */
 typedef struct current_tables {
-    double fw[2][2 * R + 1][2 * R + 2];
+    double fw[2][R + 1][R + 1]; /* by |di| and fold_line(L) − 1: the mirror images (walls_tables) */
     double ww[2][R + 1][R + 2];
     double ff[2][R + 1][R + 1];
 } current_tables;
@@ -623,10 +631,10 @@ static void current_tables_make(const sv_em_model *m, const series *s, current_t
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
-    for (int q = 0; q < 2 * (2 * R + 1) * (2 * R + 2); q++) {
-        int ax = q / ((2 * R + 1) * (2 * R + 2)), di = (q / (2 * R + 2)) % (2 * R + 1) - R, L = q % (2 * R + 2) - R;
+    for (int q = 0; q < 2 * (R + 1) * (R + 1); q++) {
+        int ax = q / ((R + 1) * (R + 1)), di = (q / (R + 1)) % (R + 1), L = q % (R + 1) + 1;
         double d = ax ? dy : dx, w = ax ? dx : dy;
-        ct->fw[ax][di + R][L + R] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
+        ct->fw[ax][di][L - 1] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
     }
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 2); q++) {
@@ -653,13 +661,13 @@ static double current_delta(const sv_em_model *m, const series *s, const current
     double sum = (a->share[0] * b->share[0] - 1) * ff;
     for (int v = 0; v < b->nw; v++) { /* face of a, wall of b */
         int L = (int)lround((b->wall[v] - a->c1) / w);
-        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][di + R][L + R]
+        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][abs(di)][fold_line(L) - 1]
                                                                : tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
         sum += a->share[0] * b->share[v + 1] * x;
     }
     for (int u = 0; u < a->nw; u++) { /* face of b, wall of a */
         int L = (int)lround((a->wall[u] - b->c1) / w);
-        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][-di + R][L + R]
+        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][abs(di)][fold_line(L) - 1]
                                                                : tri_conv(m, s, 0, d, -di * d, 0, w, 0, L * w);
         sum += b->share[0] * a->share[u + 1] * x;
     }
