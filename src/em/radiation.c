@@ -24,6 +24,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "em_internal.h"
@@ -301,14 +302,19 @@ static void exponent_support(const plan *pl, int e, int *i0, int *i1)
 
 /* S_e = R·C_e·Rᵀ (r × r) for every exponent: the coefficient matrices in
  * the orthonormal coordinates of the mesh's moments, each on the monomials
- * its C_e couples (a fraction of all: the projection's cost). */
-static sv_status project_coefficients(sv_ctx *ctx, const plan *pl, int r, const double *rr, double *s)
+ * its C_e couples (a fraction of all: the projection's cost). The exponents
+ * are independent: they share the team (each thread its own buffers; the
+ * products themselves single-threaded, as everywhere in this file): nthr
+ * threads, the caller's team outside this file's serial section. */
+static sv_status project_coefficients(sv_ctx *ctx, const plan *pl, int r, const double *rr, double *s, int nthr)
 {
     int Q = pl->Q, T = pl->T;
-    double *work = sv_alloc(ctx, sizeof(double) * ((size_t)r * Q * 2 + (size_t)Q * Q), "radiation projection");
+    size_t per = (size_t)r * Q * 2 + (size_t)Q * Q;
+    double *work = sv_alloc(ctx, sizeof(double) * per * (size_t)nthr, "radiation projection");
     if (!work) return sv_last_status();
-    double *rs = work, *rc = rs + (size_t)r * Q, *cs = rc + (size_t)r * Q;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthr)
     for (int e = 0; e < pl->nexp; e++) {
+        double *rs = work + per * (size_t)omp_get_thread_num(), *rc = rs + (size_t)r * Q, *cs = rc + (size_t)r * Q;
         int i0, i1;
         exponent_support(pl, e, &i0, &i1);
         int w = i1 - i0, S = 2 * w;
@@ -357,16 +363,19 @@ static sv_status compress_band(sv_em_radiation *rad, int nexp, const double *s, 
         rad->poly = sv_alloc(ctx, sizeof(double) * (size_t)nexp * (J ? J : 1), "radiation coefficients");
         if (!rad->w || !rad->poly) st = sv_last_status();
     }
+    if (!st && J > 0) { /* the leading eigenvectors, largest first, then W = [S_e]·V in one product */
+        for (int j = 0; j < J; j++)
+            memcpy(rad->poly + (size_t)nexp * j, g + (size_t)nexp * (nexp - 1 - j), sizeof(double) * nexp);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)rows, J, nexp, 1, s, (int)rows, rad->poly, nexp, 0,
+                    rad->w, (int)rows);
+    }
     for (int j = 0; j < J && !st; j++) {
-        const double *v = g + (size_t)nexp * (nexp - 1 - j);
         double *wj = rad->w + rows * j;
-        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)rows, nexp, 1, s, (int)rows, v, 1, 0, wj, 1);
         for (int b = 0; b < r; b++) /* symmetric up to rounding */
             for (int a2 = b + 1; a2 < r; a2++) {
                 double m2 = 0.5 * (wj[a2 + (size_t)r * b] + wj[b + (size_t)r * a2]);
                 wj[a2 + (size_t)r * b] = wj[b + (size_t)r * a2] = m2;
             }
-        memcpy(rad->poly + (size_t)nexp * j, v, sizeof(double) * nexp);
     }
     rad->nterms = st ? 0 : J;
     sv_free(ctx, g);
@@ -389,10 +398,8 @@ static sv_status compress_rank(sv_em_radiation *rad, const double *q, double tol
     double *g = sv_alloc(ctx, sizeof(double) * (3 * rr + r), "radiation rank compression");
     if (!g) return sv_last_status();
     double *t = g + rr, *t2 = t + rr, *mu = t2 + rr;
-    for (int j = 0; j < J; j++) {
-        const double *w = rad->w + rr * j;
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, r, r, 1, w, r, w, r, j ? 1 : 0, g, r);
-    }
+    /* Σ_j W_j² = A·Aᵀ with A = [W_1 … W_J] (r × rJ: the cores as stored; W_j symmetric) */
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, r, r * J, 1, rad->w, r, 0, g, r);
     sv_status st = SV_OK;
     lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', r, g, r, mu);
     if (info) st = sv_error(SV_ERR_NOCONV, "radiation rank compression: dsyevd info %d", (int)info);
@@ -437,7 +444,9 @@ sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_
     if (!m || !(fmax_hz > 0) || !isfinite(fmax_hz) || !(tol > 0 && tol < 1))
         return sv_error(SV_ERR_ARG, "sv_em_radiation_create: fmax %g Hz, tol %g: expected fmax > 0 and 0 < tol < 1",
                         fmax_hz, tol);
-    /* small dense steps: one thread (BLAS teams cost more than they gain here) */
+    /* small dense steps: one thread each (BLAS teams cost more than they gain
+     * here); the projection's independent exponents share the caller's team */
+    int team = sv_threads_team();
     sv_threads_saved ts = sv_threads_serial_begin();
     plan pl;
     sv_status s = plan_make(ctx, m, fmax_hz, tol, &pl);
@@ -463,7 +472,7 @@ sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_
         sp = sv_alloc(ctx, sizeof(double) * (size_t)rad->rank * rad->rank * pl.nexp + 1, "radiation band samples");
         if (!sp) s = sv_last_status();
     }
-    if (!s) s = project_coefficients(ctx, &pl, rad->rank, rr, sp);
+    if (!s) s = project_coefficients(ctx, &pl, rad->rank, rr, sp, team);
     if (!s) s = compress_band(rad, pl.nexp, sp, tol);
     if (!s) rad->info.moment_rank = rad->rank;
     if (!s) s = compress_rank(rad, mt, 1e-2 * tol);
@@ -540,9 +549,10 @@ size_t sv_em_radiation_build_bytes(int n, double a, double fmax_hz, double tol, 
     size_t Q = 2 * (size_t)monomials(D, NULL, NULL), nexp = 2 * (size_t)D + 2;
     if (moments) *moments = (int)Q;
     /* plan_make's coefficient matrices, the moments and their R, the band
-     * samples and the compressed basis and cores, all held at once at most */
+     * samples and the compressed basis and cores, all held at once at most,
+     * and the projection's buffers (3·Q² per thread of the team) */
     return sizeof(double) * (Q * Q * nexp + (size_t)n * Q + Q * Q + Q * Q * nexp + (size_t)n * Q +
-                             Q * Q * SV_EM_RAD_MAX_TERMS) +
+                             Q * Q * SV_EM_RAD_MAX_TERMS + 3 * Q * Q * (size_t)sv_threads_team()) +
            sizeof(lapack_int) * Q;
 }
 
