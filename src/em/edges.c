@@ -114,13 +114,16 @@ static double strip_sums(const double *v, int na, int nb, const double *ta, cons
 }
 
 /* L between unknowns r and c with their profiles (H): the weighted sums
- * over their sub-strips' pairs, SUB of them and (*half) SUB/2. */
+ * over their sub-strips' pairs, SUB of them and (*half) SUB/2. The
+ * coordinates are relative to r's cell, so that the value is the same bits
+ * for every pair of that shape wherever it lies (the memo shares it). */
 static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int exact, double *half)
 {
     _Static_assert(SUB <= SV_EM_STRIPS_MAX && SUB % 2 == 0, "sv_em_L_strips takes SUB sub-strips, SUB even");
     sv_em_profile_t a, b;
-    sv_em_profile(m, r, &a);
-    sv_em_profile(m, c, &b);
+    int i0 = m->basis[r].i, j0 = m->basis[r].j;
+    sv_em_profile_from(m, r, i0, j0, &a);
+    sv_em_profile_from(m, c, i0, j0, &b);
     double ta[SUB + 1], tb[SUB + 1], l[SUB * SUB];
     int na = strip_edges(a.t1, a.t2, pr, ta), nb = strip_edges(b.t1, b.t2, pc, tb);
     sv_em_L_strips(m, &a, ta, na, &b, tb, nb, exact, l);
@@ -245,18 +248,17 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
 /* Memoised changes by pair and offset (NaN: not yet computed), in one
  * allocation. They depend on the cell size, the stack-up and the options
  * alone, so models of one grid may share them (sv_em_shared_tables): the
- * port calibration's standards do. ΔP is computed relative to its first
- * cell and is the same at every offset's pair. A ΔL's last bits depend on
- * the coordinates of its unknowns: it is reused for the cells it was
- * computed for (`at`), and a rooftop pair takes the value of the first
- * pair at its offset in the assembly (memo_dl). */
+ * port calibration's standards do. ΔP and ΔL are computed relative to the
+ * pair's first cell (dP_cells, L_profiled): an entry is the same bits for
+ * every pair of its classes, profiles and offset, wherever the pair lies
+ * and whichever model made it. */
+#define NONE (-1)
 struct sv_em_edge_memo {
     int rx, ry;          /* ΔP and rooftops' ΔL: offsets −rx..rx, −ry..ry (cells) */
     size_t per, per_l;   /* entries per pair: of dp; of dl (offsets one cell farther) */
     double *dp;          /* 9 profile pairs (pa, pb) × offsets */
     double *dl;          /* per axis, 3 × 3 class pairs (classes: unknown_class) × 4 (profiled or not) × offsets */
-    int *at;             /* per dl entry: the cell (i, j) of the pair's first unknown it was computed for
-                          * (while an assembly plans it: its slot, PLANNED) */
+    int *planned;        /* per dl entry: the slot of the plan computing it while one does, else NONE */
     double data[];
 };
 
@@ -275,17 +277,29 @@ size_t sv_em_edge_memo_bytes(const sv_em_model *m)
     int rx, ry;
     size_t per, per_l;
     memo_shape(&m->prj->grid, &rx, &ry, &per, &per_l);
-    return sizeof(sv_em_edge_memo) + sizeof(double) * (9 * per + 72 * per_l) + sizeof(int) * 2 * 72 * per_l;
+    return sizeof(sv_em_edge_memo) + sizeof(double) * (9 * per + 72 * per_l) + sizeof(int) * 72 * per_l;
+}
+
+/* The arrays' places in the memo's one allocation. */
+static void memo_init_pointers(sv_em_edge_memo *e)
+{
+    e->dp = e->data;
+    e->dl = e->dp + 9 * e->per;
+    e->planned = (int *)(e->dl + 72 * e->per_l);
 }
 
 static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
 {
     memo_shape(&m->prj->grid, &e->rx, &e->ry, &e->per, &e->per_l);
-    e->dp = e->data;
-    e->dl = e->dp + 9 * e->per;
-    e->at = (int *)(e->dl + 72 * e->per_l);
+    memo_init_pointers(e);
     for (size_t k = 0; k < 9 * e->per + 72 * e->per_l; k++) e->data[k] = NAN;
-    for (size_t k = 0; k < 2 * 72 * e->per_l; k++) e->at[k] = 0;
+    for (size_t k = 0; k < 72 * e->per_l; k++) e->planned[k] = NONE;
+}
+
+void sv_em_edge_memo_copy(sv_em_edge_memo *dst, const sv_em_edge_memo *src, const sv_em_model *m)
+{
+    memcpy(dst, src, sv_em_edge_memo_bytes(m));
+    memo_init_pointers(dst);
 }
 
 static size_t offset_index(const sv_em_edge_memo *e, int di, int dj)
@@ -327,12 +341,10 @@ static int unknown_class(const sv_em_basis *b, int *axis)
 }
 
 /* ---- ΔL on the thread team ---------------------------------------------------
- * The memo's rules decide which pair's closed forms give each ΔL, and a
- * value's last bits depend on that pair: so correct_l's pairs are planned
- * serially, in its order, by those rules (which look at no value), the
- * distinct pairs are computed on the team, and the changes are added in
- * correct_l's order: the bits of one thread. */
-#define NONE (-1)
+ * correct_l's pairs are planned serially, in its order (the first pair of
+ * each memo entry computes it, the others take its slot), the distinct
+ * pairs are computed on the team, and the changes are added in correct_l's
+ * order: the bits of one thread. */
 
 /* A ΔL: known (a memo entry's value) or to be computed for the pair (r, c). */
 typedef struct dl_slot {
@@ -346,18 +358,13 @@ typedef struct dl_use {
 } dl_use;
 
 /* The plan: its slots and uses, the slots to compute (the costliest
- * first), the unknowns' profiles, and per entry of this assembly's rooftop
- * pairs (mine, by axis, profiles and offset) the slot giving its value
- * (NONE: none yet). */
+ * first), the unknowns' profiles. */
 typedef struct dl_plan {
     dl_slot *slot;
     dl_use *use;
     int nslot, nuse, ntodo, *todo;
-    int *mine;
     int *prof;
 } dl_plan;
-
-#define PLANNED INT_MIN /* a memo entry's at[1] while a plan computes it (cells are ≥ 0) */
 
 static int slot_add(dl_plan *p, int r, int c, int todo, double v)
 {
@@ -365,28 +372,18 @@ static int slot_add(dl_plan *p, int r, int c, int todo, double v)
     return p->nslot++;
 }
 
-/* ΔL of (r, c), memo entry k: the entry's if it was (or will be) computed
- * for r's cell, else computed (and kept when the entry is free). */
-static int memo_dl(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p, size_t k, int r, int c)
+/* ΔL of (r, c), memo entry k: its value when known, else the slot that
+ * computes it (this pair's, when it is the entry's first). */
+static int memo_dl(sv_em_edge_memo *e, dl_plan *p, size_t k, int r, int c)
 {
-    const sv_em_basis *a = &m->basis[r];
-    int *at = e->at + 2 * k, planned = isnan(e->dl[k]) && at[1] == PLANNED, taken = planned || !isnan(e->dl[k]);
-    const sv_em_basis *was = planned ? &m->basis[p->slot[at[0]].r] : NULL;
-    int i = planned ? was->i : at[0], j = planned ? was->j : at[1];
-    if (taken && i == a->i && j == a->j) return planned ? at[0] : slot_add(p, r, c, 0, e->dl[k]);
-    int s = slot_add(p, r, c, 1, 0);
-    if (!taken) {
-        at[0] = s;
-        at[1] = PLANNED;
-    }
-    return s;
+    if (!isnan(e->dl[k])) return slot_add(p, r, c, 0, e->dl[k]);
+    if (e->planned[k] == NONE) e->planned[k] = slot_add(p, r, c, 1, 0);
+    return e->planned[k];
 }
 
 /* ΔL of a pair by classes, profiles and cell offset: rooftops within the
  * reach, pairs with a port half rooftop one cell farther (its centre is
- * its cell's), the rest directly. Rooftop pairs at one offset take the
- * value of the assembly's first (mine), as the assembly's tables do.
- * NONE: no change. */
+ * its cell's), the rest directly. NONE: no change. */
 static int planned_dL(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p, int r, int c)
 {
     const sv_em_basis *a = &m->basis[r], *b = &m->basis[c];
@@ -396,10 +393,7 @@ static int planned_dL(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p, int 
     if (abs(di) > e->rx + port || abs(dj) > e->ry + port) return port ? slot_add(p, r, c, 1, 0) : NONE;
     int key = 2 * (p->prof[r] != 0) + (p->prof[c] != 0);
     size_t off = offset_index_l(e, di, dj), k = (size_t)(((3 * xa + ca) * 3 + cb) * 4 + key) * e->per_l + off;
-    if (port) return memo_dl(m, e, p, k, r, c);
-    int *v = p->mine + (size_t)(4 * xa + key) * e->per_l + off;
-    if (*v == NONE) *v = memo_dl(m, e, p, k, r, c);
-    return *v;
+    return memo_dl(e, p, k, r, c);
 }
 
 /* Whether the pair (r, c) has a change for planned_dL (by their geometry
@@ -423,7 +417,6 @@ static void plan_free(sv_ctx *ctx, dl_plan *p)
     sv_free(ctx, p->slot);
     sv_free(ctx, p->use);
     sv_free(ctx, p->todo);
-    sv_free(ctx, p->mine);
     sv_free(ctx, p->prof);
 }
 
@@ -431,7 +424,6 @@ static void plan_free(sv_ctx *ctx, dl_plan *p)
  * with a profiled member), with their slots. */
 static sv_status plan_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
 {
-    size_t nmine = 8 * e->per_l;
     *p = (dl_plan){.prof = sv_alloc(ctx, sizeof(int) * (size_t)(m->n ? m->n : 1), "edge profile plan")};
     if (!p->prof) return sv_last_status();
     for (int q = 0; q < m->n; q++) p->prof[q] = unknown_profile(m, q);
@@ -442,9 +434,7 @@ static sv_status plan_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, d
     p->slot = sv_alloc(ctx, sizeof(dl_slot) * len, "edge profile plan");
     p->use = sv_alloc(ctx, sizeof(dl_use) * len, "edge profile plan");
     p->todo = sv_alloc(ctx, sizeof(int) * len, "edge profile plan");
-    p->mine = sv_alloc(ctx, sizeof(int) * nmine, "edge profile plan");
-    if (!p->slot || !p->use || !p->todo || !p->mine) return sv_last_status();
-    for (size_t k = 0; k < nmine; k++) p->mine[k] = NONE;
+    if (!p->slot || !p->use || !p->todo) return sv_last_status();
     FOR_PAIRS(p, m, r, c) {
         int s = planned_dL(m, e, p, r, c);
         if (s != NONE) p->use[p->nuse++] = (dl_use){.r = r, .c = c, .slot = s};
@@ -468,14 +458,11 @@ static void compute_l(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
         dl_slot *sl = &p->slot[p->todo[q]];
         sl->v = sv_em_edge_dL(m, sl->r, sl->c, 0);
     }
-    for (size_t k = 0; k < 72 * e->per_l; k++) {
-        int *at = e->at + 2 * k;
-        if (!isnan(e->dl[k]) || at[1] != PLANNED) continue;
-        const dl_slot *sl = &p->slot[at[0]];
-        e->dl[k] = sl->v;
-        at[0] = m->basis[sl->r].i;
-        at[1] = m->basis[sl->r].j;
-    }
+    for (size_t k = 0; k < 72 * e->per_l; k++)
+        if (e->planned[k] != NONE) {
+            e->dl[k] = p->slot[e->planned[k]].v;
+            e->planned[k] = NONE;
+        }
 }
 
 /* Unknowns with divergence on a cell: x and y rooftops on either side and
@@ -596,6 +583,34 @@ static sv_status correct_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e
     return st;
 }
 
+/* The memo an assembly of m fills: the shared tables' when m has them
+ * (*kind 0), else m's own cached one taken out (1), or a new one when
+ * another assembly of m holds that (2). NULL: no memory. */
+static sv_em_edge_memo *memo_take(sv_ctx *ctx, const sv_em_model *m, int *kind)
+{
+    size_t bytes = sv_em_edge_memo_bytes(m);
+    int fresh = 0, own = 0;
+    sv_em_edge_memo *e = NULL;
+    *kind = 0;
+    if (sv_em_shared_for(m)) {
+        e = sv_em_shared_part(ctx, m, SV_EM_SHARED_EDGES, bytes, "edge profile changes", &fresh, &own);
+    } else {
+        *kind = 1;
+        e = atomic_exchange(&((sv_em_model *)m)->edges_cache, NULL);
+        if (!e) e = sv_alloc(m->ctx, bytes, "edge profile changes"), fresh = 1;
+    }
+    if (e && fresh) memo_init(m, e);
+    return e;
+}
+
+/* Back where memo_take found it: m's cache (freed if another assembly put
+ * one there meanwhile). */
+static void memo_put(const sv_em_model *m, sv_em_edge_memo *e, int kind)
+{
+    sv_em_edge_memo *none = NULL;
+    if (kind && e && !atomic_compare_exchange_strong(&((sv_em_model *)m)->edges_cache, &none, e)) sv_free(m->ctx, e);
+}
+
 sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
                              void *user)
 {
@@ -603,14 +618,12 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     const sv_em_grid *g = &m->prj->grid;
     size_t cells = (size_t)g->nx * g->ny;
     cell_map cm = {.nx = g->nx, .ny = g->ny};
-    int fresh, own;
-    sv_em_edge_memo *e =
-        sv_em_shared_part(ctx, m, SV_EM_SHARED_EDGES, sv_em_edge_memo_bytes(m), "edge profile changes", &fresh, &own);
-    if (e && fresh) memo_init(m, e);
+    int kind;
+    sv_em_edge_memo *e = memo_take(ctx, m, &kind);
     cm.xr = e ? sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map") : NULL;
     if (!cm.xr) {
         sv_status st = sv_last_status();
-        if (own) sv_free(ctx, e);
+        memo_put(m, e, kind);
         return st;
     }
     cm.yr = cm.xr + cells;
@@ -626,7 +639,7 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     sv_status st = correct_l(ctx, m, e, L, colbase, user);
     if (!st) st = fill_dp(ctx, m, e, &cm);
     if (!st) correct_psi(m, e, &cm, NULL, Psi, colbase, user);
-    if (own) sv_free(ctx, e);
+    memo_put(m, e, kind);
     sv_free(ctx, cm.xr);
     return st;
 }

@@ -73,6 +73,11 @@ struct sv_em_model {
      * installed by compare-and-swap, so concurrent assemblies of one model
      * may both compute them but never race. */
     _Atomic(struct sv_em_walls_tables *) walls_cache;
+    /* The edge profile's memo (edges.c) the same way: kept between this
+     * model's assemblies and lent to its calibration's standards. An
+     * assembly takes it out while it fills it (an exchange: a concurrent
+     * one starts its own) and puts it back when done. */
+    _Atomic(struct sv_em_edge_memo *) edges_cache;
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */
@@ -171,14 +176,17 @@ sv_em_shared_tables *sv_em_shared_for(const sv_em_model *m);
 enum { SV_EM_SHARED_WALLS = 0, SV_EM_SHARED_EDGES = 1 };
 void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t bytes, const char *what, int *fresh,
                         int *own);
-/* The walls part from m's own tables when an assembly of m made them (they
- * fit every model t fits: t was made for m's cell, stack-up and options). */
+/* The walls part and the edge memo from m's own when an assembly of m made
+ * them (they fit every model t fits: t was made for m's cell, stack-up and
+ * options). */
 sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m);
 /* Bytes the tables hold at most once filled for models like m. */
 size_t sv_em_shared_tables_bytes(const sv_em_model *m);
 /* Bytes of the parts (walls.c, edges.c) for models like m. */
 size_t sv_em_walls_tables_bytes(void);
 size_t sv_em_edge_memo_bytes(const sv_em_model *m);
+/* dst (sv_em_edge_memo_bytes(m) bytes) becomes a copy of src, a memo for models like m. */
+void sv_em_edge_memo_copy(sv_em_edge_memo *dst, const sv_em_edge_memo *src, const sv_em_model *m);
 
 /* ---- assembly internals (assemble.c) ---- */
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of

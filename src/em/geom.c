@@ -11,11 +11,13 @@
 /* Along its axis a rooftop is the triangle of half-width d (cell length)
  * centred on its edge e, a half rooftop the half triangle from the port
  * edge into its cell; across, both are uniform over the cell. */
-void sv_em_profile(const sv_em_model *m, int q, sv_em_profile_t *p)
+void sv_em_profile(const sv_em_model *m, int q, sv_em_profile_t *p) { sv_em_profile_from(m, q, 0, 0, p); }
+
+void sv_em_profile_from(const sv_em_model *m, int q, int i0, int j0, sv_em_profile_t *p)
 {
     const sv_em_basis *b = &m->basis[q];
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
-    double x0 = b->i * dx, y0 = b->j * dy;
+    double x0 = (b->i - i0) * dx, y0 = (b->j - j0) * dy;
     p->sign = 1;
     p->half = 0;
     switch (b->kind) {

@@ -26,6 +26,10 @@ typedef struct sv_em_profile_t {
 } sv_em_profile_t;
 
 void sv_em_profile(const sv_em_model *m, int q, sv_em_profile_t *p);
+/* The same with the grid's origin moved to cell (i0, j0): the coordinates
+ * from the integer offsets, so a pair's profiles relative to one of them
+ * are the same numbers wherever the pair sits. */
+void sv_em_profile_from(const sv_em_model *m, int q, int i0, int j0, sv_em_profile_t *p);
 /* Cells where unknown q has divergence (±1/(dx·dy)); returns 1 or 2. */
 int sv_em_div_cells(const sv_em_model *m, int q, int ci[2], int cj[2], int sg[2]);
 /* Galerkin L between two profiles (H); exact = 1 forces the closed forms

@@ -123,6 +123,7 @@ void sv_em_model_destroy(sv_em_model *m)
     sv_ctx *ctx = m->ctx;
     sv_em_radiation_destroy(m->rad);
     sv_free(ctx, atomic_load(&m->walls_cache));
+    sv_free(ctx, atomic_load(&m->edges_cache));
     sv_free(ctx, m->basis);
     sv_free(ctx, m);
 }

@@ -373,10 +373,10 @@ static void test_shared_tables(void **state)
     line_free(&other);
 }
 
-/* A model keeps the wall tables its first assembly made (the next
- * assembly gives the same bits), and the calibration's shared tables take
- * them from the circuit (sv_em_shared_tables_seed): a standard assembled
- * from the seeded tables has the bits of one that made its own. */
+/* A model keeps the wall tables and the edge memo its first assembly made
+ * (the next assembly gives the same bits), and the calibration's shared
+ * tables take them from the circuit (sv_em_shared_tables_seed): a standard
+ * assembled from the seeded tables has the bits of one that made its own. */
 static void test_seeded_tables(void **state)
 {
     (void)state;
@@ -385,6 +385,7 @@ static void test_seeded_tables(void **state)
     strip_make(&standard, 12, 0.25);
     double *c1 = strip_assemble(&circuit), *own = strip_assemble(&standard);
     assert_non_null(atomic_load(&circuit.m->walls_cache));
+    assert_non_null(atomic_load(&circuit.m->edges_cache));
     double *c2 = strip_assemble(&circuit);
     assert_memory_equal(c1, c2, 3 * sizeof(double) * (size_t)circuit.n * circuit.n);
     /* a fresh standard model: no tables of its own yet */
@@ -395,9 +396,12 @@ static void test_seeded_tables(void **state)
     assert_int_equal(sv_em_shared_tables_seed(t, circuit.m), SV_OK);
     assert_non_null(t->walls);
     assert_memory_equal(t->walls, atomic_load(&circuit.m->walls_cache), sv_em_walls_tables_bytes());
+    assert_non_null(t->edges);
+    assert_non_null(atomic_load(&circuit.m->edges_cache)); /* put back after the copy */
     standard.m->shared = t;
     double *seeded = strip_assemble(&standard);
     assert_null(atomic_load(&standard.m->walls_cache)); /* it used the lent ones */
+    assert_null(atomic_load(&standard.m->edges_cache));
     assert_memory_equal(seeded, own, 3 * sizeof(double) * (size_t)standard.n * standard.n);
     sv_em_shared_tables_destroy(t);
     free(c1), free(c2), free(own), free(seeded);
@@ -436,6 +440,40 @@ static void test_strips(void **state)
     line_free(&l);
 }
 
+/* A pair's edge-profile change is computed relative to its first cell:
+ * the same bits wherever the pair lies (what lets one memo entry serve
+ * every pair of its shape, in any model of the grid), and within rounding
+ * of the value in the grid's own coordinates (the closed forms there). */
+static void test_dl_translation(void **state)
+{
+    (void)state;
+    line l;
+    strip_make(&l, 12, 0.25);
+    int port = l.m->nx_edges + l.m->ny_edges; /* the left port's half rooftop, at cell 0 */
+    int port_r = port + 1;                   /* the right one, at cell 11 */
+    /* rooftop pairs at offsets 1 and 2, three positions along the strip */
+    for (int off = 1; off <= 2; off++) {
+        double first = sv_em_edge_dL(l.m, 1, 1 + off, 0);
+        assert_true(fabs(first) > 0);
+        for (int q = 3; q <= 7; q += 2) {
+            double v = sv_em_edge_dL(l.m, q, q + off, 0);
+            assert_memory_equal(&v, &first, sizeof v);
+        }
+    }
+    /* the left port's pairs against their mirror images (the right port,
+     * rooftops counted from the right: currents reversed, so ΔL changes
+     * sign), within the closed forms' rounding of a small difference (ΔL is
+     * about 1e-3 of L) */
+    assert_int_equal(l.m->basis[port].side, SV_EM_LEFT);
+    assert_int_equal(l.m->basis[port_r].side, SV_EM_RIGHT);
+    for (int k = 0; k < 3; k++) {
+        double left = sv_em_edge_dL(l.m, port, k, 0), right = sv_em_edge_dL(l.m, port_r, 10 - k, 0);
+        assert_true(fabs(left) > 0);
+        assert_true(fabs(right + left) <= 1e-9 * fabs(left));
+    }
+    line_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_shared_tables),
         cmocka_unit_test(test_seeded_tables),
         cmocka_unit_test(test_strips),
+        cmocka_unit_test(test_dl_translation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
