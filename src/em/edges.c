@@ -114,7 +114,8 @@ static double strip_sums(const double *v, int na, int nb, const double *ta, cons
 }
 
 /* L between unknowns r and c with their profiles (H): the weighted sums
- * over their sub-strips' pairs, SUB of them and (*half) SUB/2. The
+ * over their sub-strips' pairs, SUB of them and (*half) SUB/2, with the
+ * edge rule where a port half rooftop makes the quadrature nested. The
  * coordinates are relative to r's cell, so that the value is the same bits
  * for every pair of that shape wherever it lies (the memo shares it). */
 static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int exact, double *half)
@@ -126,7 +127,7 @@ static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int
     sv_em_profile_from(m, c, i0, j0, &b);
     double ta[SUB + 1], tb[SUB + 1], l[SUB * SUB];
     int na = strip_edges(a.t1, a.t2, pr, ta), nb = strip_edges(b.t1, b.t2, pc, tb);
-    sv_em_L_strips(m, &a, ta, na, &b, tb, nb, exact, l);
+    sv_em_L_strips_rule(m, &m->gl_edge, &a, ta, na, &b, tb, nb, exact, l);
     return strip_sums(l, na, nb, ta, tb, half);
 }
 

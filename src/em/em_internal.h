@@ -66,6 +66,7 @@ struct sv_em_model {
     sv_em_gl_rule gl_near, gl_far;
     struct sv_em_radiation *rad; /* the radiation terms of the mesh (NULL when the project has none) */
     sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
+    sv_em_gl_rule gl_edge;    /* the edge profile's changes with port half rooftops (edges.c) */
     struct sv_em_shared_tables *shared; /* borrowed, may be NULL: tables shared with other models (tables.c) */
     /* Thick metal's wall tables of this model's cell and stack-up, made by
      * its first assembly and kept for the next and for its calibration's

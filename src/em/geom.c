@@ -263,8 +263,8 @@ static void L_inner(const sv_em_model *m, corner_tab *ft, int na, const sv_em_pr
 /* With at least one half rooftop (no translation invariance), nested
  * quadrature over both pulse families: sv_em_L_strips's pairs whose
  * quadrature rule is the far one (far = 1) or the near one, all at once. */
-static void L_half_strips(const sv_em_model *m, const sv_em_profile_t *a, const double *ta, int na,
-                          const sv_em_profile_t *b, const double *tb, int nb, int exact, int far, double *out)
+static void L_half_strips(const sv_em_model *m, const sv_em_gl_rule *near, const sv_em_profile_t *a, const double *ta,
+                          int na, const sv_em_profile_t *b, const double *tb, int nb, int exact, int far, double *out)
 {
     double sgn = a->sign * b->sign, fr = m->opts.far_ratio;
     double ca = a->half == 0 ? a->e : a->e + 0.5 * a->half * a->d, cb = b->half == 0 ? b->e : b->e + 0.5 * b->half * b->d;
@@ -278,7 +278,7 @@ static void L_half_strips(const sv_em_model *m, const sv_em_profile_t *a, const 
             if (f == far) sp.pair[sp.n++] = u * nb + v;
         }
     if (!sp.n) return;
-    const sv_em_gl_rule *g = gl_get(m, far);
+    const sv_em_gl_rule *g = far ? gl_get(m, 1) : near;
     corner_tab ft = {.ta = ta, .tb = tb, .nb = nb, .al = {NAN, NAN}, .bl = {NAN, NAN}};
     double d = a->d, s[SV_EM_STRIPS_MAX * SV_EM_STRIPS_MAX] = {0};
     for (int k = 0; k < g->n; k++) {
@@ -294,6 +294,12 @@ static void L_half_strips(const sv_em_model *m, const sv_em_profile_t *a, const 
 void sv_em_L_strips(const sv_em_model *m, const sv_em_profile_t *a, const double *ta, int na,
                     const sv_em_profile_t *b, const double *tb, int nb, int exact, double *out)
 {
+    sv_em_L_strips_rule(m, gl_get(m, 0), a, ta, na, b, tb, nb, exact, out);
+}
+
+void sv_em_L_strips_rule(const sv_em_model *m, const sv_em_gl_rule *near, const sv_em_profile_t *a, const double *ta,
+                         int na, const sv_em_profile_t *b, const double *tb, int nb, int exact, double *out)
+{
     if (a->axis != b->axis || (a->half == 0 && b->half == 0)) {
         sv_em_profile_t as = *a, bs = *b;
         for (int u = 0; u < na; u++)
@@ -303,8 +309,8 @@ void sv_em_L_strips(const sv_em_model *m, const sv_em_profile_t *a, const double
             }
         return;
     }
-    L_half_strips(m, a, ta, na, b, tb, nb, exact, 0, out);
-    L_half_strips(m, a, ta, na, b, tb, nb, exact, 1, out);
+    L_half_strips(m, near, a, ta, na, b, tb, nb, exact, 0, out);
+    L_half_strips(m, near, a, ta, na, b, tb, nb, exact, 1, out);
 }
 
 double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv_em_profile_t *b, int exact)

@@ -14,6 +14,12 @@
 /* Gauss–Legendre points (end-flattened) of the walls' integrals over their
  * height and along rooftops: they are corrections of a few per cent. */
 #define SV_EM_GL_WALL 8
+/* Gauss–Legendre points (end-flattened) of the edge profile's changes of L
+ * for pairs with a port half rooftop (edges.c), on both levels of their
+ * nested quadrature: a change is the difference of two sums by one rule,
+ * whose errors largely cancel (against 16 points: 1e-7–1e-5 of the change,
+ * a quarter of the closed forms; docs/em.md). */
+#define SV_EM_GL_EDGE 8
 
 /* The current profile of one unknown for L. */
 typedef struct sv_em_profile_t {
@@ -42,6 +48,10 @@ double sv_em_L_profiles(const sv_em_model *m, const sv_em_profile_t *a, const sv
 #define SV_EM_STRIPS_MAX 8
 void sv_em_L_strips(const sv_em_model *m, const sv_em_profile_t *a, const double *ta, int na,
                     const sv_em_profile_t *b, const double *tb, int nb, int exact, double *out);
+/* The same with `near` instead of the near rule for the pairs with a half
+ * rooftop (their nested quadrature; rooftop pairs keep the near rule). */
+void sv_em_L_strips_rule(const sv_em_model *m, const sv_em_gl_rule *near, const sv_em_profile_t *a, const double *ta,
+                         int na, const sv_em_profile_t *b, const double *tb, int nb, int exact, double *out);
 /* L between two parallel rooftops of one axis whose cells are (di, dj)
  * cells apart (the assembly's tables). */
 double sv_em_L_rooftops(const sv_em_model *m, int axis, int di, int dj, int exact);

@@ -104,6 +104,7 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     sv_em_gl_make(SV_EM_GL_NEAR, 1, &m->gl_near);
     sv_em_gl_make(SV_EM_GL_FAR, 0, &m->gl_far);
     sv_em_gl_make(SV_EM_GL_WALL, 1, &m->gl_wall);
+    sv_em_gl_make(SV_EM_GL_EDGE, 1, &m->gl_edge);
     number_unknowns(p, m->basis);
     /* the radiation terms depend on the mesh and the band's top alone: made
      * once here, for every planar model and estimate of this mesh */
