@@ -175,7 +175,7 @@ size_t sv_sweep_exact_bytes_shape(int n, const sv_sweep_shape *shape, int nrhs, 
 typedef struct sv_sweep_options {
     double tolerance;      /* relative residual target; 0 = 1e-4 */
     int max_exact;         /* cap on exact solves; 0 = 30 (at most the number of frequencies) */
-    int initial;           /* exact solves to start with (edges, middle, evenly spaced); 0 = 3 */
+    int initial;           /* exact solves to start with, at the band's Chebyshev points; 0 = 3 */
     int exact_all;         /* 1: solve every frequency exactly, no reduced model */
     sv_sweep_precision precision;
     double deflation;      /* drop a new basis direction whose norm after orthogonalisation
