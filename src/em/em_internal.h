@@ -49,7 +49,8 @@ typedef struct sv_em_basis {
 } sv_em_basis;
 
 /* Gauss–Legendre rule on [0, 1] with an end-flattening substitution
- * (geom.c), for the Galerkin inductance integrals. */
+ * (geom.c), for the Galerkin inductance integrals: n ≤ SV_EM_GL_MAX points
+ * (a larger n gets SV_EM_GL_MAX: the arrays hold no more). */
 #define SV_EM_GL_MAX 16
 typedef struct sv_em_gl_rule {
     int n;

@@ -129,6 +129,7 @@ static double L_pulses(const sv_em_model *m, corner_tab *ft, int axis, double a1
  * method on the Legendre polynomial, computed once (n ≤ SV_EM_GL_MAX). */
 void sv_em_gl_make(int n, int flatten, sv_em_gl_rule *r)
 {
+    if (n > SV_EM_GL_MAX) n = SV_EM_GL_MAX;
     r->n = n;
     for (int k = 0; k < n; k++) {
         double x = cos(SV_EM_PI * (k + 0.75) / (n + 0.5)), dp = 1;

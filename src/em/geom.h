@@ -20,6 +20,9 @@
  * whose errors largely cancel (against 16 points: 1e-7–1e-5 of the change,
  * a quarter of the closed forms; docs/em.md). */
 #define SV_EM_GL_EDGE 8
+_Static_assert(SV_EM_GL_NEAR <= SV_EM_GL_MAX && SV_EM_GL_FAR <= SV_EM_GL_MAX && SV_EM_GL_WALL <= SV_EM_GL_MAX &&
+                   SV_EM_GL_EDGE <= SV_EM_GL_MAX,
+               "the model's rules fit sv_em_gl_rule");
 
 /* The current profile of one unknown for L. */
 typedef struct sv_em_profile_t {
