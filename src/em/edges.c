@@ -297,12 +297,6 @@ static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
     for (size_t k = 0; k < 72 * e->per_l; k++) e->planned[k] = NONE;
 }
 
-void sv_em_edge_memo_copy(sv_em_edge_memo *dst, const sv_em_edge_memo *src, const sv_em_model *m)
-{
-    memcpy(dst, src, sv_em_edge_memo_bytes(m));
-    memo_init_pointers(dst);
-}
-
 static size_t offset_index(const sv_em_edge_memo *e, int di, int dj)
 {
     return (size_t)(di + e->rx) + (size_t)(2 * e->rx + 1) * (size_t)(dj + e->ry);
@@ -585,8 +579,8 @@ static sv_status correct_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e
 }
 
 /* The memo an assembly of m fills: the shared tables' when m has them
- * (*kind 0), else m's own cached one taken out (1), or a new one when
- * another assembly of m holds that (2). NULL: no memory. */
+ * (*kind 0), else m's own (*kind 1): its cached one taken out, or a new one
+ * when another assembly of m holds that. NULL: no memory. */
 static sv_em_edge_memo *memo_take(sv_ctx *ctx, const sv_em_model *m, int *kind)
 {
     size_t bytes = sv_em_edge_memo_bytes(m);
@@ -610,6 +604,24 @@ static void memo_put(const sv_em_model *m, sv_em_edge_memo *e, int kind)
 {
     sv_em_edge_memo *none = NULL;
     if (kind && e && !atomic_compare_exchange_strong(&((sv_em_model *)m)->edges_cache, &none, e)) sv_free(m->ctx, e);
+}
+
+sv_status sv_em_edge_memo_seed(sv_ctx *ctx, sv_em_edge_memo **dst, const sv_em_model *m)
+{
+    /* taken out like an assembly takes it: one that holds it has it out, and there is none to copy */
+    sv_em_edge_memo *own = atomic_exchange(&((sv_em_model *)m)->edges_cache, NULL);
+    sv_status st = SV_OK;
+    if (own && !*dst) {
+        *dst = sv_alloc(ctx, sv_em_edge_memo_bytes(m), "edge profile changes");
+        if (*dst) {
+            memcpy(*dst, own, sv_em_edge_memo_bytes(m));
+            memo_init_pointers(*dst);
+        } else {
+            st = sv_last_status();
+        }
+    }
+    memo_put(m, own, 1);
+    return st;
 }
 
 sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,

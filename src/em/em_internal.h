@@ -187,8 +187,9 @@ size_t sv_em_shared_tables_bytes(const sv_em_model *m);
 /* Bytes of the parts (walls.c, edges.c) for models like m. */
 size_t sv_em_walls_tables_bytes(void);
 size_t sv_em_edge_memo_bytes(const sv_em_model *m);
-/* dst (sv_em_edge_memo_bytes(m) bytes) becomes a copy of src, a memo for models like m. */
-void sv_em_edge_memo_copy(sv_em_edge_memo *dst, const sv_em_edge_memo *src, const sv_em_model *m);
+/* *dst (when NULL) becomes a copy, allocated in ctx, of the edge memo m's
+ * assemblies keep, if m has one and no assembly holds it now. */
+sv_status sv_em_edge_memo_seed(sv_ctx *ctx, sv_em_edge_memo **dst, const sv_em_model *m);
 
 /* ---- assembly internals (assemble.c) ---- */
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of

@@ -191,24 +191,13 @@ sv_status sv_em_shared_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_sh
 
 sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m)
 {
-    sv_em_model *mm = (sv_em_model *)m; /* its caches are its mutable members */
-    const sv_em_walls_tables *walls = atomic_load(&mm->walls_cache);
+    const sv_em_walls_tables *walls = atomic_load(&((sv_em_model *)m)->walls_cache);
     if (walls && !t->walls) {
         t->walls = sv_alloc(t->ctx, sv_em_walls_tables_bytes(), "em wall tables");
         if (!t->walls) return sv_last_status();
         memcpy(t->walls, walls, sv_em_walls_tables_bytes());
     }
-    /* the edge memo is out while the model assembles: then there is none to copy */
-    sv_em_edge_memo *edges = atomic_exchange(&mm->edges_cache, NULL);
-    sv_status st = SV_OK;
-    if (edges && !t->edges) {
-        t->edges = sv_alloc(t->ctx, sv_em_edge_memo_bytes(m), "edge profile changes");
-        if (t->edges) sv_em_edge_memo_copy(t->edges, edges, m);
-        else st = sv_last_status();
-    }
-    sv_em_edge_memo *none = NULL;
-    if (edges && !atomic_compare_exchange_strong(&mm->edges_cache, &none, edges)) sv_free(m->ctx, edges);
-    return st;
+    return sv_em_edge_memo_seed(t->ctx, &t->edges, m);
 }
 
 void sv_em_shared_tables_destroy(sv_em_shared_tables *t)
