@@ -650,6 +650,16 @@ static void current_tables_make(const sv_em_model *m, const series *s, current_t
 
 /* δL of rooftops a, b of one axis (b at cell offset (di, dj) from a, along
  * and across), from the tables or, without them, the closed forms. */
+/* A rooftop's face against the wall at across line L of a rooftop D = di
+ * cells along from it: from the table (one value for the mirror images)
+ * or, without it or beyond it, the closed forms. */
+static double face_wall_current(const sv_em_model *m, const series *s, const current_tables *ct, int ax, double d,
+                                double w, int di, int L)
+{
+    if (ct && abs(di) <= R && L >= -R && L <= R + 1) return ct->fw[ax][abs(di)][fold_line(L) - 1];
+    return tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
+}
+
 static double current_delta(const sv_em_model *m, const series *s, const current_tables *ct, const current *a,
                             const current *b, int di, int dj)
 {
@@ -659,18 +669,12 @@ static double current_delta(const sv_em_model *m, const series *s, const current
     double ff = ct ? ct->ff[ax][abs(di)][abs(dj)]
                    : (ax ? sv_em_L_rooftops(m, 1, dj, di, 1) : sv_em_L_rooftops(m, 0, di, dj, 1));
     double sum = (a->share[0] * b->share[0] - 1) * ff;
-    for (int v = 0; v < b->nw; v++) { /* face of a, wall of b */
-        int L = (int)lround((b->wall[v] - a->c1) / w);
-        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][abs(di)][fold_line(L) - 1]
-                                                               : tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
-        sum += a->share[0] * b->share[v + 1] * x;
-    }
-    for (int u = 0; u < a->nw; u++) { /* face of b, wall of a */
-        int L = (int)lround((a->wall[u] - b->c1) / w);
-        double x = ct && abs(di) <= R && L >= -R && L <= R + 1 ? ct->fw[ax][abs(di)][fold_line(L) - 1]
-                                                               : tri_conv(m, s, 0, d, -di * d, 0, w, 0, L * w);
-        sum += b->share[0] * a->share[u + 1] * x;
-    }
+    for (int v = 0; v < b->nw; v++) /* face of a, wall of b */
+        sum += a->share[0] * b->share[v + 1] *
+               face_wall_current(m, s, ct, ax, d, w, di, (int)lround((b->wall[v] - a->c1) / w));
+    for (int u = 0; u < a->nw; u++) /* face of b, wall of a */
+        sum += b->share[0] * a->share[u + 1] *
+               face_wall_current(m, s, ct, ax, d, w, -di, (int)lround((a->wall[u] - b->c1) / w));
     for (int u = 0; u < a->nw; u++)
         for (int v = 0; v < b->nw; v++) {
             int L = abs((int)lround((b->wall[v] - a->wall[u]) / w));
