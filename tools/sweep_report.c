@@ -104,7 +104,7 @@ void sweep_print_summary(const sweep_job *j)
            j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)), physics,
            sv_em_model_edge_profiled(j->em) ? " edge profile on one-cell strips," : "", j->cal ? "calibrated" : "raw edge");
     double lim = sv_em_model_limit_hz(j->em), dlim = sv_em_model_dispersion_limit_hz(j->em);
-    if (sv_em_affine_radiates(j->model) && j->band.stop_hz > lim)
+    if (rad && j->band.stop_hz > lim)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
                lim / 1e9);
     if (dlim > 0 && j->band.stop_hz > dlim)

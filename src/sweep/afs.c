@@ -716,7 +716,6 @@ static sv_status report(afs *s, double first, double now)
     return sv_progress(s->ctx, "sweep", f);
 }
 
-
 /* ---- the sweep's loop ----------------------------------------------------------- */
 /* c_k(f_i) for every frequency, once. */
 static sv_status sweep_coefs(afs *s)
