@@ -136,8 +136,6 @@ void em_test_hj(double w, double h, double er, double *z0, double *eeff)
     *z0 = z01 / sqrt(e);
 }
 
-/* Hammerstad and Jensen's thickness correction (1980): the strip widened by
- * Δu1 (air line) and Δur (dielectric line), u = W/h, tn = t/h. */
 /* M. Kirschning and R. H. Jansen, "Accurate model for effective dielectric
  * constant of microstrip with validity up to millimetre-wave frequencies",
  * Electronics Letters 18 (1982) 272: εeff(f) = εr − (εr − εeff(0))/(1 + P),
@@ -154,6 +152,8 @@ double em_test_kirschning_jansen(double w, double h, double er, double f)
     return er - (er - e0) / (1 + p);
 }
 
+/* Hammerstad and Jensen's thickness correction (1980): the strip widened by
+ * Δu1 (air line) and Δur (dielectric line), u = W/h, tn = t/h. */
 void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff)
 {
     double u = w / h, tn = t / h, z0a, z0r, ea, er_eff;

@@ -123,9 +123,11 @@ static void test_line_one_cell(void **state)
  * εeff(t)/εeff(0) of the model against HJ's, so that the sheet model's own
  * cell-count error (above: +1.07 % and +0.80 % in Z0 with 10 cells) is not
  * counted twice. Both hold the issue's 1.5 % to t/W = 0.25 and Z0's to 0.5;
- * εeff's is 3.5–4 % low at 0.5, mostly the walls' current, not their charge
- * (docs/em.md): its bounds are what is measured, to keep it from getting
- * worse. */
+ * εeff's is 3.5–4 % low at 0.5. HJ itself holds there (a 2-D finite-
+ * difference reference, tests/em/data/atlc: within 0.5 %), so that is the
+ * model's error: the walls' range and their fixed share of a cell's charge
+ * (docs/em.md, "Thick metal"). The bounds are what is measured, to keep it
+ * from getting worse. */
 static void check_thick(double er, double h, double w, int ncw, double dx, int n1, int n2, double f, double tw,
                         double tol_e)
 {
