@@ -648,8 +648,6 @@ static void current_tables_make(const sv_em_model *m, const series *s, current_t
                 ct->ff[ax][di][dj] = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
 }
 
-/* δL of rooftops a, b of one axis (b at cell offset (di, dj) from a, along
- * and across), from the tables or, without them, the closed forms. */
 /* A rooftop's face against the wall at across line L of a rooftop D = di
  * cells along from it: from the table (one value for the mirror images)
  * or, without it or beyond it, the closed forms. */
@@ -660,6 +658,8 @@ static double face_wall_current(const sv_em_model *m, const series *s, const cur
     return tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
 }
 
+/* δL of rooftops a, b of one axis (b at cell offset (di, dj) from a, along
+ * and across), from the tables or, without them, the closed forms. */
 static double current_delta(const sv_em_model *m, const series *s, const current_tables *ct, const current *a,
                             const current *b, int di, int dj)
 {
