@@ -1,11 +1,12 @@
 /* Allocation-failure injection in SQLite's way: a pattern analysis, an ODE
  * ensemble, a direct solve, a port calibration and a sweep are run once to
  * count their allocations through the core allocator, then again for every
- * k with the k-th allocation failing (a test build: SOLVENT_FAULT_INJECTION). Each
- * run must either return SV_ERR_NOMEM or SV_ERR_BUDGET with a message and
- * leave no result behind, or handle the failure and return the clean run's
- * result; and every run gives back all the memory it took (the context's
- * count returns to zero; AddressSanitizer checks what is not counted).
+ * k with the k-th allocation failing (a test build:
+ * SOLVENT_FAULT_INJECTION). Each run must either return SV_ERR_NOMEM or
+ * SV_ERR_BUDGET with a message and leave no result behind, or handle the
+ * failure and return the clean run's result; and every run gives back all
+ * the memory it took (the context's count returns to zero;
+ * AddressSanitizer checks what is not counted).
  * One thread each, so that the k-th allocation is the same one every run.
  *
  * An EM model's assembly is the costly part of a run (its closed forms):
@@ -184,17 +185,26 @@ typedef struct em_case {
 /* The project text (0: as it is; 1: with effects.dispersion on as well). */
 static int em_dispersion = 0;
 
-static sv_status em_open(sv_ctx *ctx, em_case *c)
+/* The project, its model and affine model from a project text; on a
+ * failure nothing of the failed step is left behind. */
+static sv_status em_open_text(sv_ctx *ctx, const char *text, em_case *c)
 {
     *c = (em_case){0};
-    char *text = em_test_with_effect(em_test_lossy_project, em_dispersion ? "\"dispersion\": true" : "\"dispersion\": false");
     sv_status st = sv_em_project_parse(ctx, text, strlen(text), "fault", &c->p);
-    free(text);
     if (st) return assert_null(c->p), st;
     st = sv_em_model_create(ctx, c->p, NULL, &c->m);
     if (st) return assert_null(c->m), st;
     st = sv_em_affine_create(ctx, c->m, &c->a);
     if (st) assert_null(c->a);
+    return st;
+}
+
+/* The lossy three-port (with dispersion as em_dispersion says). */
+static sv_status em_open(sv_ctx *ctx, em_case *c)
+{
+    char *text = em_test_with_effect(em_test_lossy_project, em_dispersion ? "\"dispersion\": true" : "\"dispersion\": false");
+    sv_status st = em_open_text(ctx, text, c);
+    free(text);
     return st;
 }
 
@@ -241,10 +251,8 @@ static const char calibration_project[] =
 
 static sv_status run_calibration(sv_ctx *ctx, outcome *o)
 {
-    em_case c = {0};
-    sv_status st = sv_em_project_parse(ctx, calibration_project, strlen(calibration_project), "fault", &c.p);
-    if (st == SV_OK) st = sv_em_model_create(ctx, c.p, NULL, &c.m);
-    if (st == SV_OK) st = sv_em_affine_create(ctx, c.m, &c.a);
+    em_case c;
+    sv_status st = em_open_text(ctx, calibration_project, &c);
     double f = 2.5e9;
     double complex y[4];
     sv_em_calibration *cal = (sv_em_calibration *)&cal;
