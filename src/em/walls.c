@@ -217,7 +217,9 @@ static void series_make(const sv_em_model *m, series *s)
     s->K = (er - 1) / (er + 1);
     s->c0 = -s->K;
     double aK = cabs(s->K);
-    s->terms = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 0;
+    /* the first (the ground's image, −(1 − K²)/R(ζ + ζ' + 2h)) even in air */
+    s->terms = aK > 0 ? (int)ceil(log(m->opts.accuracy) / log(aK)) : 1;
+    if (s->terms < 1) s->terms = 1;
     if (s->terms > 100000) s->terms = 100000;
     s->cn = malloc(sizeof(double complex) * (size_t)(s->terms + 1));
     double complex mk = 1; /* (−K)^{n−1} */
