@@ -131,6 +131,16 @@ typedef struct sv_em_options {
      * sized for it (docs/em.md, "Radiation"). 0 = the project's sweep stop, or
      * without a sweep section the model's electrical-size limit. */
     double max_freq_hz;
+    /* Thick metal: the mean charge density of a cell's side walls relative
+     * to its face's, > 0; 0 = default: chosen by a Ritz step on the metal's
+     * capacitance when the walls are at least half a cell tall, else 1
+     * (docs/em.md, "Thick metal"). */
+    double wall_share;
+    /* The same for the current, [0] of x-directed and [1] of y-directed
+     * rooftops: the walls' current density relative to the face's; 0 =
+     * default: chosen by a Ritz step on the metal's inductance along that
+     * axis when the walls are that tall, else 1. */
+    double wall_current_share[2];
 } sv_em_options;
 /* accuracy 1e-8, far_ratio 0 (chosen from the accuracy). */
 void sv_em_options_default(sv_em_options *opts);

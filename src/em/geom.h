@@ -9,8 +9,13 @@
 #define SV_EM_GL_NEAR 16
 #define SV_EM_GL_FAR 4
 /* Cell (and rooftop) pairs, by Chebyshev distance in cells, whose
- * coefficients thick metal's side walls change (walls.c). */
-#define SV_EM_WALL_RANGE 6
+ * coefficients thick metal's side walls change (walls.c,
+ * sv_em_walls_range): SV_EM_WALL_REACH·√(t·h) — beyond it the walls' raised
+ * charge and current change a line's L and 1/C by about t·h/D² of them —
+ * in cells, at least SV_EM_WALL_RANGE_MIN, at most SV_EM_WALL_RANGE_MAX. */
+#define SV_EM_WALL_REACH 6.0
+#define SV_EM_WALL_RANGE_MIN 6
+#define SV_EM_WALL_RANGE_MAX 48
 /* Gauss–Legendre points (end-flattened) of the walls' integrals over their
  * height and along rooftops: they are corrections of a few per cent. */
 #define SV_EM_GL_WALL 8

@@ -28,6 +28,14 @@ static sv_status resolve_options(const sv_em_options *opts, sv_em_options *o)
     if (!(o->max_freq_hz >= 0) || !isfinite(o->max_freq_hz))
         return sv_error(SV_ERR_ARG, "sv_em_options.max_freq_hz = %g: expected 0 (default) or a frequency > 0",
                         o->max_freq_hz);
+    if (!(o->wall_share >= 0) || !isfinite(o->wall_share))
+        return sv_error(SV_ERR_ARG, "sv_em_options.wall_share = %g: expected 0 (default) or a ratio > 0",
+                        o->wall_share);
+    for (int ax = 0; ax < 2; ax++)
+        if (!(o->wall_current_share[ax] >= 0) || !isfinite(o->wall_current_share[ax]))
+            return sv_error(SV_ERR_ARG,
+                            "sv_em_options.wall_current_share[%d] = %g: expected 0 (default) or a ratio > 0", ax,
+                            o->wall_current_share[ax]);
     if (o->accuracy == 0) o->accuracy = SV_EM_DEFAULT_ACCURACY;
     if (o->far_ratio == 0) o->far_ratio = sv_em_default_far_ratio(o->accuracy);
     return SV_OK;
@@ -108,7 +116,9 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     number_unknowns(p, m->basis);
     /* the radiation terms depend on the mesh and the band's top alone: made
      * once here, for every planar model and estimate of this mesh */
-    if (p->radiation)
+    /* thick metal's shares of charge and current on the walls (wall_share.c) */
+    if (p->st.thick_metal) s = sv_em_walls_choose_shares(ctx, m, &m->opts.wall_share, m->opts.wall_current_share);
+    if (!s && p->radiation)
         s = sv_em_radiation_create(ctx, m, sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), &m->rad);
     if (s) {
         sv_em_model_destroy(m);

@@ -193,9 +193,9 @@ sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m)
 {
     const sv_em_walls_tables *walls = atomic_load(&((sv_em_model *)m)->walls_cache);
     if (walls && !t->walls) {
-        t->walls = sv_alloc(t->ctx, sv_em_walls_tables_bytes(), "em wall tables");
+        t->walls = sv_alloc(t->ctx, sv_em_walls_tables_bytes(m), "em wall tables");
         if (!t->walls) return sv_last_status();
-        memcpy(t->walls, walls, sv_em_walls_tables_bytes());
+        memcpy(t->walls, walls, sv_em_walls_tables_bytes(m));
     }
     return sv_em_edge_memo_seed(t->ctx, &t->edges, m);
 }
@@ -238,6 +238,6 @@ void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t byt
 size_t sv_em_shared_tables_bytes(const sv_em_model *m)
 {
     const sv_em_project *p = m->prj;
-    return sizeof(sv_em_shared_tables) + (p->st.thick_metal ? sv_em_walls_tables_bytes() : 0) +
+    return sizeof(sv_em_shared_tables) + (p->st.thick_metal ? sv_em_walls_tables_bytes(m) : 0) +
            (p->edge_profile ? sv_em_edge_memo_bytes(m) : 0);
 }

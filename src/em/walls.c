@@ -30,12 +30,11 @@
 #include "geom.h"
 #include "wall_profile.h"
 
-#define R SV_EM_WALL_RANGE
-
 typedef struct series {
     double complex K, c0; /* first image −K; images n ≥ 1: cn[n] = −(1 − K²)(−K)^{n−1} */
     double complex *cn;
     int terms;
+    int R; /* the walls' range in cells (sv_em_walls_range) */
     double h, t, far;
     sv_em_wall_heights hz; /* averages over the walls' heights against their charge profile */
 } series;
@@ -156,23 +155,24 @@ static int metal_at(const sv_em_project *p, int i, int j)
     return p->metal[i + (size_t)p->grid.nx * j];
 }
 
-/* Walls of cell (i, j) on its exposed sides, and the face's and each wall's
- * share of the cell's charge (one mean surface density). Returns their
- * number. */
-static int cell_walls(const sv_em_model *m, int i, int j, wall w[4], double share[5])
+/* Walls of cell (i, j) on its exposed sides; returns their number. */
+static int cell_walls(const sv_em_model *m, int i, int j, wall w[4])
 {
     const sv_em_project *p = m->prj;
-    double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t, x0 = i * dx, y0 = j * dy;
+    double dx = p->grid.dx, dy = p->grid.dy, x0 = i * dx, y0 = j * dy;
     int n = 0;
     if (!metal_at(p, i - 1, j)) w[n++] = (wall){0, x0, y0, y0 + dy};
     if (!metal_at(p, i + 1, j)) w[n++] = (wall){0, x0 + dx, y0, y0 + dy};
     if (!metal_at(p, i, j - 1)) w[n++] = (wall){1, y0, x0, x0 + dx};
     if (!metal_at(p, i, j + 1)) w[n++] = (wall){1, y0 + dy, x0, x0 + dx};
-    double area = dx * dy;
-    for (int k = 0; k < n; k++) area += t * (w[k].b - w[k].a);
-    share[0] = dx * dy / area;
-    for (int k = 0; k < n; k++) share[k + 1] = t * (w[k].b - w[k].a) / area;
     return n;
+}
+
+int sv_em_walls_range(const sv_em_project *p)
+{
+    double cell = fmin(p->grid.dx, p->grid.dy), reach = SV_EM_WALL_REACH * sqrt(p->st.t * p->st.h) / cell;
+    if (!(reach > SV_EM_WALL_RANGE_MIN)) return SV_EM_WALL_RANGE_MIN;
+    return reach < SV_EM_WALL_RANGE_MAX ? (int)ceil(reach) : SV_EM_WALL_RANGE_MAX;
 }
 
 /* ---- the tables ---- */
@@ -183,13 +183,22 @@ static int cell_walls(const sv_em_model *m, int i, int j, wall w[4], double shar
  * face's centre lines: line L and 1 − L, row J and −J (and, for a rooftop's
  * face, along offset D and −D) give one value, so the face–wall tables hold
  * lines 1 … R + 1 and rows 0 … R only (a quarter of the pairs to compute). */
-#define NL (R + 1)
-#define NJ (R + 1)
-#define ND (2 * R + 3)
 typedef struct walls_tables {
-    double complex fw[2][NL][NJ];      /* face of cell (0,0) – wall of axis k at (fold_line(line), |row|) */
-    double complex ww[2][2][ND][ND];   /* wall (axis a, of cell (0,0) at its low side) – wall (axis b) */
+    int R;
+    double complex *fw; /* [2][R + 1][R + 1]: face of cell (0,0) – wall of axis k at (fold_line(line), |row|) */
+    double complex *ww; /* [2][2][2R + 3][2R + 3]: wall (axis a, of cell (0,0) at its low side) – wall (axis b) */
 } walls_tables;
+
+static double complex *fw_at(const walls_tables *tb, int axis, int line, int row)
+{
+    return &tb->fw[((size_t)axis * (tb->R + 1) + line) * (tb->R + 1) + row];
+}
+
+static double complex *ww_at(const walls_tables *tb, int a, int b, int di, int dj)
+{
+    int nd = 2 * tb->R + 3;
+    return &tb->ww[(((size_t)a * 2 + b) * nd + di + tb->R + 1) * nd + dj + tb->R + 1];
+}
 
 /* A wall line's mirror image on the face's side of it: L and 1 − L are one
  * another's images about the centre of the face between lines 0 and 1. */
@@ -227,6 +236,7 @@ static void series_make(const sv_em_model *m, series *s)
         s->cn[n] = -(1 - s->K * s->K) * mk;
         mk *= -s->K;
     }
+    s->R = sv_em_walls_range(m->prj);
     s->h = st->h;
     s->t = st->t;
     s->far = m->opts.far_ratio;
@@ -240,7 +250,8 @@ static double complex part_fw(const sv_em_model *m, const series *s, const walls
     int line, row;
     wall_addr(m, w, &line, &row);
     int dl = line - (w->axis == 0 ? ci : cj), dr = row - (w->axis == 0 ? cj : ci);
-    if (tb && dl >= -R && dl <= R + 1 && dr >= -R && dr <= R) return tb->fw[w->axis][fold_line(dl) - 1][abs(dr)];
+    if (tb && dl >= -tb->R && dl <= tb->R + 1 && dr >= -tb->R && dr <= tb->R)
+        return *fw_at(tb, w->axis, fold_line(dl) - 1, abs(dr));
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     const double f[4] = {ci * dx, (ci + 1) * dx, cj * dy, (cj + 1) * dy};
     return face_wall(m, s, f, w);
@@ -255,12 +266,13 @@ static double complex part_ww(const sv_em_model *m, const series *s, const walls
     /* in x/y cell offsets: wall p at (l1, r1) or (r1, l1) */
     int pi = p->axis == 0 ? l1 : r1, pj = p->axis == 0 ? r1 : l1, qi = q->axis == 0 ? l2 : r2, qj = q->axis == 0 ? r2 : l2;
     int di = qi - pi, dj = qj - pj;
-    if (tb && abs(di) <= R + 1 && abs(dj) <= R + 1) return tb->ww[p->axis][q->axis][di + R + 1][dj + R + 1];
+    if (tb && abs(di) <= tb->R + 1 && abs(dj) <= tb->R + 1) return *ww_at(tb, p->axis, q->axis, di, dj);
     return wall_wall(s, p, q);
 }
 
-static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables *tb)
+static void tables_make(const sv_em_model *m, const series *s, const walls_tables *tb)
 {
+    const int NL = s->R + 1, NJ = s->R + 1, ND = 2 * s->R + 3, R = s->R;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * NL * NJ; q++) {
         int axis = q / (NL * NJ), dl = (q / NJ) % NL + 1, dr = q % NJ;
@@ -268,7 +280,7 @@ static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables
         wall_at(m, axis, dl, dr, &w);
         double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
         const double f[4] = {0, dx, 0, dy};
-        tb->fw[axis][dl - 1][dr] = face_wall(m, s, f, &w);
+        *fw_at(tb, axis, dl - 1, dr) = face_wall(m, s, f, &w);
     }
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 4 * ND * ND; q++) {
@@ -277,9 +289,8 @@ static sv_status tables_make(const sv_em_model *m, const series *s, walls_tables
         wall_at(m, a, 0, 0, &p);
         /* the second wall at cell offset (di, dj): line/row from its axis */
         wall_at(m, b, b == 0 ? di : dj, b == 0 ? dj : di, &w);
-        tb->ww[a][b][di + R + 1][dj + R + 1] = wall_wall(s, &p, &w);
+        *ww_at(tb, a, b, di, dj) = wall_wall(s, &p, &w);
     }
-    return SV_OK;
 }
 
 /* ---- δP of cell pairs and δΨ ---- */
@@ -292,20 +303,54 @@ static double complex p_faces(const sv_em_model *m, int di, int dj, int exact)
     return re + I * im;
 }
 
-/* δP(a, b): P of the two cells with their walls minus that of their faces. */
+/* A pair of cells' P apart from the walls' share of their charge. A cell
+ * of face area A and wall area T (t times its walls' length), its walls'
+ * mean density κ times its face's, gives its face the share A/D and a wall
+ * of area Tw the share κ·Tw/D, D = A + κ·T, so
+ *   δP(a, b) = (A²/(Da·Db) − 1)·p00 + κ·A·F/(Da·Db) + κ²·W/(Da·Db),
+ * F = Σ Tw·P(face, wall) over the walls of each cell against the other's
+ * face, W = Σ Tw·Tw'·P(wall, wall'): κ-free, so one pass gives δP for
+ * every κ (wall_share.c chooses it). */
+typedef struct pair_parts {
+    double complex p00, F, W;
+    double Ta, Tb;
+} pair_parts;
+
+/* The parts of cells a and b; 0 when neither has walls (δP = 0). */
+static int pair_parts_make(const sv_em_model *m, const series *s, const walls_tables *tb, int ai, int aj, int bi,
+                           int bj, double complex p00, pair_parts *pp)
+{
+    wall wa[4], wb[4];
+    int na = cell_walls(m, ai, aj, wa), nb = cell_walls(m, bi, bj, wb);
+    if (na == 0 && nb == 0) return 0;
+    double t = s->t, k = 1 / (4 * SV_EM_PI * SV_EM_EPS0);
+    *pp = (pair_parts){.p00 = p00};
+    for (int v = 0; v < nb; v++) pp->F += t * (wb[v].b - wb[v].a) * k * part_fw(m, s, tb, ai, aj, &wb[v]);
+    for (int u = 0; u < na; u++) pp->F += t * (wa[u].b - wa[u].a) * k * part_fw(m, s, tb, bi, bj, &wa[u]);
+    for (int u = 0; u < na; u++)
+        for (int v = 0; v < nb; v++)
+            pp->W += t * (wa[u].b - wa[u].a) * t * (wb[v].b - wb[v].a) * k * part_ww(m, s, tb, &wa[u], &wb[v]);
+    for (int u = 0; u < na; u++) pp->Ta += t * (wa[u].b - wa[u].a);
+    for (int v = 0; v < nb; v++) pp->Tb += t * (wb[v].b - wb[v].a);
+    return 1;
+}
+
+static double complex pair_delta(const pair_parts *pp, double A, double kappa)
+{
+    double dd = (A + kappa * pp->Ta) * (A + kappa * pp->Tb);
+    return (A * A / dd - 1) * pp->p00 + kappa * A / dd * pp->F + kappa * kappa / dd * pp->W;
+}
+
+static double cell_area(const sv_em_model *m) { return m->prj->grid.dx * m->prj->grid.dy; }
+
+/* δP(a, b): P of the two cells with their walls minus that of their faces,
+ * at the model's share. */
 static double complex cell_delta(const sv_em_model *m, const series *s, const walls_tables *tb, int ai, int aj,
                                  int bi, int bj, double complex p00)
 {
-    wall wa[4], wb[4];
-    double sa[5], sb[5];
-    int na = cell_walls(m, ai, aj, wa, sa), nb = cell_walls(m, bi, bj, wb, sb);
-    if (na == 0 && nb == 0) return 0;
-    double complex p = (sa[0] * sb[0] - 1) * p00, k = 1 / (4 * SV_EM_PI * SV_EM_EPS0);
-    for (int v = 0; v < nb; v++) p += sa[0] * sb[v + 1] * k * part_fw(m, s, tb, ai, aj, &wb[v]);
-    for (int u = 0; u < na; u++) p += sa[u + 1] * sb[0] * k * part_fw(m, s, tb, bi, bj, &wa[u]);
-    for (int u = 0; u < na; u++)
-        for (int v = 0; v < nb; v++) p += sa[u + 1] * sb[v + 1] * k * part_ww(m, s, tb, &wa[u], &wb[v]);
-    return p;
+    pair_parts pp;
+    if (!pair_parts_make(m, s, tb, ai, aj, bi, bj, p00, &pp)) return 0;
+    return pair_delta(&pp, cell_area(m), m->opts.wall_share);
 }
 
 /* The unknowns with divergence on each cell, with their signs (CSR by cell). */
@@ -424,6 +469,7 @@ static void charges_row(const sv_em_model *m, const series *s, const walls_table
                         const cell_unknowns *cu, int ai, int aj, double complex *d)
 {
     const sv_em_project *p = m->prj;
+    int R = s->R;
     for (int bj = aj - R; bj <= aj + R; bj++)
         for (int bi = ai - R; bi <= ai + R; bi++, d++) {
             int b = bi + p->grid.nx * bj;
@@ -436,7 +482,7 @@ static void charges_row(const sv_em_model *m, const series *s, const walls_table
 /* The δΨ of a step's cells from their rows of δP (cells[q0..q1), rows
  * from row), in the order of the cells and their boxes; only the columns c
  * with c mod parts = part. */
-static sv_status charges_apply(sink *k, const cell_unknowns *cu, int nx, const int *cells, int q0, int q1,
+static sv_status charges_apply(sink *k, const cell_unknowns *cu, int nx, int R, const int *cells, int q0, int q1,
                                const double complex *row, int part, int parts)
 {
     sv_status st = SV_OK;
@@ -473,7 +519,7 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *
                                const double complex *p00, sink *k)
 {
     const sv_em_project *p = m->prj;
-    int nx = p->grid.nx, ncell = nx * p->grid.ny, box = (2 * R + 1) * (2 * R + 1);
+    int nx = p->grid.nx, ncell = nx * p->grid.ny, R = s->R, box = (2 * R + 1) * (2 * R + 1);
     cell_unknowns cu = {0};
     sv_status st = cell_unknowns_make(ctx, m, &cu);
     int *cells = st ? NULL : sv_alloc(ctx, sizeof(int) * (size_t)(ncell ? ncell : 1), "em wall charges"), na = 0;
@@ -491,9 +537,9 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *
             for (int q = q0; q < q1; q++)
                 charges_row(m, s, tb, p00, &cu, cells[q] % nx, cells[q] / nx, row + (size_t)(q - q0) * box);
             if (k->Psi) /* adding into Ψ cannot fail (only recording grows a list): no status to keep */
-                charges_apply(k, &cu, nx, cells, q0, q1, row, omp_get_thread_num(), omp_get_num_threads());
+                charges_apply(k, &cu, nx, R, cells, q0, q1, row, omp_get_thread_num(), omp_get_num_threads());
         }
-        if (!k->Psi) st = charges_apply(k, &cu, nx, cells, q0, q1, row, 0, 1);
+        if (!k->Psi) st = charges_apply(k, &cu, nx, R, cells, q0, q1, row, 0, 1);
     }
     sv_free(ctx, row);
     sv_free(ctx, cells);
@@ -532,7 +578,7 @@ void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol)
         double sum = 0;
         for (int u = 0; u < na; u++)
             for (int v = 0; v < nb; v++) {
-                if (abs(ai[u] - bi[v]) > R || abs(aj[u] - bj[v]) > R) continue;
+                if (abs(ai[u] - bi[v]) > s.R || abs(aj[u] - bj[v]) > s.R) continue;
                 double complex p00 = p_faces(m, ai[u] - bi[v], aj[u] - bj[v], 1);
                 sum += as[u] * bs[v] * creal(cell_delta(m, &s, NULL, ai[u], aj[u], bi[v], bj[v], p00));
             }
@@ -569,9 +615,10 @@ static void rooftop_current(const sv_em_model *m, int q, current *c)
         c->wall[c->nw++] = c->c1;
     if (x ? !metal_at(p, i, j + 1) && !metal_at(p, i2, j2 + 1) : !metal_at(p, i + 1, j) && !metal_at(p, i2 + 1, j2))
         c->wall[c->nw++] = c->c2;
-    double width = c->c2 - c->c1 + c->nw * t;
+    /* the walls' current density wall_current_share times the face's */
+    double kappa = m->opts.wall_current_share[c->axis], width = c->c2 - c->c1 + c->nw * kappa * t;
     c->share[0] = (c->c2 - c->c1) / width;
-    for (int k = 0; k < c->nw; k++) c->share[k + 1] = t / width;
+    for (int k = 0; k < c->nw; k++) c->share[k + 1] = kappa * t / width;
 }
 
 /* Pulse–pulse parts of L/(μ0/4π), per unit current: the face pulse
@@ -624,30 +671,46 @@ static double tri_conv(const sv_em_model *m, const series *s, int kind, double d
  * as for its axis): face of (0,0) against the wall at across line L =
  * dj + side; wall against wall by |di| and |ΔL|. */
 typedef struct current_tables {
-    double fw[2][R + 1][R + 1]; /* by |di| and fold_line(L) − 1: the mirror images (walls_tables) */
-    double ww[2][R + 1][R + 2];
-    double ff[2][R + 1][R + 1];
+    int R;
+    double *fw; /* [2][R + 1][R + 1] by |di| and fold_line(L) − 1: the mirror images (walls_tables) */
+    double *ww; /* [2][R + 1][R + 2] */
+    double *ff; /* [2][R + 1][R + 1] */
 } current_tables;
 
-static void current_tables_make(const sv_em_model *m, const series *s, current_tables *ct)
+static double *cfw_at(const current_tables *ct, int ax, int di, int l)
+{
+    return &ct->fw[((size_t)ax * (ct->R + 1) + di) * (ct->R + 1) + l];
+}
+static double *cww_at(const current_tables *ct, int ax, int di, int l)
+{
+    return &ct->ww[((size_t)ax * (ct->R + 1) + di) * (ct->R + 2) + l];
+}
+static double *cff_at(const current_tables *ct, int ax, int di, int dj)
+{
+    return &ct->ff[((size_t)ax * (ct->R + 1) + di) * (ct->R + 1) + dj];
+}
+
+static void current_tables_make(const sv_em_model *m, const series *s, const current_tables *ct)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
+    const int R = s->R;
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 1); q++) {
         int ax = q / ((R + 1) * (R + 1)), di = (q / (R + 1)) % (R + 1), L = q % (R + 1) + 1;
         double d = ax ? dy : dx, w = ax ? dx : dy;
-        ct->fw[ax][di][L - 1] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
+        *cfw_at(ct, ax, di, L - 1) = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
     }
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 2); q++) {
         int ax = q / ((R + 1) * (R + 2)), di = (q / (R + 2)) % (R + 1), L = q % (R + 2);
         double d = ax ? dy : dx, w = ax ? dx : dy;
-        ct->ww[ax][di][L] = tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
+        *cww_at(ct, ax, di, L) = tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
     }
-    for (int ax = 0; ax < 2; ax++)
-        for (int di = 0; di <= R; di++)
-            for (int dj = 0; dj <= R; dj++)
-                ct->ff[ax][di][dj] = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
+#pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
+    for (int q = 0; q < 2 * (R + 1) * (R + 1); q++) {
+        int ax = q / ((R + 1) * (R + 1)), di = (q / (R + 1)) % (R + 1), dj = q % (R + 1);
+        *cff_at(ct, ax, di, dj) = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
+    }
 }
 
 /* A rooftop's face against the wall at across line L of a rooftop D = di
@@ -656,35 +719,43 @@ static void current_tables_make(const sv_em_model *m, const series *s, current_t
 static double face_wall_current(const sv_em_model *m, const series *s, const current_tables *ct, int ax, double d,
                                 double w, int di, int L)
 {
-    if (ct && abs(di) <= R && L >= -R && L <= R + 1) return ct->fw[ax][abs(di)][fold_line(L) - 1];
+    if (ct && abs(di) <= ct->R && L >= -ct->R && L <= ct->R + 1) return *cfw_at(ct, ax, abs(di), fold_line(L) - 1);
     return tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
 }
 
-/* δL of rooftops a, b of one axis (b at cell offset (di, dj) from a, along
- * and across), from the tables or, without them, the closed forms. */
+/* The parts of δL of rooftops a, b of one axis (b at cell offset (di, dj)
+ * from a, along and across), from the tables or, without them, the closed
+ * forms: as for the charges (pair_parts), the face of width w and the
+ * walls of height t, F and W per unit current density. */
+static void current_parts(const sv_em_model *m, const series *s, const current_tables *ct, const current *a,
+                          const current *b, int di, int dj, pair_parts *pp)
+{
+    int ax = a->axis;
+    double w = a->c2 - a->c1, d = a->d, t = s->t;
+    *pp = (pair_parts){.Ta = a->nw * t, .Tb = b->nw * t};
+    pp->p00 = ct ? *cff_at(ct, ax, abs(di), abs(dj))
+                 : (ax ? sv_em_L_rooftops(m, 1, dj, di, 1) : sv_em_L_rooftops(m, 0, di, dj, 1));
+    for (int v = 0; v < b->nw; v++) /* face of a, wall of b */
+        pp->F += t * face_wall_current(m, s, ct, ax, d, w, di, (int)lround((b->wall[v] - a->c1) / w));
+    for (int u = 0; u < a->nw; u++) /* face of b, wall of a */
+        pp->F += t * face_wall_current(m, s, ct, ax, d, w, -di, (int)lround((a->wall[u] - b->c1) / w));
+    for (int u = 0; u < a->nw; u++)
+        for (int v = 0; v < b->nw; v++) {
+            int L = abs((int)lround((b->wall[v] - a->wall[u]) / w));
+            double x = ct && abs(di) <= ct->R && L <= ct->R + 1 ? *cww_at(ct, ax, abs(di), L)
+                                                                : tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
+            pp->W += t * t * x;
+        }
+}
+
+/* δL of rooftops a, b at the model's current share. */
 static double current_delta(const sv_em_model *m, const series *s, const current_tables *ct, const current *a,
                             const current *b, int di, int dj)
 {
     if (a->nw == 0 && b->nw == 0) return 0;
-    int ax = a->axis;
-    double w = a->c2 - a->c1, d = a->d;
-    double ff = ct ? ct->ff[ax][abs(di)][abs(dj)]
-                   : (ax ? sv_em_L_rooftops(m, 1, dj, di, 1) : sv_em_L_rooftops(m, 0, di, dj, 1));
-    double sum = (a->share[0] * b->share[0] - 1) * ff;
-    for (int v = 0; v < b->nw; v++) /* face of a, wall of b */
-        sum += a->share[0] * b->share[v + 1] *
-               face_wall_current(m, s, ct, ax, d, w, di, (int)lround((b->wall[v] - a->c1) / w));
-    for (int u = 0; u < a->nw; u++) /* face of b, wall of a */
-        sum += b->share[0] * a->share[u + 1] *
-               face_wall_current(m, s, ct, ax, d, w, -di, (int)lround((a->wall[u] - b->c1) / w));
-    for (int u = 0; u < a->nw; u++)
-        for (int v = 0; v < b->nw; v++) {
-            int L = abs((int)lround((b->wall[v] - a->wall[u]) / w));
-            double x = ct && abs(di) <= R && L <= R + 1 ? ct->ww[ax][abs(di)][L]
-                                                        : tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
-            sum += a->share[u + 1] * b->share[v + 1] * x;
-        }
-    return sum;
+    pair_parts pp;
+    current_parts(m, s, ct, a, b, di, dj, &pp);
+    return creal(pair_delta(&pp, a->c2 - a->c1, m->opts.wall_current_share[a->axis]));
 }
 
 /* The rooftop of an axis at cell (i, j), or −1 (index maps of the mesh). */
@@ -707,7 +778,7 @@ static int *rooftop_map(sv_ctx *ctx, const sv_em_model *m)
 static int column_currents(const sv_em_model *m, const series *s, const current_tables *ct, const int *map, int c,
                            int *rows, double *vals)
 {
-    int nx = m->prj->grid.nx, ny = m->prj->grid.ny, k = 0;
+    int nx = m->prj->grid.nx, ny = m->prj->grid.ny, k = 0, R = s->R;
     const sv_em_basis *bc = &m->basis[c];
     current cc, cr;
     rooftop_current(m, c, &cc);
@@ -770,14 +841,26 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series 
     sv_status st = !map ? sv_last_status() : SV_OK;
     if (!st && !k->L) st = record_currents(m, s, ct, map, k);
     if (!st && k->L) {
-#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
-        for (int c = 0; c < nrt; c++) {
-            int rows[(2 * R + 1) * (2 * R + 1)];
-            double vals[(2 * R + 1) * (2 * R + 1)];
-            int got = column_currents(m, s, ct, map, c, rows, vals);
-            size_t base = k->colbase(k->user, c);
-            for (int q = 0; q < got; q++) k->L[base + (size_t)(rows[q] - c)] += vals[q];
+        /* each thread's room for a column's (2R + 1)² rows and values */
+        int team = sv_threads_team(), box = (2 * s->R + 1) * (2 * s->R + 1);
+        int *rows = sv_alloc(ctx, sizeof(int) * (size_t)team * box, "em wall currents");
+        double *vals = sv_alloc(ctx, sizeof(double) * (size_t)team * box, "em wall currents");
+        if (!rows || !vals) st = sv_last_status();
+        if (!st) {
+#pragma omp parallel num_threads(team)
+            {
+                int *r = rows + (size_t)omp_get_thread_num() * box;
+                double *v = vals + (size_t)omp_get_thread_num() * box;
+#pragma omp for schedule(dynamic, 16)
+                for (int c = 0; c < nrt; c++) {
+                    int got = column_currents(m, s, ct, map, c, r, v);
+                    size_t base = k->colbase(k->user, c);
+                    for (int q = 0; q < got; q++) k->L[base + (size_t)(r[q] - c)] += v[q];
+                }
+            }
         }
+        sv_free(ctx, rows);
+        sv_free(ctx, vals);
     }
     sv_free(ctx, map);
     return st;
@@ -786,21 +869,58 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series 
 /* ---- the tables of a grid and stack-up, and the updates ---- */
 
 /* Every coefficient the walls tabulate: they depend on the cell size, the
- * stack-up and the options alone, so models of one grid and stack-up can
- * share them (sv_em_shared_tables). */
+ * stack-up and the options alone (the range too), so models of one grid
+ * and stack-up can share them (sv_em_shared_tables). One allocation
+ * without pointers (the calibration copies it): the charges' face–wall,
+ * wall–wall and face tables (complex), then the currents' (real), at
+ * offsets from the range. */
 struct sv_em_walls_tables {
-    current_tables ct;                      /* the currents' */
-    walls_tables tb;                        /* the charges' part coefficients */
-    double complex p00[(R + 1) * (R + 1)];  /* faces' P by |offset| */
+    int R;
+    double complex data[];
 };
 
-size_t sv_em_walls_tables_bytes(void) { return sizeof(sv_em_walls_tables); }
+typedef struct tables_layout {
+    size_t fw, ww, p00, cfw, cww, cff; /* elements of each part */
+} tables_layout;
+
+static tables_layout layout_of(int R)
+{
+    size_t a = (size_t)R + 1, d = 2 * (size_t)R + 3;
+    return (tables_layout){.fw = 2 * a * a, .ww = 4 * d * d, .p00 = a * a, .cfw = 2 * a * a, .cww = 2 * a * (a + 1),
+                           .cff = 2 * a * a};
+}
+
+static size_t tables_bytes(int R)
+{
+    tables_layout l = layout_of(R);
+    return sizeof(sv_em_walls_tables) + sizeof(double complex) * (l.fw + l.ww + l.p00) +
+           sizeof(double) * (l.cfw + l.cww + l.cff);
+}
+
+size_t sv_em_walls_tables_bytes(const sv_em_model *m) { return tables_bytes(sv_em_walls_range(m->prj)); }
+
+/* The parts of w as the tables' views (p00: the faces' P by |offset|). */
+static void tables_view(const sv_em_walls_tables *w, walls_tables *tb, current_tables *ct, const double complex **p00)
+{
+    tables_layout l = layout_of(w->R);
+    double complex *c = (double complex *)w->data;
+    double *r = (double *)(c + l.fw + l.ww + l.p00);
+    *tb = (walls_tables){.R = w->R, .fw = c, .ww = c + l.fw};
+    *ct = (current_tables){.R = w->R, .fw = r, .ww = r + l.cfw, .ff = r + l.cfw + l.cww};
+    *p00 = c + l.fw + l.ww;
+}
 
 static void walls_tables_fill(const sv_em_model *m, const series *s, sv_em_walls_tables *w)
 {
-    current_tables_make(m, s, &w->ct);
-    tables_make(m, s, &w->tb);
-    for (int q = 0; q < (R + 1) * (R + 1); q++) w->p00[q] = p_faces(m, q % (R + 1), q / (R + 1), 1);
+    walls_tables tb;
+    current_tables ct;
+    const double complex *p00;
+    w->R = s->R;
+    tables_view(w, &tb, &ct, &p00);
+    current_tables_make(m, s, &ct);
+    tables_make(m, s, &tb);
+    int a = s->R + 1;
+    for (int q = 0; q < a * a; q++) ((double complex *)p00)[q] = p_faces(m, q % a, q / a, 1);
 }
 
 /* m's own wall tables, made on first use and kept (the series s of m). */
@@ -810,7 +930,7 @@ static sv_em_walls_tables *model_tables(const sv_em_model *m, const series *s)
     _Atomic(sv_em_walls_tables *) *cache = &((sv_em_model *)m)->walls_cache;
     sv_em_walls_tables *w = atomic_load(cache), *none = NULL;
     if (w) return w;
-    w = sv_alloc(m->ctx, sizeof *w, "em wall tables");
+    w = sv_alloc(m->ctx, tables_bytes(s->R), "em wall tables");
     if (!w) return NULL;
     walls_tables_fill(m, s, w);
     if (!atomic_compare_exchange_strong(cache, &none, w)) { /* another assembly's came first */
@@ -820,24 +940,36 @@ static sv_em_walls_tables *model_tables(const sv_em_model *m, const series *s)
     return w;
 }
 
+/* The tables for m: lent by the calibration when they fit, else the
+ * model's own (*own 1: the caller frees them). NULL: no memory. */
+static sv_em_walls_tables *tables_for(sv_ctx *ctx, const sv_em_model *m, const series *s, int *own)
+{
+    int fresh = 0;
+    *own = 0;
+    if (!sv_em_shared_for(m)) return model_tables(m, s);
+    sv_em_walls_tables *w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, tables_bytes(s->R), "em wall tables",
+                                              &fresh, own);
+    if (w && fresh) walls_tables_fill(m, s, w);
+    return w;
+}
+
 static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
 {
     if (!m->prj->st.thick_metal) return SV_OK;
     series s;
     series_make(m, &s);
     if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
-    /* the tables lent by the calibration when they fit, else the model's own */
-    int fresh = 0, own = 0;
-    sv_em_walls_tables *w = NULL;
-    if (sv_em_shared_for(m)) {
-        w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, sizeof *w, "em wall tables", &fresh, &own);
-        if (w && fresh) walls_tables_fill(m, &s, w);
-    } else {
-        w = model_tables(m, &s);
-    }
+    int own;
+    sv_em_walls_tables *w = tables_for(ctx, m, &s, &own);
     sv_status st = w ? SV_OK : sv_last_status();
-    if (!st) st = walls_currents(ctx, m, &s, &w->ct, k);
-    if (!st) st = walls_charges(ctx, m, &s, &w->tb, w->p00, k);
+    if (!st) {
+        walls_tables tb;
+        current_tables ct;
+        const double complex *p00;
+        tables_view(w, &tb, &ct, &p00);
+        st = walls_currents(ctx, m, &s, &ct, k);
+        if (!st) st = walls_charges(ctx, m, &s, &tb, p00, k);
+    }
     if (own) sv_free(ctx, w);
     free(s.cn);
     return st;
@@ -870,7 +1002,7 @@ static void walls_column_currents(const sv_em_model *m, int c, double *lcol)
     rooftop_current(m, c, &cc);
     for (int r = c; r < m->nx_edges + m->ny_edges; r++) {
         const sv_em_basis *br = &m->basis[r];
-        if (br->kind != bc->kind || abs(br->i - bc->i) > R || abs(br->j - bc->j) > R) continue;
+        if (br->kind != bc->kind || abs(br->i - bc->i) > s.R || abs(br->j - bc->j) > s.R) continue;
         rooftop_current(m, r, &cr);
         int di = br->i - bc->i, dj = br->j - bc->j;
         int da = bc->kind == 0 ? di : dj, dc = bc->kind == 0 ? dj : di;
@@ -896,4 +1028,285 @@ double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
         for (int v = 0; v < b.nw; v++)
             if (fabs(a.wall[u] - b.wall[v]) < 1e-9 * width) f += a.share[u + 1] * b.share[v + 1] * width / m->prj->st.t;
     return f;
+}
+
+/* ---- the walls' share of the charge (wall_share.c's Ritz step) ---- */
+
+/* The list cells (pos[cell] ≥ 0) within range of cell (ci, cj) whose pair
+ * with it has walls: their list positions and parts (room for (2R + 1)²). */
+static int near_parts(const sv_em_model *m, const series *s, const walls_tables *tb, const double complex *p00,
+                      const int *pos, int ci, int cj, int *who, pair_parts *pp)
+{
+    const sv_em_project *p = m->prj;
+    int n = 0, R = s->R;
+    for (int bj = cj - R; bj <= cj + R; bj++)
+        for (int bi = ci - R; bi <= ci + R; bi++) {
+            if (!metal_at(p, bi, bj) || pos[bi + (size_t)p->grid.nx * bj] < 0) continue;
+            if (pair_parts_make(m, s, tb, ci, cj, bi, bj, p00[abs(bi - ci) + (R + 1) * abs(bj - cj)], &pp[n]))
+                who[n++] = pos[bi + (size_t)p->grid.nx * bj];
+        }
+    return n;
+}
+
+/* What both uses share: the series, the tables and their views, each
+ * thread's room for a cell's pairs, and the list's positions by cell. */
+typedef struct share_work {
+    series s;
+    sv_em_walls_tables *w;
+    int own, box;
+    walls_tables tb;
+    current_tables ct;
+    const double complex *p00;
+    int *pos, *who;
+    pair_parts *pp;
+} share_work;
+
+static void share_work_free(sv_ctx *ctx, share_work *k)
+{
+    if (k->own) sv_free(ctx, k->w);
+    free(k->s.cn);
+    sv_free(ctx, k->pos);
+    sv_free(ctx, k->who);
+    sv_free(ctx, k->pp);
+}
+
+static sv_status share_work_make(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, share_work *k)
+{
+    *k = (share_work){0};
+    series_make(m, &k->s);
+    if (!k->s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
+    k->w = tables_for(ctx, m, &k->s, &k->own);
+    size_t ncell = (size_t)m->prj->grid.nx * m->prj->grid.ny, team = (size_t)sv_threads_team();
+    k->box = (2 * k->s.R + 1) * (2 * k->s.R + 1);
+    k->pos = k->w ? sv_alloc(ctx, sizeof(int) * (ncell ? ncell : 1), "em wall share") : NULL;
+    k->who = k->pos ? sv_alloc(ctx, sizeof(int) * team * k->box, "em wall share") : NULL;
+    k->pp = k->who ? sv_alloc(ctx, sizeof(pair_parts) * team * k->box, "em wall share") : NULL;
+    if (!k->pp) {
+        sv_status st = sv_last_status();
+        share_work_free(ctx, k);
+        return st;
+    }
+    tables_view(k->w, &k->tb, &k->ct, &k->p00);
+    for (size_t c = 0; c < ncell; c++) k->pos[c] = -1;
+    for (int q = 0; q < nc; q++) k->pos[cells[q]] = q;
+    return SV_OK;
+}
+
+sv_status sv_em_walls_cells_P(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, double kappa, double *P)
+{
+    const sv_em_project *p = m->prj;
+    int nx = p->grid.nx, i0 = nx, i1 = 0, j0 = p->grid.ny, j1 = 0;
+    for (int q = 0; q < nc; q++) {
+        int i = cells[q] % nx, j = cells[q] / nx;
+        i0 = i < i0 ? i : i0, i1 = i > i1 ? i : i1, j0 = j < j0 ? j : j0, j1 = j > j1 ? j : j1;
+    }
+    if (nc == 0) return SV_OK;
+    int bw = i1 - i0 + 1, bh = j1 - j0 + 1;
+    share_work k;
+    sv_status st = share_work_make(ctx, m, cells, nc, &k);
+    if (st) return st;
+    double *off = sv_alloc(ctx, sizeof(double) * (size_t)bw * bh, "em wall share");
+    if (!off) st = sv_last_status();
+    if (!st) {
+        /* the faces' P by offset over the cells' box, then every pair */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
+        for (int q = 0; q < bw * bh; q++) off[q] = creal(p_faces(m, q % bw, q / bw, 0));
+#pragma omp parallel num_threads(sv_threads_team())
+        {
+            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
+            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
+#pragma omp for schedule(dynamic, 8)
+            for (int b = 0; b < nc; b++) {
+                int bi = cells[b] % nx, bj = cells[b] / nx;
+                double *col = P + (size_t)nc * b;
+                for (int a = b; a < nc; a++)
+                    col[a] = off[abs(cells[a] % nx - bi) + (size_t)bw * abs(cells[a] / nx - bj)];
+                int n = near_parts(m, &k.s, &k.tb, k.p00, k.pos, bi, bj, who, pp);
+                for (int e = 0; e < n; e++)
+                    if (who[e] >= b) col[who[e]] += creal(pair_delta(&pp[e], cell_area(m), kappa));
+            }
+        }
+    }
+    sv_free(ctx, off);
+    share_work_free(ctx, &k);
+    return st;
+}
+
+/* A cell's class: its exposed walls across x (0–2) and across y (0–2). */
+static int wall_class(const sv_em_model *m, int i, int j)
+{
+    const sv_em_project *p = m->prj;
+    return (!metal_at(p, i - 1, j) + !metal_at(p, i + 1, j)) * 3 + !metal_at(p, i, j - 1) + !metal_at(p, i, j + 1);
+}
+
+sv_status sv_em_walls_energy_parts(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, const double *x,
+                                   sv_em_walls_energy *e)
+{
+    const sv_em_project *p = m->prj;
+    double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t;
+    *e = (sv_em_walls_energy){.A = dx * dy};
+    for (int c = 0; c < 9; c++) e->T[c] = t * ((c / 3) * dy + (c % 3) * dx);
+    share_work k;
+    sv_status st = share_work_make(ctx, m, cells, nc, &k);
+    if (st) return st;
+    int nx = p->grid.nx;
+#pragma omp parallel num_threads(sv_threads_team())
+    {
+        int *who = k.who + (size_t)omp_get_thread_num() * k.box;
+        pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
+        double s0[81] = {0}, s1[81] = {0}, s2[81] = {0};
+#pragma omp for schedule(dynamic, 8)
+        for (int a = 0; a < nc; a++) {
+            int ai = cells[a] % nx, aj = cells[a] / nx, ca = wall_class(m, ai, aj);
+            int n = near_parts(m, &k.s, &k.tb, k.p00, k.pos, ai, aj, who, pp);
+            for (int q = 0; q < n; q++) {
+                int b = who[q], cb = wall_class(m, cells[b] % nx, cells[b] / nx);
+                double xx = x[a] * x[b];
+                s0[ca * 9 + cb] += xx * creal(pp[q].p00);
+                s1[ca * 9 + cb] += xx * creal(pp[q].F);
+                s2[ca * 9 + cb] += xx * creal(pp[q].W);
+            }
+        }
+#pragma omp critical
+        for (int c = 0; c < 81; c++) {
+            e->S0[c] += s0[c];
+            e->S1[c] += s1[c];
+            e->S2[c] += s2[c];
+        }
+    }
+    share_work_free(ctx, &k);
+    return SV_OK;
+}
+
+double sv_em_walls_energy_at(const sv_em_walls_energy *e, double kappa)
+{
+    double sum = 0;
+    for (int ca = 0; ca < 9; ca++)
+        for (int cb = 0; cb < 9; cb++) {
+            pair_parts pp = {.p00 = e->S0[ca * 9 + cb], .F = e->S1[ca * 9 + cb], .W = e->S2[ca * 9 + cb],
+                             .Ta = e->T[ca], .Tb = e->T[cb]};
+            sum += creal(pair_delta(&pp, e->A, kappa));
+        }
+    return sum;
+}
+
+/* The rooftops of an axis: unknowns [q0, q0 + n). */
+static void axis_rooftops(const sv_em_model *m, int axis, int *q0, int *n)
+{
+    *q0 = axis ? m->nx_edges : 0;
+    *n = axis ? m->ny_edges : m->nx_edges;
+}
+
+/* The pairs of rooftop c with the rooftops of its axis within range whose
+ * pair has walls (both orders: every r): their indices and parts. */
+static int near_current_parts(const sv_em_model *m, const share_work *k, const int *map, int c, int *who,
+                              pair_parts *pp)
+{
+    const sv_em_project *p = m->prj;
+    int nx = p->grid.nx, ny = p->grid.ny, R = k->s.R, n = 0;
+    const sv_em_basis *bc = &m->basis[c];
+    current cc, cr;
+    rooftop_current(m, c, &cc);
+    for (int dj = -R; dj <= R; dj++)
+        for (int di = -R; di <= R; di++) {
+            int i = bc->i + di, j = bc->j + dj;
+            if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+            int r = map[(size_t)bc->kind * nx * ny + i + (size_t)nx * j];
+            if (r < 0) continue;
+            rooftop_current(m, r, &cr);
+            if (cc.nw == 0 && cr.nw == 0) continue;
+            current_parts(m, &k->s, &k->ct, &cc, &cr, bc->kind == 0 ? di : dj, bc->kind == 0 ? dj : di, &pp[n]);
+            who[n++] = r;
+        }
+    return n;
+}
+
+sv_status sv_em_walls_rooftops_L(sv_ctx *ctx, const sv_em_model *m, int axis, double kappa, double *L)
+{
+    int q0, n;
+    axis_rooftops(m, axis, &q0, &n);
+    if (n == 0) return SV_OK;
+    int i0 = m->prj->grid.nx, i1 = 0, j0 = m->prj->grid.ny, j1 = 0;
+    for (int q = q0; q < q0 + n; q++) {
+        const sv_em_basis *b = &m->basis[q];
+        i0 = b->i < i0 ? b->i : i0, i1 = b->i > i1 ? b->i : i1, j0 = b->j < j0 ? b->j : j0, j1 = b->j > j1 ? b->j : j1;
+    }
+    int bw = i1 - i0 + 1, bh = j1 - j0 + 1;
+    share_work k;
+    sv_status st = share_work_make(ctx, m, NULL, 0, &k);
+    if (st) return st;
+    int *map = rooftop_map(ctx, m);
+    double *off = map ? sv_alloc(ctx, sizeof(double) * (size_t)bw * bh, "em wall share") : NULL;
+    if (!off) st = sv_last_status();
+    if (!st) {
+        /* the faces' L by offset over the rooftops' box, then every pair */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
+        for (int q = 0; q < bw * bh; q++) off[q] = sv_em_L_rooftops(m, axis, q % bw, q / bw, 0);
+#pragma omp parallel num_threads(sv_threads_team())
+        {
+            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
+            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
+#pragma omp for schedule(dynamic, 8)
+            for (int b = 0; b < n; b++) {
+                const sv_em_basis *bb = &m->basis[q0 + b];
+                double *col = L + (size_t)n * b;
+                for (int a = b; a < n; a++) {
+                    const sv_em_basis *ba = &m->basis[q0 + a];
+                    col[a] = off[abs(ba->i - bb->i) + (size_t)bw * abs(ba->j - bb->j)];
+                }
+                int got = near_current_parts(m, &k, map, q0 + b, who, pp);
+                double w = axis ? m->prj->grid.dx : m->prj->grid.dy;
+                for (int e = 0; e < got; e++)
+                    if (who[e] - q0 >= b) col[who[e] - q0] += creal(pair_delta(&pp[e], w, kappa));
+            }
+        }
+    }
+    sv_free(ctx, off);
+    sv_free(ctx, map);
+    share_work_free(ctx, &k);
+    return st;
+}
+
+sv_status sv_em_walls_current_energy(sv_ctx *ctx, const sv_em_model *m, int axis, const double *cur,
+                                     sv_em_walls_energy *e)
+{
+    const sv_em_project *p = m->prj;
+    int q0, n;
+    axis_rooftops(m, axis, &q0, &n);
+    *e = (sv_em_walls_energy){.A = axis ? p->grid.dx : p->grid.dy};
+    for (int c = 0; c < 3; c++) e->T[c] = c * p->st.t;
+    share_work k;
+    sv_status st = share_work_make(ctx, m, NULL, 0, &k);
+    if (st) return st;
+    int *map = rooftop_map(ctx, m);
+    if (!map) st = sv_last_status();
+    if (!st) {
+#pragma omp parallel num_threads(sv_threads_team())
+        {
+            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
+            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
+            double s0[9] = {0}, s1[9] = {0}, s2[9] = {0}; /* by the two rooftops' wall counts */
+#pragma omp for schedule(dynamic, 16)
+            for (int c = 0; c < n; c++) {
+                int got = near_current_parts(m, &k, map, q0 + c, who, pp);
+                for (int q = 0; q < got; q++) {
+                    int cls = (int)lround(pp[q].Ta / p->st.t) * 3 + (int)lround(pp[q].Tb / p->st.t);
+                    double ii = cur[c] * cur[who[q] - q0];
+                    s0[cls] += ii * creal(pp[q].p00);
+                    s1[cls] += ii * creal(pp[q].F);
+                    s2[cls] += ii * creal(pp[q].W);
+                }
+            }
+#pragma omp critical
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    e->S0[a * 9 + b] += s0[a * 3 + b];
+                    e->S1[a * 9 + b] += s1[a * 3 + b];
+                    e->S2[a * 9 + b] += s2[a * 3 + b];
+                }
+        }
+    }
+    sv_free(ctx, map);
+    share_work_free(ctx, &k);
+    return st;
 }

@@ -395,7 +395,7 @@ static void test_seeded_tables(void **state)
     assert_int_equal(sv_em_shared_tables_create(NULL, circuit.m, &t), SV_OK);
     assert_int_equal(sv_em_shared_tables_seed(t, circuit.m), SV_OK);
     assert_non_null(t->walls);
-    assert_memory_equal(t->walls, atomic_load(&circuit.m->walls_cache), sv_em_walls_tables_bytes());
+    assert_memory_equal(t->walls, atomic_load(&circuit.m->walls_cache), sv_em_walls_tables_bytes(circuit.m));
     assert_non_null(t->edges);
     assert_non_null(atomic_load(&circuit.m->edges_cache)); /* put back after the copy */
     standard.m->shared = t;

@@ -9,6 +9,9 @@
  * AddressSanitizer checks what is not counted).
  * One thread each, so that the k-th allocation is the same one every run.
  *
+ * A model with thick metal's tall walls chooses their shares at creation
+ * (dense Ritz solves): its own campaign, creation to a direct solve.
+ *
  * An EM model's assembly is the costly part of a run (its closed forms):
  * the direct solve's and the calibration's campaigns build a whole model
  * every run, the sweep's runs on one model built beforehand under a
@@ -271,6 +274,28 @@ static sv_status run_calibration(sv_ctx *ctx, outcome *o)
     return st;
 }
 
+/* Thick metal's wall shares: a model whose walls are a cell tall, so
+ * that its creation runs the Ritz steps (their dense matrices, solves and
+ * the wall tables). */
+static const char tall_walls_project[] =
+    "{\"units\": \"mm\", \"effects\": {\"radiation\": false}, \"substrate\": {\"thickness\": 0.8, \"eps_r\": 4.4},"
+    "\"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.5},"
+    "\"grid\": {\"dx\": 0.5, \"dy\": 0.5, \"nx\": 6, \"ny\": 3},"
+    "\"pixels\": [\"......\", \"######\", \"..##..\"],"
+    "\"ports\": [{\"name\": \"in\", \"side\": \"left\", \"x\": 0, \"y\": [0.5, 1.0]},"
+    "          {\"name\": \"out\", \"side\": \"right\", \"x\": 3, \"y\": [0.5, 1.0]}]}";
+
+static sv_status run_wall_shares(sv_ctx *ctx, outcome *o)
+{
+    em_case c;
+    sv_status st = em_open_text(ctx, tall_walls_project, &c);
+    double complex y[4];
+    if (st == SV_OK) st = sv_em_solve(ctx, c.a, 2.5e9, y);
+    if (st == SV_OK) digest_complex(o, y, 4);
+    em_close(&c);
+    return st;
+}
+
 /* The model the sweep campaign runs on (built under its own context, so
  * that the campaign's count holds the sweep's memory alone). */
 static em_case sweep_model;
@@ -398,6 +423,12 @@ static void test_calibration(void **state)
     check(campaign("calibration", run_calibration, 1));
 }
 
+static void test_wall_shares(void **state)
+{
+    (void)state;
+    check(campaign("wall shares", run_wall_shares, 1));
+}
+
 static void test_sweep(void **state)
 {
     (void)state;
@@ -430,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_ode_ensemble_threads),
         cmocka_unit_test(test_direct_solve),
         cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_wall_shares),
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_direct_solve_dispersion),
     };
