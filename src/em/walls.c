@@ -2,7 +2,9 @@
  * on the side walls of its exposed edges (where the next cell is not
  * metal), falling along a wall from its foot (wall_profile.c); a
  * rooftop's current on its lower face and on the walls along it (where
- * both its cells are exposed), at one current density (docs/em.md). These
+ * both its cells are exposed), uniform on each; the walls' mean densities
+ * are the model's shares times the face's (wall_share.c chooses them; this
+ * file gives it the matrices it needs, at the end). These
  * are surface distributions of the thick conductor, as the current and
  * charge of good conductors are at RF, so the capacitance stays a
  * variational lower bound and the inductance an upper one, now with the
@@ -10,7 +12,8 @@
  *
  * The walls change the coefficients of cells near them only through their
  * near field (beyond a few cells a wall's charge and current act like its
- * cell's), so P changes by δP for cell pairs within SV_EM_WALL_RANGE cells,
+ * cell's), so P changes by δP for cell pairs within the walls' range
+ * (sv_em_walls_range: it grows with √(t·h)),
  * Ψ by the sparse δΨ = Dᵀ·δP·D and L by the sparse δL of rooftop pairs
  * within that range, added to the assembled matrices.
  * Every distinct coefficient (face–wall, wall–wall by type and offset) is
@@ -1030,7 +1033,7 @@ double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
     return f;
 }
 
-/* ---- the walls' share of the charge (wall_share.c's Ritz step) ---- */
+/* ---- the matrices of the walls' Ritz steps (wall_share.c) ---- */
 
 /* The list cells (pos[cell] ≥ 0) within range of cell (ci, cj) whose pair
  * with it has walls: their list positions and parts (room for (2R + 1)²). */
