@@ -235,34 +235,11 @@ void sv_em_walls_updates_free(sv_ctx *ctx, sv_em_walls_updates *u);
 /* The walls' range in cells (geom.h): it depends on the cell and the
  * stack-up alone. */
 int sv_em_walls_range(const sv_em_project *p);
-/* The walls' share of a cell's charge, their mean density κ times the
- * face's (sv_em_options.wall_share), chosen by a Ritz step on the metal's
- * capacitance (wall_share.c); these give it what it needs. The real part
- * of the cells' P (cells[q] = i + nx·j, every one with charge) with their
- * walls at κ, into the lower triangle of P (nc × nc, column-major): */
-sv_status sv_em_walls_cells_P(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, double kappa, double *P);
-/* and, for charges x on those cells, Σ x_a·x_b·δP(a, b; κ) as a function of
- * κ: its κ-free sums by the cells' classes of walls. */
-typedef struct sv_em_walls_energy {
-    double A;                      /* a cell's face area */
-    double T[9];                   /* the wall area of each class */
-    double S0[81], S1[81], S2[81]; /* by class pair: Σ x·x·p00, Σ x·x·F, Σ x·x·W (walls.c) */
-} sv_em_walls_energy;
-sv_status sv_em_walls_energy_parts(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, const double *x,
-                                   sv_em_walls_energy *e);
-double sv_em_walls_energy_at(const sv_em_walls_energy *e, double kappa);
-/* The same for the currents (their walls' density relative to the face's,
- * sv_em_options.wall_current_share), an axis at a time: the real L of the
- * axis's rooftops (q0 = 0 for x, nx_edges for y; n of them) with their
- * walls at κ into the lower triangle of L (n × n), and for currents cur on
- * them Σ cur_a·cur_b·δL(a, b; κ) by the rooftops' wall counts (classes 0–2). */
-sv_status sv_em_walls_rooftops_L(sv_ctx *ctx, const sv_em_model *m, int axis, double kappa, double *L);
-sv_status sv_em_walls_current_energy(sv_ctx *ctx, const sv_em_model *m, int axis, const double *cur,
-                                     sv_em_walls_energy *e);
-/* The Ritz steps: the charge's share and the x- and y-directed currents'
- * for m (1 where the walls are under half a cell tall); a share already
- * set (> 0) is kept. */
-sv_status sv_em_walls_choose_shares(sv_ctx *ctx, const sv_em_model *m, double *charge, double current[2]);
+/* Thick metal's walls' shares (sv_em_options.wall_share, wall_current_share),
+ * chosen by Ritz steps (wall_share.c): the charge's and the x- and
+ * y-directed currents' for m (1 where the walls are under half a cell
+ * tall); a share already set (> 0) is kept. */
+sv_status sv_em_walls_choose_shares(sv_ctx *ctx, const sv_em_model *m, double *charge, double currents[2]);
 /* G's factor for unknowns q and o of one axis on a shared cell: 1 for a
  * sheet; the overlap of their face and wall currents for thick metal. */
 double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o);

@@ -3,8 +3,8 @@
  * metal), falling along a wall from its foot (wall_profile.c); a
  * rooftop's current on its lower face and on the walls along it (where
  * both its cells are exposed), uniform on each; the walls' mean densities
- * are the model's shares times the face's (wall_share.c chooses them; this
- * file gives it the matrices it needs, at the end). These
+ * are the model's shares times the face's (wall_share.c chooses them from
+ * the parts this file shares through walls_parts.h). These
  * are surface distributions of the thick conductor, as the current and
  * charge of good conductors are at RF, so the capacitance stays a
  * variational lower bound and the inductance an upper one, now with the
@@ -32,15 +32,14 @@
 #include "em_internal.h"
 #include "geom.h"
 #include "wall_profile.h"
+#include "walls_parts.h"
 
-typedef struct series {
-    double complex K, c0; /* first image −K; images n ≥ 1: cn[n] = −(1 − K²)(−K)^{n−1} */
-    double complex *cn;
-    int terms;
-    int R; /* the walls' range in cells (sv_em_walls_range) */
-    double h, t, far;
-    sv_em_wall_heights hz; /* averages over the walls' heights against their charge profile */
-} series;
+/* The shared parts' short names here (walls_parts.h). */
+typedef sv_em_walls_series series;
+typedef sv_em_walls_charge_tables walls_tables;
+typedef sv_em_walls_current_tables current_tables;
+typedef sv_em_walls_pair pair_parts;
+typedef sv_em_walls_current current;
 
 /* A wall: the vertical rectangle over [a, b] along the plane at c
  * (axis 0: x = c, extent in y; axis 1: y = c, extent in x), ζ ∈ [0, t]. */
@@ -152,7 +151,7 @@ static double complex wall_wall(const series *s, const wall *p, const wall *q)
 
 /* ---- cells and their walls ---- */
 
-static int metal_at(const sv_em_project *p, int i, int j)
+int sv_em_walls_metal_at(const sv_em_project *p, int i, int j)
 {
     if (i < 0 || j < 0 || i >= p->grid.nx || j >= p->grid.ny) return 0;
     return p->metal[i + (size_t)p->grid.nx * j];
@@ -164,10 +163,10 @@ static int cell_walls(const sv_em_model *m, int i, int j, wall w[4])
     const sv_em_project *p = m->prj;
     double dx = p->grid.dx, dy = p->grid.dy, x0 = i * dx, y0 = j * dy;
     int n = 0;
-    if (!metal_at(p, i - 1, j)) w[n++] = (wall){0, x0, y0, y0 + dy};
-    if (!metal_at(p, i + 1, j)) w[n++] = (wall){0, x0 + dx, y0, y0 + dy};
-    if (!metal_at(p, i, j - 1)) w[n++] = (wall){1, y0, x0, x0 + dx};
-    if (!metal_at(p, i, j + 1)) w[n++] = (wall){1, y0 + dy, x0, x0 + dx};
+    if (!sv_em_walls_metal_at(p, i - 1, j)) w[n++] = (wall){0, x0, y0, y0 + dy};
+    if (!sv_em_walls_metal_at(p, i + 1, j)) w[n++] = (wall){0, x0 + dx, y0, y0 + dy};
+    if (!sv_em_walls_metal_at(p, i, j - 1)) w[n++] = (wall){1, y0, x0, x0 + dx};
+    if (!sv_em_walls_metal_at(p, i, j + 1)) w[n++] = (wall){1, y0 + dy, x0, x0 + dx};
     return n;
 }
 
@@ -179,18 +178,6 @@ int sv_em_walls_range(const sv_em_project *p)
 }
 
 /* ---- the tables ---- */
-
-/* Offsets from cell (0, 0): x walls at line L ∈ [−R, R + 1], row J ∈ [−R, R];
- * wall pairs by the difference of their addresses (−R−1 .. R+1). A face
- * and a wall keep their coefficient when the pair is mirrored about the
- * face's centre lines: line L and 1 − L, row J and −J (and, for a rooftop's
- * face, along offset D and −D) give one value, so the face–wall tables hold
- * lines 1 … R + 1 and rows 0 … R only (a quarter of the pairs to compute). */
-typedef struct walls_tables {
-    int R;
-    double complex *fw; /* [2][R + 1][R + 1]: face of cell (0,0) – wall of axis k at (fold_line(line), |row|) */
-    double complex *ww; /* [2][2][2R + 3][2R + 3]: wall (axis a, of cell (0,0) at its low side) – wall (axis b) */
-} walls_tables;
 
 static double complex *fw_at(const walls_tables *tb, int axis, int line, int row)
 {
@@ -222,7 +209,7 @@ static void wall_addr(const sv_em_model *m, const wall *w, int *line, int *row)
     *row = (int)lround(w->a / (w->axis == 0 ? dy : dx));
 }
 
-static void series_make(const sv_em_model *m, series *s)
+void sv_em_walls_series_make(const sv_em_model *m, series *s)
 {
     const sv_em_stackup *st = &m->prj->st;
     double complex er = st->eps_r * (1 - I * st->tan_delta);
@@ -299,28 +286,15 @@ static void tables_make(const sv_em_model *m, const series *s, const walls_table
 /* ---- δP of cell pairs and δΨ ---- */
 
 /* Face-to-face P of two cells (1/F, complex for a lossy dielectric). */
-static double complex p_faces(const sv_em_model *m, int di, int dj, int exact)
+double complex sv_em_walls_p_faces(const sv_em_model *m, int di, int dj, int exact)
 {
     if (!(m->prj->st.tan_delta > 0)) return sv_em_P_cells(m, di, dj, exact);
     double im, re = sv_em_P_cells_lossy(m, di, dj, exact, &im);
     return re + I * im;
 }
 
-/* A pair of cells' P apart from the walls' share of their charge. A cell
- * of face area A and wall area T (t times its walls' length), its walls'
- * mean density κ times its face's, gives its face the share A/D and a wall
- * of area Tw the share κ·Tw/D, D = A + κ·T, so
- *   δP(a, b) = (A²/(Da·Db) − 1)·p00 + κ·A·F/(Da·Db) + κ²·W/(Da·Db),
- * F = Σ Tw·P(face, wall) over the walls of each cell against the other's
- * face, W = Σ Tw·Tw'·P(wall, wall'): κ-free, so one pass gives δP for
- * every κ (wall_share.c chooses it). */
-typedef struct pair_parts {
-    double complex p00, F, W;
-    double Ta, Tb;
-} pair_parts;
-
 /* The parts of cells a and b; 0 when neither has walls (δP = 0). */
-static int pair_parts_make(const sv_em_model *m, const series *s, const walls_tables *tb, int ai, int aj, int bi,
+int sv_em_walls_pair_make(const sv_em_model *m, const series *s, const walls_tables *tb, int ai, int aj, int bi,
                            int bj, double complex p00, pair_parts *pp)
 {
     wall wa[4], wb[4];
@@ -338,13 +312,11 @@ static int pair_parts_make(const sv_em_model *m, const series *s, const walls_ta
     return 1;
 }
 
-static double complex pair_delta(const pair_parts *pp, double A, double kappa)
+double complex sv_em_walls_pair_delta(const pair_parts *pp, double A, double kappa)
 {
     double dd = (A + kappa * pp->Ta) * (A + kappa * pp->Tb);
     return (A * A / dd - 1) * pp->p00 + kappa * A / dd * pp->F + kappa * kappa / dd * pp->W;
 }
-
-static double cell_area(const sv_em_model *m) { return m->prj->grid.dx * m->prj->grid.dy; }
 
 /* δP(a, b): P of the two cells with their walls minus that of their faces,
  * at the model's share. */
@@ -352,8 +324,8 @@ static double complex cell_delta(const sv_em_model *m, const series *s, const wa
                                  int bi, int bj, double complex p00)
 {
     pair_parts pp;
-    if (!pair_parts_make(m, s, tb, ai, aj, bi, bj, p00, &pp)) return 0;
-    return pair_delta(&pp, cell_area(m), m->opts.wall_share);
+    if (!sv_em_walls_pair_make(m, s, tb, ai, aj, bi, bj, p00, &pp)) return 0;
+    return sv_em_walls_pair_delta(&pp, sv_em_walls_cell_area(m), m->opts.wall_share);
 }
 
 /* The unknowns with divergence on each cell, with their signs (CSR by cell). */
@@ -477,7 +449,7 @@ static void charges_row(const sv_em_model *m, const series *s, const walls_table
         for (int bi = ai - R; bi <= ai + R; bi++, d++) {
             int b = bi + p->grid.nx * bj;
             *d = 0;
-            if (metal_at(p, bi, bj) && cu->start[b] != cu->start[b + 1])
+            if (sv_em_walls_metal_at(p, bi, bj) && cu->start[b] != cu->start[b + 1])
                 *d = cell_delta(m, s, tb, ai, aj, bi, bj, p00[abs(bi - ai) + (R + 1) * abs(bj - aj)]);
         }
 }
@@ -569,7 +541,7 @@ void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol)
     if (!m->prj->st.thick_metal) return;
     walls_column_currents(m, c, lcol);
     series s;
-    series_make(m, &s);
+    sv_em_walls_series_make(m, &s);
     if (!s.cn) return;
     /* the naive reference evaluates each pair without the tables; the far
      * images keep the point form, as the closed form of the walls' thin
@@ -582,7 +554,7 @@ void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol)
         for (int u = 0; u < na; u++)
             for (int v = 0; v < nb; v++) {
                 if (abs(ai[u] - bi[v]) > s.R || abs(aj[u] - bj[v]) > s.R) continue;
-                double complex p00 = p_faces(m, ai[u] - bi[v], aj[u] - bj[v], 1);
+                double complex p00 = sv_em_walls_p_faces(m, ai[u] - bi[v], aj[u] - bj[v], 1);
                 sum += as[u] * bs[v] * creal(cell_delta(m, &s, NULL, ai[u], aj[u], bi[v], bj[v], p00));
             }
         pcol[r - c] += sum;
@@ -592,15 +564,7 @@ void sv_em_walls_column(const sv_em_model *m, int c, double *lcol, double *pcol)
 
 /* ---- currents ---- */
 
-/* A rooftop's current in (along, across) coordinates of its axis: along its
- * edge e (a triangle of half-width d), across [c1, c2] on its face, and on
- * the walls along it (planes across = wall[k]) with the shares. */
-typedef struct current {
-    int axis, nw;
-    double e, d, c1, c2, wall[2], share[3]; /* share[0] the face's */
-} current;
-
-static void rooftop_current(const sv_em_model *m, int q, current *c)
+void sv_em_walls_rooftop_current(const sv_em_model *m, int q, current *c)
 {
     const sv_em_basis *b = &m->basis[q];
     const sv_em_project *p = m->prj;
@@ -614,9 +578,9 @@ static void rooftop_current(const sv_em_model *m, int q, current *c)
     c->nw = 0;
     /* a wall where both cells of the rooftop are exposed on that side */
     int i2 = i + x, j2 = j + !x;
-    if (x ? !metal_at(p, i, j - 1) && !metal_at(p, i2, j2 - 1) : !metal_at(p, i - 1, j) && !metal_at(p, i2 - 1, j2))
+    if (x ? !sv_em_walls_metal_at(p, i, j - 1) && !sv_em_walls_metal_at(p, i2, j2 - 1) : !sv_em_walls_metal_at(p, i - 1, j) && !sv_em_walls_metal_at(p, i2 - 1, j2))
         c->wall[c->nw++] = c->c1;
-    if (x ? !metal_at(p, i, j + 1) && !metal_at(p, i2, j2 + 1) : !metal_at(p, i + 1, j) && !metal_at(p, i2 + 1, j2))
+    if (x ? !sv_em_walls_metal_at(p, i, j + 1) && !sv_em_walls_metal_at(p, i2, j2 + 1) : !sv_em_walls_metal_at(p, i + 1, j) && !sv_em_walls_metal_at(p, i2 + 1, j2))
         c->wall[c->nw++] = c->c2;
     /* the walls' current density wall_current_share times the face's */
     double kappa = m->opts.wall_current_share[c->axis], width = c->c2 - c->c1 + c->nw * kappa * t;
@@ -670,16 +634,6 @@ static double tri_conv(const sv_em_model *m, const series *s, int kind, double d
     return SV_EM_MU0 / (4 * SV_EM_PI) * sum;
 }
 
-/* Tables by offset (di, dj) of the second rooftop in cells (along, across
- * as for its axis): face of (0,0) against the wall at across line L =
- * dj + side; wall against wall by |di| and |ΔL|. */
-typedef struct current_tables {
-    int R;
-    double *fw; /* [2][R + 1][R + 1] by |di| and fold_line(L) − 1: the mirror images (walls_tables) */
-    double *ww; /* [2][R + 1][R + 2] */
-    double *ff; /* [2][R + 1][R + 1] */
-} current_tables;
-
 static double *cfw_at(const current_tables *ct, int ax, int di, int l)
 {
     return &ct->fw[((size_t)ax * (ct->R + 1) + di) * (ct->R + 1) + l];
@@ -730,7 +684,7 @@ static double face_wall_current(const sv_em_model *m, const series *s, const cur
  * from a, along and across), from the tables or, without them, the closed
  * forms: as for the charges (pair_parts), the face of width w and the
  * walls of height t, F and W per unit current density. */
-static void current_parts(const sv_em_model *m, const series *s, const current_tables *ct, const current *a,
+void sv_em_walls_current_parts(const sv_em_model *m, const series *s, const current_tables *ct, const current *a,
                           const current *b, int di, int dj, pair_parts *pp)
 {
     int ax = a->axis;
@@ -757,12 +711,12 @@ static double current_delta(const sv_em_model *m, const series *s, const current
 {
     if (a->nw == 0 && b->nw == 0) return 0;
     pair_parts pp;
-    current_parts(m, s, ct, a, b, di, dj, &pp);
-    return creal(pair_delta(&pp, a->c2 - a->c1, m->opts.wall_current_share[a->axis]));
+    sv_em_walls_current_parts(m, s, ct, a, b, di, dj, &pp);
+    return creal(sv_em_walls_pair_delta(&pp, a->c2 - a->c1, m->opts.wall_current_share[a->axis]));
 }
 
 /* The rooftop of an axis at cell (i, j), or −1 (index maps of the mesh). */
-static int *rooftop_map(sv_ctx *ctx, const sv_em_model *m)
+int *sv_em_walls_rooftop_map(sv_ctx *ctx, const sv_em_model *m)
 {
     int nx = m->prj->grid.nx, ny = m->prj->grid.ny;
     int *map = sv_alloc(ctx, sizeof(int) * 2 * (size_t)nx * ny, "em wall rooftop map");
@@ -784,14 +738,14 @@ static int column_currents(const sv_em_model *m, const series *s, const current_
     int nx = m->prj->grid.nx, ny = m->prj->grid.ny, k = 0, R = s->R;
     const sv_em_basis *bc = &m->basis[c];
     current cc, cr;
-    rooftop_current(m, c, &cc);
+    sv_em_walls_rooftop_current(m, c, &cc);
     for (int dj = -R; dj <= R; dj++)
         for (int di = -R; di <= R; di++) {
             int i = bc->i + di, j = bc->j + dj;
             if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
             int r = bc->kind == 0 ? map[i + (size_t)nx * j] : map[(size_t)nx * ny + i + (size_t)nx * j];
             if (r < c) continue;
-            rooftop_current(m, r, &cr);
+            sv_em_walls_rooftop_current(m, r, &cr);
             if (cc.nw == 0 && cr.nw == 0) continue; /* no walls: no change */
             if (vals) {
                 /* offsets along / across the axis */
@@ -840,7 +794,7 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series 
                                 sink *k)
 {
     int nrt = m->nx_edges + m->ny_edges;
-    int *map = rooftop_map(ctx, m);
+    int *map = sv_em_walls_rooftop_map(ctx, m);
     sv_status st = !map ? sv_last_status() : SV_OK;
     if (!st && !k->L) st = record_currents(m, s, ct, map, k);
     if (!st && k->L) {
@@ -903,7 +857,7 @@ static size_t tables_bytes(int R)
 size_t sv_em_walls_tables_bytes(const sv_em_model *m) { return tables_bytes(sv_em_walls_range(m->prj)); }
 
 /* The parts of w as the tables' views (p00: the faces' P by |offset|). */
-static void tables_view(const sv_em_walls_tables *w, walls_tables *tb, current_tables *ct, const double complex **p00)
+void sv_em_walls_tables_view(const sv_em_walls_tables *w, walls_tables *tb, current_tables *ct, const double complex **p00)
 {
     tables_layout l = layout_of(w->R);
     double complex *c = (double complex *)w->data;
@@ -919,11 +873,11 @@ static void walls_tables_fill(const sv_em_model *m, const series *s, sv_em_walls
     current_tables ct;
     const double complex *p00;
     w->R = s->R;
-    tables_view(w, &tb, &ct, &p00);
+    sv_em_walls_tables_view(w, &tb, &ct, &p00);
     current_tables_make(m, s, &ct);
     tables_make(m, s, &tb);
     int a = s->R + 1;
-    for (int q = 0; q < a * a; q++) ((double complex *)p00)[q] = p_faces(m, q % a, q / a, 1);
+    for (int q = 0; q < a * a; q++) ((double complex *)p00)[q] = sv_em_walls_p_faces(m, q % a, q / a, 1);
 }
 
 /* m's own wall tables, made on first use and kept (the series s of m). */
@@ -945,7 +899,7 @@ static sv_em_walls_tables *model_tables(const sv_em_model *m, const series *s)
 
 /* The tables for m: lent by the calibration when they fit, else the
  * model's own (*own 1: the caller frees them). NULL: no memory. */
-static sv_em_walls_tables *tables_for(sv_ctx *ctx, const sv_em_model *m, const series *s, int *own)
+sv_em_walls_tables *sv_em_walls_tables_for(sv_ctx *ctx, const sv_em_model *m, const series *s, int *own)
 {
     int fresh = 0;
     *own = 0;
@@ -960,16 +914,16 @@ static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
 {
     if (!m->prj->st.thick_metal) return SV_OK;
     series s;
-    series_make(m, &s);
+    sv_em_walls_series_make(m, &s);
     if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
     int own;
-    sv_em_walls_tables *w = tables_for(ctx, m, &s, &own);
+    sv_em_walls_tables *w = sv_em_walls_tables_for(ctx, m, &s, &own);
     sv_status st = w ? SV_OK : sv_last_status();
     if (!st) {
         walls_tables tb;
         current_tables ct;
         const double complex *p00;
-        tables_view(w, &tb, &ct, &p00);
+        sv_em_walls_tables_view(w, &tb, &ct, &p00);
         st = walls_currents(ctx, m, &s, &ct, k);
         if (!st) st = walls_charges(ctx, m, &s, &tb, p00, k);
     }
@@ -999,14 +953,14 @@ static void walls_column_currents(const sv_em_model *m, int c, double *lcol)
 {
     if (c >= m->nx_edges + m->ny_edges) return;
     series s;
-    series_make(m, &s);
+    sv_em_walls_series_make(m, &s);
     const sv_em_basis *bc = &m->basis[c];
     current cc, cr;
-    rooftop_current(m, c, &cc);
+    sv_em_walls_rooftop_current(m, c, &cc);
     for (int r = c; r < m->nx_edges + m->ny_edges; r++) {
         const sv_em_basis *br = &m->basis[r];
         if (br->kind != bc->kind || abs(br->i - bc->i) > s.R || abs(br->j - bc->j) > s.R) continue;
-        rooftop_current(m, r, &cr);
+        sv_em_walls_rooftop_current(m, r, &cr);
         int di = br->i - bc->i, dj = br->j - bc->j;
         int da = bc->kind == 0 ? di : dj, dc = bc->kind == 0 ? dj : di;
         lcol[r - c] += current_delta(m, &s, NULL, &cc, &cr, da, dc);
@@ -1021,8 +975,8 @@ double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
 {
     if (!m->prj->st.thick_metal) return 1;
     current a = {.share = {1}}, b = {.share = {1}};
-    if (q < m->nx_edges + m->ny_edges) rooftop_current(m, q, &a);
-    if (o < m->nx_edges + m->ny_edges) rooftop_current(m, o, &b);
+    if (q < m->nx_edges + m->ny_edges) sv_em_walls_rooftop_current(m, q, &a);
+    if (o < m->nx_edges + m->ny_edges) sv_em_walls_rooftop_current(m, o, &b);
     double width = (m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM))
                        ? m->prj->grid.dx
                        : m->prj->grid.dy;
@@ -1031,285 +985,4 @@ double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
         for (int v = 0; v < b.nw; v++)
             if (fabs(a.wall[u] - b.wall[v]) < 1e-9 * width) f += a.share[u + 1] * b.share[v + 1] * width / m->prj->st.t;
     return f;
-}
-
-/* ---- the matrices of the walls' Ritz steps (wall_share.c) ---- */
-
-/* The list cells (pos[cell] ≥ 0) within range of cell (ci, cj) whose pair
- * with it has walls: their list positions and parts (room for (2R + 1)²). */
-static int near_parts(const sv_em_model *m, const series *s, const walls_tables *tb, const double complex *p00,
-                      const int *pos, int ci, int cj, int *who, pair_parts *pp)
-{
-    const sv_em_project *p = m->prj;
-    int n = 0, R = s->R;
-    for (int bj = cj - R; bj <= cj + R; bj++)
-        for (int bi = ci - R; bi <= ci + R; bi++) {
-            if (!metal_at(p, bi, bj) || pos[bi + (size_t)p->grid.nx * bj] < 0) continue;
-            if (pair_parts_make(m, s, tb, ci, cj, bi, bj, p00[abs(bi - ci) + (R + 1) * abs(bj - cj)], &pp[n]))
-                who[n++] = pos[bi + (size_t)p->grid.nx * bj];
-        }
-    return n;
-}
-
-/* What both uses share: the series, the tables and their views, each
- * thread's room for a cell's pairs, and the list's positions by cell. */
-typedef struct share_work {
-    series s;
-    sv_em_walls_tables *w;
-    int own, box;
-    walls_tables tb;
-    current_tables ct;
-    const double complex *p00;
-    int *pos, *who;
-    pair_parts *pp;
-} share_work;
-
-static void share_work_free(sv_ctx *ctx, share_work *k)
-{
-    if (k->own) sv_free(ctx, k->w);
-    free(k->s.cn);
-    sv_free(ctx, k->pos);
-    sv_free(ctx, k->who);
-    sv_free(ctx, k->pp);
-}
-
-static sv_status share_work_make(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, share_work *k)
-{
-    *k = (share_work){0};
-    series_make(m, &k->s);
-    if (!k->s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
-    k->w = tables_for(ctx, m, &k->s, &k->own);
-    size_t ncell = (size_t)m->prj->grid.nx * m->prj->grid.ny, team = (size_t)sv_threads_team();
-    k->box = (2 * k->s.R + 1) * (2 * k->s.R + 1);
-    k->pos = k->w ? sv_alloc(ctx, sizeof(int) * (ncell ? ncell : 1), "em wall share") : NULL;
-    k->who = k->pos ? sv_alloc(ctx, sizeof(int) * team * k->box, "em wall share") : NULL;
-    k->pp = k->who ? sv_alloc(ctx, sizeof(pair_parts) * team * k->box, "em wall share") : NULL;
-    if (!k->pp) {
-        sv_status st = sv_last_status();
-        share_work_free(ctx, k);
-        return st;
-    }
-    tables_view(k->w, &k->tb, &k->ct, &k->p00);
-    for (size_t c = 0; c < ncell; c++) k->pos[c] = -1;
-    for (int q = 0; q < nc; q++) k->pos[cells[q]] = q;
-    return SV_OK;
-}
-
-sv_status sv_em_walls_cells_P(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, double kappa, double *P)
-{
-    const sv_em_project *p = m->prj;
-    int nx = p->grid.nx, i0 = nx, i1 = 0, j0 = p->grid.ny, j1 = 0;
-    for (int q = 0; q < nc; q++) {
-        int i = cells[q] % nx, j = cells[q] / nx;
-        i0 = i < i0 ? i : i0, i1 = i > i1 ? i : i1, j0 = j < j0 ? j : j0, j1 = j > j1 ? j : j1;
-    }
-    if (nc == 0) return SV_OK;
-    int bw = i1 - i0 + 1, bh = j1 - j0 + 1;
-    share_work k;
-    sv_status st = share_work_make(ctx, m, cells, nc, &k);
-    if (st) return st;
-    double *off = sv_alloc(ctx, sizeof(double) * (size_t)bw * bh, "em wall share");
-    if (!off) st = sv_last_status();
-    if (!st) {
-        /* the faces' P by offset over the cells' box, then every pair */
-#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
-        for (int q = 0; q < bw * bh; q++) off[q] = creal(p_faces(m, q % bw, q / bw, 0));
-#pragma omp parallel num_threads(sv_threads_team())
-        {
-            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-#pragma omp for schedule(dynamic, 8)
-            for (int b = 0; b < nc; b++) {
-                int bi = cells[b] % nx, bj = cells[b] / nx;
-                double *col = P + (size_t)nc * b;
-                for (int a = b; a < nc; a++)
-                    col[a] = off[abs(cells[a] % nx - bi) + (size_t)bw * abs(cells[a] / nx - bj)];
-                int n = near_parts(m, &k.s, &k.tb, k.p00, k.pos, bi, bj, who, pp);
-                for (int e = 0; e < n; e++)
-                    if (who[e] >= b) col[who[e]] += creal(pair_delta(&pp[e], cell_area(m), kappa));
-            }
-        }
-    }
-    sv_free(ctx, off);
-    share_work_free(ctx, &k);
-    return st;
-}
-
-/* A cell's class: its exposed walls across x (0–2) and across y (0–2). */
-static int wall_class(const sv_em_model *m, int i, int j)
-{
-    const sv_em_project *p = m->prj;
-    return (!metal_at(p, i - 1, j) + !metal_at(p, i + 1, j)) * 3 + !metal_at(p, i, j - 1) + !metal_at(p, i, j + 1);
-}
-
-sv_status sv_em_walls_energy_parts(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, const double *x,
-                                   sv_em_walls_energy *e)
-{
-    const sv_em_project *p = m->prj;
-    double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t;
-    *e = (sv_em_walls_energy){.A = dx * dy};
-    for (int c = 0; c < 9; c++) e->T[c] = t * ((c / 3) * dy + (c % 3) * dx);
-    share_work k;
-    sv_status st = share_work_make(ctx, m, cells, nc, &k);
-    if (st) return st;
-    int nx = p->grid.nx;
-#pragma omp parallel num_threads(sv_threads_team())
-    {
-        int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-        pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-        double s0[81] = {0}, s1[81] = {0}, s2[81] = {0};
-#pragma omp for schedule(dynamic, 8)
-        for (int a = 0; a < nc; a++) {
-            int ai = cells[a] % nx, aj = cells[a] / nx, ca = wall_class(m, ai, aj);
-            int n = near_parts(m, &k.s, &k.tb, k.p00, k.pos, ai, aj, who, pp);
-            for (int q = 0; q < n; q++) {
-                int b = who[q], cb = wall_class(m, cells[b] % nx, cells[b] / nx);
-                double xx = x[a] * x[b];
-                s0[ca * 9 + cb] += xx * creal(pp[q].p00);
-                s1[ca * 9 + cb] += xx * creal(pp[q].F);
-                s2[ca * 9 + cb] += xx * creal(pp[q].W);
-            }
-        }
-#pragma omp critical
-        for (int c = 0; c < 81; c++) {
-            e->S0[c] += s0[c];
-            e->S1[c] += s1[c];
-            e->S2[c] += s2[c];
-        }
-    }
-    share_work_free(ctx, &k);
-    return SV_OK;
-}
-
-double sv_em_walls_energy_at(const sv_em_walls_energy *e, double kappa)
-{
-    double sum = 0;
-    for (int ca = 0; ca < 9; ca++)
-        for (int cb = 0; cb < 9; cb++) {
-            pair_parts pp = {.p00 = e->S0[ca * 9 + cb], .F = e->S1[ca * 9 + cb], .W = e->S2[ca * 9 + cb],
-                             .Ta = e->T[ca], .Tb = e->T[cb]};
-            sum += creal(pair_delta(&pp, e->A, kappa));
-        }
-    return sum;
-}
-
-/* The rooftops of an axis: unknowns [q0, q0 + n). */
-static void axis_rooftops(const sv_em_model *m, int axis, int *q0, int *n)
-{
-    *q0 = axis ? m->nx_edges : 0;
-    *n = axis ? m->ny_edges : m->nx_edges;
-}
-
-/* The pairs of rooftop c with the rooftops of its axis within range whose
- * pair has walls (both orders: every r): their indices and parts. */
-static int near_current_parts(const sv_em_model *m, const share_work *k, const int *map, int c, int *who,
-                              pair_parts *pp)
-{
-    const sv_em_project *p = m->prj;
-    int nx = p->grid.nx, ny = p->grid.ny, R = k->s.R, n = 0;
-    const sv_em_basis *bc = &m->basis[c];
-    current cc, cr;
-    rooftop_current(m, c, &cc);
-    for (int dj = -R; dj <= R; dj++)
-        for (int di = -R; di <= R; di++) {
-            int i = bc->i + di, j = bc->j + dj;
-            if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-            int r = map[(size_t)bc->kind * nx * ny + i + (size_t)nx * j];
-            if (r < 0) continue;
-            rooftop_current(m, r, &cr);
-            if (cc.nw == 0 && cr.nw == 0) continue;
-            current_parts(m, &k->s, &k->ct, &cc, &cr, bc->kind == 0 ? di : dj, bc->kind == 0 ? dj : di, &pp[n]);
-            who[n++] = r;
-        }
-    return n;
-}
-
-sv_status sv_em_walls_rooftops_L(sv_ctx *ctx, const sv_em_model *m, int axis, double kappa, double *L)
-{
-    int q0, n;
-    axis_rooftops(m, axis, &q0, &n);
-    if (n == 0) return SV_OK;
-    int i0 = m->prj->grid.nx, i1 = 0, j0 = m->prj->grid.ny, j1 = 0;
-    for (int q = q0; q < q0 + n; q++) {
-        const sv_em_basis *b = &m->basis[q];
-        i0 = b->i < i0 ? b->i : i0, i1 = b->i > i1 ? b->i : i1, j0 = b->j < j0 ? b->j : j0, j1 = b->j > j1 ? b->j : j1;
-    }
-    int bw = i1 - i0 + 1, bh = j1 - j0 + 1;
-    share_work k;
-    sv_status st = share_work_make(ctx, m, NULL, 0, &k);
-    if (st) return st;
-    int *map = rooftop_map(ctx, m);
-    double *off = map ? sv_alloc(ctx, sizeof(double) * (size_t)bw * bh, "em wall share") : NULL;
-    if (!off) st = sv_last_status();
-    if (!st) {
-        /* the faces' L by offset over the rooftops' box, then every pair */
-#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
-        for (int q = 0; q < bw * bh; q++) off[q] = sv_em_L_rooftops(m, axis, q % bw, q / bw, 0);
-#pragma omp parallel num_threads(sv_threads_team())
-        {
-            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-#pragma omp for schedule(dynamic, 8)
-            for (int b = 0; b < n; b++) {
-                const sv_em_basis *bb = &m->basis[q0 + b];
-                double *col = L + (size_t)n * b;
-                for (int a = b; a < n; a++) {
-                    const sv_em_basis *ba = &m->basis[q0 + a];
-                    col[a] = off[abs(ba->i - bb->i) + (size_t)bw * abs(ba->j - bb->j)];
-                }
-                int got = near_current_parts(m, &k, map, q0 + b, who, pp);
-                double w = axis ? m->prj->grid.dx : m->prj->grid.dy;
-                for (int e = 0; e < got; e++)
-                    if (who[e] - q0 >= b) col[who[e] - q0] += creal(pair_delta(&pp[e], w, kappa));
-            }
-        }
-    }
-    sv_free(ctx, off);
-    sv_free(ctx, map);
-    share_work_free(ctx, &k);
-    return st;
-}
-
-sv_status sv_em_walls_current_energy(sv_ctx *ctx, const sv_em_model *m, int axis, const double *cur,
-                                     sv_em_walls_energy *e)
-{
-    const sv_em_project *p = m->prj;
-    int q0, n;
-    axis_rooftops(m, axis, &q0, &n);
-    *e = (sv_em_walls_energy){.A = axis ? p->grid.dx : p->grid.dy};
-    for (int c = 0; c < 3; c++) e->T[c] = c * p->st.t;
-    share_work k;
-    sv_status st = share_work_make(ctx, m, NULL, 0, &k);
-    if (st) return st;
-    int *map = rooftop_map(ctx, m);
-    if (!map) st = sv_last_status();
-    if (!st) {
-#pragma omp parallel num_threads(sv_threads_team())
-        {
-            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-            double s0[9] = {0}, s1[9] = {0}, s2[9] = {0}; /* by the two rooftops' wall counts */
-#pragma omp for schedule(dynamic, 16)
-            for (int c = 0; c < n; c++) {
-                int got = near_current_parts(m, &k, map, q0 + c, who, pp);
-                for (int q = 0; q < got; q++) {
-                    int cls = (int)lround(pp[q].Ta / p->st.t) * 3 + (int)lround(pp[q].Tb / p->st.t);
-                    double ii = cur[c] * cur[who[q] - q0];
-                    s0[cls] += ii * creal(pp[q].p00);
-                    s1[cls] += ii * creal(pp[q].F);
-                    s2[cls] += ii * creal(pp[q].W);
-                }
-            }
-#pragma omp critical
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) {
-                    e->S0[a * 9 + b] += s0[a * 3 + b];
-                    e->S1[a * 9 + b] += s1[a * 3 + b];
-                    e->S2[a * 9 + b] += s2[a * 3 + b];
-                }
-        }
-    }
-    sv_free(ctx, map);
-    share_work_free(ctx, &k);
-    return st;
 }
