@@ -26,6 +26,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "em_internal.h"
 #include "geom.h"
@@ -44,7 +45,7 @@ typedef sv_em_walls_current current;
 #define SHARE_TOL 0.01
 #define SHARE_ROUNDS 8
 
-/* ---- the Ritz steps' matrices and energies ---- */
+/* ---- a Ritz problem ---- */
 
 /* For a solution x, Σ x_a·x_b·δ(a, b; κ) as a function of κ: its κ-free
  * sums by the classes of walls of the pairs (sv_em_walls_pair). */
@@ -54,294 +55,28 @@ typedef struct walls_energy {
     double S0[81], S1[81], S2[81]; /* by class pair: Σ x·x·p00, Σ x·x·F, Σ x·x·W */
 } walls_energy;
 
-/* The list cells (pos[cell] ≥ 0) within range of cell (ci, cj) whose pair
- * with it has walls: their list positions and parts (room for (2R + 1)²). */
-static int near_parts(const sv_em_model *m, const series *s, const walls_tables *tb, const double complex *p00,
-                      const int *pos, int ci, int cj, int *who, pair_parts *pp)
-{
-    const sv_em_project *p = m->prj;
-    int n = 0, R = s->R;
-    for (int bj = cj - R; bj <= cj + R; bj++)
-        for (int bi = ci - R; bi <= ci + R; bi++) {
-            if (!sv_em_walls_metal_at(p, bi, bj) || pos[bi + (size_t)p->grid.nx * bj] < 0) continue;
-            if (sv_em_walls_pair_make(m, s, tb, ci, cj, bi, bj, p00[abs(bi - ci) + (R + 1) * abs(bj - cj)], &pp[n]))
-                who[n++] = pos[bi + (size_t)p->grid.nx * bj];
-        }
-    return n;
-}
-
-/* What both uses share: the series, the tables and their views, each
- * thread's room for a cell's pairs, and the list's positions by cell. */
-typedef struct share_work {
+/* A Ritz problem: the charge's, over the cells that carry charge, or an
+ * axis's current, over its rooftops (unknowns q0 … q0 + n − 1). What its
+ * rounds share is made once: the series and tables, the faces'
+ * coefficients by offset, each item's class of walls. */
+typedef struct problem {
+    int current, axis, n, q0;
+    int *cells;  /* the charge's: i + nx·j of each */
+    int *pos;    /* the charge's: each cell's place in the list, or −1 */
+    int *map;    /* the current's: sv_em_walls_rooftop_map */
+    int *cls;    /* each item's class of walls */
+    double *off; /* the faces' P or L by |offset| over the items' box, bw wide */
+    int bw;
+    double A, T[9]; /* a face's area or width; each class's wall area or height */
     series s;
     sv_em_walls_tables *w;
-    int own, box;
+    int own;
     walls_tables tb;
     current_tables ct;
     const double complex *p00;
-    int *pos, *who;
+    int box, *who; /* each thread's room for an item's pairs: (2R + 1)² */
     pair_parts *pp;
-} share_work;
-
-static void share_work_free(sv_ctx *ctx, share_work *k)
-{
-    if (k->own) sv_free(ctx, k->w);
-    free(k->s.cn);
-    sv_free(ctx, k->pos);
-    sv_free(ctx, k->who);
-    sv_free(ctx, k->pp);
-}
-
-static sv_status share_work_make(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, share_work *k)
-{
-    *k = (share_work){0};
-    sv_em_walls_series_make(m, &k->s);
-    if (!k->s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
-    k->w = sv_em_walls_tables_for(ctx, m, &k->s, &k->own);
-    size_t ncell = (size_t)m->prj->grid.nx * m->prj->grid.ny, team = (size_t)sv_threads_team();
-    k->box = (2 * k->s.R + 1) * (2 * k->s.R + 1);
-    k->pos = k->w ? sv_alloc(ctx, sizeof(int) * (ncell ? ncell : 1), "em wall share") : NULL;
-    k->who = k->pos ? sv_alloc(ctx, sizeof(int) * team * k->box, "em wall share") : NULL;
-    k->pp = k->who ? sv_alloc(ctx, sizeof(pair_parts) * team * k->box, "em wall share") : NULL;
-    if (!k->pp) {
-        sv_status st = sv_last_status();
-        share_work_free(ctx, k);
-        return st;
-    }
-    sv_em_walls_tables_view(k->w, &k->tb, &k->ct, &k->p00);
-    for (size_t c = 0; c < ncell; c++) k->pos[c] = -1;
-    for (int q = 0; q < nc; q++) k->pos[cells[q]] = q;
-    return SV_OK;
-}
-
-/* The real part of the cells' P (cells[q] = i + nx·j, every one with
- * charge) with their walls at κ, into the lower triangle of P (nc × nc,
- * column-major). */
-static sv_status cells_matrix(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, double kappa, double *P)
-{
-    const sv_em_project *p = m->prj;
-    int nx = p->grid.nx, i0 = nx, i1 = 0, j0 = p->grid.ny, j1 = 0;
-    for (int q = 0; q < nc; q++) {
-        int i = cells[q] % nx, j = cells[q] / nx;
-        i0 = i < i0 ? i : i0, i1 = i > i1 ? i : i1, j0 = j < j0 ? j : j0, j1 = j > j1 ? j : j1;
-    }
-    if (nc == 0) return SV_OK;
-    int bw = i1 - i0 + 1, bh = j1 - j0 + 1;
-    share_work k;
-    sv_status st = share_work_make(ctx, m, cells, nc, &k);
-    if (st) return st;
-    double *off = sv_alloc(ctx, sizeof(double) * (size_t)bw * bh, "em wall share");
-    if (!off) st = sv_last_status();
-    if (!st) {
-        /* the faces' P by offset over the cells' box, then every pair */
-#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
-        for (int q = 0; q < bw * bh; q++) off[q] = creal(sv_em_walls_p_faces(m, q % bw, q / bw, 0));
-#pragma omp parallel num_threads(sv_threads_team())
-        {
-            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-#pragma omp for schedule(dynamic, 8)
-            for (int b = 0; b < nc; b++) {
-                int bi = cells[b] % nx, bj = cells[b] / nx;
-                double *col = P + (size_t)nc * b;
-                for (int a = b; a < nc; a++)
-                    col[a] = off[abs(cells[a] % nx - bi) + (size_t)bw * abs(cells[a] / nx - bj)];
-                int n = near_parts(m, &k.s, &k.tb, k.p00, k.pos, bi, bj, who, pp);
-                for (int e = 0; e < n; e++)
-                    if (who[e] >= b) col[who[e]] += creal(sv_em_walls_pair_delta(&pp[e], sv_em_walls_cell_area(m), kappa));
-            }
-        }
-    }
-    sv_free(ctx, off);
-    share_work_free(ctx, &k);
-    return st;
-}
-
-/* A cell's class: its exposed walls across x (0–2) and across y (0–2). */
-static int wall_class(const sv_em_model *m, int i, int j)
-{
-    const sv_em_project *p = m->prj;
-    return (!sv_em_walls_metal_at(p, i - 1, j) + !sv_em_walls_metal_at(p, i + 1, j)) * 3 + !sv_em_walls_metal_at(p, i, j - 1) + !sv_em_walls_metal_at(p, i, j + 1);
-}
-
-/* For charges x on those cells, the energy's κ-free class sums. */
-static sv_status cells_energy(sv_ctx *ctx, const sv_em_model *m, const int *cells, int nc, const double *x,
-                                   walls_energy *e)
-{
-    const sv_em_project *p = m->prj;
-    double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t;
-    *e = (walls_energy){.A = dx * dy};
-    for (int c = 0; c < 9; c++) e->T[c] = t * ((c / 3) * dy + (c % 3) * dx);
-    share_work k;
-    sv_status st = share_work_make(ctx, m, cells, nc, &k);
-    if (st) return st;
-    int nx = p->grid.nx;
-#pragma omp parallel num_threads(sv_threads_team())
-    {
-        int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-        pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-        double s0[81] = {0}, s1[81] = {0}, s2[81] = {0};
-#pragma omp for schedule(dynamic, 8)
-        for (int a = 0; a < nc; a++) {
-            int ai = cells[a] % nx, aj = cells[a] / nx, ca = wall_class(m, ai, aj);
-            int n = near_parts(m, &k.s, &k.tb, k.p00, k.pos, ai, aj, who, pp);
-            for (int q = 0; q < n; q++) {
-                int b = who[q], cb = wall_class(m, cells[b] % nx, cells[b] / nx);
-                double xx = x[a] * x[b];
-                s0[ca * 9 + cb] += xx * creal(pp[q].p00);
-                s1[ca * 9 + cb] += xx * creal(pp[q].F);
-                s2[ca * 9 + cb] += xx * creal(pp[q].W);
-            }
-        }
-#pragma omp critical
-        for (int c = 0; c < 81; c++) {
-            e->S0[c] += s0[c];
-            e->S1[c] += s1[c];
-            e->S2[c] += s2[c];
-        }
-    }
-    share_work_free(ctx, &k);
-    return SV_OK;
-}
-
-static double energy_at(const walls_energy *e, double kappa)
-{
-    double sum = 0;
-    for (int ca = 0; ca < 9; ca++)
-        for (int cb = 0; cb < 9; cb++) {
-            pair_parts pp = {.p00 = e->S0[ca * 9 + cb], .F = e->S1[ca * 9 + cb], .W = e->S2[ca * 9 + cb],
-                             .Ta = e->T[ca], .Tb = e->T[cb]};
-            sum += creal(sv_em_walls_pair_delta(&pp, e->A, kappa));
-        }
-    return sum;
-}
-
-/* The rooftops of an axis: unknowns [q0, q0 + n). */
-static void axis_rooftops(const sv_em_model *m, int axis, int *q0, int *n)
-{
-    *q0 = axis ? m->nx_edges : 0;
-    *n = axis ? m->ny_edges : m->nx_edges;
-}
-
-/* The pairs of rooftop c with the rooftops of its axis within range whose
- * pair has walls (both orders: every r): their indices and parts. */
-static int near_current_parts(const sv_em_model *m, const share_work *k, const int *map, int c, int *who,
-                              pair_parts *pp)
-{
-    const sv_em_project *p = m->prj;
-    int nx = p->grid.nx, ny = p->grid.ny, R = k->s.R, n = 0;
-    const sv_em_basis *bc = &m->basis[c];
-    current cc, cr;
-    sv_em_walls_rooftop_current(m, c, &cc);
-    for (int dj = -R; dj <= R; dj++)
-        for (int di = -R; di <= R; di++) {
-            int i = bc->i + di, j = bc->j + dj;
-            if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-            int r = map[(size_t)bc->kind * nx * ny + i + (size_t)nx * j];
-            if (r < 0) continue;
-            sv_em_walls_rooftop_current(m, r, &cr);
-            if (cc.nw == 0 && cr.nw == 0) continue;
-            sv_em_walls_current_parts(m, &k->s, &k->ct, &cc, &cr, bc->kind == 0 ? di : dj, bc->kind == 0 ? dj : di, &pp[n]);
-            who[n++] = r;
-        }
-    return n;
-}
-
-/* The real L of an axis's rooftops (unknowns q0 = 0 for x, nx_edges for
- * y; n of them) with their walls at κ, into the lower triangle of L. */
-static sv_status rooftops_matrix(sv_ctx *ctx, const sv_em_model *m, int axis, double kappa, double *L)
-{
-    int q0, n;
-    axis_rooftops(m, axis, &q0, &n);
-    if (n == 0) return SV_OK;
-    int i0 = m->prj->grid.nx, i1 = 0, j0 = m->prj->grid.ny, j1 = 0;
-    for (int q = q0; q < q0 + n; q++) {
-        const sv_em_basis *b = &m->basis[q];
-        i0 = b->i < i0 ? b->i : i0, i1 = b->i > i1 ? b->i : i1, j0 = b->j < j0 ? b->j : j0, j1 = b->j > j1 ? b->j : j1;
-    }
-    int bw = i1 - i0 + 1, bh = j1 - j0 + 1;
-    share_work k;
-    sv_status st = share_work_make(ctx, m, NULL, 0, &k);
-    if (st) return st;
-    int *map = sv_em_walls_rooftop_map(ctx, m);
-    double *off = map ? sv_alloc(ctx, sizeof(double) * (size_t)bw * bh, "em wall share") : NULL;
-    if (!off) st = sv_last_status();
-    if (!st) {
-        /* the faces' L by offset over the rooftops' box, then every pair */
-#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
-        for (int q = 0; q < bw * bh; q++) off[q] = sv_em_L_rooftops(m, axis, q % bw, q / bw, 0);
-#pragma omp parallel num_threads(sv_threads_team())
-        {
-            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-#pragma omp for schedule(dynamic, 8)
-            for (int b = 0; b < n; b++) {
-                const sv_em_basis *bb = &m->basis[q0 + b];
-                double *col = L + (size_t)n * b;
-                for (int a = b; a < n; a++) {
-                    const sv_em_basis *ba = &m->basis[q0 + a];
-                    col[a] = off[abs(ba->i - bb->i) + (size_t)bw * abs(ba->j - bb->j)];
-                }
-                int got = near_current_parts(m, &k, map, q0 + b, who, pp);
-                double w = axis ? m->prj->grid.dx : m->prj->grid.dy;
-                for (int e = 0; e < got; e++)
-                    if (who[e] - q0 >= b) col[who[e] - q0] += creal(sv_em_walls_pair_delta(&pp[e], w, kappa));
-            }
-        }
-    }
-    sv_free(ctx, off);
-    sv_free(ctx, map);
-    share_work_free(ctx, &k);
-    return st;
-}
-
-/* For currents cur on them, the energy's κ-free sums by the rooftops'
- * wall counts (classes 0–2). */
-static sv_status rooftops_energy(sv_ctx *ctx, const sv_em_model *m, int axis, const double *cur,
-                                     walls_energy *e)
-{
-    const sv_em_project *p = m->prj;
-    int q0, n;
-    axis_rooftops(m, axis, &q0, &n);
-    *e = (walls_energy){.A = axis ? p->grid.dx : p->grid.dy};
-    for (int c = 0; c < 3; c++) e->T[c] = c * p->st.t;
-    share_work k;
-    sv_status st = share_work_make(ctx, m, NULL, 0, &k);
-    if (st) return st;
-    int *map = sv_em_walls_rooftop_map(ctx, m);
-    if (!map) st = sv_last_status();
-    if (!st) {
-#pragma omp parallel num_threads(sv_threads_team())
-        {
-            int *who = k.who + (size_t)omp_get_thread_num() * k.box;
-            pair_parts *pp = k.pp + (size_t)omp_get_thread_num() * k.box;
-            double s0[9] = {0}, s1[9] = {0}, s2[9] = {0}; /* by the two rooftops' wall counts */
-#pragma omp for schedule(dynamic, 16)
-            for (int c = 0; c < n; c++) {
-                int got = near_current_parts(m, &k, map, q0 + c, who, pp);
-                for (int q = 0; q < got; q++) {
-                    int cls = (int)lround(pp[q].Ta / p->st.t) * 3 + (int)lround(pp[q].Tb / p->st.t);
-                    double ii = cur[c] * cur[who[q] - q0];
-                    s0[cls] += ii * creal(pp[q].p00);
-                    s1[cls] += ii * creal(pp[q].F);
-                    s2[cls] += ii * creal(pp[q].W);
-                }
-            }
-#pragma omp critical
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) {
-                    e->S0[a * 9 + b] += s0[a * 3 + b];
-                    e->S1[a * 9 + b] += s1[a * 3 + b];
-                    e->S2[a * 9 + b] += s2[a * 3 + b];
-                }
-        }
-    }
-    sv_free(ctx, map);
-    share_work_free(ctx, &k);
-    return st;
-}
-
-/* ---- the Ritz steps ---- */
+} problem;
 
 /* The metal cells that carry charge (some unknown has divergence there). */
 static sv_status charged_cells(sv_ctx *ctx, const sv_em_model *m, int **cells, int *nc)
@@ -366,28 +101,220 @@ static sv_status charged_cells(sv_ctx *ctx, const sv_em_model *m, int **cells, i
     return SV_OK;
 }
 
-/* A Ritz problem: the charge's (the cells) or an axis's current (its
- * rooftops); its matrix at κ (lower triangle), and its energy parts for
- * the solution x. */
-typedef struct problem {
-    int current;      /* 0 the charge, 1 the current */
-    int axis;         /* the current's: its rooftops' axis */
-    int n;            /* the order */
-    const int *cells; /* the charge's cells */
-} problem;
-
-static sv_status problem_matrix(sv_ctx *ctx, const sv_em_model *m, const problem *pb, double kappa, double *M)
+/* A cell's class: its exposed walls across x (0–2) and across y (0–2). */
+static int wall_class(const sv_em_model *m, int i, int j)
 {
-    if (pb->current) return rooftops_matrix(ctx, m, pb->axis, kappa, M);
-    return cells_matrix(ctx, m, pb->cells, pb->n, kappa, M);
+    const sv_em_project *p = m->prj;
+    return (!sv_em_walls_metal_at(p, i - 1, j) + !sv_em_walls_metal_at(p, i + 1, j)) * 3 +
+           !sv_em_walls_metal_at(p, i, j - 1) + !sv_em_walls_metal_at(p, i, j + 1);
 }
 
-static sv_status problem_energy(sv_ctx *ctx, const sv_em_model *m, const problem *pb, const double *x,
-                                walls_energy *e)
+/* Item q's cell (a rooftop's: the lower-left of its two). */
+static void item_at(const sv_em_model *m, const problem *pb, int q, int *i, int *j)
 {
-    if (pb->current) return rooftops_energy(ctx, m, pb->axis, x, e);
-    return cells_energy(ctx, m, pb->cells, pb->n, x, e);
+    if (pb->current) {
+        *i = m->basis[pb->q0 + q].i;
+        *j = m->basis[pb->q0 + q].j;
+    } else {
+        *i = pb->cells[q] % m->prj->grid.nx;
+        *j = pb->cells[q] / m->prj->grid.nx;
+    }
 }
+
+/* The items within range of item q whose pair with it has walls (every
+ * one, both orders): their places in the list and their parts. */
+static int partners(const sv_em_model *m, const problem *pb, int q, int *who, pair_parts *pp)
+{
+    const sv_em_project *p = m->prj;
+    int nx = p->grid.nx, ny = p->grid.ny, R = pb->s.R, n = 0, ci, cj;
+    item_at(m, pb, q, &ci, &cj);
+    if (!pb->current) {
+        for (int bj = cj - R; bj <= cj + R; bj++)
+            for (int bi = ci - R; bi <= ci + R; bi++) {
+                if (!sv_em_walls_metal_at(p, bi, bj) || pb->pos[bi + (size_t)nx * bj] < 0) continue;
+                if (sv_em_walls_pair_make(m, &pb->s, &pb->tb, ci, cj, bi, bj,
+                                          pb->p00[abs(bi - ci) + (R + 1) * abs(bj - cj)], &pp[n]))
+                    who[n++] = pb->pos[bi + (size_t)nx * bj];
+            }
+        return n;
+    }
+    int kind = m->basis[pb->q0 + q].kind;
+    current cc, cr;
+    sv_em_walls_rooftop_current(m, pb->q0 + q, &cc);
+    for (int dj = -R; dj <= R; dj++)
+        for (int di = -R; di <= R; di++) {
+            int i = ci + di, j = cj + dj;
+            if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+            int r = pb->map[(size_t)kind * nx * ny + i + (size_t)nx * j];
+            if (r < 0) continue;
+            sv_em_walls_rooftop_current(m, r, &cr);
+            if (cc.nw == 0 && cr.nw == 0) continue;
+            sv_em_walls_current_parts(m, &pb->s, &pb->ct, &cc, &cr, kind == 0 ? di : dj, kind == 0 ? dj : di, &pp[n]);
+            who[n++] = r - pb->q0;
+        }
+    return n;
+}
+
+static void problem_free(sv_ctx *ctx, problem *pb)
+{
+    if (pb->own) sv_free(ctx, pb->w);
+    free(pb->s.cn);
+    sv_free(ctx, pb->cells);
+    sv_free(ctx, pb->pos);
+    sv_free(ctx, pb->map);
+    sv_free(ctx, pb->cls);
+    sv_free(ctx, pb->off);
+    sv_free(ctx, pb->who);
+    sv_free(ctx, pb->pp);
+    *pb = (problem){0};
+}
+
+/* The items, their positions and the tables (the charge's, or the
+ * current's of an axis). */
+static sv_status problem_items(sv_ctx *ctx, const sv_em_model *m, problem *pb)
+{
+    const sv_em_project *p = m->prj;
+    size_t ncell = (size_t)p->grid.nx * p->grid.ny;
+    if (pb->current) {
+        pb->q0 = pb->axis ? m->nx_edges : 0;
+        pb->n = pb->axis ? m->ny_edges : m->nx_edges;
+        pb->map = sv_em_walls_rooftop_map(ctx, m);
+        return pb->map ? SV_OK : sv_last_status();
+    }
+    sv_status st = charged_cells(ctx, m, &pb->cells, &pb->n);
+    pb->pos = st ? NULL : sv_alloc(ctx, sizeof(int) * (ncell ? ncell : 1), "em wall share");
+    if (!pb->pos) return st ? st : sv_last_status();
+    for (size_t c = 0; c < ncell; c++) pb->pos[c] = -1;
+    for (int q = 0; q < pb->n; q++) pb->pos[pb->cells[q]] = q;
+    return SV_OK;
+}
+
+/* The faces' coefficients by offset over the items' box, each item's
+ * class, and each class's wall area (the charge's) or height (a
+ * rooftop's). */
+static sv_status problem_faces(sv_ctx *ctx, const sv_em_model *m, problem *pb)
+{
+    const sv_em_project *p = m->prj;
+    double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t;
+    int i0 = p->grid.nx, i1 = 0, j0 = p->grid.ny, j1 = 0;
+    for (int q = 0; q < pb->n; q++) {
+        int i, j;
+        item_at(m, pb, q, &i, &j);
+        i0 = i < i0 ? i : i0, i1 = i > i1 ? i : i1, j0 = j < j0 ? j : j0, j1 = j > j1 ? j : j1;
+    }
+    int bw = i1 - i0 + 1, bh = j1 - j0 + 1;
+    pb->bw = bw;
+    pb->off = sv_alloc(ctx, sizeof(double) * (size_t)bw * bh, "em wall share");
+    pb->cls = pb->off ? sv_alloc(ctx, sizeof(int) * (size_t)pb->n, "em wall share") : NULL;
+    if (!pb->cls) return sv_last_status();
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
+    for (int q = 0; q < bw * bh; q++)
+        pb->off[q] = pb->current ? sv_em_L_rooftops(m, pb->axis, q % bw, q / bw, 0)
+                                 : creal(sv_em_walls_p_faces(m, q % bw, q / bw, 0));
+    for (int q = 0; q < pb->n; q++) {
+        int i, j;
+        item_at(m, pb, q, &i, &j);
+        current c;
+        if (pb->current) sv_em_walls_rooftop_current(m, pb->q0 + q, &c);
+        pb->cls[q] = pb->current ? c.nw : wall_class(m, i, j);
+    }
+    pb->A = pb->current ? (pb->axis ? dx : dy) : dx * dy;
+    for (int c = 0; c < 9; c++) pb->T[c] = pb->current ? c * t : t * ((c / 3) * dy + (c % 3) * dx);
+    return SV_OK;
+}
+
+/* The problem of the charge (of_current 0) or of an axis's current, with all
+ * its rounds need; nothing allocated when it has no items. */
+static sv_status problem_make(sv_ctx *ctx, const sv_em_model *m, int of_current, int axis, problem *pb)
+{
+    *pb = (problem){.current = of_current, .axis = axis};
+    sv_status st = problem_items(ctx, m, pb);
+    if (!st && pb->n > 0) {
+        sv_em_walls_series_make(m, &pb->s);
+        if (!pb->s.cn) st = sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
+    }
+    if (!st && pb->n > 0) {
+        pb->w = sv_em_walls_tables_for(ctx, m, &pb->s, &pb->own);
+        size_t team = (size_t)sv_threads_team();
+        pb->box = (2 * pb->s.R + 1) * (2 * pb->s.R + 1);
+        pb->who = pb->w ? sv_alloc(ctx, sizeof(int) * team * pb->box, "em wall share") : NULL;
+        pb->pp = pb->who ? sv_alloc(ctx, sizeof(pair_parts) * team * pb->box, "em wall share") : NULL;
+        st = pb->pp ? problem_faces(ctx, m, pb) : sv_last_status();
+    }
+    if (!st && pb->n > 0) sv_em_walls_tables_view(pb->w, &pb->tb, &pb->ct, &pb->p00);
+    if (st) problem_free(ctx, pb);
+    return st;
+}
+
+/* The problem's real matrix (the cells' P or the rooftops' L) with the
+ * walls at κ, into the lower triangle of M (n × n, column-major). */
+static void problem_matrix(const sv_em_model *m, const problem *pb, double kappa, double *M)
+{
+    const int n = pb->n;
+#pragma omp parallel num_threads(sv_threads_team())
+    {
+        int *who = pb->who + (size_t)omp_get_thread_num() * pb->box;
+        pair_parts *pp = pb->pp + (size_t)omp_get_thread_num() * pb->box;
+#pragma omp for schedule(dynamic, 8)
+        for (int b = 0; b < n; b++) {
+            int bi, bj;
+            item_at(m, pb, b, &bi, &bj);
+            double *col = M + (size_t)n * b;
+            for (int a = b; a < n; a++) {
+                int ai, aj;
+                item_at(m, pb, a, &ai, &aj);
+                col[a] = pb->off[abs(ai - bi) + (size_t)pb->bw * abs(aj - bj)];
+            }
+            int got = partners(m, pb, b, who, pp);
+            for (int e = 0; e < got; e++)
+                if (who[e] >= b) col[who[e]] += creal(sv_em_walls_pair_delta(&pp[e], pb->A, kappa));
+        }
+    }
+}
+
+/* For the solution x, the energy's κ-free class sums. */
+static void problem_energy(const sv_em_model *m, const problem *pb, const double *x, walls_energy *e)
+{
+    *e = (walls_energy){.A = pb->A};
+    memcpy(e->T, pb->T, sizeof e->T);
+#pragma omp parallel num_threads(sv_threads_team())
+    {
+        int *who = pb->who + (size_t)omp_get_thread_num() * pb->box;
+        pair_parts *pp = pb->pp + (size_t)omp_get_thread_num() * pb->box;
+        double s0[81] = {0}, s1[81] = {0}, s2[81] = {0};
+#pragma omp for schedule(dynamic, 8)
+        for (int a = 0; a < pb->n; a++) {
+            int got = partners(m, pb, a, who, pp);
+            for (int q = 0; q < got; q++) {
+                int c = pb->cls[a] * 9 + pb->cls[who[q]];
+                double xx = x[a] * x[who[q]];
+                s0[c] += xx * creal(pp[q].p00);
+                s1[c] += xx * creal(pp[q].F);
+                s2[c] += xx * creal(pp[q].W);
+            }
+        }
+#pragma omp critical
+        for (int c = 0; c < 81; c++) {
+            e->S0[c] += s0[c];
+            e->S1[c] += s1[c];
+            e->S2[c] += s2[c];
+        }
+    }
+}
+
+static double energy_at(const walls_energy *e, double kappa)
+{
+    double sum = 0;
+    for (int ca = 0; ca < 9; ca++)
+        for (int cb = 0; cb < 9; cb++) {
+            pair_parts pp = {.p00 = e->S0[ca * 9 + cb], .F = e->S1[ca * 9 + cb], .W = e->S2[ca * 9 + cb],
+                             .Ta = e->T[ca], .Tb = e->T[cb]};
+            sum += creal(sv_em_walls_pair_delta(&pp, e->A, kappa));
+        }
+    return sum;
+}
+
+/* ---- the Ritz steps ---- */
 
 /* x = M⁻¹·1 (M positive definite: a potential or an inductance matrix). */
 static sv_status unit_solve(int n, double kappa, double *M, double *x)
@@ -427,22 +354,27 @@ static double best_share(const walls_energy *e)
 }
 
 /* Alternate rounds of x = M(κ)⁻¹·1 and the κ that minimises xᵀM(κ)x, from
- * κ = 1, until κ moves by less than SHARE_TOL. */
-static sv_status ritz(sv_ctx *ctx, const sv_em_model *m, const problem *pb, double *kappa)
+ * κ = 1, until κ moves by less than SHARE_TOL: the charge's (of_current 0)
+ * or an axis's current's share. */
+static sv_status ritz(sv_ctx *ctx, const sv_em_model *m, int of_current, int axis, double *kappa)
 {
     *kappa = 1;
-    if (pb->n == 0) return SV_OK;
-    sv_status st = SV_OK;
-    double *M = sv_alloc(ctx, sizeof(double) * (size_t)pb->n * pb->n, "em wall share (a dense matrix of the metal)");
-    double *x = M ? sv_alloc(ctx, sizeof(double) * (size_t)pb->n, "em wall share") : NULL;
+    problem pb;
+    sv_status st = problem_make(ctx, m, of_current, axis, &pb);
+    if (st || pb.n == 0) {
+        problem_free(ctx, &pb);
+        return st;
+    }
+    double *M = sv_alloc(ctx, sizeof(double) * (size_t)pb.n * pb.n, "em wall share (a dense matrix of the metal)");
+    double *x = M ? sv_alloc(ctx, sizeof(double) * (size_t)pb.n, "em wall share") : NULL;
     if (!x) st = sv_last_status();
     double k = 1;
     for (int round = 0; round < SHARE_ROUNDS && !st; round++) {
         walls_energy e;
-        st = problem_matrix(ctx, m, pb, k, M);
-        if (!st) st = unit_solve(pb->n, k, M, x);
-        if (!st) st = problem_energy(ctx, m, pb, x, &e);
+        problem_matrix(m, &pb, k, M);
+        st = unit_solve(pb.n, k, M, x);
         if (st) break;
+        problem_energy(m, &pb, x, &e);
         double next = best_share(&e);
         int done = fabs(log(next / k)) < SHARE_TOL;
         k = next;
@@ -451,6 +383,7 @@ static sv_status ritz(sv_ctx *ctx, const sv_em_model *m, const problem *pb, doub
     if (!st) *kappa = k;
     sv_free(ctx, x);
     sv_free(ctx, M);
+    problem_free(ctx, &pb);
     return st;
 }
 
@@ -460,18 +393,10 @@ sv_status sv_em_walls_choose_shares(sv_ctx *ctx, const sv_em_model *m, double *c
     int tall = p->st.t >= 0.5 * fmin(p->grid.dx, p->grid.dy);
     sv_status st = SV_OK;
     if (*charge == 0 && !tall) *charge = 1;
-    if (*charge == 0) {
-        int *cells = NULL, nc = 0;
-        st = charged_cells(ctx, m, &cells, &nc);
-        problem pb = {.n = nc, .cells = cells};
-        if (!st) st = ritz(ctx, m, &pb, charge);
-        sv_free(ctx, cells);
-    }
+    if (*charge == 0) st = ritz(ctx, m, 0, 0, charge);
     for (int ax = 0; ax < 2 && !st; ax++) {
         if (currents[ax] == 0 && !tall) currents[ax] = 1;
-        if (currents[ax] != 0) continue;
-        problem pb = {.current = 1, .axis = ax, .n = ax ? m->ny_edges : m->nx_edges};
-        st = ritz(ctx, m, &pb, &currents[ax]);
+        if (currents[ax] == 0) st = ritz(ctx, m, 1, ax, &currents[ax]);
     }
     return st;
 }
