@@ -226,16 +226,24 @@ static void digest_complex(outcome *o, const double complex *v, int count)
     }
 }
 
-/* The direct solve at one frequency, and S from Y. */
+/* The direct solve of an opened case (np ≤ 3 ports) at one frequency, and
+ * S from Y. */
+static sv_status solve_s(sv_ctx *ctx, const em_case *c, int np, outcome *o)
+{
+    double complex y[9], s[9];
+    double z0[3] = {50, 50, 50};
+    sv_status st = sv_em_solve(ctx, c->a, 2.5e9, y);
+    if (st == SV_OK) st = sv_em_y_to_s(np, y, z0, s);
+    if (st == SV_OK) digest_complex(o, s, np * np);
+    return st;
+}
+
+/* The lossy three-port's direct solve. */
 static sv_status run_solve(sv_ctx *ctx, outcome *o)
 {
     em_case c;
     sv_status st = em_open(ctx, &c);
-    double complex y[9], s[9];
-    double z0[3] = {50, 50, 50};
-    if (st == SV_OK) st = sv_em_solve(ctx, c.a, 2.5e9, y);
-    if (st == SV_OK) st = sv_em_y_to_s(3, y, z0, s);
-    if (st == SV_OK) digest_complex(o, s, 9);
+    if (st == SV_OK) st = solve_s(ctx, &c, 3, o);
     em_close(&c);
     return st;
 }
@@ -289,9 +297,7 @@ static sv_status run_wall_shares(sv_ctx *ctx, outcome *o)
 {
     em_case c;
     sv_status st = em_open_text(ctx, tall_walls_project, &c);
-    double complex y[4];
-    if (st == SV_OK) st = sv_em_solve(ctx, c.a, 2.5e9, y);
-    if (st == SV_OK) digest_complex(o, y, 4);
+    if (st == SV_OK) st = solve_s(ctx, &c, 2, o);
     em_close(&c);
     return st;
 }
