@@ -114,10 +114,10 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     sv_em_gl_make(SV_EM_GL_WALL, 1, &m->gl_wall);
     sv_em_gl_make(SV_EM_GL_EDGE, 1, &m->gl_edge);
     number_unknowns(p, m->basis);
-    /* the radiation terms depend on the mesh and the band's top alone: made
-     * once here, for every planar model and estimate of this mesh */
     /* thick metal's shares of charge and current on the walls (wall_share.c) */
     if (p->st.thick_metal) s = sv_em_walls_choose_shares(ctx, m, &m->opts.wall_share, m->opts.wall_current_share);
+    /* the radiation terms depend on the mesh and the band's top alone: made
+     * once here, for every planar model and estimate of this mesh */
     if (!s && p->radiation)
         s = sv_em_radiation_create(ctx, m, sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), &m->rad);
     if (s) {
