@@ -402,6 +402,23 @@ static void check(tally t)
     assert_int_equal(t.refused + t.handled, t.allocations);
 }
 
+/* A campaign on a model built beforehand under a context of its own
+ * (project text, or NULL for the lossy three-port): the runs take nothing
+ * from that context, and it is empty once the model is closed. */
+static void campaign_on_model(const char *name, scenario_fn run, const char *text, em_case *model)
+{
+    sv_ctx *model_ctx;
+    assert_int_equal(sv_ctx_create(&model_ctx), SV_OK);
+    sv_ctx_set_threads(model_ctx, 1);
+    assert_int_equal(text ? em_open_text(model_ctx, text, model) : em_open(model_ctx, model), SV_OK);
+    size_t model_bytes = sv_ctx_memory_current(model_ctx);
+    check(campaign(name, run, 1));
+    assert_int_equal(sv_ctx_memory_current(model_ctx), model_bytes);
+    em_close(model);
+    assert_int_equal(sv_ctx_memory_current(model_ctx), 0);
+    sv_ctx_destroy(model_ctx);
+}
+
 static void test_pattern_analysis(void **state)
 {
     (void)state;
@@ -433,15 +450,7 @@ static void test_direct_solve(void **state)
 static void test_calibration(void **state)
 {
     (void)state;
-    sv_ctx *model_ctx;
-    assert_int_equal(sv_ctx_create(&model_ctx), SV_OK);
-    sv_ctx_set_threads(model_ctx, 1);
-    assert_int_equal(em_open_text(model_ctx, calibration_project, &calibration_model), SV_OK);
-    size_t model_bytes = sv_ctx_memory_current(model_ctx);
-    check(campaign("calibration", run_calibration, 1));
-    assert_int_equal(sv_ctx_memory_current(model_ctx), model_bytes); /* the calibration took nothing from it */
-    em_close(&calibration_model);
-    sv_ctx_destroy(model_ctx);
+    campaign_on_model("calibration", run_calibration, calibration_project, &calibration_model);
 }
 
 static void test_wall_shares(void **state)
@@ -453,16 +462,7 @@ static void test_wall_shares(void **state)
 static void test_sweep(void **state)
 {
     (void)state;
-    sv_ctx *model_ctx;
-    assert_int_equal(sv_ctx_create(&model_ctx), SV_OK);
-    sv_ctx_set_threads(model_ctx, 1);
-    assert_int_equal(em_open(model_ctx, &sweep_model), SV_OK);
-    size_t model_bytes = sv_ctx_memory_current(model_ctx);
-    check(campaign("sweep", run_sweep, 1));
-    assert_int_equal(sv_ctx_memory_current(model_ctx), model_bytes); /* the sweep took nothing from it */
-    em_close(&sweep_model);
-    assert_int_equal(sv_ctx_memory_current(model_ctx), 0);
-    sv_ctx_destroy(model_ctx);
+    campaign_on_model("sweep", run_sweep, NULL, &sweep_model);
 }
 
 /* The direct solve with dispersion's kernel fit, tables and term. */
