@@ -89,7 +89,7 @@ def main():
     g = stub["grid"]
     # the main line's own cells: the stub's grid, 4 rows, metal everywhere
     line = {"title": "the stub's feed line", "units": stub["units"], "substrate": stub["substrate"],
-            "metal": stub["metal"], "grid": dict(g, ny=4, origin=[g["origin"][0], g["origin"][1]]),
+            "metal": stub["metal"], "grid": dict(g, ny=4),
             "pixels": ["#" * g["nx"]] * 4,
             "ports": [{"name": "a", "side": "left", "x": g["origin"][0], "y": [g["origin"][1], g["origin"][1] + 4 * g["dy"]]},
                       {"name": "b", "side": "right", "x": g["origin"][0] + g["nx"] * g["dx"],
