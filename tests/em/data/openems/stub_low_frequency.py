@@ -20,32 +20,18 @@ import tempfile
 
 import numpy as np
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from touchstone import read_touchstone  # noqa: E402
+
 C0 = 299792458.0
-FREQS = [0.5e9, 0.75e9, 1.0e9]
 
 
 def read_s2p(path):
-    f, s = [], []
-    unit, fmt = 1.0, "ma"
-    for line in open(path):
-        line = line.strip()
-        if not line or line[0] == "!":
-            continue
-        if line[0] == "#":
-            t = line.split()
-            unit = {"hz": 1, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}[t[1].lower()]
-            fmt = t[3].lower()
-            continue
-        v = [float(x) for x in line.split()]
-        f.append(v[0] * unit)
-        pairs = [(v[1 + 2 * i], v[2 + 2 * i]) for i in range(4)]
-        if fmt == "ri":
-            s.append([complex(a, b) for a, b in pairs])
-        elif fmt == "ma":
-            s.append([a * np.exp(1j * np.radians(b)) for a, b in pairs])
-        else:
-            s.append([10 ** (a / 20) * np.exp(1j * np.radians(b)) for a, b in pairs])
-    return np.array(f), np.array(s)  # s rows: S11 S21 S12 S22
+    """Frequencies (Hz) and S (rows S11 S21 S12 S22) as arrays."""
+    data = read_touchstone(path)
+    f = sorted(data)
+    return np.array(f) * 1e9, np.array([data[k] for k in f])
 
 
 def sweep(solvent, project, start, stop, points, subdivide):
@@ -88,25 +74,24 @@ def main():
     stub = json.load(open("examples/stub.json"))
     g = stub["grid"]
     # the main line's own cells: the stub's grid, 4 rows, metal everywhere
+    y = [g["origin"][1], g["origin"][1] + 4 * g["dy"]]
     line = {"title": "the stub's feed line", "units": stub["units"], "substrate": stub["substrate"],
-            "metal": stub["metal"], "grid": dict(g, ny=4),
-            "pixels": ["#" * g["nx"]] * 4,
-            "ports": [{"name": "a", "side": "left", "x": g["origin"][0], "y": [g["origin"][1], g["origin"][1] + 4 * g["dy"]]},
-                      {"name": "b", "side": "right", "x": g["origin"][0] + g["nx"] * g["dx"],
-                       "y": [g["origin"][1], g["origin"][1] + 4 * g["dy"]]}]}
+            "metal": stub["metal"], "grid": dict(g, ny=4), "pixels": ["#" * g["nx"]] * 4,
+            "ports": [{"name": "a", "side": "left", "x": g["origin"][0], "y": y},
+                      {"name": "b", "side": "right", "x": g["origin"][0] + g["nx"] * g["dx"], "y": y}]}
     length = g["nx"] * g["dx"] * 1e-3
-    fl, sl = sweep(solvent, line, "0.5GHz", "1GHz", 3, subdivide)
+    fl, sl = sweep(solvent, line, "0.5GHz", "0.5GHz", 1, subdivide)
     zc, ee = line_parameters(sl[0], fl[0], length)
     # Solvent's notch on the circuit (1 MHz steps around it)
     fn, sn = sweep(solvent, stub, "1.9GHz", "2.1GHz", 201, subdivide)
     notch = fn[np.argmin(abs(sn[:, 1]))]
     fs, ss = sweep(solvent, stub, "0.5GHz", "1GHz", 3, subdivide)
-    fo, so = read_s2p("tests/em/data/openems/stub.s2p")
+    fo, so = read_s2p(os.path.join(HERE, "stub.s2p"))
     print(f"Solvent's feed line (split {subdivide}): Zc {zc:.2f} ohm, eps_eff {ee:.3f}; notch {notch / 1e9:.3f} GHz")
     print("f GHz | Solvent |S11| | TL, Solvent's line | openEMS |S11| | TL, openEMS's line (49.72 ohm, 3.337, 1.977 GHz) | TL, ideal 50 ohm")
-    for i, f in enumerate(FREQS):
+    for f, s in zip(fs, ss):
         ro = np.interp(f, fo, abs(so[:, 0]))
-        print(f"{f / 1e9:.2f} | {abs(ss[i, 0]):.4f} | {abs(tl_stub_s11(f, zc, ee, notch)):.4f} | {ro:.4f} | "
+        print(f"{f / 1e9:.2f} | {abs(s[0]):.4f} | {abs(tl_stub_s11(f, zc, ee, notch)):.4f} | {ro:.4f} | "
               f"{abs(tl_stub_s11(f, 49.72, 3.337, 1.977e9)):.4f} | {abs(tl_stub_s11(f, 50.0, 3.337, 1.977e9)):.4f}")
 
 

@@ -9,9 +9,11 @@ at Momentum's 200 frequencies (0.05-10 GHz) and prints the lost power
 1 - |S11|^2 - |S21|^2 at 1/2/3/5/7.5/10 GHz and the medians over the band of
 |dS21| and |dS11| (complex, linear) and the worst |dS| against openEMS.
 About a minute."""
-import cmath, json, math, os, statistics, subprocess, sys, tempfile
+import json, os, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from touchstone import read_touchstone  # noqa: E402 (the folder above)
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", ".."))
 MOMENTUM = os.path.join(ROOT, "tests", "em", "data", "momentum")
 PROBES = [1.0, 2.0, 3.0, 5.0, 7.5, 10.0]
@@ -24,30 +26,6 @@ VARIANTS = [
     ("Solvent, openEMS's stack-up, calibrated ports", {"conductivity": "inf"}, 0.0, "thru"),
     ("Solvent, Momentum test's stack-up, raw ports", {"conductivity": 5.88e7, "thickness": 2.8}, 0.01, "none"),
 ]
-
-
-def read_touchstone(path):
-    """{frequency in GHz (rounded): [S11, S21, S12, S22]} of a 2-port."""
-    fmt, out = "RI", {}
-    for line in open(path):
-        line = line.strip()
-        if not line or line[0] == "!":
-            continue
-        if line[0] == "#":
-            u = line.upper().split()
-            fmt = "DB" if "DB" in u else ("MA" if "MA" in u else "RI")
-            continue
-        v = [float(x) for x in line.split()]
-        s = []
-        for k in range(4):
-            a, b = v[1 + 2 * k], v[2 + 2 * k]
-            if fmt == "RI":
-                s.append(complex(a, b))
-            else:
-                mag = 10 ** (a / 20) if fmt == "DB" else a
-                s.append(mag * cmath.exp(1j * math.radians(b)))
-        out[round(v[0], 4)] = s
-    return out
 
 
 def project(sim, metal, tan_delta, calibration):
