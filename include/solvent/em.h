@@ -227,8 +227,9 @@ int sv_em_affine_disperses(const sv_em_affine *a);
  * in its context; 0 when the project has none): a memory estimate made
  * after the mesh adds them to sv_em_affine_bytes. */
 size_t sv_em_model_radiation_bytes(const sv_em_model *m);
-/* 1 if the mesh has strips one cell wide and the project gives them the
- * edge-singular profile ("effects.edge_profile"; docs/em.md). */
+/* 1 if the mesh has strips one cell wide or edge cells of wider strips and
+ * the project gives them their edge-singular profiles ("effects.edge_profile",
+ * "effects.edge_cells"; docs/em.md). */
 int sv_em_model_edge_profiled(const sv_em_model *m);
 /* The frequency above which the model no longer holds (electrical size
  * k0·a > 4 with a the half-diagonal of the metal, or a substrate no longer

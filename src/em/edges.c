@@ -1,22 +1,27 @@
-/* Strips one cell wide: their current and charge follow the edge-singular
- * transverse distribution of an isolated strip, p(t) = 1/(π·√(1 − t²)) over
- * the width (t ∈ [−1, 1]), instead of the uniform one of a cell (project
- * switch "edge_profile"; docs/em.md, "Strips one cell wide").
+/* Edge profiles. Strips one cell wide: their current and charge follow
+ * the edge-singular transverse distribution of an isolated strip,
+ * p(t) = 1/(π·√(1 − t²)) over the width (t ∈ [−1, 1]), instead of the
+ * uniform one of a cell (project switch "edge_profile"; docs/em.md,
+ * "Strips one cell wide"). The edge cells of wider strips: a one-sided
+ * density singular at the strip's edge, d^(−1/2) on a sheet and d^(−1/3)
+ * on thick metal (switch "edge_cells"; docs/em.md, "Edge cells of wider
+ * strips").
  *
  * A uniform cell across a narrow strip has the self-"radius" w·e^(−3/2) =
  * 0.223·w instead of w/4: its L is a few per cent high and its C low (Pozar's
  * 120 Ω sections one cell across: L +3 %, C −3.4 % against Hammerstad–
- * Jensen). The profile is carried by SUB sub-strips across the cell, each
- * with the weight 1/SUB of p (and extrapolated from SUB/2: below); L and P
- * between two unknowns or cells are the weighted sums of the sub-strips'
- * closed forms.
+ * Jensen); uniform edge cells of a strip 4 cells wide make its Z0 +2.7 %.
+ * A profile is carried by SUB sub-strips across the cell, each with the
+ * weight 1/SUB of p (and extrapolated from SUB/2: below); L and P between
+ * two unknowns or cells are the weighted sums of the sub-strips' closed
+ * forms.
  *
- * Only pairs within EDGE_REACH cell sides change: beyond, the profile acts
- * through its second moment alone (w²/8 against w²/12), on entries that are
- * small (docs/em.md has what the reach and the sub-strips cost and give).
- * The changes depend on the integer offset and the two profiles alone, so
- * they are tabulated once, like the assembly's tables, and added to the
- * assembled L and Ψ = Dᵀ·P·D. */
+ * Only pairs within EDGE_REACH cell sides change: beyond, a profile acts
+ * through its low moments alone, on entries that are small (docs/em.md has
+ * what the reach and the sub-strips cost and give). The changes depend on
+ * the integer offset and the two profiles alone, so they are tabulated
+ * once, like the assembly's tables, and added to the assembled L and
+ * Ψ = Dᵀ·P·D. */
 #include <math.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -31,23 +36,60 @@
 #define SUB 8
 #define EDGE_REACH 3.0 /* pairs farther apart (in the larger cell side) keep the uniform values */
 
-/* Profiles: 0 uniform, 1 edge-singular across y (a strip along x), 2 across x. */
-enum { PROF_NONE = 0, PROF_Y = 1, PROF_X = 2 };
+/* Profiles: uniform; edge-singular across y (a strip along x) at both
+ * sides (a strip one cell wide), or at its low or high side alone (the
+ * edge cell of a wider strip); the same across x. */
+enum { PROF_NONE, PROF_Y, PROF_X, PROF_Y_LO, PROF_Y_HI, PROF_X_LO, PROF_X_HI, PROF_COUNT };
+enum { SIDE_NONE, SIDE_BOTH, SIDE_LO, SIDE_HI, SIDE_COUNT };
 
-/* The sub-strips: boundaries at t_s = −cos(π·s/SUB), which gives each the
- * same weight 1/SUB of p and makes them narrow where p is large. */
-static double sub_edge(int s) { return -cos(SV_EM_PI * s / SUB); }
+static int across_x(int prof) { return prof == PROF_X || prof == PROF_X_LO || prof == PROF_X_HI; }
+
+/* Where a profile is singular on its axis: SIDE_*. */
+static int prof_side(int prof)
+{
+    static const int side[PROF_COUNT] = {SIDE_NONE, SIDE_BOTH, SIDE_BOTH, SIDE_LO, SIDE_HI, SIDE_LO, SIDE_HI};
+    return side[prof];
+}
+
+/* The sub-strips' boundaries t_s on [−1, 1], each sub-strip with the same
+ * weight 1/SUB of the profile (so they are narrow where it is large). Both
+ * sides: p = 1/(π·√(1 − t²)), t_s = −cos(π·s/SUB). One side, singular at
+ * t = −1 (and its mirror image): the density near a conductor's edge,
+ * ∝ d^(−1/2) at the edge of a sheet and d^(−1/3) at the right-angled
+ * corner of thick metal (Meixner's edge condition: d^(π/α − 1) beside an
+ * exterior angle α, 2π or 3π/2), so with d = (1 + t)/2 and a = 1/2 or 1/3
+ * the weight up to t is d^(1 − a) and t_s = 2·(s/SUB)^(1/(1 − a)) − 1. */
+static double sub_edge(int prof, int thick, int s)
+{
+    double u = (double)s / SUB, power = thick ? 1.5 : 2.0;
+    switch (prof_side(prof)) {
+    case SIDE_LO: return 2 * pow(u, power) - 1;
+    case SIDE_HI: return 1 - 2 * pow(1 - u, power);
+    default: return -cos(SV_EM_PI * u);
+    }
+}
 
 static int metal(const sv_em_project *p, int i, int j) { return sv_em_project_metal(p, i, j); }
 
-/* The profile of cell (i, j): across y when both its y neighbours are empty
- * and an x neighbour is metal (a strip along x), across x likewise. */
+/* The profile of cell (i, j) (PROF_*). One cell wide ("edge_profile"):
+ * across y when both its y neighbours are empty and an x neighbour is
+ * metal (a strip along x), across x likewise. An edge cell of a wider
+ * strip ("edge_cells"): across y at the side of its one empty y neighbour
+ * when both x neighbours are metal (a straight edge along x, no corner),
+ * across x likewise. */
 static int cell_profile(const sv_em_project *p, int i, int j)
 {
-    if (!p->edge_profile || !metal(p, i, j)) return PROF_NONE;
-    int ny = !metal(p, i, j - 1) && !metal(p, i, j + 1), nx = !metal(p, i - 1, j) && !metal(p, i + 1, j);
-    if (ny && !nx) return PROF_Y;
-    if (nx && !ny) return PROF_X;
+    if (!metal(p, i, j)) return PROF_NONE;
+    int lo_y = !metal(p, i, j - 1), hi_y = !metal(p, i, j + 1);
+    int lo_x = !metal(p, i - 1, j), hi_x = !metal(p, i + 1, j);
+    if (p->edge_profile) {
+        if (lo_y && hi_y && !(lo_x && hi_x)) return PROF_Y;
+        if (lo_x && hi_x && !(lo_y && hi_y)) return PROF_X;
+    }
+    if (p->edge_cells) {
+        if (lo_y != hi_y && !lo_x && !hi_x) return lo_y ? PROF_Y_LO : PROF_Y_HI;
+        if (lo_x != hi_x && !lo_y && !hi_y) return lo_x ? PROF_X_LO : PROF_X_HI;
+    }
     return PROF_NONE;
 }
 
@@ -55,38 +97,36 @@ static int cell_profile(const sv_em_project *p, int i, int j)
  * it across the current's direction. */
 static int unknown_profile(const sv_em_model *m, int q)
 {
-    int ci[2], cj[2], sg[2], want = m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM)
-                                        ? PROF_X
-                                        : PROF_Y;
-    int nc = sv_em_div_cells(m, q, ci, cj, sg);
-    for (int k = 0; k < nc; k++)
-        if (cell_profile(m->prj, ci[k], cj[k]) != want) return PROF_NONE;
-    return want;
+    int ci[2], cj[2], sg[2], along_y = m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM);
+    int nc = sv_em_div_cells(m, q, ci, cj, sg), prof = nc ? cell_profile(m->prj, ci[0], cj[0]) : PROF_NONE;
+    for (int k = 1; k < nc; k++)
+        if (cell_profile(m->prj, ci[k], cj[k]) != prof) return PROF_NONE;
+    return prof && across_x(prof) == along_y ? prof : PROF_NONE;
 }
 
 /* ---- the weighted sums ------------------------------------------------------ */
 /* Sub-strip s of a profile's transverse extent [t1, t2] (s < 0: the whole). */
-static void sub_extent(double t1, double t2, int s, double *a, double *b)
+static void sub_extent(double t1, double t2, int prof, int thick, int s, double *a, double *b)
 {
     if (s < 0) {
         *a = t1;
         *b = t2;
         return;
     }
-    *a = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(s));
-    *b = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(s + 1));
+    *a = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(prof, thick, s));
+    *b = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(prof, thick, s + 1));
 }
 
 /* The boundaries of a profile's sub-strips across [t1, t2] (sub_extent's):
  * SUB + 1 of them, or without the profile the extent's two. */
-static int strip_edges(double t1, double t2, int prof, double *t)
+static int strip_edges(double t1, double t2, int prof, int thick, double *t)
 {
     if (!prof) {
         t[0] = t1;
         t[1] = t2;
         return 1;
     }
-    for (int s = 0; s <= SUB; s++) t[s] = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(s));
+    for (int s = 0; s <= SUB; s++) t[s] = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(prof, thick, s));
     return SUB;
 }
 
@@ -126,20 +166,23 @@ static double L_profiled(const sv_em_model *m, int r, int c, int pr, int pc, int
     sv_em_profile_from(m, r, i0, j0, &a);
     sv_em_profile_from(m, c, i0, j0, &b);
     double ta[SUB + 1], tb[SUB + 1], l[SUB * SUB];
-    int na = strip_edges(a.t1, a.t2, pr, ta), nb = strip_edges(b.t1, b.t2, pc, tb);
+    int thick = m->prj->st.thick_metal;
+    int na = strip_edges(a.t1, a.t2, pr, thick, ta), nb = strip_edges(b.t1, b.t2, pc, thick, tb);
     sv_em_L_strips_rule(m, &m->gl_edge, &a, ta, na, &b, tb, nb, exact, l);
     return strip_sums(l, na, nb, ta, tb, half);
 }
 
 /* A cell's rectangle split by its profile: sub-rectangle s (s < 0: whole). */
-static void sub_rect(const sv_em_grid *g, int i, int j, int prof, int s, double r[4])
+static void sub_rect(const sv_em_project *p, int i, int j, int prof, int s, double r[4])
 {
+    const sv_em_grid *g = &p->grid;
+    int thick = p->st.thick_metal;
     r[0] = i * g->dx;
     r[1] = r[0] + g->dx;
     r[2] = j * g->dy;
     r[3] = r[2] + g->dy;
-    if (prof == PROF_Y) sub_extent(r[2], r[3], s, &r[2], &r[3]);
-    if (prof == PROF_X) sub_extent(r[0], r[1], s, &r[0], &r[1]);
+    if (prof && !across_x(prof)) sub_extent(r[2], r[3], prof, thick, s, &r[2], &r[3]);
+    if (across_x(prof)) sub_extent(r[0], r[1], prof, thick, s, &r[0], &r[1]);
 }
 
 /* P between uniform charges on two rectangles (1/F), all image terms. */
@@ -166,21 +209,20 @@ static double P_rects(const sv_em_model *m, const double a[4], const double b[4]
  * its uniform value: with SUB sub-strips, and (*half) SUB/2. */
 static double dP_cells(const sv_em_model *m, int pa, int pb, int di, int dj, int exact, double *half)
 {
-    const sv_em_grid *g = &m->prj->grid;
     double ra[4], rb[4], ta[SUB + 1], tb[SUB + 1], v[SUB * SUB];
     int na = pa ? SUB : 1, nb = pb ? SUB : 1;
     for (int u = 0; u < na; u++) {
-        sub_rect(g, 0, 0, pa, pa ? u : -1, ra);
-        ta[u] = pa == PROF_X ? ra[0] : ra[2], ta[u + 1] = pa == PROF_X ? ra[1] : ra[3];
+        sub_rect(m->prj, 0, 0, pa, pa ? u : -1, ra);
+        ta[u] = across_x(pa) ? ra[0] : ra[2], ta[u + 1] = across_x(pa) ? ra[1] : ra[3];
         for (int q = 0; q < nb; q++) {
-            sub_rect(g, di, dj, pb, pb ? q : -1, rb);
-            tb[q] = pb == PROF_X ? rb[0] : rb[2], tb[q + 1] = pb == PROF_X ? rb[1] : rb[3];
+            sub_rect(m->prj, di, dj, pb, pb ? q : -1, rb);
+            tb[q] = across_x(pb) ? rb[0] : rb[2], tb[q + 1] = across_x(pb) ? rb[1] : rb[3];
             v[u * nb + q] = P_rects(m, ra, rb, exact);
         }
     }
     double fine = strip_sums(v, na, nb, ta, tb, half);
-    sub_rect(g, 0, 0, PROF_NONE, -1, ra);
-    sub_rect(g, di, dj, PROF_NONE, -1, rb);
+    sub_rect(m->prj, 0, 0, PROF_NONE, -1, ra);
+    sub_rect(m->prj, di, dj, PROF_NONE, -1, rb);
     double uniform = P_rects(m, ra, rb, exact); /* by the same rule: their errors cancel */
     *half -= uniform;
     return fine - uniform;
@@ -209,7 +251,7 @@ static void unknown_centre(const sv_em_model *m, int q, double *x, double *y)
 
 int sv_em_edge_profiled(const sv_em_model *m)
 {
-    if (!m->prj->edge_profile) return 0;
+    if (!m->prj->edge_profile && !m->prj->edge_cells) return 0;
     for (int q = 0; q < m->n; q++)
         if (unknown_profile(m, q)) return 1;
     for (int j = 0; j < m->prj->grid.ny; j++)
@@ -241,8 +283,16 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
 {
     int pa = cell_profile(m->prj, ai, aj), pb = cell_profile(m->prj, bi, bj);
     const sv_em_grid *g = &m->prj->grid;
-    if ((!pa && !pb) || !within_reach(g, (bi - ai) * g->dx, (bj - aj) * g->dy)) return 0;
-    double half, full = dP_cells(m, pa, pb, bi - ai, bj - aj, exact, &half);
+    int di = bi - ai, dj = bj - aj;
+    if ((!pa && !pb) || !within_reach(g, di * g->dx, dj * g->dy)) return 0;
+    /* P is symmetric: a pair is computed from one end whichever way it is
+     * asked for, so that ΔP(a, b) and ΔP(b, a) are the same bits and Ψ's
+     * change is exactly Dᵀ·ΔP·D (loop currents stay in its null space) */
+    if (pa > pb || (pa == pb && (dj < 0 || (dj == 0 && di < 0)))) {
+        int t = pa;
+        pa = pb, pb = t, di = -di, dj = -dj;
+    }
+    double half, full = dP_cells(m, pa, pb, di, dj, exact, &half);
     return extrapolated(full, half);
 }
 
@@ -254,11 +304,13 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
  * every pair of its classes, profiles and offset, wherever the pair lies
  * and whichever model made it. */
 #define NONE (-1)
+#define DP_PAIRS (PROF_COUNT * PROF_COUNT)
+#define DL_KEYS (2 * 9 * SIDE_COUNT * SIDE_COUNT)
 struct sv_em_edge_memo {
     int rx, ry;          /* ΔP and rooftops' ΔL: offsets −rx..rx, −ry..ry (cells) */
     size_t per, per_l;   /* entries per pair: of dp; of dl (offsets one cell farther) */
-    double *dp;          /* 9 profile pairs (pa, pb) × offsets */
-    double *dl;          /* per axis, 3 × 3 class pairs (classes: unknown_class) × 4 (profiled or not) × offsets */
+    double *dp;          /* DP_PAIRS profile pairs (pa, pb) × offsets */
+    double *dl;          /* per axis, 3 × 3 class pairs (classes: unknown_class) × SIDE_COUNT² × offsets */
     int *planned;        /* per dl entry: the slot of the plan computing it while one does, else NONE */
     double data[];
 };
@@ -278,23 +330,23 @@ size_t sv_em_edge_memo_bytes(const sv_em_model *m)
     int rx, ry;
     size_t per, per_l;
     memo_shape(&m->prj->grid, &rx, &ry, &per, &per_l);
-    return sizeof(sv_em_edge_memo) + sizeof(double) * (9 * per + 72 * per_l) + sizeof(int) * 72 * per_l;
+    return sizeof(sv_em_edge_memo) + sizeof(double) * (DP_PAIRS * per + DL_KEYS * per_l) + sizeof(int) * DL_KEYS * per_l;
 }
 
 /* The arrays' places in the memo's one allocation. */
 static void memo_init_pointers(sv_em_edge_memo *e)
 {
     e->dp = e->data;
-    e->dl = e->dp + 9 * e->per;
-    e->planned = (int *)(e->dl + 72 * e->per_l);
+    e->dl = e->dp + DP_PAIRS * e->per;
+    e->planned = (int *)(e->dl + DL_KEYS * e->per_l);
 }
 
 static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
 {
     memo_shape(&m->prj->grid, &e->rx, &e->ry, &e->per, &e->per_l);
     memo_init_pointers(e);
-    for (size_t k = 0; k < 9 * e->per + 72 * e->per_l; k++) e->data[k] = NAN;
-    for (size_t k = 0; k < 72 * e->per_l; k++) e->planned[k] = NONE;
+    for (size_t k = 0; k < DP_PAIRS * e->per + DL_KEYS * e->per_l; k++) e->data[k] = NAN;
+    for (size_t k = 0; k < DL_KEYS * e->per_l; k++) e->planned[k] = NONE;
 }
 
 static size_t offset_index(const sv_em_edge_memo *e, int di, int dj)
@@ -312,7 +364,7 @@ static double *dp_entry(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj
 {
     int pa = cell_profile(m->prj, ai, aj), pb = cell_profile(m->prj, bi, bj), di = bi - ai, dj = bj - aj;
     if ((!pa && !pb) || abs(di) > e->rx || abs(dj) > e->ry) return NULL;
-    return e->dp + (size_t)(3 * pa + pb) * e->per + offset_index(e, di, dj);
+    return e->dp + (size_t)(PROF_COUNT * pa + pb) * e->per + offset_index(e, di, dj);
 }
 
 static double cached_dP(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj, int bi, int bj)
@@ -386,8 +438,9 @@ static int planned_dL(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p, int 
     if (xa != xb) return NONE; /* currents at right angles: no change (sv_em_edge_dL) */
     int di = b->i - a->i, dj = b->j - a->j, port = ca || cb;
     if (abs(di) > e->rx + port || abs(dj) > e->ry + port) return port ? slot_add(p, r, c, 1, 0) : NONE;
-    int key = 2 * (p->prof[r] != 0) + (p->prof[c] != 0);
-    size_t off = offset_index_l(e, di, dj), k = (size_t)(((3 * xa + ca) * 3 + cb) * 4 + key) * e->per_l + off;
+    int key = SIDE_COUNT * prof_side(p->prof[r]) + prof_side(p->prof[c]);
+    size_t off = offset_index_l(e, di, dj),
+           k = (size_t)(((3 * xa + ca) * 3 + cb) * SIDE_COUNT * SIDE_COUNT + key) * e->per_l + off;
     return memo_dl(e, p, k, r, c);
 }
 
@@ -453,7 +506,7 @@ static void compute_l(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
         dl_slot *sl = &p->slot[p->todo[q]];
         sl->v = sv_em_edge_dL(m, sl->r, sl->c, 0);
     }
-    for (size_t k = 0; k < 72 * e->per_l; k++)
+    for (size_t k = 0; k < DL_KEYS * e->per_l; k++)
         if (e->planned[k] != NONE) {
             e->dl[k] = p->slot[e->planned[k]].v;
             e->planned[k] = NONE;
@@ -542,7 +595,7 @@ static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map
  * its sums, serial, find them all. */
 static sv_status fill_dp(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm)
 {
-    size_t nd = 9 * e->per;
+    size_t nd = DP_PAIRS * e->per;
     dp_plan p = {.entry = sv_alloc(ctx, sizeof(size_t) * nd, "edge profile plan"),
                  .cells = sv_alloc(ctx, sizeof(int[4]) * nd, "edge profile plan"),
                  .taken = sv_calloc(ctx, nd, 1, "edge profile plan")};

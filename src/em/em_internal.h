@@ -35,6 +35,7 @@ struct sv_em_project {
     sv_em_port_def *ports;
     int radiation;          /* 1: radiation terms in the affine model (default) */
     int edge_profile;       /* 1: strips one cell wide carry the edge-singular profile (default) */
+    int edge_cells;         /* 1: the edge cells of wider strips carry a one-sided edge-singular profile */
     int dispersion;         /* 1: the kernels' first-order k0² change (dispersion.c) in the affine model */
     char *pixels_file;      /* the CSV pixel map read, or NULL */
     int subdivide;          /* mesh cells per drawing-grid cell along each axis (grid.subdivide; 0, 1: none) */

@@ -239,5 +239,5 @@ size_t sv_em_shared_tables_bytes(const sv_em_model *m)
 {
     const sv_em_project *p = m->prj;
     return sizeof(sv_em_shared_tables) + (p->st.thick_metal ? sv_em_walls_tables_bytes(m) : 0) +
-           (p->edge_profile ? sv_em_edge_memo_bytes(m) : 0);
+           (p->edge_profile || p->edge_cells ? sv_em_edge_memo_bytes(m) : 0);
 }
