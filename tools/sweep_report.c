@@ -102,7 +102,7 @@ void sweep_print_summary(const sweep_job *j)
                           : disp    ? " (dispersion on)"                 : "";
     printf("  model        %d unknowns%s, %d ports, %s, %d terms%s,%s %s ports\n", j->n, mesh, j->p,
            j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)), physics,
-           sv_em_model_edge_profiled(j->em) ? " edge profile on one-cell strips," : "", j->cal ? "calibrated" : "raw edge");
+           sv_em_model_edge_profiled(j->em) ? " edge profiles," : "", j->cal ? "calibrated" : "raw edge");
     double lim = sv_em_model_limit_hz(j->em), dlim = sv_em_model_dispersion_limit_hz(j->em);
     if (rad && j->band.stop_hz > lim)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",

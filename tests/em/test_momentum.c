@@ -28,7 +28,7 @@ typedef struct config {
     int thick;
     double tan_delta;
     const char *loss; /* effects.dielectric_loss */
-    int edge, radiation, calibrated; /* effects.edge_profile, effects.radiation, ports' "thru" calibration */
+    int edge, radiation, calibrated; /* effects.edge_profile and .edge_cells, effects.radiation, ports' "thru" calibration */
     int subdivide;                   /* grid.subdivide (0: none) */
     int dispersion;                  /* effects.dispersion */
     int on_request;                  /* run only with SV_MOMENTUM_ALL=1 (printed, not asserted, and costly) */
@@ -69,10 +69,11 @@ static void run_circuit(int sim, const config *c, stats *out)
              " \"pixels\": {\"csv\": \"%s/tests/em/data/momentum/pixelmaps/sim%d.csv\"},"
              " \"ports\": [{\"name\": \"P1\", \"side\": \"left\", \"x\": 0, \"y\": [16, 72], \"calibration\": \"%s\"},"
              "            {\"name\": \"P2\", \"side\": \"right\", \"x\": 280, \"y\": [16, 72], \"calibration\": \"%s\"}],"
-             " \"effects\": {\"thick_metal\": %s, \"dielectric_loss\": %s, \"edge_profile\": %s, \"radiation\": %s,"
-             " \"dispersion\": %s}}",
+             " \"effects\": {\"thick_metal\": %s, \"dielectric_loss\": %s, \"edge_profile\": %s, \"edge_cells\": %s,"
+             " \"radiation\": %s, \"dispersion\": %s}}",
              c->tan_delta, c->subdivide > 1 ? c->subdivide : 1, SV_SOURCE_DIR, sim, c->calibrated ? "thru" : "none", c->calibrated ? "thru" : "none",
-             c->thick ? "true" : "false", c->loss, c->edge ? "true" : "false", c->radiation ? "true" : "false",
+             c->thick ? "true" : "false", c->loss, c->edge ? "true" : "false", c->edge ? "true" : "false",
+             c->radiation ? "true" : "false",
              c->dispersion ? "true" : "false");
     sv_em_project *prj = em_test_project(json);
     sv_em_model *em = em_test_model(prj);
@@ -158,7 +159,7 @@ static void test_momentum(void **state)
                           {"+ thick metal", 1, 0, "true", 0, 0, 0, 0, 0, 0},
                           {"+ thick metal, tan d 0.01 (the default: Psi_im as a ratio of Psi)", 1, 0.01, "true", 0, 0, 0, 0, 0, 0},
                           {"+ thick metal, tan d 0.01 as its own term (\"exact\")", 1, 0.01, "\"exact\"", 0, 0, 0, 0, 0, 0},
-                          {"+ the edge profile of strips one cell wide", 1, 0.01, "true", 1, 0, 0, 0, 0, 0},
+                          {"+ the edge profiles (strips one cell wide, edge cells)", 1, 0.01, "true", 1, 0, 0, 0, 0, 0},
                           {"+ radiation", 1, 0.01, "true", 1, 1, 0, 0, 0, 0},
                           {"+ calibrated ports: every effect on (the defaults)", 1, 0.01, "true", 1, 1, 1, 0, 0, 0},
                           {"radiation, raw ports, grid cells split 2 x 2", 1, 0.01, "true", 1, 1, 0, 2, 0, 0},
@@ -178,10 +179,11 @@ static void test_momentum(void **state)
     /* what each effect closes (docs/em.md): held as measured */
     assert_true(m21[2] < 0.6 * m21[0] && m11[2] < 0.6 * m11[0] && worst[2] < 0.8 * worst[0]);
     for (int k = 2; k < 4; k++) assert_true(fabs(ratio[k][0] - 1) < 0.1); /* 1 GHz: dielectric loss dominates */
-    /* part B: the edge profile closes part of |ΔS11|, radiation part of the
-     * lost power at 10 GHz (docs/em.md); calibrated ports are printed, not
-     * asserted: removing the ports' boxes bares the circuits' own error */
-    assert_true(m11[4] < 0.95 * m11[2] && worst[4] <= worst[2]);
+    /* part B: the edge profiles close a quarter of |ΔS11| (the worst entry
+     * moves by under 5 %), radiation part of the lost power at 10 GHz
+     * (docs/em.md); calibrated ports are printed, not asserted: removing
+     * the ports' boxes bares the circuits' own error */
+    assert_true(m11[4] < 0.8 * m11[2] && worst[4] <= 1.05 * worst[2]);
     assert_true(ratio[5][2] > ratio[4][2] + 0.1 && fabs(ratio[5][0] - 1) < 0.1);
     /* a finer mesh of the same pixels: the issue's |ΔS11| target is met with
      * raw ports, and the worst entry falls */
