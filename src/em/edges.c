@@ -34,7 +34,11 @@
  * (measured from 4 to 16, docs/em.md), so the change is extrapolated from
  * SUB and SUB/2 sub-strips, (4·Δ(SUB) − Δ(SUB/2))/3. */
 #define SUB 8
-#define EDGE_REACH 3.0 /* pairs farther apart (in the larger cell side) keep the uniform values */
+/* Pairs farther apart (in the larger cell side) keep the uniform values.
+ * Enough for the narrow strips' symmetric profile; the edge cells'
+ * one-sided one acts farther, like a dipole (docs/em.md, "Edge cells of
+ * wider strips": a line's Z0 moves by up to 1 % from reach 3 to 10). */
+#define EDGE_REACH 3.0
 
 /* Profiles: uniform; edge-singular across y (a strip along x) at both
  * sides (a strip one cell wide), or at its low or high side alone (the
