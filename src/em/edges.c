@@ -109,6 +109,12 @@ static int unknown_profile(const sv_em_model *m, int q)
 }
 
 /* ---- the weighted sums ------------------------------------------------------ */
+/* Boundary s of a profile's sub-strips across [t1, t2]. */
+static double sub_boundary(double t1, double t2, int prof, int thick, int s)
+{
+    return t1 + 0.5 * (t2 - t1) * (1 + sub_edge(prof, thick, s));
+}
+
 /* Sub-strip s of a profile's transverse extent [t1, t2] (s < 0: the whole). */
 static void sub_extent(double t1, double t2, int prof, int thick, int s, double *a, double *b)
 {
@@ -117,8 +123,8 @@ static void sub_extent(double t1, double t2, int prof, int thick, int s, double 
         *b = t2;
         return;
     }
-    *a = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(prof, thick, s));
-    *b = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(prof, thick, s + 1));
+    *a = sub_boundary(t1, t2, prof, thick, s);
+    *b = sub_boundary(t1, t2, prof, thick, s + 1);
 }
 
 /* The boundaries of a profile's sub-strips across [t1, t2] (sub_extent's):
@@ -130,7 +136,7 @@ static int strip_edges(double t1, double t2, int prof, int thick, double *t)
         t[1] = t2;
         return 1;
     }
-    for (int s = 0; s <= SUB; s++) t[s] = t1 + 0.5 * (t2 - t1) * (1 + sub_edge(prof, thick, s));
+    for (int s = 0; s <= SUB; s++) t[s] = sub_boundary(t1, t2, prof, thick, s);
     return SUB;
 }
 
@@ -283,19 +289,26 @@ double sv_em_edge_dL(const sv_em_model *m, int r, int c, int exact)
     return extrapolated(full - uniform, half - uniform);
 }
 
+/* A cell pair (profiles pa, pb, offset di, dj from a to b) as seen from
+ * its canonical end. P is symmetric, so a pair is computed, and memoised,
+ * from one end whichever way it is asked for: ΔP(a, b) and ΔP(b, a) are
+ * the same bits, computed once, and Ψ's change is exactly Dᵀ·ΔP·D (loop
+ * currents stay in its null space). */
+static void canonical_pair(int *pa, int *pb, int *di, int *dj)
+{
+    if (*pa > *pb || (*pa == *pb && (*dj < 0 || (*dj == 0 && *di < 0)))) {
+        int t = *pa;
+        *pa = *pb, *pb = t, *di = -*di, *dj = -*dj;
+    }
+}
+
 double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int exact)
 {
     int pa = cell_profile(m->prj, ai, aj), pb = cell_profile(m->prj, bi, bj);
     const sv_em_grid *g = &m->prj->grid;
     int di = bi - ai, dj = bj - aj;
     if ((!pa && !pb) || !within_reach(g, di * g->dx, dj * g->dy)) return 0;
-    /* P is symmetric: a pair is computed from one end whichever way it is
-     * asked for, so that ΔP(a, b) and ΔP(b, a) are the same bits and Ψ's
-     * change is exactly Dᵀ·ΔP·D (loop currents stay in its null space) */
-    if (pa > pb || (pa == pb && (dj < 0 || (dj == 0 && di < 0)))) {
-        int t = pa;
-        pa = pb, pb = t, di = -di, dj = -dj;
-    }
+    canonical_pair(&pa, &pb, &di, &dj);
     double half, full = dP_cells(m, pa, pb, di, dj, exact, &half);
     return extrapolated(full, half);
 }
@@ -304,7 +317,8 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
  * allocation. They depend on the cell size, the stack-up and the options
  * alone, so models of one grid may share them (sv_em_shared_tables): the
  * port calibration's standards do. ΔP and ΔL are computed relative to the
- * pair's first cell (dP_cells, L_profiled): an entry is the same bits for
+ * pair's first cell (dP_cells, L_profiled; ΔP's pairs from their canonical
+ * end, canonical_pair, which keys its entry too): an entry is the same bits for
  * every pair of its classes, profiles and offset, wherever the pair lies
  * and whichever model made it. */
 #define NONE (-1)
@@ -363,11 +377,13 @@ static size_t offset_index_l(const sv_em_edge_memo *e, int di, int dj)
     return (size_t)(di + e->rx + 1) + (size_t)(2 * e->rx + 3) * (size_t)(dj + e->ry + 1);
 }
 
-/* ΔP's memo entry of cells a and b, or NULL where there is no change. */
+/* ΔP's memo entry of cells a and b (their canonical pair's, shared by (a, b)
+ * and (b, a)), or NULL where there is no change. */
 static double *dp_entry(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj, int bi, int bj)
 {
     int pa = cell_profile(m->prj, ai, aj), pb = cell_profile(m->prj, bi, bj), di = bi - ai, dj = bj - aj;
     if ((!pa && !pb) || abs(di) > e->rx || abs(dj) > e->ry) return NULL;
+    canonical_pair(&pa, &pb, &di, &dj);
     return e->dp + (size_t)(PROF_COUNT * pa + pb) * e->per + offset_index(e, di, dj);
 }
 

@@ -580,8 +580,8 @@ static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, co
  * sheet, each on by default where the stack-up gives it something to do
  * (thick metal needs metal.thickness, dielectric loss substrate.tan_delta;
  * radiation and the edge profiles of strips one cell wide and of wider
- * strips' edge cells always); the
- * kernels' dispersion is off unless asked for (docs/em.md, "Dispersion"). */
+ * strips' edge cells always); the kernels' dispersion is off unless asked
+ * for (docs/em.md, "Dispersion"). */
 static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project *p)
 {
     sv_em_stackup *st = &p->st;
