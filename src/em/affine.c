@@ -5,7 +5,8 @@
  *
  * The terms: jω·L, −j·Ψ/ω, Zs(f)·G when the metal is lossy, Ψ_im/ω (Ψ's
  * imaginary part: the dielectric's conductance) when the substrate is,
- * jω·k0²·L₂ (dispersion.c) when the project asks for dispersion, and
+ * jω·k0²·L₂ and the far field's jω·k0·w_m(k0)·T_m (dispersion.c,
+ * dispersion_far.c) when the project asks for dispersion, and
  * the radiation terms c_j(f)·U·W_j·Uᵀ (radiation.c) unless the project
  * switches them off. A new physical effect is a new entry of the term enum
  * and a new case in each function of the first section below (docs/em.md,
@@ -17,7 +18,7 @@
 #include "em_internal.h"
 
 enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_PSI_IM = 3, TERM_DISP = 4, TERM_RAD = 5, TERM_MAX = 6 };
-#define MODEL_TERMS_MAX (TERM_MAX - 1 + SV_EM_RAD_MAX_TERMS)
+#define MODEL_TERMS_MAX (TERM_MAX - 2 + SV_EM_RAD_MAX_TERMS + 1 + SV_EM_DISP_FAR_MAX)
 
 struct sv_em_affine {
     sv_ctx *ctx;
@@ -29,7 +30,8 @@ struct sv_em_affine {
     sv_dense_sym *L, *Psi;
     sv_em_csr *G;                /* NULL for lossless metal */
     sv_dense_sym *PsiI;          /* Ψ's imaginary part (exact dielectric loss), else NULL */
-    sv_dense_sym *L2;            /* dispersion: the current's first-order k0² change, else NULL */
+    sv_dense_sym *disp[1 + SV_EM_DISP_FAR_MAX]; /* dispersion: L₂ (the current's first-order k0² change) and
+                                                 * the far field's terms; NULL without it */
     double loss_ratio;           /* otherwise Ψ_im ≈ loss_ratio·Ψ (0 for a lossless dielectric) */
     const sv_em_radiation *rad;  /* the mesh's (borrowed; NULL when radiation is off): low-rank terms */
     sv_sweep_term term[MODEL_TERMS_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
@@ -45,7 +47,7 @@ static int term_count(const sv_em_model *em, int t)
     switch (t) {
     case TERM_G: return isfinite(st->sigma);
     case TERM_PSI_IM: return st->tan_delta > 0 && st->exact_dielectric_loss;
-    case TERM_DISP: return em->prj->dispersion;
+    case TERM_DISP: return sv_em_dispersion_terms(em);
     case TERM_RAD: return sv_em_radiation_terms(em->rad);
     default: return 1;
     }
@@ -74,7 +76,7 @@ static double complex term_coefficient(const sv_em_affine *a, int t, int j, doub
     case TERM_L: return I * w;
     case TERM_PSI: return (a->loss_ratio - I) / w;
     case TERM_PSI_IM: return 1 / w;
-    case TERM_DISP: return I * w * (w / SV_EM_C0) * (w / SV_EM_C0); /* jω·k0² */
+    case TERM_DISP: return sv_em_dispersion_coef(a->em, j, freq_hz);
     case TERM_G: return sv_em_surface_impedance(a->stackup.sigma, a->stackup.t, freq_hz);
     default: return sv_em_radiation_coef(a->rad, j, freq_hz);
     }
@@ -86,7 +88,7 @@ static sv_status assemble_terms(sv_em_affine *a)
     sv_status st = sv_em_assemble_with(a->ctx, a->em, 0, NULL, &a->L, &a->Psi,
                                        term_count(a->em, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
     if (!st && term_count(a->em, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
-    if (!st && term_count(a->em, TERM_DISP)) st = sv_em_dispersion_assemble(a->ctx, a->em, a->L, &a->L2);
+    if (!st && term_count(a->em, TERM_DISP)) st = sv_em_dispersion_assemble(a->ctx, a->em, a->L, a->disp);
     a->rad = a->em->rad;
     return st;
 }
@@ -95,7 +97,7 @@ static sv_status assemble_terms(sv_em_affine *a)
  * borrowed from a). */
 static sv_sweep_term describe_term(const sv_em_affine *a, int t, int j)
 {
-    const sv_dense_sym *packed = t == TERM_L ? a->L : t == TERM_PSI ? a->Psi : t == TERM_DISP ? a->L2 : a->PsiI;
+    const sv_dense_sym *packed = t == TERM_L ? a->L : t == TERM_PSI ? a->Psi : t == TERM_DISP ? a->disp[j] : a->PsiI;
     if (t == TERM_G)
         return (sv_sweep_term){
             .kind = SV_SWEEP_TERM_CSR, .rowptr = a->G->rowptr, .colind = a->G->col, .values = a->G->val};
@@ -198,14 +200,14 @@ void sv_em_affine_destroy(sv_em_affine *a)
     sv_dense_sym_destroy(a->L);
     sv_dense_sym_destroy(a->Psi);
     sv_dense_sym_destroy(a->PsiI);
-    sv_dense_sym_destroy(a->L2);
+    for (int j = 0; j < 1 + SV_EM_DISP_FAR_MAX; j++) sv_dense_sym_destroy(a->disp[j]);
     sv_free(a->ctx, a);
 }
 
 const sv_sweep_model *sv_em_affine_model(const sv_em_affine *a) { return a ? a->model : NULL; }
 const sv_em_model *sv_em_affine_em(const sv_em_affine *a) { return a ? a->em : NULL; }
 int sv_em_affine_radiates(const sv_em_affine *a) { return a && a->rad; }
-int sv_em_affine_disperses(const sv_em_affine *a) { return a && a->L2; }
+int sv_em_affine_disperses(const sv_em_affine *a) { return a && a->disp[0]; }
 double sv_em_model_limit_hz(const sv_em_model *m) { return m ? sv_em_radiation_limit_hz(m) : 0; }
 
 sv_status sv_em_affine_term(const sv_em_affine *a, int k, sv_sweep_term *out)

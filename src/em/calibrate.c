@@ -73,6 +73,7 @@ static sv_status line_project(sv_ctx *ctx, const sv_em_project *dut, int axis, i
     p->edge_profile = dut->edge_profile; /* a feed one cell wide is such a strip */
     p->edge_cells = dut->edge_cells;     /* and a wider feed has edge cells */
     p->dispersion = dut->dispersion;
+    p->dispersion_far = dut->dispersion_far;
     p->nports = 2;
     p->metal = sv_alloc(ctx, (size_t)len * width, "calibration standard metal");
     p->ports = sv_calloc(ctx, 2, sizeof *p->ports, "calibration standard ports");

@@ -171,6 +171,22 @@ static double kernel_at(const double *a, const double *z, int n, double rho2)
     return s;
 }
 
+/* A kernel of the tables: the first order's images or a far-field term's
+ * interpolant, at ρ². */
+typedef struct disp_kernel {
+    const sv_em_dispersion_kernel *images; /* the first order (a_A or a_phi), or NULL */
+    const double *a;
+    const sv_em_disp_far *far;             /* else far-field term `term`, its current's or charge's part */
+    int term, charge;
+} disp_kernel;
+
+static double kernel_eval(const disp_kernel *k, double rho2)
+{
+    if (k->images) return kernel_at(k->a, k->images->z, k->images->n, rho2);
+    double rho = sqrt(rho2);
+    return k->charge ? sv_em_disp_far_kernel_phi(k->far, k->term, rho) : sv_em_disp_far_kernel_A(k->far, k->term, rho);
+}
+
 double sv_em_dispersion_FA(const sv_em_dispersion_kernel *k, double rho)
 {
     return kernel_at(k->a_A, k->z, k->n, rho * rho);
@@ -199,8 +215,8 @@ static double box_autocorrelation(double v, double w) { return fabs(v) >= w ? 0 
 /* ∫∫ wa(v)·wb(t)·F(√((v + D)² + (t + T)²)) over v ∈ [−2d, 2d] (pieces of
  * width d: the B-spline's knots) and t ∈ [−w, w] (pieces of width w): the
  * integrand is smooth on each piece, the kernel's cusp at a corner. */
-static double table_integral(const double *a, const double *z, int nimg, const sv_em_gl_rule *g, int along_pieces,
-                             double d, double w, double D, double T, int is_cells)
+static double table_integral(const disp_kernel *k, const sv_em_gl_rule *g, int along_pieces, double d, double w,
+                             double D, double T, int is_cells)
 {
     double s = 0;
     for (int pa = 0; pa < along_pieces; pa++) {
@@ -212,7 +228,7 @@ static double table_integral(const double *a, const double *z, int nimg, const s
                 double wa = is_cells ? box_autocorrelation(v, d) : tri_autocorrelation(v, d);
                 for (int kt = 0; kt < g->n; kt++) {
                     double t = t0 + g->t[kt] * w, x = v + D, y = t + T;
-                    s += g->w[ka] * g->w[kt] * wa * box_autocorrelation(t, w) * kernel_at(a, z, nimg, x * x + y * y);
+                    s += g->w[ka] * g->w[kt] * wa * box_autocorrelation(t, w) * kernel_eval(k, x * x + y * y);
                 }
             }
         }
@@ -230,7 +246,7 @@ static const sv_em_gl_rule *rule_for(int di, int dj, const disp_rules *r)
  * sv_em_L_rooftops): a cell's charge and a rooftop's current across are
  * uniform, so P₂ weighs F_φ with two unit tents (box autocorrelations) and
  * L₂ with the triangles' B-spline along and a unit tent across. */
-static void tables_fill(const sv_em_model *m, const sv_em_dispersion_kernel *k, const disp_rules *rules,
+static void tables_fill(const sv_em_model *m, const disp_kernel *kA, const disp_kernel *kP, const disp_rules *rules,
                         sv_em_tables *t)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
@@ -240,9 +256,9 @@ static void tables_fill(const sv_em_model *m, const sv_em_dispersion_kernel *k, 
         int di = q % t->nx, dj = q / t->nx;
         const sv_em_gl_rule *g = rule_for(di, dj, rules);
         /* cells: tent along x (width dx) times tent along y, each of integral 1 */
-        t->P[q] = table_integral(k->a_phi, k->z, k->n, g, 2, dx, dy, di * dx, dj * dy, 1);
-        t->Lx[q] = table_integral(k->a_A, k->z, k->n, g, 4, dx, dy, di * dx, dj * dy, 0);
-        t->Ly[q] = table_integral(k->a_A, k->z, k->n, g, 4, dy, dx, dj * dy, di * dx, 0);
+        t->P[q] = table_integral(kP, g, 2, dx, dy, di * dx, dj * dy, 1);
+        t->Lx[q] = table_integral(kA, g, 4, dx, dy, di * dx, dj * dy, 0);
+        t->Ly[q] = table_integral(kA, g, 4, dy, dx, dj * dy, di * dx, 0);
     }
 }
 
@@ -277,7 +293,7 @@ static void profile_quadrature(const sv_em_profile_t *p, const sv_em_gl_rule *g,
         }
 }
 
-static double port_L2(const sv_em_model *m, const sv_em_dispersion_kernel *k, const disp_rules *rules, int r, int c)
+static double port_L2(const sv_em_model *m, const disp_kernel *k, const disp_rules *rules, int r, int c)
 {
     sv_em_profile_t a, b;
     sv_em_profile(m, r, &a);
@@ -292,7 +308,7 @@ static double port_L2(const sv_em_model *m, const sv_em_dispersion_kernel *k, co
     for (int u = 0; u < pa.n; u++)
         for (int v = 0; v < pb.n; v++) {
             double x = pa.along[u] - pb.along[v], y = pa.across[u] - pb.across[v];
-            s += pa.w[u] * pb.w[v] * kernel_at(k->a_A, k->z, k->n, x * x + y * y);
+            s += pa.w[u] * pb.w[v] * kernel_eval(k, x * x + y * y);
         }
     return a.sign * b.sign * s;
 }
@@ -310,16 +326,29 @@ double sv_em_model_dispersion_limit_hz(const sv_em_model *m)
 
 /* ---- the assembly ---- */
 
-size_t sv_em_dispersion_bytes(const sv_em_model *m)
+int sv_em_dispersion_terms(const sv_em_model *m)
 {
-    if (!m || !m->prj->dispersion) return 0;
-    return sv_dense_sym_bytes(m->n, SV_DENSE_R64, 0);
+    return m && m->prj->dispersion ? 1 + sv_em_disp_far_terms(m->disp_far) : 0;
 }
 
-/* Every entry (r ≥ c) of the packed L₂ from the tables (rooftop pairs) or
- * the profiles (port rows), and the charge's −Ψ₂/c² added to L's. */
-static void fill_columns(const sv_em_model *m, const sv_em_dispersion_kernel *k, const disp_rules *rules,
-                         const sv_em_tables *t, int nb, double *l0, double *l2)
+size_t sv_em_dispersion_bytes(const sv_em_model *m)
+{
+    return (size_t)sv_em_dispersion_terms(m) * sv_dense_sym_bytes(m ? m->n : 0, SV_DENSE_R64, 0);
+}
+
+double complex sv_em_dispersion_coef(const sv_em_model *m, int j, double freq_hz)
+{
+    double w = 2 * SV_EM_PI * freq_hz, k0 = w / SV_EM_C0;
+    if (j == 0) return I * w * k0 * k0; /* jω·k0²·L₂ */
+    return I * w * k0 * sv_em_disp_far_weight(m->disp_far, j - 1, k0);
+}
+
+/* Every entry (r ≥ c) of a packed term from the tables (rooftop pairs) or
+ * the profiles (port rows): the current's part into `term`, the charge's
+ * −Ψ/c² into `fold` (L's for the first order, the term's own for the far
+ * field's terms, whose coefficient serves both). */
+static void fill_columns(const sv_em_model *m, const disp_kernel *kA, const disp_rules *rules, const sv_em_tables *t,
+                         int nb, double *term, double *fold)
 {
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
@@ -333,37 +362,54 @@ static void fill_columns(const sv_em_model *m, const sv_em_dispersion_kernel *k,
             if (r < nrt) {
                 sv_em_tables_pair(t, br->kind, br->i, br->j, bc->kind, bc->i, bc->j, &l, &p, NULL);
             } else {
-                l = port_L2(m, k, rules, r, c);
+                l = port_L2(m, kA, rules, r, c);
                 p = sv_em_psi_cells(t->P, t->nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
             }
-            l2[base + (size_t)(r - c)] = l;
-            l0[base + (size_t)(r - c)] -= p / c2;
+            term[base + (size_t)(r - c)] = l;
+            fold[base + (size_t)(r - c)] -= p / c2;
         }
     }
 }
 
-sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **L2)
+/* One term: its tables by offset, folded, then its entries. */
+static void assemble_term(const sv_em_model *m, const disp_kernel *kA, const disp_kernel *kP, const disp_rules *rules,
+                          sv_em_tables *t, int nb, double *term, double *fold)
 {
-    *L2 = NULL;
+    tables_fill(m, kA, kP, rules, t);
+    sv_em_tables_fold(t);
+    fill_columns(m, kA, rules, t, nb, term, fold);
+}
+
+sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **terms)
+{
+    int nt = sv_em_dispersion_terms(m);
+    for (int j = 0; j < nt; j++) terms[j] = NULL;
     sv_em_dispersion_kernel *k = NULL;
     sv_em_tables t;
     sv_em_tables_describe(m, 0, &t);
     sv_status st = sv_em_dispersion_kernel_make(ctx, m->prj->st.h, m->prj->st.eps_r, &k);
-    if (!st) st = sv_mem_check(ctx, sv_em_dispersion_bytes(m), "the dispersion term L2 (packed)");
-    if (!st) st = sv_dense_sym_create(ctx, m->n, SV_DENSE_R64, sv_dense_sym_block(L), L2);
+    if (!st) st = sv_mem_check(ctx, sv_em_dispersion_bytes(m), "the dispersion terms (packed)");
+    for (int j = 0; !st && j < nt; j++) st = sv_dense_sym_create(ctx, m->n, SV_DENSE_R64, sv_dense_sym_block(L), &terms[j]);
     if (!st) st = sv_em_tables_alloc(ctx, &t, SV_EM_TABLES_FOLDED);
     if (st) {
-        sv_dense_sym_destroy(*L2);
-        *L2 = NULL;
+        for (int j = 0; j < nt; j++) {
+            sv_dense_sym_destroy(terms[j]);
+            terms[j] = NULL;
+        }
         sv_em_dispersion_kernel_destroy(ctx, k);
         return st;
     }
     sv_threads_saved prev = sv_threads_apply(ctx);
     disp_rules rules;
     rules_make(m, &rules);
-    tables_fill(m, k, &rules, &t);
-    sv_em_tables_fold(&t);
-    fill_columns(m, k, &rules, &t, sv_dense_sym_block(L), sv_dense_sym_data(L), sv_dense_sym_data(*L2));
+    int nb = sv_dense_sym_block(L);
+    disp_kernel kA = {.images = k, .a = k->a_A}, kP = {.images = k, .a = k->a_phi};
+    assemble_term(m, &kA, &kP, &rules, &t, nb, sv_dense_sym_data(terms[0]), sv_dense_sym_data(L));
+    for (int j = 1; j < nt; j++) {
+        double *term = sv_dense_sym_data(terms[j]);
+        disp_kernel fA = {.far = m->disp_far, .term = j - 1}, fP = {.far = m->disp_far, .term = j - 1, .charge = 1};
+        assemble_term(m, &fA, &fP, &rules, &t, nb, term, term);
+    }
     sv_threads_restore(prev);
     sv_em_tables_free(ctx, &t);
     sv_em_dispersion_kernel_destroy(ctx, k);

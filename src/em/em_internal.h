@@ -37,6 +37,7 @@ struct sv_em_project {
     int edge_profile;       /* 1: strips one cell wide carry the edge-singular profile (default) */
     int edge_cells;         /* 1: the edge cells of wider strips carry a one-sided edge-singular profile */
     int dispersion;         /* 1: the kernels' first-order k0² change (dispersion.c) in the affine model */
+    int dispersion_far;     /* 1 (with dispersion): its far field resummed (dispersion_far.c) */
     char *pixels_file;      /* the CSV pixel map read, or NULL */
     int subdivide;          /* mesh cells per drawing-grid cell along each axis (grid.subdivide; 0, 1: none) */
 };
@@ -67,6 +68,7 @@ struct sv_em_model {
     sv_em_basis *basis;       /* n */
     sv_em_gl_rule gl_near, gl_far;
     struct sv_em_radiation *rad; /* the radiation terms of the mesh (NULL when the project has none) */
+    struct sv_em_disp_far *disp_far; /* dispersion's far field resummed (NULL without dispersion) */
     sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
     sv_em_gl_rule gl_edge;    /* the edge profile's changes with port half rooftops (edges.c) */
     struct sv_em_shared_tables *shared; /* borrowed, may be NULL: tables shared with other models (tables.c) */
@@ -117,11 +119,38 @@ sv_status sv_em_dispersion_kernel_make(sv_ctx *ctx, double h, double eps_r, sv_e
 void sv_em_dispersion_kernel_destroy(sv_ctx *ctx, sv_em_dispersion_kernel *k);
 double sv_em_dispersion_FA(const sv_em_dispersion_kernel *k, double rho);
 double sv_em_dispersion_Fphi(const sv_em_dispersion_kernel *k, double rho);
-/* L₂ (the current's, packed like L: the term jω³/c²·L₂) into *L2, and the
- * charge's −Ψ₂/c² added to L (the term −jω·Ψ₂/c² has L's coefficient). */
-sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **L2);
-/* Bytes of L₂ (0 when the project has no dispersion). */
+/* Dispersion's packed terms (sv_em_dispersion_terms of them) into terms[]:
+ * terms[0] = L₂, the current's first order (the term jω³/c²·L₂), with the
+ * charge's −Ψ₂/c² added to L (the term −jω·Ψ₂/c² has L's coefficient);
+ * terms[1 + m] the far field's term m (dispersion_far.c; coefficient
+ * sv_em_dispersion_coef). */
+sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **terms);
+/* How many packed terms dispersion gives (0 without it), their bytes, and
+ * the coefficient of term j at f. */
+int sv_em_dispersion_terms(const sv_em_model *m);
 size_t sv_em_dispersion_bytes(const sv_em_model *m);
+double complex sv_em_dispersion_coef(const sv_em_model *m, int j, double freq_hz);
+
+/* ---- dispersion's far field resummed (dispersion_far.c) ---- */
+/* The thin slab's reactive retarded change beyond the first order in k0²,
+ * ΔG_A = (μ0h²k0³/4π)·H_A(k0ρ) and ΔG_φ = (h²k0³/2πε0)·H_φ(k0ρ), as terms
+ * Σ_m w_m(k0)·α_m(ρ), Σ_m w_m(k0)·β_m(ρ) (ΔG_A/k0 and ΔG_φ/k0³) for k0 ≤
+ * k0max and ρ ≤ rmax, to tol of the largest. */
+#define SV_EM_DISP_FAR_MAX 8
+typedef struct sv_em_disp_far sv_em_disp_far;
+sv_status sv_em_disp_far_make(sv_ctx *ctx, double h, double eps_r, double k0max, double rmax, double tol,
+                              sv_em_disp_far **out);
+void sv_em_disp_far_destroy(sv_ctx *ctx, sv_em_disp_far *f);
+int sv_em_disp_far_terms(const sv_em_disp_far *f);
+double sv_em_disp_far_kernel_A(const sv_em_disp_far *f, int m, double rho);
+double sv_em_disp_far_kernel_phi(const sv_em_disp_far *f, int m, double rho);
+double sv_em_disp_far_weight(const sv_em_disp_far *f, int m, double k0);
+/* The closed forms H_A(x), H_φ(x), and what the terms make of ΔG_A, ΔG_φ. */
+double sv_em_disp_far_HA(double x);
+double sv_em_disp_far_Hphi(double x, double eps_r);
+void sv_em_disp_far_change(const sv_em_disp_far *f, double k0, double rho, double *dA, double *dphi);
+/* The far field of model m: its band's top and its grid's diagonal. */
+sv_status sv_em_disp_far_for(sv_ctx *ctx, const sv_em_model *m, sv_em_disp_far **out);
 
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];

@@ -120,6 +120,8 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
      * once here, for every planar model and estimate of this mesh */
     if (!s && p->radiation)
         s = sv_em_radiation_create(ctx, m, sv_em_radiation_design_hz(m), sv_em_radiation_tolerance(m), &m->rad);
+    /* and so does dispersion's far field (dispersion_far.c) */
+    if (!s && p->dispersion && p->dispersion_far) s = sv_em_disp_far_for(ctx, m, &m->disp_far);
     if (s) {
         sv_em_model_destroy(m);
         return s;
@@ -133,6 +135,7 @@ void sv_em_model_destroy(sv_em_model *m)
     if (!m) return;
     sv_ctx *ctx = m->ctx;
     sv_em_radiation_destroy(m->rad);
+    sv_em_disp_far_destroy(ctx, m->disp_far);
     sv_free(ctx, atomic_load(&m->walls_cache));
     sv_free(ctx, atomic_load(&m->edges_cache));
     sv_free(ctx, m->basis);

@@ -581,25 +581,28 @@ static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, co
  * (thick metal needs metal.thickness, dielectric loss substrate.tan_delta;
  * radiation and the edge profiles of strips one cell wide and of wider
  * strips' edge cells always); the kernels' dispersion is off unless asked
- * for (docs/em.md, "Dispersion"). */
+ * for, and then has its far field resummed unless "dispersion_far_field"
+ * is false (docs/em.md, "Dispersion"). */
 static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project *p)
 {
     sv_em_stackup *st = &p->st;
     int thick = 1, dloss = 1, exact = 0;
     p->radiation = p->edge_profile = p->edge_cells = 1;
     p->dispersion = 0;
+    p->dispersion_far = 1;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "effects");
     if (e) {
         sv_status s;
         if ((s = need_object(r, e, "effects"))) return s;
         static const char *const k[] = {"thick_metal", "dielectric_loss", "radiation", "edge_profile", "edge_cells",
-                                        "dispersion",  NULL};
+                                        "dispersion",  "dispersion_far_field", NULL};
         if ((s = check_keys(r, e, "effects", k))) return s;
         if ((s = get_bool(r, e, "thick_metal", "effects.thick_metal", &thick))) return s;
         if ((s = get_bool(r, e, "radiation", "effects.radiation", &p->radiation))) return s;
         if ((s = get_bool(r, e, "edge_profile", "effects.edge_profile", &p->edge_profile))) return s;
         if ((s = get_bool(r, e, "edge_cells", "effects.edge_cells", &p->edge_cells))) return s;
         if ((s = get_bool(r, e, "dispersion", "effects.dispersion", &p->dispersion))) return s;
+        if ((s = get_bool(r, e, "dispersion_far_field", "effects.dispersion_far_field", &p->dispersion_far))) return s;
         const cJSON *dl = cJSON_GetObjectItemCaseSensitive(e, "dielectric_loss");
         if (cJSON_IsString(dl) && !strcmp(dl->valuestring, "exact"))
             exact = 1;
