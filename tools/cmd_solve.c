@@ -246,7 +246,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
                 sv_em_model_limit_hz(m) / 1e9);
     double dlim = sv_em_model_dispersion_limit_hz(m);
     if (dlim > 0 && f[nf - 1] > dlim)
-        fprintf(stderr, "solvent solve: note: above %.4g GHz dispersion's first order overshoots (docs/em.md)\n",
+        fprintf(stderr, "solvent solve: note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off (docs/em.md)\n",
                 dlim / 1e9);
     S = malloc(sizeof *S * (size_t)nf * np * np);
     Y = malloc(sizeof *Y * (size_t)nf * np * np);

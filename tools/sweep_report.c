@@ -98,8 +98,14 @@ void sweep_print_summary(const sweep_job *j)
     char mesh[48] = "";
     if (k > 1) snprintf(mesh, sizeof mesh, " (grid cells split %d x %d)", k, k);
     int rad = sv_em_affine_radiates(j->model), disp = sv_em_affine_disperses(j->model);
-    const char *physics = rad && disp ? " (radiation and dispersion on)" : rad ? " (radiation on)"
-                          : disp    ? " (dispersion on)"                 : "";
+    int far = sv_em_model_dispersion_far_terms(j->em);
+    char physics[96] = "";
+    if (rad || disp)
+        snprintf(physics, sizeof physics, " (%s%s%s on", rad ? "radiation" : "", rad && disp ? " and " : "",
+                 disp ? "dispersion" : "");
+    if (disp && far)
+        snprintf(physics + strlen(physics), sizeof physics - strlen(physics), ", its far field in %d terms", far);
+    if (rad || disp) strcat(physics, ")");
     printf("  model        %d unknowns%s, %d ports, %s, %d terms%s,%s %s ports\n", j->n, mesh, j->p,
            j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)), physics,
            sv_em_model_edge_profiled(j->em) ? " edge profiles," : "", j->cal ? "calibrated" : "raw edge");
@@ -108,8 +114,8 @@ void sweep_print_summary(const sweep_job *j)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
                lim / 1e9);
     if (dlim > 0 && j->band.stop_hz > dlim)
-        printf("  validity     note: above %.4g GHz dispersion's first order overshoots (k0 h sqrt(eps_r) > 0.33, "
-               "docs/em.md)\n",
+        printf("  validity     note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off "
+               "(k0 h sqrt(eps_r) > 0.33, docs/em.md)\n",
                dlim / 1e9);
     print_stackup(j);
     printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,

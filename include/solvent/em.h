@@ -223,6 +223,10 @@ int sv_em_affine_radiates(const sv_em_affine *a);
 /* 1 if the model has the kernels' first-order k0² change (the project's
  * "dispersion" switch, off by default: docs/em.md, "Dispersion"). */
 int sv_em_affine_disperses(const sv_em_affine *a);
+/* With "dispersion": how many terms its far field beyond the first order
+ * takes over the band ("effects.dispersion_far_field", on with dispersion;
+ * 4·N² bytes each); 0 without it. */
+int sv_em_model_dispersion_far_terms(const sv_em_model *m);
 /* Bytes the mesh's radiation terms hold (made by sv_em_model_create, counted
  * in its context; 0 when the project has none): a memory estimate made
  * after the mesh adds them to sv_em_affine_bytes. */
@@ -235,9 +239,10 @@ int sv_em_model_edge_profiled(const sv_em_model *m);
  * k0·a > 4 with a the half-diagonal of the metal, or a substrate no longer
  * thin, k0·h·√εr > 0.5; docs/em.md, "Radiation"). */
 double sv_em_model_limit_hz(const sv_em_model *m);
-/* With "dispersion": the frequency up to which its first order in k0²
- * keeps εeff within about 2 % (k0·h·√εr ≤ 0.33; docs/em.md, "Dispersion");
- * 0 without dispersion. */
+/* With "dispersion": the frequency up to which its expansion (the first
+ * order in k0², with or without its far field resummed) keeps εeff within
+ * about 2 % (k0·h·√εr ≤ 0.33; docs/em.md, "Dispersion"); 0 without
+ * dispersion. */
 double sv_em_model_dispersion_limit_hz(const sv_em_model *m);
 
 /* ---- calibrated ports ------------------------------------------------------ */

@@ -328,7 +328,12 @@ double sv_em_model_dispersion_limit_hz(const sv_em_model *m)
 
 int sv_em_dispersion_terms(const sv_em_model *m)
 {
-    return m && m->prj->dispersion ? 1 + sv_em_disp_far_terms(m->disp_far) : 0;
+    return m && m->prj->dispersion ? 1 + sv_em_model_dispersion_far_terms(m) : 0;
+}
+
+int sv_em_model_dispersion_far_terms(const sv_em_model *m)
+{
+    return m && m->prj->dispersion ? sv_em_disp_far_terms(m->disp_far) : 0;
 }
 
 size_t sv_em_dispersion_bytes(const sv_em_model *m)

@@ -13,7 +13,10 @@ solved by fixed-point iteration. The bound mode has β above every surface wave'
 wavenumber, so the kernels are real on the whole path. The same equation with the
 kernels at k0 = 0 (the quasi-static model's own dispersion) and with their Taylor
 series in k0² to order 1, 2, 3 (Cauchy's formula on a circle in k0²) shows what
-each order of dispersion.c's expansion gives an infinite line.
+each order of dispersion.c's expansion gives an infinite line, and "resummed" the
+first order with the thin slab's far field beyond it (dispersion_far.c): the
+kernels' h² terms −h²·u0 (g_A) and −(h²/εr²)·[u0 + (εr − 1)²·k0²/u0] (g_φ) less their
+values and first k0² derivatives at k0 = 0.
 
 Needs Debian's python3-numpy and python3-scipy; about 10 minutes. Prints the
 change of εeff from its static value, %, against Kirschning and Jansen's formula
@@ -54,6 +57,15 @@ def kernels_series(kr, s, h, er, order, points=32):
     return gA, gP
 
 
+def kernels_resummed(kr, s, h, er):
+    """The first order in s plus the thin slab's change beyond it."""
+    gA, gP = kernels_series(kr, s, h, er, 1)
+    u0 = np.sqrt(kr**2 - s)
+    tA = u0 - kr + s / (2 * kr)
+    tP = tA + (er - 1) ** 2 * s * (1 / u0 - 1 / kr)
+    return gA - h * h * tA, gP - h * h / er**2 * tP
+
+
 def eps_eff(f, W, h, er, mode="full", order=1, K=4000.0):
     k0 = 2 * np.pi * f / C0
     s = k0**2
@@ -66,6 +78,8 @@ def eps_eff(f, W, h, er, mode="full", order=1, K=4000.0):
             gA, gP = (g.real for g in kernels(kr, s, h, er))
         elif mode == "static":
             gA, gP = (g.real for g in kernels(kr, 0, h, er))
+        elif mode == "resummed":
+            gA, gP = kernels_resummed(kr, s, h, er)
         else:
             gA, gP = kernels_series(kr, s, h, er, order)
         # the tail beyond K/W: g_A → 1/(2kρ), g_φ → 1/((1 + εr)kρ), J̃² → 2/(π·ky·W/2) on average
@@ -93,8 +107,9 @@ if __name__ == "__main__":
     for W, h, er in [(3.062e-3, 1.6e-3, 4.4), (1.4224e-3, 0.762e-3, 4.5)]:
         e0 = eps_eff(1e3, W, h, er, "static")
         print(f"W {W*1e3:.4f} mm, h {h*1e3:.3f} mm, eps_r {er}: static eps_eff {e0:.4f}")
-        print("  f GHz   full  K-J  quasi-static  order 1  order 2  order 3  (% from the static value)")
+        print("  f GHz   full  K-J  quasi-static  order 1  order 2  order 3  resummed  (% from the static value)")
         for f in [1e9, 2.3e9, 3.4e9, 4.5e9, 6.5e9, 10e9]:
             row = [eps_eff(f, W, h, er, "full"), kirschning_jansen(f, W, h, er, e0), eps_eff(f, W, h, er, "static")]
             row += [eps_eff(f, W, h, er, "series", o) for o in (1, 2, 3)]
+            row.append(eps_eff(f, W, h, er, "resummed"))
             print(f"  {f/1e9:5.1f} " + " ".join(f"{100*(x/e0-1):+6.2f}" for x in row), flush=True)
