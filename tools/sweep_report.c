@@ -115,8 +115,8 @@ void sweep_print_summary(const sweep_job *j)
                lim / 1e9);
     if (dlim > 0 && j->band.stop_hz > dlim)
         printf("  validity     note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off "
-               "(k0 h sqrt(eps_r) > 0.33, docs/em.md)\n",
-               dlim / 1e9);
+               "(k0 h sqrt(eps_r) > %s, docs/em.md)\n",
+               dlim / 1e9, far ? "0.45" : "0.33");
     print_stackup(j);
     printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,
            j->band.points);

@@ -8,7 +8,8 @@
  *
  * with L, Ψ (= Dᵀ·P·D), G and the dielectric's Ψ_im (a ratio of Ψ, or its
  * own term) real symmetric and frequency independent (docs/em.md); the
- * radiation terms and, with "dispersion", jω³/c²·L₂ are added to it. The DC
+ * radiation terms and, with "dispersion", jω³/c²·L₂ and the far field's
+ * jω·k0·w_m(k0)·T_m are added to it. The DC
  * limit is the metal's resistor network (sv_em_dc_s).
  *
  * Workflow (see docs/em.md):
@@ -203,7 +204,7 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
  * dielectric's loss ratio r —, Zs(f)·G for lossy metal, Ψ_im/ω for
  * "dielectric_loss": "exact", jω·k0²·L₂ for "dispersion", whose charge part
  * −Ψ₂/c² it adds to L: its L term then differs from sv_em_assemble's L;
- * the radiation terms)
+ * and its far field's terms jω·k0·w_m(k0)·T_m; the radiation terms)
  * and their coefficient function (f in hertz), and keeps a pointer to `em`,
  * which must outlive it. H = Bᵀ·X of a sweep of it is the port admittance
  * matrix Y. On failure nothing is left allocated. */
@@ -241,8 +242,8 @@ int sv_em_model_edge_profiled(const sv_em_model *m);
 double sv_em_model_limit_hz(const sv_em_model *m);
 /* With "dispersion": the frequency up to which its expansion (the first
  * order in k0², with or without its far field resummed) keeps εeff within
- * about 2 % (k0·h·√εr ≤ 0.33; docs/em.md, "Dispersion"); 0 without
- * dispersion. */
+ * about 2 % (k0·h·√εr ≤ 0.45 resummed, 0.33 for the first order alone;
+ * docs/em.md, "Dispersion"); 0 without dispersion. */
 double sv_em_model_dispersion_limit_hz(const sv_em_model *m);
 
 /* ---- calibrated ports ------------------------------------------------------ */
