@@ -29,12 +29,14 @@
 
 #define FAR_NK 97  /* samples of κ in [0, 1] */
 #define FAR_NT 513 /* samples of t in [0, 1] */
+#define FAR_NC 48  /* Chebyshev points of κ in [0, 1] carrying the weights: 48 intervals */
 
 struct sv_em_disp_far {
     int terms;
     double K, R, X, s, eps_r;
     double cA, cphi;             /* the kernels' constants: α_m = cA·a_m, β_m = cphi·b_m */
-    double w[FAR_NK * SV_EM_DISP_FAR_MAX];     /* w_m(κ_i)/κ_i² = σ_m·U(i, m) at i + FAR_NK·m */
+    double w[FAR_NK * SV_EM_DISP_FAR_MAX];     /* w_m(κ_i)/κ_i² = σ_m·U(i, m) at i + FAR_NK·m (for fit_error) */
+    double wc[(FAR_NC + 1) * SV_EM_DISP_FAR_MAX]; /* w_m at the Chebyshev points, c + (FAR_NC + 1)·m */
     double v[2 * FAR_NT * SV_EM_DISP_FAR_MAX]; /* [a_m(t_j) | b_m(t_j)] at j + 2·FAR_NT·m */
 };
 
@@ -87,6 +89,17 @@ static double interpolate(const double *y, int n, double u)
             if (b != a) l *= (r - b) / (a - b);
         s += l * y[i + a];
     }
+    return s;
+}
+
+/* Chebyshev point c of [0, 1] (c = 0 … FAR_NC, from 1 down to 0). */
+static double chebyshev_point(int c) { return 0.5 * (1 + cos(SV_EM_PI * c / FAR_NC)); }
+
+/* w_m of a row of samples: its projection on term m's singular vector. */
+static double project(const sv_em_disp_far *f, int m, const double *row)
+{
+    double s = 0;
+    for (int j = 0; j < 2 * FAR_NT; j++) s += row[j] * f->v[j + 2 * FAR_NT * m];
     return s;
 }
 
@@ -152,6 +165,11 @@ sv_status sv_em_disp_far_make(sv_ctx *ctx, double h, double eps_r, double k0max,
         if (fit_error(f, m, samples) <= tol) break;
     }
     f->terms = m;
+    for (int c = 0; !st && c <= FAR_NC; c++) {
+        double row[2 * FAR_NT];
+        sample_row(f, chebyshev_point(c), row);
+        for (int k = 0; k < m; k++) f->wc[c + (FAR_NC + 1) * k] = project(f, k, row);
+    }
     sv_free(ctx, a);
     sv_free(ctx, u);
     sv_free(ctx, vt);
@@ -177,16 +195,28 @@ double sv_em_disp_far_kernel_phi(const sv_em_disp_far *f, int m, double rho)
     return f->cphi * interpolate(f->v + 2 * FAR_NT * m + FAR_NT, FAR_NT, rho / f->R);
 }
 
-/* w_m(κ): interpolated on its samples within the band, projected from the
- * closed forms above it (where the terms only approximate). */
+/* w_m(κ): within the band the polynomial through its values at the
+ * Chebyshev points (barycentric form), smooth as the sweep's derivatives by
+ * differences want; above the band's top projected from the closed forms
+ * (where the terms only approximate). */
 double sv_em_disp_far_weight(const sv_em_disp_far *f, int m, double k0)
 {
     double kappa = f->K > 0 ? k0 / f->K : 0;
-    if (kappa <= 1) return kappa * kappa * interpolate(f->w + FAR_NK * m, FAR_NK, kappa);
-    double row[2 * FAR_NT], s = 0;
-    sample_row(f, kappa, row);
-    for (int j = 0; j < 2 * FAR_NT; j++) s += row[j] * f->v[j + 2 * FAR_NT * m];
-    return s;
+    if (kappa > 1) {
+        double row[2 * FAR_NT];
+        sample_row(f, kappa, row);
+        return project(f, m, row);
+    }
+    const double *y = f->wc + (FAR_NC + 1) * m;
+    double num = 0, den = 0;
+    for (int c = 0; c <= FAR_NC; c++) {
+        double d = kappa - chebyshev_point(c);
+        if (d == 0) return y[c];
+        double b = (c % 2 ? -1.0 : 1.0) * (c == 0 || c == FAR_NC ? 0.5 : 1.0) / d;
+        num += b * y[c];
+        den += b;
+    }
+    return num / den;
 }
 
 void sv_em_disp_far_change(const sv_em_disp_far *f, double k0, double rho, double *dA, double *dphi)
