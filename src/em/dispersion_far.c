@@ -123,6 +123,29 @@ static double fit_error(const sv_em_disp_far *f, int m, const double *samples)
     return fmax(top[0] > 0 ? err[0] / top[0] : 0, top[1] > 0 ? err[1] / top[1] : 0);
 }
 
+/* The thin SVD of the FAR_NK × cols samples a (destroyed) by dgesdd, its
+ * workspace from the context like every other allocation (queried first). */
+static sv_status svd(sv_ctx *ctx, double *a, int cols, double *sv, double *u, double *vt)
+{
+    double wq = 0;
+    lapack_int iwork_n = 8 * FAR_NK, *iwork = sv_alloc(ctx, sizeof(lapack_int) * (size_t)iwork_n, "SVD workspace");
+    if (!iwork) return sv_last_status();
+    lapack_int info =
+        LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', FAR_NK, cols, a, FAR_NK, sv, u, FAR_NK, vt, FAR_NK, &wq, -1, iwork);
+    double *work = info ? NULL : sv_alloc(ctx, sizeof(double) * ((size_t)wq + 1), "dispersion far field SVD workspace");
+    if (!info && !work) {
+        sv_free(ctx, iwork);
+        return sv_last_status();
+    }
+    if (!info)
+        info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', FAR_NK, cols, a, FAR_NK, sv, u, FAR_NK, vt, FAR_NK, work,
+                                   (lapack_int)wq + 1, iwork);
+    sv_free(ctx, work);
+    sv_free(ctx, iwork);
+    if (info) return sv_error(SV_ERR_NOCONV, "dispersion far field: the SVD failed (dgesdd info %d)", (int)info);
+    return SV_OK;
+}
+
 sv_status sv_em_disp_far_make(sv_ctx *ctx, double h, double eps_r, double k0max, double rmax, double tol,
                               sv_em_disp_far **out)
 {
@@ -141,7 +164,7 @@ sv_status sv_em_disp_far_make(sv_ctx *ctx, double h, double eps_r, double k0max,
     f->cphi = h * h / (2 * SV_EM_PI * SV_EM_EPS0) / f->s;
     *out = f;
     if (!(f->X > 0)) return SV_OK; /* no band or no extent: nothing beyond the first order */
-    const int cols = 2 * FAR_NT, nsv = FAR_NK;
+    const int cols = 2 * FAR_NT, nsv = FAR_NK; /* FAR_NK < cols: FAR_NK singular values */
     double *a = sv_alloc(ctx, sizeof(double) * FAR_NK * cols * 2, "dispersion far field samples");
     double *u = sv_alloc(ctx, sizeof(double) * FAR_NK * FAR_NK, "dispersion far field SVD");
     double *vt = sv_alloc(ctx, sizeof(double) * nsv * cols, "dispersion far field SVD");
@@ -153,10 +176,7 @@ sv_status sv_em_disp_far_make(sv_ctx *ctx, double h, double eps_r, double k0max,
         sample_row(f, kappa, samples + (size_t)cols * i);
         for (int j = 0; j < cols; j++) a[i + (size_t)FAR_NK * j] = weight * samples[(size_t)cols * i + j];
     }
-    if (!st) {
-        lapack_int info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', FAR_NK, cols, a, FAR_NK, sv, u, FAR_NK, vt, nsv);
-        if (info) st = sv_error(SV_ERR_NOCONV, "dispersion far field: the SVD failed (dgesdd info %d)", (int)info);
-    }
+    if (!st) st = svd(ctx, a, cols, sv, u, vt);
     int m = 0;
     while (!st && m < SV_EM_DISP_FAR_MAX && sv[m] > 0) {
         for (int i = 0; i < FAR_NK; i++) f->w[i + FAR_NK * m] = sv[m] * u[i + (size_t)FAR_NK * m];
