@@ -18,7 +18,8 @@ first order with the thin slab's far field beyond it (dispersion_far.c): the
 kernels' h² terms −h²·u0 (g_A) and −(h²/εr²)·[u0 + (εr − 1)²·k0²/u0] (g_φ) less their
 values and first k0² derivatives at k0 = 0.
 
-Needs Debian's python3-numpy and python3-scipy; about 10 minutes. Prints the
+Needs Debian's python3-numpy and python3-scipy; the whole table takes a long while (the
+series' Cauchy circles: 32 kernel evaluations a sample), `sda_eeff.py resummed 100001` about 11 minutes. Prints the
 change of εeff from its static value, %, against Kirschning and Jansen's formula
 (Electronics Letters 18 (1982) 272) with the same static value.
 """
@@ -66,10 +67,13 @@ def kernels_resummed(kr, s, h, er):
     return gA - h * h * tA, gP - h * h / er**2 * tP
 
 
+POINTS = 400001  # samples of ky on [0, K/W]
+
+
 def eps_eff(f, W, h, er, mode="full", order=1, K=4000.0):
     k0 = 2 * np.pi * f / C0
     s = k0**2
-    ky = np.linspace(0, K / W, 400001)[1:]
+    ky = np.linspace(0, K / W, POINTS)[1:]
     w = j0(ky * W / 2) ** 2
     ee = (er + 1) / 2
     for _ in range(80):
@@ -102,14 +106,31 @@ def kirschning_jansen(f, W, h, er, e0):
     return er - (er - e0) / (1 + P)
 
 
+def columns(f, W, h, er, e0, only, K=4000.0):
+    """The table's row at f: every column, or with `only` ("resummed") the
+    full-wave, first-order and resummed ones."""
+    if only == "resummed":
+        return [eps_eff(f, W, h, er, m, 1, K) for m in ("full", "series", "resummed")]
+    row = [eps_eff(f, W, h, er, "full"), kirschning_jansen(f, W, h, er, e0), eps_eff(f, W, h, er, "static")]
+    row += [eps_eff(f, W, h, er, "series", o) for o in (1, 2, 3)]
+    return row + [eps_eff(f, W, h, er, "resummed")]
+
+
 if __name__ == "__main__":
-    # the 50 Ω lines of tests/em/test_dispersion.c: 1.6-mm FR-4 and the Momentum boards' 56-mil launch
+    # the 50 Ω lines of tests/em/test_dispersion.c: 1.6-mm FR-4 and the Momentum boards' 56-mil launch;
+    # `sda_eeff.py resummed [POINTS]` prints the full-wave, first-order and resummed columns alone,
+    # at 1, 3.4, 6.5 and 10 GHz, on POINTS samples of ky (default 400001)
+    import sys
+
+    only = sys.argv[1] if len(sys.argv) > 1 else None
+    if len(sys.argv) > 2:
+        POINTS = int(sys.argv[2])
+    freqs = [1e9, 3.4e9, 6.5e9, 10e9] if only else [1e9, 2.3e9, 3.4e9, 4.5e9, 6.5e9, 10e9]
     for W, h, er in [(3.062e-3, 1.6e-3, 4.4), (1.4224e-3, 0.762e-3, 4.5)]:
         e0 = eps_eff(1e3, W, h, er, "static")
         print(f"W {W*1e3:.4f} mm, h {h*1e3:.3f} mm, eps_r {er}: static eps_eff {e0:.4f}")
-        print("  f GHz   full  K-J  quasi-static  order 1  order 2  order 3  resummed  (% from the static value)")
-        for f in [1e9, 2.3e9, 3.4e9, 4.5e9, 6.5e9, 10e9]:
-            row = [eps_eff(f, W, h, er, "full"), kirschning_jansen(f, W, h, er, e0), eps_eff(f, W, h, er, "static")]
-            row += [eps_eff(f, W, h, er, "series", o) for o in (1, 2, 3)]
-            row.append(eps_eff(f, W, h, er, "resummed"))
+        head = "full  order 1  resummed" if only else "full  K-J  quasi-static  order 1  order 2  order 3  resummed"
+        print(f"  f GHz   {head}  (% from the static value)")
+        for f in freqs:
+            row = columns(f, W, h, er, e0, only)
             print(f"  {f/1e9:5.1f} " + " ".join(f"{100*(x/e0-1):+6.2f}" for x in row), flush=True)
