@@ -18,7 +18,9 @@
  * themselves (port half rooftops). They use the sheet's current and charge:
  * thick metal's walls and the edge profile change only the near field of
  * the static kernels, not these smooth corrections; and the real εr (the
- * loss tangent's share of a correction is of second order). */
+ * loss tangent's share of a correction is of second order). The same
+ * tables and rules assemble the far field's terms beyond the first order
+ * (dispersion_far.c), one packed matrix each, current and charge in one. */
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
