@@ -92,7 +92,10 @@ expect 1 "expected 1 to 16 x 16 in all" -- "$tool" sweep "$tmp/p2.json" -o "$tmp
 
 # effects.dispersion: said on the summary's model line, and it moves S
 sed 's/"title": "test line with stub",/"title": "test line with stub", "effects": {"dispersion": true},/' "$tmp/p.json" >"$tmp/pd.json"
-expect 0 "(radiation and dispersion on)" -- "$tool" sweep "$tmp/pd.json" -o "$tmp/sd.s2p" --points 5 --stop 3GHz
+expect 0 "\(radiation and dispersion on, its far field in [1-8] terms\)" -- "$tool" sweep "$tmp/pd.json" -o "$tmp/sd.s2p" --points 5 --stop 3GHz
+sed 's/"dispersion": true/"dispersion": true, "dispersion_far_field": false/' "$tmp/pd.json" >"$tmp/pf.json"
+expect 0 "\(radiation and dispersion on\)" -- "$tool" sweep "$tmp/pf.json" -o "$tmp/sf.s2p" --points 5 --stop 3GHz
+cmp -s <(data "$tmp/sf.s2p") <(data "$tmp/sd.s2p") && fail "the far field changed nothing"
 cmp -s <(data "$tmp/sd.s2p") <(data "$tmp/s1.s2p") && fail "dispersion changed nothing"
 grep -q "expansion may leave" "$tmp/out" && fail "a dispersion note below its limit"
 expect 0 "above 12.7.* GHz dispersion's expansion may leave eps_eff more than 2 % off" -- "$tool" sweep "$tmp/pd.json" -o "$tmp/sd2.s2p" --points 3 --stop 14GHz
