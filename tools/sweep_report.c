@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "solvent/core.h"
+#include "solvent/em_tables.h" /* the physical constants */
 #include "sweep_tool.h"
 #include "tool_args.h"
 
@@ -113,10 +114,13 @@ void sweep_print_summary(const sweep_job *j)
     if (rad && j->band.stop_hz > lim)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
                lim / 1e9);
-    if (dlim > 0 && j->band.stop_hz > dlim)
+    if (dlim > 0 && j->band.stop_hz > dlim) {
+        sv_em_stackup st;
+        sv_em_project_stackup(j->prj, &st);
         printf("  validity     note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off "
-               "(k0 h sqrt(eps_r) > %s, docs/em.md)\n",
-               dlim / 1e9, far ? "0.45" : "0.33");
+               "(k0 h sqrt(eps_r) > %.2f, docs/em.md)\n",
+               dlim / 1e9, 2 * SV_EM_PI * dlim / SV_EM_C0 * st.h * sqrt(st.eps_r));
+    }
     print_stackup(j);
     printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,
            j->band.points);

@@ -35,7 +35,6 @@ struct sv_em_disp_far {
     int terms;
     double K, R, X, s, eps_r;
     double cA, cphi;             /* the kernels' constants: α_m = cA·a_m, β_m = cphi·b_m */
-    double w[FAR_NK * SV_EM_DISP_FAR_MAX];     /* w_m(κ_i)/κ_i² = σ_m·U(i, m) at i + FAR_NK·m (for fit_error) */
     double wc[(FAR_NC + 1) * SV_EM_DISP_FAR_MAX]; /* w_m at the Chebyshev points, c + (FAR_NC + 1)·m */
     double v[2 * FAR_NT * SV_EM_DISP_FAR_MAX]; /* [a_m(t_j) | b_m(t_j)] at j + 2·FAR_NT·m */
 };
@@ -105,8 +104,9 @@ static double project(const sv_em_disp_far *f, int m, const double *row)
 
 /* The first m terms' largest error on the samples, each kernel's against
  * κ² times its largest value: the first order's scaling, against which the
- * far field's change counts (it vanishes like κ⁴ at the band's bottom). */
-static double fit_error(const sv_em_disp_far *f, int m, const double *samples)
+ * far field's change counts (it vanishes like κ⁴ at the band's bottom);
+ * w_m(κ_i)/κ_i² = σ_m·U(i, m) at w[i + FAR_NK·m]. */
+static double fit_error(const sv_em_disp_far *f, int m, const double *w, const double *samples)
 {
     const int cols = 2 * FAR_NT;
     double top[2] = {0, 0}, err[2] = {0, 0};
@@ -115,7 +115,7 @@ static double fit_error(const sv_em_disp_far *f, int m, const double *samples)
         double kappa = (double)i / (FAR_NK - 1);
         for (int j = 0; j < cols; j++) {
             double r = 0;
-            for (int k = 0; k < m; k++) r += f->w[i + FAR_NK * k] * f->v[j + cols * k];
+            for (int k = 0; k < m; k++) r += w[i + FAR_NK * k] * f->v[j + cols * k];
             int part = j >= FAR_NT;
             err[part] = fmax(err[part], fabs(kappa * kappa * r - samples[(size_t)cols * i + j]) / (kappa * kappa));
         }
@@ -179,10 +179,10 @@ sv_status sv_em_disp_far_make(sv_ctx *ctx, double h, double eps_r, double k0max,
     if (!st) st = svd(ctx, a, cols, sv, u, vt);
     int m = 0;
     while (!st && m < SV_EM_DISP_FAR_MAX && sv[m] > 0) {
-        for (int i = 0; i < FAR_NK; i++) f->w[i + FAR_NK * m] = sv[m] * u[i + (size_t)FAR_NK * m];
+        for (int i = 0; i < FAR_NK; i++) u[i + (size_t)FAR_NK * m] *= sv[m]; /* w_m/κ² on the samples */
         for (int j = 0; j < cols; j++) f->v[j + cols * m] = vt[m + (size_t)nsv * j];
         m++;
-        if (fit_error(f, m, samples) <= tol) break;
+        if (fit_error(f, m, u, samples) <= tol) break;
     }
     f->terms = m;
     for (int c = 0; !st && c <= FAR_NC; c++) {
