@@ -3,7 +3,9 @@
  * dipole on a grounded slab (Jackson & Alexopoulos, IEEE Trans. AP 39
  * (1991) 407), and a rectangular patch's resonance (Hammerstad) and
  * radiation Q (Jackson & Alexopoulos). Solves: LAPACK zsysv on full copies. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,9 +183,9 @@ static void openems_s(const char *name, double f, double complex S[4])
     for (int q = 0; q < 4; q++) S[q] = (1 - u) * t->data[4 * i + q] + u * t->data[4 * (i + 1) + q];
 }
 
-/* Calibrated 1 − |S11|² − |S21|² of a project (radiation on) at nf
- * frequencies. */
-static void calibrated_loss(const char *text, int nf, const double *fr, double *loss)
+/* 1 − |S11|² − |S21|² of a project (radiation on) at nf frequencies, between
+ * raw edge ports or calibrated ones. */
+static void circuit_loss(const char *text, bool calibrated, int nf, const double *fr, double *loss)
 {
     sv_em_project *p = em_test_project(text);
     sv_em_model *m = model_with(p, fr[nf - 1]);
@@ -193,13 +195,13 @@ static void calibrated_loss(const char *text, int nf, const double *fr, double *
     double *L, *P;
     em_test_full(m, &L, &P);
     sv_em_calibration *cal = NULL;
-    assert_int_equal(sv_em_calibration_create(NULL, m, nf, fr, &cal), SV_OK);
+    if (calibrated) assert_int_equal(sv_em_calibration_create(NULL, m, nf, fr, &cal), SV_OK);
     for (int i = 0; i < nf; i++) {
         double *R = em_test_radiation_full(rad, n, fr[i]);
         double complex Y[4], S[4];
         em_test_y_rad(m, L, P, NULL, R, fr[i], Y);
         free(R);
-        assert_int_equal(sv_em_calibration_apply(cal, i, Y), SV_OK);
+        if (calibrated) assert_int_equal(sv_em_calibration_apply(cal, i, Y), SV_OK);
         em_test_s(m, Y, S);
         loss[i] = 1 - pow(cabs(S[0]), 2) - pow(cabs(S[1]), 2);
     }
@@ -211,43 +213,84 @@ static void calibrated_loss(const char *text, int nf, const double *fr, double *
     sv_em_project_destroy(p);
 }
 
-/* The stub of shared em-model.md radiates. openEMS's feeds run into its
- * absorbing boundary (no line ends); Solvent's circuit ends at its ports,
- * and a finite line radiates from its ends even between calibrated ports
- * (their fields interfere: no port box can remove that). So the stub's own
- * radiation is compared: the stub's calibrated loss less that of its main
- * line alone (same mesh and ports), against openEMS's 1 − |S11|² − |S21|²
- * (whose own power balance is good to about ±0.5 %: it is negative below
- * 2 GHz), where openEMS's loss exceeds 0.6 %. */
+/* The example's text with the stub's rectangle (the second one) dropped: its
+ * main line alone, same mesh and ports. */
+static char *main_line_only(const char *text)
+{
+    char *line = strdup(text);
+    char *second = strstr(strstr(line, "\"rectangles\""), "},");
+    assert_non_null(second);
+    char *end = strstr(second, "\n ]"); /* the array's end (the file's indentation) */
+    assert_non_null(end);
+    memmove(second + 1, end, strlen(end) + 1);
+    return line;
+}
+
+static double openems_loss(const char *name, double f)
+{
+    double complex So[4];
+    openems_s(name, f, So);
+    return 1 - pow(cabs(So[0]), 2) - pow(cabs(So[1]), 2);
+}
+
+/* Ratio a/b as a factor at least 1: how far apart two positive losses are. */
+static double apart(double a, double b) { return fmax(a / b, b / a); }
+
+/* The stub of shared em-model.md radiates, and so does a line's end where
+ * it meets an edge port. tests/em/data/openems/stub_loss ran openEMS on the
+ * same drawing twice: with Solvent's raw ports (lumped 50-ohm ports across
+ * the line's ends) and with matched feed lines running into its absorbing
+ * boundary (no ends; V/I on the feeds; power-balance floor 0.1–0.3 %).
+ *
+ * Between raw edge ports both solvers' circuits are compared whole, the
+ * issue's 1 − |S11|² − |S21|², and so are their main lines alone. Against the
+ * matched feeds, which have no ends, the stub's own radiation is compared:
+ * its calibrated loss less its main line's (calibration cannot remove the
+ * ends: their fields interfere along the line, which no port box can
+ * undo). Asserted from 2.25 GHz where openEMS's loss exceeds 0.6 %: at the
+ * notch (1.97 GHz) the two solvers' 1 % apart in its frequency moves the
+ * loss most. */
 static void test_stub_loss(void **state)
 {
     (void)state;
     enum { NF = 15 };
-    double fr[NF], stub[NF], line[NF];
+    double fr[NF], stub_raw[NF], line_raw[NF], stub_cal[NF], line_cal[NF];
     for (int i = 0; i < NF; i++) fr[i] = 0.5e9 + 0.25e9 * i;
     char *text = em_test_slurp("examples/stub.json");
-    calibrated_loss(text, NF, fr, stub);
-    /* the main line alone: drop the stub's rectangle (the second one) */
-    char *second = strstr(strstr(text, "\"rectangles\""), "},");
-    char *end = strstr(second, "\n ]"); /* the array's end (the file's indentation) */
-    assert_non_null(second);
-    memmove(second + 1, end, strlen(end) + 1);
-    calibrated_loss(text, NF, fr, line);
+    char *line = main_line_only(text);
+    circuit_loss(text, false, NF, fr, stub_raw);
+    circuit_loss(line, false, NF, fr, line_raw);
+    circuit_loss(text, true, NF, fr, stub_cal);
+    circuit_loss(line, true, NF, fr, line_cal);
+    free(line);
     free(text);
-    printf("stub loss (calibrated ports, radiation on)\n  f GHz   stub %%   line %%   stub-line %%   openEMS %%\n");
+    printf("lost power 1 - |S11|^2 - |S21|^2 (radiation on), %%; openEMS: tests/em/data/openems/stub_loss\n"
+           "         raw edge ports (openEMS: lumped ports)        calibrated (openEMS: matched feeds)\n"
+           "  f GHz  stub  openEMS ratio   line  openEMS ratio   stub   line  stub-line openEMS ratio\n");
     int compared = 0;
+    double worst_stub = 1, worst_line = 1, worst_own = 1;
     for (int i = 0; i < NF; i++) {
-        double complex So[4];
-        openems_s("stub.s2p", fr[i], So);
-        double lo = 1 - pow(cabs(So[0]), 2) - pow(cabs(So[1]), 2), own = stub[i] - line[i];
-        printf("  %.2f  %7.3f  %7.3f  %7.3f  %7.3f\n", fr[i] / 1e9, 100 * stub[i], 100 * line[i], 100 * own, 100 * lo);
-        if (lo > 0.006) {
-            compared++;
-            /* the issue asks ±30 %; measured: within it up to 2.5 GHz, then
-             * 1.7–1.9× openEMS (docs/em.md, "Radiation: what is left") */
-            assert_true(own / lo > 0.7 && own / lo < 2.0);
-        }
+        double f = fr[i];
+        double stub_o = openems_loss("stub_loss/stub_loss_edge_ports.s2p", f);
+        double line_o = openems_loss("stub_loss/line_edge_ports.s2p", f);
+        double own_o = openems_loss("stub_loss/stub_loss.s2p", f);
+        double own = stub_cal[i] - line_cal[i];
+        printf("  %.2f %6.3f %6.3f %5.2f  %6.3f %6.3f %5.2f  %6.3f %6.3f %6.3f  %6.3f %5.2f\n", f / 1e9,
+               100 * stub_raw[i], 100 * stub_o, stub_raw[i] / stub_o, 100 * line_raw[i], 100 * line_o,
+               line_raw[i] / line_o, 100 * stub_cal[i], 100 * line_cal[i], 100 * own, 100 * own_o, own / own_o);
+        if (f < 2.2e9 || own_o < 0.006) continue;
+        compared++;
+        worst_stub = fmax(worst_stub, apart(stub_raw[i], stub_o));
+        worst_own = fmax(worst_own, apart(own, own_o));
+        worst_line = fmax(worst_line, apart(line_raw[i], line_o));
+        /* measured: 0.67–1.05; the lines' ends 0.55–0.72 of openEMS's;
+         * the stub's own radiation 0.97–1.40 (docs/em.md, Radiation) */
+        assert_true(stub_raw[i] / stub_o > 0.6 && stub_raw[i] / stub_o < 1.25);
+        assert_true(line_raw[i] / line_o > 0.45 && line_raw[i] / line_o < 1.1);
+        assert_true(own / own_o > 0.75 && own / own_o < 1.5);
     }
+    printf("  from 2.25 GHz, farthest apart: the stub between raw ports %.2fx, its line alone %.2fx, "
+           "the stub's own radiation %.2fx\n", worst_stub, worst_line, worst_own);
     assert_true(compared >= 6);
 }
 
