@@ -293,13 +293,14 @@ def nearest(lines, v):
 # ----------------------------------------------------------------------------------------------
 # Ports / probes
 
-def port_geometry(mesh, port):
-    """Probe positions for a port. u is the local coordinate pointing INTO the structure."""
+def port_geometry(mesh, port, lx=LX, x_exc_out=X_EXC_OUT):
+    """Probe positions for a port. u is the local coordinate pointing INTO the structure.
+    Ports at x = 0 and x = lx; the source x_exc_out outward (../stub_loss shares this)."""
     x = mesh['x']
     if port == 1:
         x_ref, sgn = 0.0, +1.0
     else:
-        x_ref, sgn = LX, -1.0
+        x_ref, sgn = lx, -1.0
     iref, xr = nearest(x, x_ref)
     assert abs(xr - x_ref) < 1e-9
     planes = {}
@@ -313,7 +314,7 @@ def port_geometry(mesh, port):
                        'x_I_minus_out': float(0.5 * (xa + xb)), 'x_I_plus_in': float(0.5 * (xb + xcc)),
                        'delta_mm': float(delta),
                        'distance_to_ref_plane_mm': float(abs(xb - x_ref))}
-    iexc, xexc = nearest(x, x_ref - sgn * X_EXC_OUT)
+    iexc, xexc = nearest(x, x_ref - sgn * x_exc_out)
     return {'number': port, 'x_ref': x_ref, 'sgn': sgn, 'planes': planes, 'x_exc': xexc}
 
 
@@ -380,11 +381,12 @@ def setup_and_run(cfg):
         json.dump({'wall_runtime_s': wall}, f)
 
 
-def run_child(cfg, log_path):
-    """Run one FDTD simulation in a child process, stdout/stderr to log_path."""
+def run_child(cfg, log_path, script=__file__):
+    """Run one FDTD simulation in a child process (`script --_child CFG`), stdout/stderr to
+    log_path."""
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     with open(log_path, 'w') as log:
-        p = subprocess.run([sys.executable, os.path.abspath(__file__), '--_child', json.dumps(cfg)],
+        p = subprocess.run([sys.executable, os.path.abspath(script), '--_child', json.dumps(cfg)],
                            stdout=log, stderr=subprocess.STDOUT)
     if p.returncode != 0:
         raise RuntimeError(f'openEMS run failed ({cfg}), see {log_path}')
@@ -468,9 +470,12 @@ def line_calibration(work, mesh_level, f_hz):
     where only the outgoing wave is present and no structure is near. Per plane P (5 and 10 mm
     out): the phase theta_P = beta*l_P of the outgoing wave between P and the board edge, the
     line impedance Z = -V/I at P and at the edge, and the exact three-point beta, Z at P."""
-    sp = os.path.join(work, f'thru_{mesh_level}_exc1')
-    mesh = build_mesh(mesh_level)
-    pg = port_geometry(mesh, 2)
+    return line_calibration_from(os.path.join(work, f'thru_{mesh_level}_exc1'),
+                                 port_geometry(build_mesh(mesh_level), 2), f_hz)
+
+
+def line_calibration_from(sp, pg, f_hz):
+    """line_calibration from the thru run in folder sp, pg its port 2's geometry."""
     k0 = 2 * np.pi * f_hz / C0
     d_ref, _ = port_data(sp, 2, 'ref', f_hz)
     z_ref = -d_ref['VB'] / (0.5 * (d_ref['Ip'] + d_ref['Im']))
@@ -567,7 +572,7 @@ def hammerstad_jensen(w, h, er):
     return float(z01 / np.sqrt(ee)), float(ee)
 
 
-def write_s2p(path, f_ghz, S, header):
+def write_s2p(path, f_ghz, S, header, f_decimals=2):
     with open(path, 'w') as fo:
         for h in header:
             fo.write('! ' + h + '\n')
@@ -575,7 +580,7 @@ def write_s2p(path, f_ghz, S, header):
         for n, f in enumerate(f_ghz):
             s = S[n]
             vals = [s[0, 0], s[1, 0], s[0, 1], s[1, 1]]
-            fo.write(f'{f:.2f} ' + ' '.join(f'{v.real: .9e} {v.imag: .9e}' for v in vals) + '\n')
+            fo.write(f'{f:.{f_decimals}f} ' + ' '.join(f'{v.real: .9e} {v.imag: .9e}' for v in vals) + '\n')
 
 
 def idx_of(f_ghz, fv):

@@ -116,21 +116,8 @@ def build_mesh(margin):
 
 
 def port_geometry(mesh, port):
-    """Probe positions of a port; u points INTO the circuit."""
-    x = mesh['x']
-    x_ref, sgn = (0.0, +1.0) if port == 1 else (LX, -1.0)
-    planes = {}
-    for key, xc in [('ref', x_ref)] + [(k, x_ref - sgn * v) for k, v in PLANES_OUT.items()]:
-        i, xb = mr.nearest(x, xc)
-        assert abs(xb - xc) < 1e-9, (key, xb, xc)
-        xa, xcc = x[i - int(sgn)], x[i + int(sgn)]          # A outward, C inward
-        delta = abs(xb - xa)
-        assert abs(abs(xcc - xb) - delta) < 1e-9, 'probe spacing not uniform'
-        planes[key] = {'x_V_A_out': float(xa), 'x_V_B': float(xb), 'x_V_C_in': float(xcc),
-                       'x_I_minus_out': float(0.5 * (xa + xb)), 'x_I_plus_in': float(0.5 * (xb + xcc)),
-                       'delta_mm': float(delta), 'distance_to_ref_plane_mm': float(abs(xb - x_ref))}
-    _, xexc = mr.nearest(x, x_ref - sgn * X_EXC_OUT)
-    return {'number': port, 'x_ref': x_ref, 'sgn': sgn, 'planes': planes, 'x_exc': xexc}
+    """Probe positions of a port (u points INTO the circuit): the pixel maps' layout of probes."""
+    return mr.port_geometry(mesh, port, lx=LX, x_exc_out=X_EXC_OUT)
 
 
 def setup_and_run(cfg):
@@ -204,33 +191,10 @@ def edge_port_s(sim_path):
     return mr.s_from_runs(runs)
 
 
-def run_child(cfg, log_path):
-    os.makedirs(os.path.dirname(log_path), exist_ok=True)
-    with open(log_path, 'w') as log:
-        p = subprocess.run([sys.executable, os.path.abspath(__file__), '--_child', json.dumps(cfg)],
-                           stdout=log, stderr=subprocess.STDOUT)
-    if p.returncode != 0:
-        raise RuntimeError(f'openEMS run failed ({cfg["circuit"]}), see {log_path}')
-
-
 def line_calibration(sim_path, mesh, f_hz):
     """The feed line's phase and impedance between each V/I plane and the reference plane, from
-    the thru run's non-driven port 2, where only the outgoing wave is (as in ../momentum)."""
-    pg = port_geometry(mesh, 2)
-    k0 = 2 * np.pi * f_hz / mr.C0
-    d_ref, _ = mr.port_data(sim_path, 2, 'ref', f_hz)
-    z_ref = -d_ref['VB'] / (0.5 * (d_ref['Ip'] + d_ref['Im']))
-    out = {'Z_ref': z_ref, 'planes': {}}
-    for key in PLANES_OUT:
-        d_p, _ = mr.port_data(sim_path, 2, key, f_hz)
-        pl = pg['planes'][key]
-        theta = np.unwrap(-np.angle(d_p['VB'] / d_ref['VB']))
-        beta = theta / (pl['distance_to_ref_plane_mm'] * 1e-3)
-        cor = np.cos(beta * pl['delta_mm'] * 1e-3 / 2)
-        z_p = -d_p['VB'] / (0.5 * (d_p['Ip'] + d_p['Im']) / cor)
-        out['planes'][key] = {'theta': theta, 'eps_eff': (beta / k0) ** 2, 'cos_corr': cor,
-                              'Z_shift': np.real(0.5 * (z_p + z_ref))}
-    return out
+    the thru run's non-driven port 2, where only the outgoing wave is (../momentum's method)."""
+    return mr.line_calibration_from(sim_path, port_geometry(mesh, 2), f_hz)
 
 
 def s_parameters(sim_path, cal, f_hz):
@@ -253,14 +217,7 @@ def notch(f_ghz, s21):
 
 
 def write_s2p(path, f_ghz, S, header):
-    with open(path, 'w') as f:
-        for line in header:
-            f.write('! ' + line + '\n')
-        f.write('# GHz S RI R 50\n')
-        for i, fg in enumerate(f_ghz):
-            s = S[i]
-            vals = [s[0, 0], s[1, 0], s[0, 1], s[1, 1]]
-            f.write(f'{fg:.4f} ' + ' '.join(f'{v.real:.9e} {v.imag:.9e}' for v in vals) + '\n')
+    mr.write_s2p(path, f_ghz, S, header, f_decimals=4)
 
 
 def main():
@@ -288,7 +245,7 @@ def main():
             log = sp + '.log'
             if not (args.reuse and os.path.exists(os.path.join(sp, 'run_wall.json'))):
                 print(f'[{time.strftime("%H:%M:%S")}] running {circuit} ({mname} margins) ...', flush=True)
-                run_child({'circuit': circuit, 'margin': margin, 'sim_path': sp}, log)
+                mr.run_child({'circuit': circuit, 'margin': margin, 'sim_path': sp}, log, script=__file__)
             st = mr.parse_log(log)
             st.update(json.load(open(os.path.join(sp, 'run_wall.json'))))
             stats[circuit] = {k: st.get(k) for k in ('timesteps_run', 'last_logged_energy_dB',
