@@ -187,6 +187,44 @@ char *em_test_slurp(const char *relpath)
     return s;
 }
 
+/* S of one of tests/em/data/openems/'s Touchstone files at f, linear
+ * interpolation on its grid (the last file read is kept). */
+void em_test_openems_s(const char *name, double f, double complex S[4])
+{
+    static sv_em_touchstone *t = NULL;
+    static char loaded[128] = "";
+    if (strcmp(loaded, name)) {
+        sv_em_touchstone_destroy(t);
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/em/data/openems/%s", SV_SOURCE_DIR, name);
+        assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
+        snprintf(loaded, sizeof loaded, "%s", name);
+    }
+    int i = 0, nf = t->nf;
+    const double *fr = t->freq_hz;
+    while (i + 2 < nf && fr[i + 1] < f) i++;
+    double u = (f - fr[i]) / (fr[i + 1] - fr[i]);
+    for (int q = 0; q < 4; q++) S[q] = (1 - u) * t->data[4 * i + q] + u * t->data[4 * (i + 1) + q];
+}
+
+double em_test_openems_loss(const char *name, double f)
+{
+    double complex S[4];
+    em_test_openems_s(name, f, S);
+    return 1 - pow(cabs(S[0]), 2) - pow(cabs(S[1]), 2);
+}
+
+char *em_test_stub_main_line(void)
+{
+    char *text = em_test_slurp("examples/stub.json");
+    char *second = strstr(strstr(text, "\"rectangles\""), "},");
+    assert_non_null(second);
+    char *end = strstr(second, "\n ]"); /* the array's end (the file's indentation) */
+    assert_non_null(end);
+    memmove(second + 1, end, strlen(end) + 1);
+    return text;
+}
+
 /* The direct solve (sv_em_solve) at f; optionally compare with
  * LAPACK on a full copy; assert reciprocity, passivity, and unitarity when
  * lossless (strict passivity when lossy). */

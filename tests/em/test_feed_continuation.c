@@ -23,7 +23,6 @@
  * nothing; the stub continued is compared with openEMS's matched feeds
  * (tests/em/data/openems/stub_loss). docs/em.md, "Radiation", has the
  * figures; this is what a port-side radiation term would give. */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,24 +231,6 @@ static void continued_loss(const char *text, int nf, const double *fr, double *p
     sv_em_project_destroy(p);
 }
 
-static double openems_stub_loss(double f)
-{
-    static sv_em_touchstone *t = NULL;
-    if (!t) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/tests/em/data/openems/stub_loss/stub_loss.s2p", SV_SOURCE_DIR);
-        assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
-    }
-    int i = 0;
-    while (i + 2 < t->nf && t->freq_hz[i + 1] < f) i++;
-    double u = (f - t->freq_hz[i]) / (t->freq_hz[i + 1] - t->freq_hz[i]), s = 0;
-    for (int q = 0; q < 2; q++) { /* S11, S21 */
-        double complex v = (1 - u) * t->data[4 * i + q] + u * t->data[4 * (i + 1) + q];
-        s += creal(v * conj(v));
-    }
-    return 1 - s;
-}
-
 /* The terms against the quadrature where the expansion works hardest: the
  * bundled example (thick metal, 2042 unknowns, 7.1 × 6.1 mm) to the top of
  * its band, 20 GHz (k0·a = 3.3, degree 14: docs/em.md, Radiation). */
@@ -274,9 +255,7 @@ static const double freqs[NF] = {1e9, 2e9, 2.25e9, 2.5e9, 3e9, 3.5e9, 3.75e9, 4e
 static void test_line(void **state)
 {
     (void)state;
-    char *text = em_test_slurp("examples/stub.json");
-    char *second = strstr(strstr(text, "\"rectangles\""), "},"), *end = strstr(second, "\n ]");
-    memmove(second + 1, end, strlen(end) + 1); /* drop the stub's rectangle */
+    char *text = em_test_stub_main_line();
     double plain[NF], continued[NF], terms_error;
     continued_loss(text, NF, freqs, plain, continued, &terms_error);
     free(text);
@@ -303,7 +282,7 @@ static void test_stub(void **state)
            "  f GHz   with its ends   continued   openEMS (matched feeds)   ratio\n", terms_error);
     int compared = 0;
     for (int i = 0; i < NF; i++) {
-        double o = openems_stub_loss(freqs[i]);
+        double o = em_test_openems_loss("stub_loss/stub_loss.s2p", freqs[i]);
         printf("  %.2f  %8.3f  %10.3f  %10.3f  %14.2f\n", freqs[i] / 1e9, 100 * plain[i], 100 * continued[i],
                100 * o, continued[i] / o);
         if (freqs[i] < 2.2e9 || o < 0.006) continue;

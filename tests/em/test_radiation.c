@@ -3,7 +3,6 @@
  * dipole on a grounded slab (Jackson & Alexopoulos, IEEE Trans. AP 39
  * (1991) 407), and a rectangular patch's resonance (Hammerstad) and
  * radiation Q (Jackson & Alexopoulos). Solves: LAPACK zsysv on full copies. */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -163,26 +162,6 @@ static void test_patch(void **state)
     sv_em_project_destroy(pt.p);
 }
 
-/* openEMS's |S| of the stub (tests/em/data/openems/stub.s2p) at f (linear
- * interpolation on its 5 MHz grid). */
-static void openems_s(const char *name, double f, double complex S[4])
-{
-    static sv_em_touchstone *t = NULL;
-    static char loaded[64] = "";
-    if (strcmp(loaded, name)) {
-        sv_em_touchstone_destroy(t);
-        char path[512];
-        snprintf(path, sizeof path, "%s/tests/em/data/openems/%s", SV_SOURCE_DIR, name);
-        assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
-        snprintf(loaded, sizeof loaded, "%s", name);
-    }
-    int i = 0, nf = t->nf;
-    const double *fr = t->freq_hz;
-    while (i + 2 < nf && fr[i + 1] < f) i++;
-    double u = (f - fr[i]) / (fr[i + 1] - fr[i]);
-    for (int q = 0; q < 4; q++) S[q] = (1 - u) * t->data[4 * i + q] + u * t->data[4 * (i + 1) + q];
-}
-
 /* 1 − |S11|² − |S21|² of a project (radiation on) at nf frequencies, between
  * raw edge ports or calibrated ones. */
 static void circuit_loss(const char *text, bool calibrated, int nf, const double *fr, double *loss)
@@ -213,26 +192,6 @@ static void circuit_loss(const char *text, bool calibrated, int nf, const double
     sv_em_project_destroy(p);
 }
 
-/* The example's text with the stub's rectangle (the second one) dropped: its
- * main line alone, same mesh and ports. */
-static char *main_line_only(const char *text)
-{
-    char *line = strdup(text);
-    char *second = strstr(strstr(line, "\"rectangles\""), "},");
-    assert_non_null(second);
-    char *end = strstr(second, "\n ]"); /* the array's end (the file's indentation) */
-    assert_non_null(end);
-    memmove(second + 1, end, strlen(end) + 1);
-    return line;
-}
-
-static double openems_loss(const char *name, double f)
-{
-    double complex So[4];
-    openems_s(name, f, So);
-    return 1 - pow(cabs(So[0]), 2) - pow(cabs(So[1]), 2);
-}
-
 /* Ratio a/b as a factor at least 1: how far apart two positive losses are. */
 static double apart(double a, double b) { return fmax(a / b, b / a); }
 
@@ -257,7 +216,7 @@ static void test_stub_loss(void **state)
     double fr[NF], stub_raw[NF], line_raw[NF], stub_cal[NF], line_cal[NF];
     for (int i = 0; i < NF; i++) fr[i] = 0.5e9 + 0.25e9 * i;
     char *text = em_test_slurp("examples/stub.json");
-    char *line = main_line_only(text);
+    char *line = em_test_stub_main_line();
     circuit_loss(text, false, NF, fr, stub_raw);
     circuit_loss(line, false, NF, fr, line_raw);
     circuit_loss(text, true, NF, fr, stub_cal);
@@ -271,9 +230,9 @@ static void test_stub_loss(void **state)
     double worst_stub = 1, worst_line = 1, worst_own = 1;
     for (int i = 0; i < NF; i++) {
         double f = fr[i];
-        double stub_o = openems_loss("stub_loss/stub_loss_edge_ports.s2p", f);
-        double line_o = openems_loss("stub_loss/line_edge_ports.s2p", f);
-        double own_o = openems_loss("stub_loss/stub_loss.s2p", f);
+        double stub_o = em_test_openems_loss("stub_loss/stub_loss_edge_ports.s2p", f);
+        double line_o = em_test_openems_loss("stub_loss/line_edge_ports.s2p", f);
+        double own_o = em_test_openems_loss("stub_loss/stub_loss.s2p", f);
         double own = stub_cal[i] - line_cal[i];
         printf("  %.2f %6.3f %6.3f %5.2f  %6.3f %6.3f %5.2f  %6.3f %6.3f %6.3f  %6.3f %5.2f\n", f / 1e9,
                100 * stub_raw[i], 100 * stub_o, stub_raw[i] / stub_o, 100 * line_raw[i], 100 * line_o,
