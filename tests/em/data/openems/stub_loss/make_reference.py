@@ -20,11 +20,13 @@ mirrored (S22 = S11, S12 = S21). S = B inv(A), 50 ohm, 0.5-4 GHz in 5 MHz steps.
 Run (Debian bookworm: apt-get install openems python3-openems; see ../momentum/README.md for
 the BLAS alternatives that installing them switches):
     cd tests/em/data/openems/stub_loss
-    nice -n 10 ./make_reference.py [--work DIR] [--reuse] [--margin-check]
-It writes stub_loss.s2p, stub_loss.json and stub_loss.txt next to itself; the runs go to --work
-(default /tmp/openems_stub_loss). Two runs (thru, stub) of a few minutes each on 2 cores;
---margin-check adds both again with every air margin 1.5 times larger. Not part of any test
-suite.
+    nice -n 10 ./make_reference.py [--work DIR] [--reuse] [--margin-check] [--fine-check]
+It writes stub_loss.s2p, stub_loss_edge_ports.s2p, line_edge_ports.s2p, stub_loss.json and
+stub_loss.txt next to itself; the runs go to --work (default /tmp/openems_stub_loss). Four runs
+(thru and stub with matched feeds, both with lumped edge ports) of under a minute each on 2
+cores; --margin-check adds the matched-feed pair with every air margin 1.5 times larger,
+--fine-check all four on a mesh twice as fine on and under the metal (about 3 minutes each).
+Not part of any test suite.
 """
 
 import argparse
@@ -73,41 +75,45 @@ FREQS_GHZ = np.round(0.5 + 0.005 * np.arange(701), 6)
 Z_REF = mr.Z_REF
 
 
-def half_x_lines(margin):
+def half_x_lines(margin, refine):
     """x lines from the PML to the mirror plane x = 20 mm (the other half is mirrored)."""
     xfeed = margin['x_feed']
-    inner = [0.0, D_PLANE, 2 * D_PLANE]                      # uniform around the reference plane
-    inner += mr.fill(2 * D_PLANE, STUB_X[0], D_PLANE, D_EDGE, DMAX_METAL, GRADE)
-    n = int(round((X_MID - STUB_X[0]) / D_EDGE * 2)) // 2   # the stub's half, uniform
+    dp, de, dm = D_PLANE / refine, D_EDGE / refine, DMAX_METAL / refine
+    inner = [0.0, dp, 2 * dp]                                # uniform around the reference plane
+    inner += mr.fill(2 * dp, STUB_X[0], dp, de, dm, GRADE)
+    n = int(round((X_MID - STUB_X[0]) / de * 2)) // 2        # the stub's half, uniform
     inner += list(np.linspace(STUB_X[0], X_MID, n + 1))
-    west = [-D_PLANE, -2 * D_PLANE]
+    west = [-dp, -2 * dp]
     prev = west[-1]
     for dist in sorted(PLANES_OUT.values()):
-        trip = [-dist + D_PLANE, -dist, -dist - D_PLANE]
-        west += sorted(mr.fill(trip[0], prev, D_PLANE, D_PLANE, DMAX_XY, GRADE), reverse=True)
+        trip = [-dist + dp, -dist, -dist - dp]
+        west += sorted(mr.fill(trip[0], prev, dp, dp, DMAX_XY, GRADE), reverse=True)
         west += trip
         prev = trip[-1]
     xpml = -xfeed
-    west += sorted(mr.fill(xpml, prev, DMAX_XY, D_PLANE, DMAX_XY, GRADE), reverse=True)
+    west += sorted(mr.fill(xpml, prev, DMAX_XY, dp, DMAX_XY, GRADE), reverse=True)
     west += [xpml] + [xpml - DMAX_XY * (i + 1) for i in range(N_PML)]
     return np.array(west + inner)
 
 
-def build_mesh(margin):
-    half = half_x_lines(margin)
+def build_mesh(margin, refine=1):
+    """The mesh for these air margins; refine = 2 halves every cell on and under the metal."""
+    half = half_x_lines(margin, refine)
     x = np.unique(np.round(np.concatenate([half, 2 * X_MID - half]), 9))
 
-    strip = list(np.linspace(Y0_LINE, Y1_LINE, 13))
-    stub = mr.fill(Y1_LINE, STUB_Y1, D_EDGE, D_EDGE, DMAX_METAL, GRADE)
+    de, dm = D_EDGE / refine, DMAX_METAL / refine
+    strip = list(np.linspace(Y0_LINE, Y1_LINE, 12 * refine + 1))
+    stub = mr.fill(Y1_LINE, STUB_Y1, de, de, dm, GRADE)
     ypml0, ypml1 = Y0_LINE - margin['y'], STUB_Y1 + margin['y']
-    south = mr.fill(ypml0, Y0_LINE, DMAX_XY, D_EDGE, DMAX_XY, GRADE)
-    north = mr.fill(STUB_Y1, ypml1, D_EDGE, DMAX_XY, DMAX_XY, GRADE)
+    south = mr.fill(ypml0, Y0_LINE, DMAX_XY, de, DMAX_XY, GRADE)
+    north = mr.fill(STUB_Y1, ypml1, de, DMAX_XY, DMAX_XY, GRADE)
     y = ([ypml0 - DMAX_XY * (i + 1) for i in range(N_PML)] + [ypml0] + south + strip + stub
          + [STUB_Y1] + north + [ypml1] + [ypml1 + DMAX_XY * (i + 1) for i in range(N_PML)])
     y = np.unique(np.round(np.array(y), 9))
 
-    dz = H / 6
-    zs = [i * dz for i in range(7)]
+    nz = 6 * refine
+    dz = H / nz
+    zs = [i * dz for i in range(nz + 1)]
     zpml = H + margin['z']
     z = zs + mr.fill(H, zpml, dz, DMAX_Z_AIR, DMAX_Z_AIR, GRADE) + [zpml] + \
         [zpml + DMAX_Z_AIR * (i + 1) for i in range(N_PML)]
@@ -124,7 +130,7 @@ def setup_and_run(cfg):
     from CSXCAD import ContinuousStructure
     from openEMS import openEMS
 
-    mesh = build_mesh(cfg['margin'])
+    mesh = build_mesh(cfg['margin'], cfg.get('refine', 1))
     FDTD = openEMS(NrTS=MAX_TS, EndCriteria=END_CRITERIA, OverSampling=mr.OVERSAMPLING)
     FDTD.SetGaussExcite(F0, FC)
     FDTD.SetBoundaryCond(['PML_8', 'PML_8', 'PML_8', 'PML_8', 'PEC', 'PML_8'])
@@ -225,27 +231,32 @@ def main():
     ap.add_argument('--work', default='/tmp/openems_stub_loss')
     ap.add_argument('--reuse', action='store_true', help='reuse finished runs found in --work')
     ap.add_argument('--margin-check', action='store_true', help='rerun with 1.5x air margins')
+    ap.add_argument('--fine-check', action='store_true', help='rerun on a 2x finer board mesh')
     ap.add_argument('--_child', default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._child:
         setup_and_run(json.loads(args._child))
         return
 
-    margins = {'base': MARGINS}
+    # variant: (air margins, mesh refinement, with the lumped-port runs)
+    variants = {'base': (MARGINS, 1, True)}
     if args.margin_check:
-        margins['wide'] = {k: 1.5 * v for k, v in MARGINS.items()}
+        variants['wide'] = ({k: 1.5 * v for k, v in MARGINS.items()}, 1, False)
+    if args.fine_check:
+        variants['fine'] = (MARGINS, 2, True)
     f_hz = FREQS_GHZ * 1e9
     res = {}
-    for mname, margin in margins.items():
-        mesh = build_mesh(margin)
+    for mname, (margin, refine, edge_runs) in variants.items():
+        mesh = build_mesh(margin, refine)
         paths, stats = {}, {}
-        circuits = ('thru', 'stub') + (('thru_edge', 'stub_edge') if mname == 'base' else ())
+        circuits = ('thru', 'stub') + (('thru_edge', 'stub_edge') if edge_runs else ())
         for circuit in circuits:
             sp = os.path.join(args.work, f'{circuit}_{mname}')
             log = sp + '.log'
             if not (args.reuse and os.path.exists(os.path.join(sp, 'run_wall.json'))):
-                print(f'[{time.strftime("%H:%M:%S")}] running {circuit} ({mname} margins) ...', flush=True)
-                mr.run_child({'circuit': circuit, 'margin': margin, 'sim_path': sp}, log, script=__file__)
+                print(f'[{time.strftime("%H:%M:%S")}] running {circuit} ({mname}) ...', flush=True)
+                mr.run_child({'circuit': circuit, 'margin': margin, 'refine': refine, 'sim_path': sp}, log,
+                             script=__file__)
             st = mr.parse_log(log)
             st.update(json.load(open(os.path.join(sp, 'run_wall.json'))))
             stats[circuit] = {k: st.get(k) for k in ('timesteps_run', 'last_logged_energy_dB',
@@ -257,7 +268,7 @@ def main():
         res[mname] = {'mesh': mesh, 'stats': stats, 'cal': cal,
                       'thru': s_parameters(paths['thru'], cal, f_hz),
                       'stub': s_parameters(paths['stub'], cal, f_hz)}
-        if mname == 'base':
+        if edge_runs:
             res[mname]['edge'] = {c: edge_port_s(paths[c + '_edge']) for c in ('thru', 'stub')}
     report(res, f_hz)
 
@@ -282,6 +293,12 @@ def report(res, f_hz):
     if 'wide' in res:
         rows[f'stub, matched feeds, {plane(key)}, margins x 1.5'] = pct(res['wide']['stub'][key])
         rows[f'thru, matched feeds, {plane(key)}, margins x 1.5'] = pct(res['wide']['thru'][key])
+    if 'fine' in res:
+        fine = res['fine']
+        rows[f'stub, matched feeds, {plane(key)}, mesh x 2'] = pct(fine['stub'][key])
+        rows[f'thru, matched feeds, {plane(key)}, mesh x 2'] = pct(fine['thru'][key])
+        rows['stub, lumped edge ports, mesh x 2'] = pct(fine['edge']['stub'])
+        rows['thru, lumped edge ports, mesh x 2'] = pct(fine['edge']['thru'])
     sv = np.array([np.linalg.svd(s, compute_uv=False)[0] for s in S])
     n_f = notch(f_ghz, S[:, 1, 0])
     eps = base['cal']['planes'][PRIMARY]['eps_eff']
@@ -307,14 +324,14 @@ def report(res, f_hz):
         f'{f:g} GHz Z {zl[i]:.2f} ohm eps_eff {eps[i]:.3f}' for f, i in
         zip((1.0, 2.0, 4.0), [int(np.argmin(np.abs(f_ghz - f))) for f in (1.0, 2.0, 4.0)])))
     for mname, r in res.items():
-        lines.append(f'runs ({mname} margins): ' + json.dumps(r['stats']))
+        lines.append(f'runs ({mname}): ' + json.dumps(r['stats']))
     open(os.path.join(HERE, 'stub_loss.txt'), 'w').write('\n'.join(lines) + '\n')
     print('\n'.join(lines))
 
     setup = {'geometry_mm': {'h': H, 'eps_r': EPS_R, 'main_line': [0, LX, Y0_LINE, Y1_LINE],
                              'stub': [STUB_X[0], STUB_X[1], Y1_LINE, STUB_Y1]},
              'mesh': {m: {a: mr.mesh_stats(r['mesh'][a]) for a in 'xyz'} for m, r in res.items()},
-             'margins_mm': {m: (MARGINS if m == 'base' else {k: 1.5 * v for k, v in MARGINS.items()})
+             'margins_mm': {m: (MARGINS if m != 'wide' else {k: 1.5 * v for k, v in MARGINS.items()})
                             for m in res},
              'excitation': {'f0_Hz': F0, 'fc_Hz': FC, 'plane_out_mm': X_EXC_OUT},
              'vi_planes_out_mm': PLANES_OUT, 'primary_plane': PRIMARY, 'end_criteria': END_CRITERIA,
