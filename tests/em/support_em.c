@@ -187,8 +187,15 @@ char *em_test_slurp(const char *relpath)
     return s;
 }
 
-/* S of one of tests/em/data/openems/'s Touchstone files at f, linear
- * interpolation on its grid (the last file read is kept). */
+void em_test_touchstone_at(const sv_em_touchstone *t, double f, double complex S[4])
+{
+    int i = 0;
+    while (i + 2 < t->nf && t->freq_hz[i + 1] < f) i++;
+    double u = (f - t->freq_hz[i]) / (t->freq_hz[i + 1] - t->freq_hz[i]);
+    for (int q = 0; q < 4; q++) S[q] = (1 - u) * t->data[4 * i + q] + u * t->data[4 * (i + 1) + q];
+}
+
+/* The last file read is kept: the tests ask one file at many frequencies. */
 void em_test_openems_s(const char *name, double f, double complex S[4])
 {
     static sv_em_touchstone *t = NULL;
@@ -200,11 +207,7 @@ void em_test_openems_s(const char *name, double f, double complex S[4])
         assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
         snprintf(loaded, sizeof loaded, "%s", name);
     }
-    int i = 0, nf = t->nf;
-    const double *fr = t->freq_hz;
-    while (i + 2 < nf && fr[i + 1] < f) i++;
-    double u = (f - fr[i]) / (fr[i + 1] - fr[i]);
-    for (int q = 0; q < 4; q++) S[q] = (1 - u) * t->data[4 * i + q] + u * t->data[4 * (i + 1) + q];
+    em_test_touchstone_at(t, f, S);
 }
 
 double em_test_openems_loss(const char *name, double f)

@@ -53,8 +53,9 @@ double em_test_kirschning_jansen(double w, double h, double er, double f);
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare);
 /* Text of a file under the source tree (malloc'ed). */
 char *em_test_slurp(const char *relpath);
-/* S (S11, S21, S12, S22) of tests/em/data/openems/NAME at f, interpolated
- * linearly on its grid; its lost power 1 − |S11|² − |S21|². */
+/* A 2-port's S (S11, S21, S12, S22) at f, interpolated linearly on its grid. */
+void em_test_touchstone_at(const sv_em_touchstone *t, double f, double complex S[4]);
+/* The same for tests/em/data/openems/NAME; its lost power 1 − |S11|² − |S21|². */
 void em_test_openems_s(const char *name, double f, double complex S[4]);
 double em_test_openems_loss(const char *name, double f);
 /* examples/stub.json with the stub's rectangle (its second) dropped: its

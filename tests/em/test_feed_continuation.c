@@ -34,26 +34,22 @@
 #include "support_em.h"
 #include "sv_test.h"
 
-#define ETA0 376.730313668
-#define C0 299792458.0
+#define ETA0 376.730313668 /* Ω, μ0·c */
 #define PORTS_MAX 2
 
-/* 8-point Gauss–Legendre on [−1, 1]. */
-static const double gl_x[8] = {-0.9602898564975363, -0.7966664774136267, -0.5255324099163290, -0.1834346424956498,
-                               0.1834346424956498,  0.5255324099163290,  0.7966664774136267,  0.9602898564975363};
-static const double gl_w[8] = {0.1012285362903763, 0.2223810344533745, 0.3137066458778873, 0.3626837833783620,
-                               0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763};
-
 /* ∫ Λ(s)·e^(jks) ds of a rooftop's (or half rooftop's) triangle along its
- * axis (k·d ≪ 1 here: 8 points per half are exact to roundoff). */
+ * axis (k·d ≪ 1 here: 8 Gauss–Legendre points per half are exact to
+ * roundoff). */
 static double complex along_transform(const sv_em_profile_t *p, double k)
 {
+    static sv_em_gl_rule gl;
+    if (!gl.n) sv_em_gl_make(8, 0, &gl); /* on [0, 1] */
     double complex s = 0;
     for (int piece = -1; piece <= 1; piece += 2) {
         if (p->half && piece != p->half) continue;
-        for (int g = 0; g < 8; g++) {
-            double t = 0.5 * (gl_x[g] + 1);
-            s += 0.5 * gl_w[g] * p->d * (1 - t) * cexp(I * k * (p->e + piece * t * p->d));
+        for (int g = 0; g < gl.n; g++) {
+            double t = gl.t[g];
+            s += gl.w[g] * p->d * (1 - t) * cexp(I * k * (p->e + piece * t * p->d));
         }
     }
     return s;
@@ -98,7 +94,7 @@ typedef struct circuit_state {
 static double far_field_power(const circuit_state *s, double f, double h, double er, int with_circuit, int with_feeds)
 {
     enum { NT = 40, NPH = 80 };
-    double k0 = 2 * SV_EM_PI * f / C0, p_space = 0, p_surface = 0;
+    double k0 = 2 * SV_EM_PI * f / SV_EM_C0, p_space = 0, p_surface = 0;
     for (int it = 0; it <= NT; it++) {
         int ring = it == NT; /* the surface wave's ring, sin θ = 1 */
         double ct = ring ? 0 : (it + 0.5) / NT, st = sqrt(1 - ct * ct);

@@ -265,7 +265,7 @@ def main():
             paths[circuit] = sp
             print(f'  {circuit}: {stats[circuit]}', flush=True)
         cal = line_calibration(paths['thru'], mesh, f_hz)
-        res[mname] = {'mesh': mesh, 'stats': stats, 'cal': cal,
+        res[mname] = {'mesh': mesh, 'margin': margin, 'stats': stats, 'cal': cal,
                       'thru': s_parameters(paths['thru'], cal, f_hz),
                       'stub': s_parameters(paths['stub'], cal, f_hz)}
         if edge_runs:
@@ -331,8 +331,7 @@ def report(res, f_hz):
     setup = {'geometry_mm': {'h': H, 'eps_r': EPS_R, 'main_line': [0, LX, Y0_LINE, Y1_LINE],
                              'stub': [STUB_X[0], STUB_X[1], Y1_LINE, STUB_Y1]},
              'mesh': {m: {a: mr.mesh_stats(r['mesh'][a]) for a in 'xyz'} for m, r in res.items()},
-             'margins_mm': {m: (MARGINS if m != 'wide' else {k: 1.5 * v for k, v in MARGINS.items()})
-                            for m in res},
+             'margins_mm': {m: r['margin'] for m, r in res.items()},
              'excitation': {'f0_Hz': F0, 'fc_Hz': FC, 'plane_out_mm': X_EXC_OUT},
              'vi_planes_out_mm': PLANES_OUT, 'primary_plane': PRIMARY, 'end_criteria': END_CRITERIA,
              'openems_debian_version': deb, 'runs': {m: r['stats'] for m, r in res.items()},
