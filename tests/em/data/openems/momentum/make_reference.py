@@ -327,31 +327,14 @@ def probe_names(port, key):
 # One FDTD run (executed in a child process)
 
 def setup_and_run(cfg):
-    from CSXCAD import ContinuousStructure
-    from openEMS import openEMS
-
     circuit, level, exc_port, sim_path = cfg['circuit'], cfg['level'], cfg['exc'], cfg['sim_path']
     mesh = build_mesh(level)
     g = read_pixelmap(circuit)
     m, _ = cell_mask(g, mesh['nsub'], LEVELS[level]['notch'])
     rects = mask_rectangles(m, mesh['d_board'])
 
-    FDTD = openEMS(NrTS=cfg.get('max_ts', MAX_TS), EndCriteria=END_CRITERIA,
-                   OverSampling=OVERSAMPLING)
-    FDTD.SetGaussExcite(F0, FC)
-    FDTD.SetBoundaryCond(['PML_8', 'PML_8', 'PML_8', 'PML_8', 'PEC', 'PML_8'])
-    CSX = ContinuousStructure()
-    FDTD.SetCSX(CSX)
-    grid = CSX.GetGrid()
-    grid.SetDeltaUnit(1e-3)
-    grid.SetLines('x', mesh['x'])
-    grid.SetLines('y', mesh['y'])
-    grid.SetLines('z', mesh['z'])
-    x, y = mesh['x'], mesh['y']
-
-    sub = CSX.AddMaterial('substrate', epsilon=EPS_R)
-    sub.AddBox([x[0], y[0], 0.0], [x[-1], y[-1], H], priority=0)
-
+    FDTD, CSX = new_simulation(mesh, F0, FC, cfg.get('max_ts', MAX_TS), EPS_R, H)
+    x = mesh['x']
     metal = CSX.AddMetal('pec_sheet')
     for (x0, x1, y0, y1) in rects:
         metal.AddBox([x0, y0, H], [x1, y1, H], priority=10)
@@ -359,26 +342,55 @@ def setup_and_run(cfg):
     metal.AddBox([LX, Y0_LINE, H], [x[-1], Y1_LINE, H], priority=10)      # east feed line
 
     for port in (1, 2):
-        pg = port_geometry(mesh, port)
-        for key, pl in pg['planes'].items():
-            nm = probe_names(port, key)
-            for tag, xx in (('VA', pl['x_V_A_out']), ('VB', pl['x_V_B']), ('VC', pl['x_V_C_in'])):
-                # same orientation as openEMS's MSLPort (start at the strip, stop at ground, weight -1)
-                pr = CSX.AddProbe(nm[tag], p_type=0, weight=-1)
-                pr.AddBox([xx, YC_LINE, H], [xx, YC_LINE, 0.0])
-            for tag, xx in (('Im', pl['x_I_minus_out']), ('Ip', pl['x_I_plus_in'])):
-                # closed H loop around the strip (dual grid); weight = direction INTO the structure
-                pr = CSX.AddProbe(nm[tag], p_type=1, weight=pg['sgn'], norm_dir=0)
-                pr.AddBox([xx, Y0_LINE, H], [xx, Y1_LINE, H])
-        if port == exc_port:
-            exc = CSX.AddExcitation(f'excite_{port}', exc_type=0, exc_val=[0, 0, 1.0])
-            exc.AddBox([pg['x_exc'], Y0_LINE, H], [pg['x_exc'], Y1_LINE, 0.0], priority=5)
+        add_feed_probes(CSX, port_geometry(mesh, port), Y0_LINE, Y1_LINE, H, port == exc_port)
+    run_and_time(FDTD, sim_path)
 
+
+def new_simulation(mesh, f0, fc, max_ts, eps_r, h):
+    """An openEMS run on this mesh (mm): Gaussian f0, fc; PML but for the PEC ground at z = 0;
+    the substrate of eps_r and height h over the whole domain (through the PML)."""
+    from CSXCAD import ContinuousStructure
+    from openEMS import openEMS
+    FDTD = openEMS(NrTS=max_ts, EndCriteria=END_CRITERIA, OverSampling=OVERSAMPLING)
+    FDTD.SetGaussExcite(f0, fc)
+    FDTD.SetBoundaryCond(['PML_8', 'PML_8', 'PML_8', 'PML_8', 'PEC', 'PML_8'])
+    CSX = ContinuousStructure()
+    FDTD.SetCSX(CSX)
+    grid = CSX.GetGrid()
+    grid.SetDeltaUnit(1e-3)
+    for a in 'xyz':
+        grid.SetLines(a, mesh[a])
+    x, y = mesh['x'], mesh['y']
+    sub = CSX.AddMaterial('substrate', epsilon=eps_r)
+    sub.AddBox([x[0], y[0], 0.0], [x[-1], y[-1], h], priority=0)
+    return FDTD, CSX
+
+
+def add_feed_probes(CSX, pg, y0, y1, h, excite):
+    """The V/I probes of one port's planes (pg from port_geometry) on a feed line y0..y1 at
+    height h, and with excite its soft E_z source."""
+    port, yc = pg['number'], 0.5 * (y0 + y1)
+    for key, pl in pg['planes'].items():
+        nm = probe_names(port, key)
+        for tag, xx in (('VA', pl['x_V_A_out']), ('VB', pl['x_V_B']), ('VC', pl['x_V_C_in'])):
+            # same orientation as openEMS's MSLPort (start at the strip, stop at ground, weight -1)
+            pr = CSX.AddProbe(nm[tag], p_type=0, weight=-1)
+            pr.AddBox([xx, yc, h], [xx, yc, 0.0])
+        for tag, xx in (('Im', pl['x_I_minus_out']), ('Ip', pl['x_I_plus_in'])):
+            # closed H loop around the strip (dual grid); weight = direction INTO the structure
+            pr = CSX.AddProbe(nm[tag], p_type=1, weight=pg['sgn'], norm_dir=0)
+            pr.AddBox([xx, y0, h], [xx, y1, h])
+    if excite:
+        exc = CSX.AddExcitation(f'excite_{port}', exc_type=0, exc_val=[0, 0, 1.0])
+        exc.AddBox([pg['x_exc'], y0, h], [pg['x_exc'], y1, 0.0], priority=5)
+
+
+def run_and_time(FDTD, sim_path):
+    """Run, and write the wall time to run_wall.json (the sign that the run finished)."""
     t0 = time.time()
     FDTD.Run(sim_path, cleanup=True, numThreads=THREADS, verbose=1)
-    wall = time.time() - t0
     with open(os.path.join(sim_path, 'run_wall.json'), 'w') as f:
-        json.dump({'wall_runtime_s': wall}, f)
+        json.dump({'wall_runtime_s': time.time() - t0}, f)
 
 
 def run_child(cfg, log_path, script=__file__):

@@ -70,7 +70,6 @@ MARGINS = {'x_feed': 30.0, 'y': 38.0, 'z': 36.0}   # metal to PML: ~lambda_0/4 a
 F0, FC = 2.25e9, 2.25e9                     # Gaussian: -20 dB at 0 and 4.5 GHz
 END_CRITERIA = 1e-5                         # -50 dB energy
 MAX_TS = 400000
-THREADS = 2
 FREQS_GHZ = np.round(0.5 + 0.005 * np.arange(701), 6)
 Z_REF = mr.Z_REF
 
@@ -127,22 +126,9 @@ def port_geometry(mesh, port):
 
 
 def setup_and_run(cfg):
-    from CSXCAD import ContinuousStructure
-    from openEMS import openEMS
-
     mesh = build_mesh(cfg['margin'], cfg.get('refine', 1))
-    FDTD = openEMS(NrTS=MAX_TS, EndCriteria=END_CRITERIA, OverSampling=mr.OVERSAMPLING)
-    FDTD.SetGaussExcite(F0, FC)
-    FDTD.SetBoundaryCond(['PML_8', 'PML_8', 'PML_8', 'PML_8', 'PEC', 'PML_8'])
-    CSX = ContinuousStructure()
-    FDTD.SetCSX(CSX)
-    grid = CSX.GetGrid()
-    grid.SetDeltaUnit(1e-3)
-    for a in 'xyz':
-        grid.SetLines(a, mesh[a])
-    x, y = mesh['x'], mesh['y']
-    sub = CSX.AddMaterial('substrate', epsilon=EPS_R)
-    sub.AddBox([x[0], y[0], 0.0], [x[-1], y[-1], H], priority=0)
+    FDTD, CSX = mr.new_simulation(mesh, F0, FC, MAX_TS, EPS_R, H)
+    x = mesh['x']
     metal = CSX.AddMetal('pec_sheet')
     edge_ports = cfg['circuit'].endswith('_edge')
     if edge_ports:          # Solvent's raw edge ports: the line ends at lumped 50-ohm ports
@@ -151,41 +137,22 @@ def setup_and_run(cfg):
         metal.AddBox([x[0], Y0_LINE, H], [x[-1], Y1_LINE, H], priority=10)
     if cfg['circuit'].startswith('stub'):
         metal.AddBox([STUB_X[0], Y1_LINE, H], [STUB_X[1], STUB_Y1, H], priority=10)
-    if edge_ports:
-        # bookworm's openEMS/ports.py still says np.float, which its numpy (1.24) no longer has
-        np.float = float
-        ports = [FDTD.AddLumpedPort(p, Z_REF, [xp, Y0_LINE, 0.0], [xp, Y1_LINE, H], 'z',
-                                    excite=1.0 if p == 1 else 0.0, priority=5)
-                 for p, xp in ((1, 0.0), (2, LX))]
-        run_and_time(FDTD, cfg['sim_path'])
-        VI = []
-        for port in ports:
-            port.CalcPort(cfg['sim_path'], FREQS_GHZ * 1e9, ref_impedance=Z_REF)
-            VI.append((port.uf_tot, port.if_tot))
-        np.save(os.path.join(cfg['sim_path'], 'edge_ports_vi.npy'), np.array(VI))
+    if not edge_ports:
+        for port in (1, 2):
+            mr.add_feed_probes(CSX, port_geometry(mesh, port), Y0_LINE, Y1_LINE, H, port == 1)
+        mr.run_and_time(FDTD, cfg['sim_path'])
         return
-    yc = 0.5 * (Y0_LINE + Y1_LINE)
-    for port in (1, 2):
-        pg = port_geometry(mesh, port)
-        for key, pl in pg['planes'].items():
-            nm = mr.probe_names(port, key)
-            for tag, xx in (('VA', pl['x_V_A_out']), ('VB', pl['x_V_B']), ('VC', pl['x_V_C_in'])):
-                pr = CSX.AddProbe(nm[tag], p_type=0, weight=-1)
-                pr.AddBox([xx, yc, H], [xx, yc, 0.0])
-            for tag, xx in (('Im', pl['x_I_minus_out']), ('Ip', pl['x_I_plus_in'])):
-                pr = CSX.AddProbe(nm[tag], p_type=1, weight=pg['sgn'], norm_dir=0)
-                pr.AddBox([xx, Y0_LINE, H], [xx, Y1_LINE, H])
-        if port == 1:
-            exc = CSX.AddExcitation('excite_1', exc_type=0, exc_val=[0, 0, 1.0])
-            exc.AddBox([pg['x_exc'], Y0_LINE, H], [pg['x_exc'], Y1_LINE, 0.0], priority=5)
-    run_and_time(FDTD, cfg['sim_path'])
-
-
-def run_and_time(FDTD, sim_path):
-    t0 = time.time()
-    FDTD.Run(sim_path, cleanup=True, numThreads=THREADS, verbose=1)
-    with open(os.path.join(sim_path, 'run_wall.json'), 'w') as f:
-        json.dump({'wall_runtime_s': time.time() - t0}, f)
+    # bookworm's openEMS/ports.py still says np.float, which its numpy (1.24) no longer has
+    np.float = float
+    ports = [FDTD.AddLumpedPort(p, Z_REF, [xp, Y0_LINE, 0.0], [xp, Y1_LINE, H], 'z',
+                                excite=1.0 if p == 1 else 0.0, priority=5)
+             for p, xp in ((1, 0.0), (2, LX))]
+    mr.run_and_time(FDTD, cfg['sim_path'])
+    VI = []
+    for port in ports:
+        port.CalcPort(cfg['sim_path'], FREQS_GHZ * 1e9, ref_impedance=Z_REF)
+        VI.append((port.uf_tot, port.if_tot))
+    np.save(os.path.join(cfg['sim_path'], 'edge_ports_vi.npy'), np.array(VI))
 
 
 def edge_port_s(sim_path):
