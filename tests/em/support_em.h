@@ -47,6 +47,8 @@ void em_test_hj(double w, double h, double er, double *z0, double *eeff);
 void em_test_hj_thick(double w, double h, double t, double er, double *z0, double *eeff);
 /* Kirschning and Jansen's εeff(f) of a thin strip (w, h in m, f in Hz). */
 double em_test_kirschning_jansen(double w, double h, double er, double f);
+/* Kirschning, Jansen and Koster's open-end extension Δl of a thin strip (m). */
+double em_test_open_end_kj(double w, double h, double er);
 /* Direct solve (sv_em_solve) of a project's quasi-static model (text, or a path under the source tree if
  * is_path) at f with the checks users apply; compare = 1 also checks Y
  * against LAPACK on a full copy (1e-9). */

@@ -252,6 +252,68 @@ static void test_low_frequency_circuit(void **state)
     line_free(&l);
 }
 
+/* The port of the Momentum circuits' launch (W 56 mil, h 30 mil, εr 4.5,
+ * 8-mil cells, a perfect sheet) feeding an open stub of `cells` cells:
+ * its capacitance Im(Y)/ω at 100 MHz (βℓ ≤ 0.03: the line's tan is
+ * its argument to 3e-4), raw and calibrated, by LAPACK on the quasi-static
+ * model. */
+static void open_stub_c(int cells, double *c_raw, double *c_cal)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"units\": \"mil\", \"substrate\": {\"thickness\": 30, \"eps_r\": 4.5},"
+             "\"metal\": {\"conductivity\": \"inf\"}, \"effects\": {\"radiation\": false},"
+             "\"grid\": {\"dx\": 8, \"dy\": 8, \"nx\": %d, \"ny\": 11},"
+             "\"rectangles\": [{\"x\": [0, %d], \"y\": [16, 72]}],"
+             "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [16, 72]}]}",
+             cells + 6, 8 * cells);
+    line l = {.p = em_test_project(json)};
+    sv_em_options o = {.max_freq_hz = 1e9};
+    assert_int_equal(sv_em_model_create(NULL, l.p, &o, &l.m), SV_OK);
+    const double f = 1e8, w = 2 * SV_EM_PI * f;
+    double complex Y;
+    double *L, *P;
+    em_test_full(l.m, &L, &P);
+    em_test_y(l.m, L, P, NULL, f, &Y);
+    *c_raw = cimag(Y) / w;
+    sv_em_calibration *cal = NULL;
+    assert_int_equal(sv_em_calibration_create(NULL, l.m, 1, &f, &cal), SV_OK);
+    assert_int_equal(sv_em_calibration_apply(cal, 0, &Y), SV_OK);
+    *c_cal = cimag(Y) / w;
+    sv_em_calibration_destroy(cal);
+    free(L);
+    free(P);
+    line_free(&l);
+}
+
+/* What the calibration removes, against closed forms: an open stub seen
+ * through a calibrated port is its line's C'·ℓ plus one open end, C'·Δl
+ * (Hammerstad–Jensen's C' = √εeff/(c·Z0), Kirschning–Jansen–Koster's Δl);
+ * the raw edge port adds a second open end, the strip's end where the port
+ * sits, and nothing else. C' of the model's line comes from two lengths, so
+ * the end is measured apart from the line's own error. */
+static void test_open_stub(void **state)
+{
+    (void)state;
+    const double mil = 25.4e-6, w = 56 * mil, h = 30 * mil, er = 4.5;
+    double z0, eeff;
+    em_test_hj(w, h, er, &z0, &eeff);
+    const double c_hj = sqrt(eeff) / (SV_EM_C0 * z0), c_end = c_hj * em_test_open_end_kj(w, h, er);
+    double raw1, cal1, raw2, cal2;
+    open_stub_c(13, &raw1, &cal1);
+    open_stub_c(26, &raw2, &cal2);
+    const double len1 = 13 * 8 * mil, c_line = (cal2 - cal1) / len1, end = cal1 - c_line * len1;
+    printf("56-mil line: C' %.2f pF/m (HJ %.2f, %+.2f %%); open end %.2f fF (KJK %.2f, %+.1f %%);\n"
+           "  raw - calibrated: %.2f fF (13 cells), %.2f fF (26 cells), %+.1f / %+.1f %% of the open end\n",
+           c_line * 1e12, c_hj * 1e12, 100 * (c_line / c_hj - 1), end * 1e15, c_end * 1e15,
+           100 * (end / c_end - 1), (raw1 - cal1) * 1e15, (raw2 - cal2) * 1e15,
+           100 * ((raw1 - cal1) / c_end - 1), 100 * ((raw2 - cal2) / c_end - 1));
+    assert_true(fabs(c_line / c_hj - 1) <= 0.015);
+    assert_true(fabs(end / c_end - 1) <= 0.10);
+    assert_true(fabs((raw1 - cal1) / c_end - 1) <= 0.10);
+    assert_true(fabs((raw2 - cal2) / c_end - 1) <= 0.10);
+}
+
 /* "calibration": "none" keeps the raw edge port: Y is untouched. */
 static void test_raw_port(void **state)
 {
@@ -517,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_matched_line_dispersion),
         cmocka_unit_test(test_low_frequency),
         cmocka_unit_test(test_low_frequency_circuit),
+        cmocka_unit_test(test_open_stub),
         cmocka_unit_test(test_raw_port),
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_shared_tables),
