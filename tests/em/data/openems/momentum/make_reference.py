@@ -87,12 +87,18 @@ FREQS_GHZ = np.round(np.arange(1, 201) * 0.05, 6)   # 0.05 .. 10 GHz, 50 MHz ste
 Z_REF = 50.0
 
 
+X_SYMMETRIC = ('thru', 'launches')   # maps whose port-2-driven run mirrors the port-1-driven one
+
+
 def read_pixelmap(name):
     """Return G[iy][ix] (iy = 0 at the BOTTOM, y in [iy*P, (iy+1)*P]), 0/1 ints."""
-    if name == 'thru':
+    if name in ('thru', 'launches'):
+        # a uniform line, or the two launches alone (open ends 72 mil apart): launches.py
         g = np.zeros((NROW, NCOL), int)
         for r in LAUNCH_ROWS:
             g[r, :] = 1
+        if name == 'launches':
+            g[:, 13:22] = 0
     else:
         rows = []
         with open(os.path.join(MOMENTUM_DIR, 'pixelmaps', name + '.csv')) as f:
@@ -669,7 +675,7 @@ def analyse(work, c, lev, f_hz, cal, excs=(1, 2), keep=1.0):
             v = vi_planes({pl: pd[(k, p, pl)] for pl in planes}, cal)
             for key, val in v.items():
                 VI.setdefault(key, {}).setdefault(k, {})[p] = val
-    if c == 'thru':                              # x-symmetric line on an x-symmetric mesh
+    if c in X_SYMMETRIC:                         # x-symmetric circuit on an x-symmetric mesh
         for key in VI:
             VI[key][2] = {1: VI[key][1][2], 2: VI[key][1][1]}
     S = {key: s_from_runs(VI[key]) for key in VI} if (2 in VI['edge']) else None
