@@ -37,14 +37,10 @@ static void line_y(const line *ln, const char *metal, double tan_d, int ncl, dou
              " \"effects\": {\"dielectric_loss\": %s, \"radiation\": false, \"dispersion\": %s}}",
              h, er, tan_d, metal, dx, w / 10, ncl, ncl * dx, w, w, ncl * dx, w, loss_mode,
              loss_dispersion ? "true" : "false");
-    sv_em_project *p = em_test_project(json);
-    sv_em_model *m = em_test_model(p);
-    sv_em_affine *a;
-    assert_int_equal(sv_em_affine_create(NULL, m, &a), SV_OK);
-    assert_int_equal(sv_em_solve(NULL, a, f, Y), SV_OK);
-    sv_em_affine_destroy(a);
-    sv_em_model_destroy(m);
-    sv_em_project_destroy(p);
+    em_test_case c;
+    em_test_case_open(&c, json);
+    assert_int_equal(sv_em_solve(NULL, c.a, f, Y), SV_OK);
+    em_test_case_close(&c);
 }
 
 /* α (Np/m) from the two lengths: N = T2·T1⁻¹ has eigenvalues e^{±γΔl}. */

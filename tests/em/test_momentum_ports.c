@@ -61,8 +61,8 @@ static int read_samples(sample *s)
 
 /* The Momentum test's project (test_momentum.c: h 30 mil, εr 4.5, tan δ
  * 0.01, copper 2.8 mil thick, 8-mil pixels, 50 Ω edge ports across the
- * 56-mil launches) with its pixels inline; every default effect. */
-static sv_em_project *sample_project(const sample *s, const char *calibration)
+ * 56-mil launches) with its pixels inline, every default effect, opened. */
+static void sample_open(em_test_case *c, const sample *s, const char *calibration)
 {
     char json[8192];
     int k = snprintf(json, sizeof json,
@@ -75,20 +75,7 @@ static sv_em_project *sample_project(const sample *s, const char *calibration)
              "], \"ports\": [{\"name\": \"P1\", \"side\": \"left\", \"x\": 0, \"y\": [16, 72], \"calibration\": \"%s\"},"
              " {\"name\": \"P2\", \"side\": \"right\", \"x\": 280, \"y\": [16, 72], \"calibration\": \"%s\"}]}",
              calibration, calibration);
-    return em_test_project(json);
-}
-
-/* Y of the circuit's raw ports at F (the library's direct solve). */
-static void raw_y(const sample *s, double complex Y[4])
-{
-    sv_em_project *p = sample_project(s, "none");
-    sv_em_model *m = em_test_model(p);
-    sv_em_affine *a;
-    assert_int_equal(sv_em_affine_create(NULL, m, &a), SV_OK);
-    assert_int_equal(sv_em_solve(NULL, a, F, Y), SV_OK);
-    sv_em_affine_destroy(a);
-    sv_em_model_destroy(m);
-    sv_em_project_destroy(p);
+    em_test_case_open(c, json);
 }
 
 /* A port's capacitance (open circuits) from its reflection's phase, and a
@@ -115,16 +102,19 @@ static void test_momentum_ports(void **state)
     assert_true(n >= 200);
     /* Every circuit has the same two feeds on the same grid and stack-up,
      * so one calibration (made on the first circuit) serves them all. */
-    sv_em_project *p0 = sample_project(&s[0], "thru");
-    sv_em_model *m0 = em_test_model(p0);
+    em_test_case c0;
+    sample_open(&c0, &s[0], "thru");
     sv_em_calibration *cal;
-    assert_int_equal(sv_em_calibration_create(NULL, m0, 1, &F, &cal), SV_OK);
+    assert_int_equal(sv_em_calibration_create(NULL, c0.m, 1, &F, &cal), SV_OK);
     static double rel_raw[2 * MAXS], box[2 * MAXS], cc[2 * MAXS], dcm[2 * MAXS], lraw[2 * MAXS], lcal[2 * MAXS];
     int no = 0, nd = 0;
     const double z0[2] = {Z0, Z0};
     for (int i = 0; i < n; i++) {
         double complex Y[4], Sr[4], Sc[4];
-        raw_y(&s[i], Y);
+        em_test_case c;
+        sample_open(&c, &s[i], "none");
+        assert_int_equal(sv_em_solve(NULL, c.a, F, Y), SV_OK);
+        em_test_case_close(&c);
         assert_int_equal(sv_em_y_to_s(2, Y, z0, Sr), SV_OK);
         assert_int_equal(sv_em_calibration_apply(cal, 0, Y), SV_OK);
         assert_int_equal(sv_em_y_to_s(2, Y, z0, Sc), SV_OK);
@@ -164,8 +154,7 @@ static void test_momentum_ports(void **state)
     assert_true(fabs(a / box_med - 1) <= 0.25 && fabs(b) <= 0.05);
     assert_true(lraw_med < 0.6 * lcal_med);
     sv_em_calibration_destroy(cal);
-    sv_em_model_destroy(m0);
-    sv_em_project_destroy(p0);
+    em_test_case_close(&c0);
 }
 
 int main(void)
