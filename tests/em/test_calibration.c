@@ -2,8 +2,10 @@
  * between calibrated ports is a matched line, |S11| ≤ −35 dB, its S21 phase
  * β·ℓ within 0.5° — β measured independently of any port model, from the
  * trace of M2·M1⁻¹ of two other raw lines; moving the reference planes
- * shortens it by exactly the shift; the raw port stays available. The
- * circuits against openEMS: test_circuits.c. */
+ * shortens it by exactly the shift; the raw port stays available; an open
+ * stub through a calibrated port is its line plus one open end (closed
+ * forms), and the raw port adds one more. The circuits against openEMS:
+ * test_circuits.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
