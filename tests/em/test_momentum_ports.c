@@ -88,6 +88,7 @@ static int cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
+/* Sorts v in place: take quantiles of cc only after the regression, which pairs it with dcm. */
 static double quantile(double *v, int n, double q)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);

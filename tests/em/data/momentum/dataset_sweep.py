@@ -28,7 +28,6 @@ from touchstone import read_touchstone  # noqa: E402
 import make_lf_sample as sample  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..'))
-STEM = 'randomSmallGDS_pixelSize=8_sim=%d'
 PROBES = (1.0, 5.0, 10.0)
 
 
@@ -69,27 +68,23 @@ def main():
     args = ap.parse_args()
     data = os.path.join(args.clone, 'data', 'small_2port')
     cals = args.ports.split(',')
-    sims = sorted(int(n.split('=')[-1][:-4]) for n in os.listdir(os.path.join(data, 'spFiles')) if n.endswith('.s2p'))
-    sims = [n for n in sims if os.path.exists(os.path.join(data, 'pixelMaps', STEM % n + '.csv'))
-            and sample.read_map(os.path.join(data, 'pixelMaps', STEM % n + '.csv'))][::args.step]
-    if args.only:
-        keep = args.only == 'dc'
-        sims = [n for n in sims if sample.dc_connected(sample.read_map(os.path.join(data, 'pixelMaps', STEM % n + '.csv'))) == keep]
+    dc = {n: sample.dc_connected(sample.read_map(sample.map_path(data, n)))
+          for n in sample.usable_circuits(data)[::args.step]}
+    sims = [n for n in dc if args.only is None or dc[n] == (args.only == 'dc')]
     out = {cal: [] for cal in cals}
     print('cells split %d x %d; circuit, DC-connected, then for %s: med|dS21| med|dS11| worst'
           % (args.subdivide, args.subdivide, ', '.join(cals)))
     with tempfile.TemporaryDirectory() as tmp:
         for n in sims:
-            csv = os.path.join(data, 'pixelMaps', STEM % n + '.csv')
-            ref = read_touchstone(os.path.join(data, 'spFiles', STEM % n + '.s2p'))
-            dc = sample.dc_connected(sample.read_map(csv))
-            line = '%7d  %d ' % (n, dc)
+            csv = sample.map_path(data, n)
+            ref = read_touchstone(sample.s2p_path(data, n))
+            line = '%7d  %d ' % (n, dc[n])
             for cal in cals:
                 stem = os.path.join(tmp, '%d_%s' % (n, cal))
                 json.dump(project(csv, cal, args.subdivide), open(stem + '.json', 'w'))
                 subprocess.run([args.solvent, 'sweep', stem + '.json', '-o', stem + '.s2p', '--quiet'], check=True)
                 r = compare(read_touchstone(stem + '.s2p'), ref)
-                r['dc'] = dc
+                r['dc'] = dc[n]
                 out[cal].append(r)
                 line += '   %.4f %.4f %.3f' % (r['d21'], r['d11'], r['worst'])
             print(line, flush=True)

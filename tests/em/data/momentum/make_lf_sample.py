@@ -56,13 +56,28 @@ def read_s_at(path, f_ghz):
     raise ValueError('%s: no %g GHz' % (path, f_ghz))
 
 
+STEM = 'randomSmallGDS_pixelSize=8_sim=%d'
+
+
+def map_path(data, n):
+    return os.path.join(data, 'pixelMaps', STEM % n + '.csv')
+
+
+def s2p_path(data, n):
+    return os.path.join(data, 'spFiles', STEM % n + '.s2p')
+
+
+def usable_circuits(data):
+    """The numbers, in order, of the circuits in data (a clone's data/small_2port) that have an
+    S-parameter file and a 35 x 11 map."""
+    sims = sorted(int(re.search(r'sim=(\d+)\.s2p$', p).group(1)) for p in glob.glob(os.path.join(data, 'spFiles', '*.s2p')))
+    return [n for n in sims if os.path.exists(map_path(data, n)) and read_map(map_path(data, n))]
+
+
 def main():
     data = os.path.join(sys.argv[1], 'data', 'small_2port')
     step = int(sys.argv[2]) if len(sys.argv) > 2 else 4
-    stem = 'randomSmallGDS_pixelSize=8_sim=%d'
-    sims = sorted(int(re.search(r'sim=(\d+)\.s2p$', p).group(1)) for p in glob.glob(os.path.join(data, 'spFiles', '*.s2p')))
-    usable = [n for n in sims if os.path.exists(os.path.join(data, 'pixelMaps', stem % n + '.csv'))
-              and read_map(os.path.join(data, 'pixelMaps', stem % n + '.csv'))]
+    usable = usable_circuits(data)
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lf_sample.tsv')
     with open(out, 'w') as f:
         f.write('# Momentum dataset (github.com/noyades/pixelatedRF, data/small_2port, data commit 93eda3c4, MIT\n'
@@ -70,8 +85,8 @@ def main():
                 '# written by make_lf_sample.py. S at %g GHz. Columns:\n'
                 '# sim\tdc_connected\tmap\tS11_re\tS11_im\tS21_re\tS21_im\tS22_re\tS22_im\n' % (step, len(usable), F_GHZ))
         for n in usable[::step]:
-            g = read_map(os.path.join(data, 'pixelMaps', stem % n + '.csv'))
-            s11, s21, s22 = read_s_at(os.path.join(data, 'spFiles', stem % n + '.s2p'), F_GHZ)
+            g = read_map(map_path(data, n))
+            s11, s21, s22 = read_s_at(s2p_path(data, n), F_GHZ)
             m = '/'.join(''.join('#' if v else '.' for v in row) for row in g)
             f.write('%d\t%d\t%s\t%s\n' % (n, dc_connected(g), m,
                                           '\t'.join('%.9e\t%.9e' % (s.real, s.imag) for s in (s11, s21, s22))))
