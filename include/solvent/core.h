@@ -82,7 +82,8 @@ typedef int (*sv_progress_fn)(void *user, const char *phase, double fraction);
  * running and peak totals, a thread count, and the log and progress
  * callbacks. Passing NULL wherever a context is accepted means: no budget,
  * no callbacks, the default thread count. A context may be used from
- * several threads at once (its counters are atomic). */
+ * several threads at once (its counters are atomic), but its progress
+ * reports describe one operation at a time (see the spans below). */
 typedef struct sv_ctx sv_ctx;
 
 sv_status sv_ctx_create(sv_ctx **out);
@@ -110,8 +111,49 @@ void sv_log(const sv_ctx *ctx, sv_log_level level, const char *fmt, ...)
 #endif
     ;
 /* Report progress; returns SV_ERR_CANCELLED (with a message) if the
- * callback asks to stop, SV_OK otherwise. */
-sv_status sv_progress(const sv_ctx *ctx, const char *phase, double fraction);
+ * callback asks to stop, SV_OK otherwise. Inside a span (below) the
+ * fraction is of the span's step and reaches the callback as its share of
+ * the whole operation. */
+sv_status sv_progress(sv_ctx *ctx, const char *phase, double fraction);
+
+/* Spans: a long operation made of steps (a planar job: assembly, sweep,
+ * calibration; a sweep: its exact solves) gives each step its share of the
+ * progress. Between sv_progress_span_begin(ctx, lo, hi) and the matching
+ * sv_progress_span_end, a fraction f that the step reports reaches the
+ * callback as lo + f·(hi − lo) of the enclosing span (spans nest; the
+ * outermost one is the whole [0, 1]). Within the outermost span the callback
+ * never sees a fraction below one it has seen, and once it has asked to
+ * stop every later report returns SV_ERR_CANCELLED without asking again;
+ * opening an outermost span starts afresh. Every long operation of the
+ * library opens a span of its own, so a caller may nest them in its own.
+ * The spans and reports of one context describe one operation at a time:
+ * operations running side by side take contexts of their own. */
+typedef struct sv_progress_span {
+    double lo, hi; /* the enclosing span, restored by sv_progress_span_end */
+    int depth;
+} sv_progress_span;
+sv_progress_span sv_progress_span_begin(sv_ctx *ctx, double lo, double hi);
+void sv_progress_span_end(sv_ctx *ctx, sv_progress_span enclosing);
+/* 1 once the callback has asked to stop the operation under way (for
+ * threads that do not report themselves), else 0. */
+int sv_progress_cancelled(const sv_ctx *ctx);
+
+/* Progress of a loop of `total` units shared by an OpenMP team: each
+ * thread calls sv_progress_loop_at with the units done so far as it sees
+ * them (a row index of a dynamically scheduled loop will do); the team's
+ * first thread reports them, at most every few milliseconds, and every
+ * thread gets 1 back once the callback has asked to stop, to skip the rest
+ * of its work. sv_progress_loop_end reports the loop complete, or returns
+ * SV_ERR_CANCELLED when it was stopped. */
+typedef struct sv_progress_loop {
+    sv_ctx *ctx;
+    const char *phase;
+    double total;
+    double next_report; /* sv_time_now() of the next report */
+} sv_progress_loop;
+sv_progress_loop sv_progress_loop_begin(sv_ctx *ctx, const char *phase, double total);
+int sv_progress_loop_at(sv_progress_loop *loop, double done);
+sv_status sv_progress_loop_end(sv_progress_loop *loop);
 
 /* ---- budgeted allocation ------------------------------------------------ */
 /* 64-byte aligned allocation counted against ctx's budget (ctx may be NULL).

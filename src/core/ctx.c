@@ -69,11 +69,3 @@ void sv_log(const sv_ctx *ctx, sv_log_level level, const char *fmt, ...)
     va_end(ap);
     ctx->log_fn(ctx->log_user, level, buf);
 }
-
-sv_status sv_progress(const sv_ctx *ctx, const char *phase, double fraction)
-{
-    if (!ctx || !ctx->progress_fn) return SV_OK;
-    if (ctx->progress_fn(ctx->progress_user, phase, fraction) != 0)
-        return sv_error(SV_ERR_CANCELLED, "%s: cancelled by the progress callback", phase);
-    return SV_OK;
-}

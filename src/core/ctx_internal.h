@@ -15,6 +15,13 @@ struct sv_ctx {
     void *log_user;
     sv_progress_fn progress_fn;
     void *progress_user;
+    /* progress of the operation under way (one at a time): its span,
+     * how deep spans are nested, the highest fraction the callback has
+     * seen, and whether it asked to stop */
+    double span_lo, span_hi;
+    int span_depth;
+    double reported;
+    atomic_int cancelled;
 };
 
 #endif

@@ -255,7 +255,7 @@ static R FN(amax)(const sv_dense_sym *a, int *bi, int *bj)
  * −2 and *kfail the first block column not factored. scratch: nb² elements; task0: one int
  * per block column plus one. */
 static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int nthreads, int use3m,
-                            const sv_ctx *ctx, int *bad_index, int *kfail, R *minpiv)
+                            sv_ctx *ctx, int *bad_index, int *kfail, R *minpiv)
 {
     const int n = a->n, nb = a->nb;
     const int K = (n + nb - 1) / nb;

@@ -10,7 +10,7 @@
 
 #include "ldlt_tmpl.h"
 
-void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, const sv_ctx *ctx, int *bad_index, int *kfail,
+void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, sv_ctx *ctx, int *bad_index, int *kfail,
                            double *minpiv)
 {
     R mp = (R)*minpiv;

@@ -151,6 +151,103 @@ static void test_callbacks(void **state)
     sv_ctx_destroy(ctx);
 }
 
+/* What a progress callback saw: every fraction, in order, and when to stop. */
+typedef struct seen {
+    double f[64];
+    int n;
+    double stop_at; /* ask to stop at the first fraction at or above it */
+} seen;
+
+static int record(void *user, const char *phase, double f)
+{
+    (void)phase;
+    seen *s = user;
+    if (s->n < 64) s->f[s->n++] = f;
+    return f >= s->stop_at;
+}
+
+/* Spans map a step's fractions into its share of the whole, nest, never
+ * let the callback's fraction fall, and keep a stop once asked for; a new
+ * outermost span starts afresh. */
+static void test_progress_spans(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    seen s = {.stop_at = 2};
+    sv_ctx_set_progress(ctx, record, &s);
+    sv_progress_span job = sv_progress_span_begin(ctx, 0, 1);
+    sv_progress_span step = sv_progress_span_begin(ctx, 0.2, 0.6);
+    assert_int_equal(sv_progress(ctx, "a", 0.5), SV_OK); /* 0.2 + 0.5·0.4 */
+    sv_progress_span inner = sv_progress_span_begin(ctx, 0.5, 1.0);
+    assert_int_equal(sv_progress(ctx, "b", 0.5), SV_OK); /* 0.2 + (0.5 + 0.25)·0.4 */
+    assert_int_equal(sv_progress(ctx, "b", 0.0), SV_OK); /* would fall to 0.4: held at 0.5 */
+    sv_progress_span_end(ctx, inner);
+    sv_progress_span_end(ctx, step);
+    assert_int_equal(sv_progress(ctx, "c", 1.0), SV_OK);
+    sv_progress_span_end(ctx, job);
+    assert_int_equal(s.n, 4);
+    sv_assert_close(s.f[0], 0.4, 1e-15, 0);
+    sv_assert_close(s.f[1], 0.5, 1e-15, 0);
+    sv_assert_close(s.f[2], 0.5, 1e-15, 0);
+    sv_assert_close(s.f[3], 1.0, 1e-15, 0);
+
+    /* asked to stop: every later report of the operation is cancelled
+     * without asking again, and the flag is there for other threads */
+    s = (seen){.stop_at = 0.3};
+    job = sv_progress_span_begin(ctx, 0, 1);
+    assert_int_equal(sv_progress(ctx, "d", 0.1), SV_OK);
+    assert_false(sv_progress_cancelled(ctx));
+    assert_int_equal(sv_progress(ctx, "d", 0.3), SV_ERR_CANCELLED);
+    assert_true(sv_progress_cancelled(ctx));
+    assert_int_equal(sv_progress(ctx, "e", 0.0), SV_ERR_CANCELLED);
+    assert_non_null(strstr(sv_last_error(), "e: cancelled"));
+    assert_int_equal(s.n, 2);
+    sv_progress_span_end(ctx, job);
+    s.stop_at = 2;
+    job = sv_progress_span_begin(ctx, 0, 1);
+    assert_false(sv_progress_cancelled(ctx));
+    assert_int_equal(sv_progress(ctx, "f", 0.05), SV_OK); /* a fresh report: below the last one's 0.3 */
+    sv_progress_span_end(ctx, job);
+    assert_int_equal(s.n, 3);
+    sv_assert_close(s.f[2], 0.05, 1e-15, 0);
+    sv_ctx_destroy(ctx);
+}
+
+/* A loop shared by a team: only the first thread reports, a stop reaches
+ * every thread, and the loop's end says it was cancelled. */
+static void test_progress_loop(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    seen s = {.stop_at = 0.25};
+    sv_ctx_set_progress(ctx, record, &s);
+    const int rows = 4000;
+    int done = 0;
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "rows", rows);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(2) reduction(+ : done)
+    for (int i = 0; i < rows; i++) {
+        if (sv_progress_loop_at(&loop, i)) continue;
+        double until = sv_time_now() + 1e-4; /* a row's work */
+        while (sv_time_now() < until) {
+        }
+        done++;
+    }
+    assert_int_equal(sv_progress_loop_end(&loop), SV_ERR_CANCELLED);
+    assert_true(s.n >= 2);
+    assert_true(s.f[s.n - 1] >= 0.25 && s.f[s.n - 1] < 0.5);
+    assert_true(done < rows / 2); /* both threads stopped soon after */
+    /* outside spans the next report asks anew */
+    s = (seen){.stop_at = 2};
+    loop = sv_progress_loop_begin(ctx, "rows", rows);
+    assert_int_equal(sv_progress_loop_at(&loop, 0), 0);
+    assert_int_equal(sv_progress_loop_end(&loop), SV_OK);
+    assert_int_equal(s.n, 1);
+    sv_assert_close(s.f[0], 1.0, 0, 0);
+    sv_ctx_destroy(ctx);
+}
+
 int openblas_get_num_threads(void); /* OpenBLAS's own API */
 
 /* Sections: OpenBLAS on one thread while any is open, its count back after
@@ -271,7 +368,7 @@ int main(void)
         cmocka_unit_test(test_status_strings_distinct), cmocka_unit_test(test_last_error_roundtrip),
         cmocka_unit_test(test_last_error_is_per_thread), cmocka_unit_test(test_budget_refuses_with_message),
         cmocka_unit_test(test_calloc_zeroes_and_overflow), cmocka_unit_test(test_concurrent_counting),
-        cmocka_unit_test(test_callbacks),                 cmocka_unit_test(test_null_arguments),      cmocka_unit_test(test_atomic_file),
+        cmocka_unit_test(test_callbacks), cmocka_unit_test(test_progress_spans), cmocka_unit_test(test_progress_loop),                 cmocka_unit_test(test_null_arguments),      cmocka_unit_test(test_atomic_file),
         cmocka_unit_test(test_thread_sections),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
