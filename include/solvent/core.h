@@ -124,8 +124,9 @@ sv_status sv_progress(sv_ctx *ctx, const char *phase, double fraction);
  * outermost one is the whole [0, 1]). Within the outermost span the callback
  * never sees a fraction below one it has seen, and once it has asked to
  * stop every later report returns SV_ERR_CANCELLED without asking again;
- * opening an outermost span starts afresh. Every long operation of the
- * library opens a span of its own, so a caller may nest them in its own.
+ * opening an outermost span starts afresh. The library's long operations
+ * report 0 … 1 of their own work, so a caller may run them within a span
+ * of its own.
  * The spans and reports of one context describe one operation at a time:
  * operations running side by side take contexts of their own. */
 typedef struct sv_progress_span {
@@ -167,6 +168,11 @@ void sv_free(sv_ctx *ctx, void *p);
 /* Would `bytes` more fit the budget right now? SV_OK, or SV_ERR_BUDGET with
  * a message naming `what`, the request and what is left. Nothing is held. */
 sv_status sv_mem_check(const sv_ctx *ctx, size_t bytes, const char *what);
+/* The memory the machine can give a new job now (Linux's MemAvailable),
+ * bytes; 0 when unknown. */
+size_t sv_mem_available(void);
+/* bytes as "812.0 MiB", "2.00 GiB" or "3.5 KiB" into buf (len bytes). Returns buf. */
+const char *sv_format_bytes(size_t bytes, char *buf, size_t len);
 /* Multiply sizes with overflow check; returns SV_ERR_ARG on overflow. */
 sv_status sv_size_mul(size_t a, size_t b, size_t *out);
 

@@ -137,15 +137,17 @@ static int cycle_start(gm *G, const double complex *R)
 /* One cycle of at most GMRES_M steps (and the total within max_steps) on
  * the active columns: their Krylov vectors through the preconditioner and Z
  * together, Zb and R as workspace. */
-static sv_status cycle_run(gm *G, const sv_dense_refine_ops *ops, int na, double rtol, int max_steps, int *total,
-                           double complex *Zb, double complex *R)
+static sv_status cycle_run(sv_ctx *ctx, gm *G, const sv_dense_refine_ops *ops, int na, double rtol, int max_steps,
+                           int *total, double complex *Zb, double complex *R)
 {
     int n = G->n, p = G->p;
     for (int k = 0; k < GMRES_M && na > 0 && *total < max_steps; k++, (*total)++) {
+        sv_status st = sv_progress(ctx, "GMRES refinement", (double)*total / max_steps);
+        if (st) return st;
         int a = 0;
         for (int j = 0; j < p; j++)
             if (G->active[j]) memcpy(Zb + (size_t)a++ * n, Vcol(G, j, k), sizeof(double complex) * (size_t)n);
-        sv_status st = ops->precond(ops->user, na, Zb, n);
+        st = ops->precond(ops->user, na, Zb, n);
         if (!st) st = ops->apply(ops->user, na, Zb, n, R, n); /* R is free until the next cycle */
         if (st) return st;
         a = 0;
@@ -199,7 +201,7 @@ sv_status sv_dense_gmres(sv_ctx *ctx, const sv_dense_refine_ops *ops, const doub
          * for the ∞-norm backward error against GMRES's 2-norm), not more. */
         double rtol = fmin(0.5, fmax(GMRES_MIN_RTOL, 0.1 * tol / worst));
         int na = cycle_start(&G, R);
-        st = cycle_run(&G, ops, na, rtol, max_steps, &total, Zb, R);
+        st = cycle_run(ctx, &G, ops, na, rtol, max_steps, &total, Zb, R);
         if (st) break;
         for (int j = 0; j < p; j++)
             if (G.steps[j] > 0) arnoldi_update(&G, j, x + (size_t)j * ldx);

@@ -89,6 +89,7 @@ sv_status sv_dense_refine_block(sv_ctx *ctx, const sv_dense_refine_ops *ops, int
         if (st) break;
         for (size_t e = 0; e < nw; e++) W[e] += R[e];
         (*its)++;
+        st = sv_progress(ctx, "refinement", (double)*its / p->max_iterations);
     }
     if (!st) {
         if (isfinite(best_e)) memcpy(W, best, sizeof(double complex) * np);

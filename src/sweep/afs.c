@@ -125,6 +125,7 @@ typedef struct afs {
     sv_ctx *ctx;
     const sv_sweep_model *m;
     sv_sweep_options o;
+    double progress;   /* the sweep's fraction reported so far */
     int n, K, p, nout, qmax, q, nf;
     int qcap;          /* basis columns V, W_k and M have room for (grown on demand up to qmax) */
     double *V, *W, *M, *tau, *Ar, *Br, *Cr;
@@ -394,8 +395,10 @@ static sv_status extend_basis(afs *s)
     st = orthonormalise_new(s);
     sv_threads_restore(ss);
     int n = s->n, dq = s->q - q0;
-    for (int k = 0; k < s->K && !st && dq > 0; k++)
+    for (int k = 0; k < s->K && !st && dq > 0; k++) {
         if (s->wslot[k] >= 0) st = sv_sweep_model_apply_term(s->m, k, dq, s->V + (size_t)q0 * n, n, Wcol(s, k, q0), n);
+        if (!st) st = sv_progress(s->ctx, "reduced model", (k + 1.0) / (s->K + 1.0));
+    }
     if (st || dq == 0) return st;
     extend_lowrank(s, q0);
     ss = sv_threads_serial_begin();
@@ -686,13 +689,16 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
     lapack_int *piv = sv_alloc(s->ctx, sizeof(lapack_int) * (size_t)q * (size_t)nthr, "reduced solve pivots");
     sv_status st = ws && piv ? SV_OK : sv_last_status();
     if (!st) {
+        sv_progress_loop loop = sv_progress_loop_begin(s->ctx, "reduced model", nf);
 #pragma omp parallel num_threads(nthr)
         {
             int t = omp_get_thread_num();
 #pragma omp for schedule(dynamic, 4)
             for (int i = 0; i < nf; i++)
-                if (!s->res->exact[i]) reduced_at(s, i, ws + per * (size_t)t, piv + (size_t)q * t);
+                if (!sv_progress_loop_at(&loop, i) && !s->res->exact[i])
+                    reduced_at(s, i, ws + per * (size_t)t, piv + (size_t)q * t);
         }
+        st = sv_progress_loop_end(&loop);
     }
     if (nthr == 1) sv_threads_restore(ss);
     sv_free(s->ctx, ws);
@@ -703,7 +709,8 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
     return SV_OK;
 }
 
-/* Progress: how far the largest estimate has come down towards the tolerance, on a log scale. */
+/* Progress: how far the largest estimate has come down towards the
+ * tolerance, on a log scale, never below what the exact solves reported. */
 static sv_status report(afs *s, double first, double now)
 {
     double f = 1.0;
@@ -711,9 +718,18 @@ static sv_status report(afs *s, double first, double now)
         f = log(first / now) / log(first / s->o.tolerance);
     else if (!isfinite(now))
         f = 0.0;
-    if (f < 0) f = 0;
     if (f > 0.999 && now > s->o.tolerance) f = 0.999;
-    return sv_progress(s->ctx, "sweep", f);
+    s->progress = fmax(s->progress, f);
+    return sv_progress(s->ctx, "sweep", s->progress);
+}
+
+/* The share of the sweep's progress the next exact solve takes: all of
+ * them are known when every frequency is solved exactly; the adaptive
+ * sweep's solves each take a third of what is left (the examples need 4
+ * to 7), and the residual estimate moves the fraction on between them. */
+static double next_share(const afs *s)
+{
+    return s->o.exact_all ? 1.0 / s->nf : (1.0 - s->progress) / 3.0;
 }
 
 /* ---- the sweep's loop ----------------------------------------------------------- */
@@ -727,13 +743,27 @@ static sv_status sweep_coefs(afs *s)
     return SV_OK;
 }
 
+/* An exact solve at f_i within its share of the progress. */
+static sv_status solve_in_span(afs *s, int i, double share)
+{
+    sv_progress_span outer = sv_progress_span_begin(s->ctx, s->progress, s->progress + share);
+    sv_status st = solve_exact_at(s, i);
+    sv_progress_span_end(s->ctx, outer);
+    s->progress += share;
+    return st;
+}
+
 /* An exact solve at f_i whose solution (and derivatives) then widen the basis. */
 static sv_status solve_and_extend(afs *s, int i)
 {
-    sv_status st = solve_exact_at(s, i);
+    double share = next_share(s);
+    sv_status st = solve_in_span(s, i, 0.85 * share);
     if (st) return st;
     double t0 = sv_time_now();
+    sv_progress_span outer = sv_progress_span_begin(s->ctx, s->progress, s->progress + 0.15 * share);
     st = extend_basis(s);
+    sv_progress_span_end(s->ctx, outer);
+    s->progress += 0.15 * share;
     s->res->seconds_reduced += sv_time_now() - t0;
     return st;
 }
@@ -741,8 +771,7 @@ static sv_status solve_and_extend(afs *s, int i)
 static sv_status run_exact_all(afs *s)
 {
     for (int i = 0; i < s->nf; i++) {
-        sv_status st = solve_exact_at(s, i);
-        if (!st) st = sv_progress(s->ctx, "sweep", (double)(i + 1) / s->nf);
+        sv_status st = solve_in_span(s, i, next_share(s));
         if (st) return st;
     }
     s->res->converged = 1;
@@ -770,7 +799,6 @@ static sv_status run_initial(afs *s, int cap)
             if (fabs(f[k] - want) < fabs(f[i] - want)) i = k;
         if (s->res->exact[i]) continue;
         st = solve_and_extend(s, i);
-        if (!st) st = sv_progress(s->ctx, "sweep", 0.0);
     }
     return st;
 }
@@ -920,6 +948,7 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     st = sv_mem_check(ctx, need, "adaptive sweep (basis, reduced model, exact solve)");
     if (st) return st;
     sv_threads_saved prev = sv_threads_apply(ctx);
+    sv_progress_span whole = sv_progress_span_begin(ctx, 0, 1);
     afs_init(&s, ctx, m, nfreq, hook, hook_user);
     st = result_create(ctx, nfreq, m->nout, m->nrhs, freq, &s.res);
     if (!st) st = exact_solver(&s);
@@ -927,6 +956,7 @@ sv_status sv_sweep_run_hooked(sv_ctx *ctx, const sv_sweep_model *m, int nfreq, c
     if (!st) st = alloc_all(&s);
     if (!st) st = run(&s);
     free_all(&s);
+    sv_progress_span_end(ctx, whole);
     sv_threads_restore(prev);
     if (st) {
         sv_sweep_result_destroy(s.res);

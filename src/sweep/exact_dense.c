@@ -13,7 +13,7 @@
 /* Write Σ c_k·A_k into a packed matrix (C32 or C64) of the same order;
  * packed terms are combined element by element in double and rounded once,
  * CSR terms then added at their positions. */
-static sv_status form_packed(const sv_sweep_model *m, const double complex *c, sv_dense_sym *a)
+static sv_status form_packed(sv_ctx *ctx, const sv_sweep_model *m, const double complex *c, sv_dense_sym *a)
 {
     int n = m->n, nt = m->nterms;
     int nb = sv_dense_sym_block(a);
@@ -30,8 +30,11 @@ static sv_status form_packed(const sv_sweep_model *m, const double complex *c, s
             pk[npk] = m->terms[k].packed;
             pc[npk++] = c[k];
         }
+    /* column j starts after 1 − (1 − j/n)² of the packed entries */
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "forming Z(f)", 1.0);
 #pragma omp parallel for schedule(dynamic, 8) if (n >= 1024) num_threads(sv_threads_team())
     for (int j = 0; j < n; j++) {
+        if (sv_progress_loop_at(&loop, 1 - (1 - (double)j / n) * (1 - (double)j / n))) continue;
         size_t o = sv_dense_packed_offset(n, nb, j, j);
         size_t len = (size_t)(n - j);
         if (single) {
@@ -50,6 +53,8 @@ static sv_status form_packed(const sv_sweep_model *m, const double complex *c, s
             }
         }
     }
+    sv_status st = sv_progress_loop_end(&loop);
+    if (st) return st;
     for (int k = 0; k < nt; k++) {
         const sv_sweep_term *t = &m->terms[k];
         if (t->kind != SV_SWEEP_TERM_CSR) continue;
@@ -123,10 +128,15 @@ static sv_status dense_setup(void *content, sv_ctx *ctx, double freq, int nderiv
     /* nb = 0 (no packed term) lets the dense engine choose */
     sv_status st = sv_dense_sym_create(ctx, m->n, D->single ? SV_DENSE_C32 : SV_DENSE_C64, m->nb, &D->a);
     if (!st) st = form_coefs(D, ctx, freq, c);
-    if (!st) st = form_packed(m, c, D->a);
+    /* forming Z(f) reads every term once; factorising it is n³/3 */
+    sv_progress_span step = sv_progress_span_begin(ctx, 0, 0.1);
+    if (!st) st = form_packed(ctx, m, c, D->a);
+    sv_progress_span_end(ctx, step);
     sv_dense_factor_options fo = {.pivot_threshold = D->single ? SV_SWEEP_PIVOT_SINGLE : 0,
                                   .disallow_fallback = D->single};
+    step = sv_progress_span_begin(ctx, 0.1, 1);
     if (!st) st = sv_dense_factor_create(ctx, D->a, &fo, &D->f, NULL);
+    sv_progress_span_end(ctx, step);
     if (!st && D->single) {
         /* the solution and derivative groups together */
         D->w = sv_alloc(ctx, sv_dense_solve_work_bytes(m->n, m->nrhs * (1 + nderiv)), "single-precision vectors");

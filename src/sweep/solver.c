@@ -197,8 +197,14 @@ sv_status sv_sweep_solver_solve(sv_sweep_solver *s, sv_ctx *ctx, double freq, do
     st = sv_sweep_op_init(&op, ctx, s, freq, nderiv);
     if (st) return st;
     sv_threads_saved section = sv_threads_apply(ctx); /* BLAS on this thread (threads.c) */
+    /* progress: forming and factorising Z(f) is most of an exact solve */
+    sv_progress_span whole = sv_progress_span_begin(ctx, 0, 1), step = sv_progress_span_begin(ctx, 0, 0.85);
     st = setup_step(s, &op, ctx, freq, nderiv, &rp);
+    sv_progress_span_end(ctx, step);
+    step = sv_progress_span_begin(ctx, 0.85, 1);
     if (!st) st = refine_step(s, &op, ctx, freq, &rp, x, ldx, dx, lddx, &rr);
+    sv_progress_span_end(ctx, step);
+    sv_progress_span_end(ctx, whole);
     sv_threads_restore(section);
     sv_sweep_op_free(&op); /* every solver's factors released */
     if (st) return st;
