@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "solvent/em.h"
+#include "solvent/planar.h"
 #include "start.h"
 #include "tool_args.h"
 
@@ -180,129 +181,90 @@ static int parse_freq_list(const char *freqs, double **out, int *count)
     return 0;
 }
 
-/* The memory the solves need, estimated from the mesh before anything
- * large is allocated: refused past the limit (1, after a message), else
- * the limit becomes the context's budget (0; -1 if that failed), as in
- * `solvent sweep`. */
-static int check_memory(const solve_args *a, sv_ctx *ctx, const sv_em_model *m, const double *f, int nf)
+/* The command line as the job's options: direct solves in double
+ * precision at the listed frequencies, on the CPU. */
+static void job_options(const solve_args *a, const double *f, int nf, sv_planar_options *o)
 {
-    const char *which;
-    size_t limit = tool_command_memory_limit(a->memory_limit, &which);
-    int n = sv_em_model_unknowns(m), np = sv_em_model_ports(m), dc = f[0] == 0;
-    size_t need_model = tool_model_bytes(m);
-    sv_sweep_shape shape;
-    sv_em_affine_shape(m, &shape);
-    size_t need_solve =
-        sv_sweep_exact_bytes_shape(n, &shape, np, 0, SV_SWEEP_DOUBLE) + (size_t)n * np * sizeof(double complex);
-    /* the ports' thru standards run after the solves, beside the model */
-    size_t need_cal = nf > dc ? sv_em_calibration_bytes(m, nf - dc, f + dc) : 0;
-    size_t need = need_model + (need_solve > need_cal ? need_solve : need_cal);
-    if (limit && need > limit) {
-        char b1[32], b2[32], b3[32], b4[32], b5[32], cal[80] = "";
-        if (need_cal)
-            snprintf(cal, sizeof cal, "; after them the ports' calibration standards %s",
-                     tool_format_bytes(need_cal, b5, sizeof b5));
-        fprintf(stderr,
-                "solvent solve: %s: the solves need about %s (the model's terms %s, a solve %s%s) for %d unknowns, "
-                "more than the %s limit (%s).\n  Give a larger --memory-limit if the machine has the memory.\n",
-                a->project, tool_format_bytes(need, b1, sizeof b1), tool_format_bytes(need_model, b2, sizeof b2),
-                tool_format_bytes(need_solve, b3, sizeof b3), cal, n, tool_format_bytes(limit, b4, sizeof b4), which);
-        return 1;
-    }
-    if (limit && sv_ctx_set_memory_limit(ctx, limit)) return -1;
-    return 0;
+    sv_planar_options_default(o);
+    o->freq_hz = f;
+    o->nfreq = nf;
+    o->exact_all = 1;
+    o->precision = SV_SWEEP_DOUBLE;
+    o->device = SV_PLANAR_DEVICE_CPU;
+    o->subdivide = a->split;
+    o->threads = a->threads;
+    o->memory_limit = tool_memory_limit(a->memory_limit); /* never past ulimit -v's room */
+    o->memory_limit_name = o->memory_limit != a->memory_limit ? tool_ulimit_room
+                           : a->memory_limit                 ? "--memory-limit"
+                                                             : NULL;
 }
 
-/* Read, mesh, model, a direct solve at each frequency, S, the file. */
+/* Where the model stops holding, when the frequencies reach past it. */
+static void say_validity(const sv_planar_report *r)
+{
+    if (r->radiation && r->stop_hz > r->model_limit_hz)
+        fprintf(stderr, "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
+                r->model_limit_hz / 1e9);
+    if (r->dispersion_limit_hz > 0 && r->stop_hz > r->dispersion_limit_hz)
+        fprintf(stderr, "solvent solve: note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off (docs/em.md)\n",
+                r->dispersion_limit_hz / 1e9);
+}
+
+static int write_touchstone(const solve_args *a, const sv_planar_network *net, const sv_planar_report *r)
+{
+    char comment[512];
+    snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves%s%s%s",
+             sv_version_string(), a->project, r->unknowns, net->p, r->radiation ? ", radiation" : "",
+             r->dispersion ? ", dispersion" : "", r->calibrated ? ", calibrated ports" : ", raw edge ports");
+    sv_em_ts_options o = {.version = a->version, .format = a->format, .param = SV_EM_TS_S, .unit = a->unit,
+                          .comment = comment};
+    return sv_em_touchstone_write(a->out, &o, net->p, net->nf, net->freq_hz, net->s, net->z0) ? -1 : 0;
+}
+
+/* The outputs checked against the project: the name says its port count,
+ * it is not its pixel map, and version 1 needs equal references. */
+static int check_output(const solve_args *a, const sv_em_project *p)
+{
+    int np = sv_em_project_ports(p), code = tool_check_touchstone_name("solve", a->out, np);
+    const char *pixels[] = {sv_em_project_pixels_file(p)};
+    if (!code) code = tool_check_not_input("solve", "-o", a->out, pixels, 1);
+    for (int q = 1; !code && a->version == 1 && q < np; q++)
+        if (sv_em_project_port_z0(p, q) != sv_em_project_port_z0(p, 0)) {
+            fprintf(stderr, "solvent solve: ports have different z0: use --version 2\n");
+            code = 2;
+        }
+    return code;
+}
+
+/* Read, check the output, run the planar job, write the file. */
 static int solve_run(const solve_args *a, const double *f, int nf)
 {
     int rc = 1;
     sv_ctx *ctx = NULL;
     sv_em_project *p = NULL;
-    sv_em_model *m = NULL;
-    sv_em_affine *model = NULL;
-    sv_em_calibration *cal = NULL;
-    double complex *S = NULL, *Y = NULL;
-    double *z0 = NULL;
-    if (sv_ctx_create(&ctx) || (a->threads && sv_ctx_set_threads(ctx, a->threads))) goto fail;
-    if (tool_memory_limit(0) && sv_ctx_set_memory_limit(ctx, tool_memory_limit(0))) goto fail; /* ulimit -v's room */
-    if (sv_em_project_read(ctx, a->project, &p)) goto fail;
-    if (a->split > 1 && sv_em_project_split_cells(p, a->split)) goto fail;
-    int np = sv_em_project_ports(p);
-    if ((rc = tool_check_touchstone_name("solve", a->out, np))) goto done;
-    const char *pixels[] = {sv_em_project_pixels_file(p)};
-    if ((rc = tool_check_not_input("solve", "-o", a->out, pixels, 1))) goto done;
+    sv_planar_job *job = NULL;
+    sv_planar_options o;
+    job_options(a, f, nf, &o);
+    if (sv_ctx_create(&ctx) || sv_em_project_read(ctx, a->project, &p)) goto fail;
+    if ((rc = check_output(a, p))) goto done;
     rc = 1;
-    sv_em_options eo;
-    sv_em_options_default(&eo);
-    eo.max_freq_hz = f[nf - 1]; /* the radiation terms hold to the highest frequency */
-    if (sv_em_model_create(ctx, p, &eo, &m)) goto fail;
-    int mem = check_memory(a, ctx, m, f, nf);
-    if (mem < 0) goto fail;
-    if (mem > 0) goto done;
-    if (sv_em_affine_create(ctx, m, &model)) goto fail;
-    if (sv_em_affine_radiates(model) && f[nf - 1] > sv_em_model_limit_hz(m))
-        fprintf(stderr, "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
-                sv_em_model_limit_hz(m) / 1e9);
-    double dlim = sv_em_model_dispersion_limit_hz(m);
-    if (dlim > 0 && f[nf - 1] > dlim)
-        fprintf(stderr, "solvent solve: note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off (docs/em.md)\n",
-                dlim / 1e9);
-    S = malloc(sizeof *S * (size_t)nf * np * np);
-    Y = malloc(sizeof *Y * (size_t)nf * np * np);
-    z0 = malloc(sizeof *z0 * (size_t)np);
-    if (!S || !Y || !z0) {
-        fprintf(stderr, "solvent solve: out of memory\n");
+    if (sv_planar_job_create(ctx, p, &o, &job)) goto fail;
+    if (sv_planar_job_run(job)) {
+        tool_say_model_failure("solve", a->project, p, f[0] > 0 || nf == 1 ? f[0] : f[1]);
+        if (sv_last_status() == SV_ERR_BUDGET && strstr(sv_last_error(), "more than the"))
+            fprintf(stderr, "  Give a larger --memory-limit if the machine has the memory.\n");
         goto done;
     }
-    for (int q = 0; q < np; q++) z0[q] = sv_em_project_port_z0(p, q);
-    if (a->version == 1)
-        for (int q = 1; q < np; q++)
-            if (z0[q] != z0[0]) {
-                fprintf(stderr, "solvent solve: ports have different z0: use --version 2\n");
-                rc = 2;
-                goto done;
-            }
-    int dc = f[0] == 0; /* 0 Hz (listed first): the DC limit of the model */
-    if (dc && sv_em_dc_s(ctx, m, z0, S)) goto fail;
-    for (int q = dc; q < nf; q++)
-        if (sv_em_solve(ctx, model, f[q], Y + (size_t)q * np * np)) {
-            tool_say_model_failure("solve", a->project, p, f[q]);
-            goto done;
-        }
-    /* calibrated ports: their thru standards at the same frequencies (at DC
-     * an edge port's box is the identity) */
-    if (sv_em_project_calibrated(p) && nf > dc) {
-        if (sv_em_calibration_create(ctx, m, nf - dc, f + dc, &cal)) goto fail;
-        for (int q = dc; q < nf; q++)
-            if (sv_em_calibration_apply(cal, q - dc, Y + (size_t)q * np * np)) goto fail;
-    }
-    for (int q = dc; q < nf; q++)
-        if (sv_em_y_to_s(np, Y + (size_t)q * np * np, z0, S + (size_t)q * np * np)) {
-            tool_say_model_failure("solve", a->project, p, f[q]);
-            goto done;
-        }
-    {
-        char comment[512];
-        snprintf(comment, sizeof comment, "solvent %s solve: %s\n%d unknowns, %d ports, direct solves%s%s%s",
-                 sv_version_string(), a->project, sv_em_model_unknowns(m), np,
-                 sv_em_affine_radiates(model) ? ", radiation" : "", sv_em_affine_disperses(model) ? ", dispersion" : "",
-                 cal ? ", calibrated ports" : ", raw edge ports");
-        sv_em_ts_options o = {.version = a->version, .format = a->format, .param = SV_EM_TS_S, .unit = a->unit,
-                              .comment = comment};
-        if (sv_em_touchstone_write(a->out, &o, np, nf, f, S, z0)) goto fail;
-    }
+    sv_planar_report r;
+    sv_planar_job_report(job, &r);
+    say_validity(&r);
+    if (write_touchstone(a, sv_planar_job_network(job), &r)) goto fail;
     rc = 0;
     goto done;
 fail:
     tool_say_model_failure("solve", a->project, p, 0);
 done:
-    free(S);
-    free(Y);
-    free(z0);
-    sv_em_calibration_destroy(cal);
-    sv_em_affine_destroy(model);
-    sv_em_model_destroy(m);
+    sv_planar_job_destroy(job);
     sv_em_project_destroy(p);
     sv_ctx_destroy(ctx);
     return rc;

@@ -53,25 +53,24 @@ static const char *precision_name(sv_sweep_precision p)
 
 static void print_device(const sweep_job *j)
 {
-    if (!j->gpu) {
-        printf("  device       %s\n", j->devline);
+    const sv_planar_report *r = &j->rep;
+    if (!r->on_device) {
+        printf("  device       %s\n", r->device);
         return;
     }
-    sv_gpu_report gr;
-    sv_gpu_solver_report(j->gpu, &gr);
-    printf("  device       %s; %d exact solves on the device, %d on the CPU\n", j->devline, gr.device_solves,
-           gr.solves - gr.device_solves);
-    if (gr.device_errors) printf("  device       WARNING: %s\n", gr.note);
+    printf("  device       %s; %d exact solves on the device, %d on the CPU\n", r->device, r->device_solves,
+           r->exact_solves - r->device_solves);
+    if (r->device_errors) printf("  device       WARNING: %s\n", r->device_note);
 }
 
 static void print_fallbacks(const sweep_job *j)
 {
-    const sv_sweep_result *res = j->res;
-    if (!res->n_fallback) return;
-    printf("  fallback     double factorisation%s at", j->gpu ? " on the CPU" : "");
-    for (int i = 0; i < j->band.points - j->dc; i++)
-        if (res->fallback[i]) printf(" %.6g", j->freq[i + j->dc] / 1e9);
-    printf(" GHz (%s refinement failed there)\n", j->gpu ? "GPU" : "mixed-precision");
+    const sv_planar_network *net = j->net;
+    if (!j->rep.fallbacks) return;
+    printf("  fallback     double factorisation%s at", j->rep.on_device ? " on the CPU" : "");
+    for (int i = 0; i < net->nf; i++)
+        if (net->fallback[i]) printf(" %.6g", net->freq_hz[i] / 1e9);
+    printf(" GHz (%s refinement failed there)\n", j->rep.on_device ? "GPU" : "mixed-precision");
 }
 
 /* The stack-up and the effects in use (docs/em.md). */
@@ -89,57 +88,62 @@ static void print_stackup(const sweep_job *j)
         printf("perfect metal sheet\n");
 }
 
-void sweep_print_summary(const sweep_job *j)
+/* Where the model stops holding, when the band reaches past it. */
+static void print_validity(const sweep_job *j)
 {
-    const sweep_args *a = j->a;
-    const sv_sweep_result *res = j->res;
-    char b1[32], b2[32], b3[32];
-    printf("solvent sweep %s\n", a->project);
-    int k = sv_em_project_subdivide(j->prj);
-    char mesh[48] = "";
-    if (k > 1) snprintf(mesh, sizeof mesh, " (grid cells split %d x %d)", k, k);
-    int rad = sv_em_affine_radiates(j->model), disp = sv_em_affine_disperses(j->model);
-    int far = sv_em_model_dispersion_far_terms(j->em);
-    char physics[96] = "";
-    if (rad || disp)
-        snprintf(physics, sizeof physics, " (%s%s%s on", rad ? "radiation" : "", rad && disp ? " and " : "",
-                 disp ? "dispersion" : "");
-    if (disp && far)
-        snprintf(physics + strlen(physics), sizeof physics - strlen(physics), ", its far field in %d terms", far);
-    if (rad || disp) strcat(physics, ")");
-    printf("  model        %d unknowns%s, %d ports, %s, %d terms%s,%s %s ports\n", j->n, mesh, j->p,
-           j->lossy ? "lossy metal" : "lossless metal", sv_sweep_model_nterms(sv_em_affine_model(j->model)), physics,
-           sv_em_model_edge_profiled(j->em) ? " edge profiles," : "", j->cal ? "calibrated" : "raw edge");
-    double lim = sv_em_model_limit_hz(j->em), dlim = sv_em_model_dispersion_limit_hz(j->em);
-    if (rad && j->band.stop_hz > lim)
+    const sv_planar_report *r = &j->rep;
+    if (r->radiation && r->stop_hz > r->model_limit_hz)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
-               lim / 1e9);
-    if (dlim > 0 && j->band.stop_hz > dlim) {
+               r->model_limit_hz / 1e9);
+    double dlim = r->dispersion_limit_hz;
+    if (dlim > 0 && r->stop_hz > dlim) {
         sv_em_stackup st;
         sv_em_project_stackup(j->prj, &st);
         printf("  validity     note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off "
                "(k0 h sqrt(eps_r) > %.2f, docs/em.md)\n",
                dlim / 1e9, 2 * SV_EM_PI * dlim / SV_EM_C0 * st.h * sqrt(st.eps_r));
     }
+}
+
+void sweep_print_summary(const sweep_job *j)
+{
+    const sweep_args *a = j->a;
+    const sv_planar_report *r = &j->rep;
+    char b1[32], b2[32], b3[32];
+    printf("solvent sweep %s\n", a->project);
+    char mesh[48] = "";
+    if (r->subdivide > 1) snprintf(mesh, sizeof mesh, " (grid cells split %d x %d)", r->subdivide, r->subdivide);
+    char physics[96] = "";
+    if (r->radiation || r->dispersion)
+        snprintf(physics, sizeof physics, " (%s%s%s on", r->radiation ? "radiation" : "",
+                 r->radiation && r->dispersion ? " and " : "", r->dispersion ? "dispersion" : "");
+    if (r->dispersion && r->dispersion_far_terms)
+        snprintf(physics + strlen(physics), sizeof physics - strlen(physics), ", its far field in %d terms",
+                 r->dispersion_far_terms);
+    if (r->radiation || r->dispersion) strcat(physics, ")");
+    printf("  model        %d unknowns%s, %d ports, %s, %d terms%s,%s %s ports\n", r->unknowns, mesh, r->ports,
+           r->lossy_metal ? "lossy metal" : "lossless metal", r->terms, physics,
+           r->edge_profiles ? " edge profiles," : "", r->calibrated ? "calibrated" : "raw edge");
+    print_validity(j);
     print_stackup(j);
-    printf("  band         %.6g to %.6g GHz, %d frequencies\n", j->band.start_hz / 1e9, j->band.stop_hz / 1e9,
-           j->band.points);
-    printf("  exact solves %d (%s precision%s), reduced basis %d\n", res->n_exact, precision_name(a->precision),
-           res->n_fallback ? ", some fell back to double" : "", res->basis_size);
+    printf("  band         %.6g to %.6g GHz, %d frequencies\n", r->start_hz / 1e9, r->stop_hz / 1e9, r->nfreq);
+    printf("  exact solves %d (%s precision%s), reduced basis %d\n", r->exact_solves, precision_name(a->precision),
+           r->fallbacks ? ", some fell back to double" : "", r->basis_size);
     print_device(j);
-    if (res->n_gmres)
+    if (r->gmres_solves)
         printf("  refinement   %d exact solve%s needed GMRES refinement (low frequency; no double factorisation)\n",
-               res->n_gmres, res->n_gmres == 1 ? "" : "s");
+               r->gmres_solves, r->gmres_solves == 1 ? "" : "s");
     print_fallbacks(j);
-    printf("  residual     max estimate %.2e (tolerance %.1e)%s\n", res->max_residual, j->band.tolerance,
-           res->converged ? "" : "  WARNING: cap on exact solves reached");
-    printf("  checks       max |S - S^T| %.1e, max singular value of S %.12f\n", j->checks.reciprocity,
-           j->checks.max_singular);
+    printf("  residual     max estimate %.2e (tolerance %.1e)%s\n", r->max_residual, r->tolerance,
+           r->converged ? "" : "  WARNING: cap on exact solves reached");
+    printf("  checks       max |S - S^T| %.1e, max singular value of S %.12f\n", r->checks.reciprocity,
+           r->checks.max_singular);
     printf("  time         assembly %.3f s, exact solves %.3f s, reduced model %.3f s, calibration %.3f s, "
            "total %.3f s\n",
-           j->t_model, res->seconds_exact, res->seconds_reduced, j->t_cal, sv_time_now() - j->t_start);
+           r->seconds_assembly, r->seconds_exact, r->seconds_reduced, r->seconds_calibration,
+           sv_time_now() - j->t_start);
     printf("  memory       assembly peak %s, sweep peak %s (counted), process peak %s\n",
-           tool_format_bytes(j->peak_model, b1, sizeof b1), tool_format_bytes(res->peak_bytes, b2, sizeof b2),
-           tool_format_bytes(peak_rss(), b3, sizeof b3));
+           sv_format_bytes(r->peak_assembly, b1, sizeof b1), sv_format_bytes(r->peak_sweep, b2, sizeof b2),
+           sv_format_bytes(peak_rss(), b3, sizeof b3));
     printf("  wrote        %s%s%s\n", j->outname, a->plot ? ", " : "", a->plot ? a->plot : "");
 }

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "solvent/em.h"
-#include "solvent/gpu.h"
+#include "solvent/planar.h"
 #include "solvent/sweep.h"
 
 /* --device: where the exact solves run */
@@ -38,30 +38,16 @@ int sweep_bar_draw(void *user, const char *phase, double fraction);
 /* Clear the bar's line, if drawn. */
 void sweep_bar_end(sweep_bar *b);
 
-/* One run: what each step makes, owned here and released by the last step. */
+/* One run: what each step makes, owned here and released at its end. */
 typedef struct sweep_job {
     const sweep_args *a;
     sv_ctx *ctx;
-    sv_em_project *prj;
-    sv_em_model *em;
-    sv_em_affine *model;
-    sv_gpu_solver *gpu;        /* set when the exact solves run on a device */
-    sv_em_calibration *cal;    /* set when a port is calibrated */
-    sv_sweep_options so;
-    sv_sweep_result *res;
-    sv_em_sweep band;
-    double *freq;              /* band.points */
-    int dc;                    /* 1: freq[0] = 0, S there from the DC limit; the sweep covers the rest */
-    unsigned char *exact;      /* band.points: solved exactly (DC: by the DC limit) */
-    double complex *S;         /* band.points × p × p */
-    double *z0;                /* p */
-    sv_em_s_checks checks;
-    int n, p, lossy;
-    char devline[600];         /* the summary's device line */
+    sv_em_project *prj;        /* as read: its ports name the outputs */
+    sv_planar_job *job;
+    const sv_planar_network *net; /* the job's, once it has run */
+    sv_planar_report rep;
     char outname[4096];
-    double t_start, t_model;   /* seconds: start of the run, model creation */
-    double t_cal;              /* seconds: the ports' calibration */
-    size_t peak_model;         /* counted peak after model creation */
+    double t_start;            /* seconds: start of the run */
     sweep_bar bar;
 } sweep_job;
 

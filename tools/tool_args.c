@@ -65,42 +65,14 @@ int tool_parse_bytes(const char *s, size_t *out)
     return 0;
 }
 
-size_t tool_available_memory(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return 0;
-    char line[256];
-    size_t kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
-    fclose(f);
-    return kb * 1024;
-}
-
 const char tool_ulimit_room[] = "room left under ulimit -v";
 
 size_t tool_command_memory_limit(size_t option, const char **which)
 {
-    size_t requested = option ? option : tool_available_memory();
+    size_t requested = option ? option : sv_mem_available();
     size_t limit = tool_memory_limit(requested);
     if (which) *which = limit != requested ? tool_ulimit_room : option ? "--memory-limit" : "available memory";
     return limit;
-}
-
-size_t tool_model_bytes(const sv_em_model *m)
-{
-    return sv_em_affine_bytes(m) + sv_em_assemble_work_bytes(m) + sv_em_model_radiation_bytes(m);
-}
-
-const char *tool_format_bytes(size_t bytes, char *buf, size_t len)
-{
-    if (bytes >= (size_t)1 << 30)
-        snprintf(buf, len, "%.2f GiB", bytes / 1073741824.0);
-    else if (bytes >= (size_t)1 << 20)
-        snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
-    else
-        snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
-    return buf;
 }
 
 void tool_say(const char *cmd, const char *fmt, ...)

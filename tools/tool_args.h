@@ -19,20 +19,12 @@ int tool_parse_freq_dc(const char *s, double *out);
 int tool_parse_bytes(const char *s, size_t *out);
 /* What tool_parse_bytes accepts, for messages. */
 #define TOOL_BYTES_EXPECTED "a number of bytes >= 1, optionally with K, M, G or T"
-/* Bytes of memory available on this machine (MemAvailable), 0 if unknown. */
-size_t tool_available_memory(void);
-/* "1.5 MiB" into buf. */
-const char *tool_format_bytes(size_t bytes, char *buf, size_t len);
 /* The limit a command checks its memory estimate against: `option`
  * (--memory-limit; 0: the available memory), never past the room left under
  * ulimit -v (start.c); *which (unless NULL) names it for messages:
  * "--memory-limit", "available memory" or tool_ulimit_room. */
 extern const char tool_ulimit_room[];
 size_t tool_command_memory_limit(size_t option, const char **which);
-/* What a planar model holds (its terms, the mesh's radiation terms) and its
- * assembly's tables while they are built: the model's share of an estimate. */
-struct sv_em_model;
-size_t tool_model_bytes(const struct sv_em_model *m);
 
 /* An output may not be one of the inputs: 0 when `out` (named by option
  * `opt`) is not the same file as any of the n regular files in `inputs`

@@ -49,6 +49,8 @@ sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
 /* Same from text in memory; `name` is used in messages (may be NULL). */
 sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out);
 void sv_em_project_destroy(sv_em_project *p);
+/* A deep copy of p, allocated in ctx. */
+sv_status sv_em_project_copy(sv_ctx *ctx, const sv_em_project *p, sv_em_project **out);
 
 /* The stack-up as the model uses it: effects switched off in the project
  * file ("effects", docs/project-files.md) come back switched off here

@@ -119,7 +119,7 @@ if [[ "$devline" =~ device\ +cpu\ \((.*)\)$ ]]; then
   reason=${BASH_REMATCH[1]}
   [[ -n "$reason" ]] || fail "--device auto on the CPU without a reason"
   cmp -s <(data "$tmp/auto.s2p") <(data "$tmp/exact.s2p") || fail "--device auto on the CPU differs from the CPU run"
-  expect 1 "--device gpu: no usable CUDA device" -- "$tool" sweep "$tmp/p.json" -o "$tmp/gpu.s2p" --device gpu
+  expect 1 "device gpu: no usable CUDA device" -- "$tool" sweep "$tmp/p.json" -o "$tmp/gpu.s2p" --device gpu
   [[ ! -e "$tmp/gpu.s2p" ]] || fail "--device gpu without a device left an output file"
   echo "no GPU here: $reason"
 elif [[ "$devline" =~ device\ +gpu ]]; then

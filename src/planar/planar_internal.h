@@ -1,0 +1,56 @@
+/* The planar job's state and its steps (job.c runs them in order). */
+#ifndef SV_PLANAR_INTERNAL_H
+#define SV_PLANAR_INTERNAL_H
+
+#include "solvent/gpu.h"
+#include "solvent/planar.h"
+
+/* A job's life: made, run once (successfully or not). */
+typedef enum planar_state { PLANAR_NEW = 0, PLANAR_DONE = 1, PLANAR_FAILED = 2 } planar_state;
+
+struct sv_planar_job {
+    sv_ctx *ctx;
+    sv_planar_options o;
+    planar_state state;
+    sv_em_project *prj;        /* the job's copy */
+    sv_em_model *em;           /* the mesh */
+    sv_em_affine *model;       /* the affine model */
+    sv_gpu_solver *gpu;        /* set when the exact solves run on a device */
+    sv_em_calibration *cal;    /* set when a port is calibrated */
+    sv_sweep_options so;
+    sv_sweep_result *res;      /* the solves above DC */
+    /* the frequencies (frequencies.c) */
+    int nf, dc;                /* dc = 1: freq[0] = 0, from the DC limit; the solves cover the rest */
+    double *freq;              /* nf */
+    double tolerance;
+    /* the network (network.c), nf blocks of p × p each */
+    int p;
+    double complex *s, *y, *z, *y_raw;
+    double *z0;
+    const char **names;
+    unsigned char *exact, *fallback;
+    sv_planar_network net;
+    sv_planar_report rep;
+};
+
+/* The frequencies: the list given or the band, resolved against the project. */
+sv_status planar_frequencies(sv_planar_job *j);
+/* The memory estimate (into j->rep.estimate, with the limit in force). */
+void planar_estimate(sv_planar_job *j);
+/* SV_ERR_BUDGET naming the estimate's parts when it exceeds the limit. */
+sv_status planar_check_memory(const sv_planar_job *j);
+/* A GPU asked for: refused before any work when none can be used. */
+sv_status planar_check_device(const sv_planar_job *j);
+/* The device of the exact solves: sets j->so.solver when a GPU takes them,
+ * and the report's device line. */
+sv_status planar_choose_device(sv_planar_job *j);
+/* The raw ports' Y kept, before the calibration, when asked for. */
+sv_status planar_keep_raw(sv_planar_job *j);
+/* The calibration made at the solved frequencies and applied to their Y. */
+sv_status planar_calibrate(sv_planar_job *j);
+/* S (and Y, Z on request) at every frequency, DC included, with the checks. */
+sv_status planar_network(sv_planar_job *j);
+/* Release what planar_network allocated. */
+void planar_network_free(sv_planar_job *j);
+
+#endif
