@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "solvent/ode.h"
+#include "interrupt.h"
 #include "start.h"
 #include "tool_args.h"
 
@@ -48,6 +49,7 @@ static void usage(FILE *o)
 static int progress_bar(void *u, const char *phase, double f)
 {
     (void)u;
+    if (tool_interrupted()) return 1;
     int width = 40, k = (int)(f * width + 0.5);
     fprintf(stderr, "\r%s [", phase);
     for (int i = 0; i < width; i++) fputc(i < k ? '#' : ' ', stderr);
@@ -442,13 +444,18 @@ int cmd_ode_main(int argc, char **argv)
     if (ns) fill_sens0(&sp, n, N, p, !strcmp(A.name, "eb50"), s0);
     sv_ode_options o = make_options(&A, b);
     if (A.threads) sv_ctx_set_threads(ctx, (int)A.threads);
-    if (!A.quiet && isatty(2)) sv_ctx_set_progress(ctx, progress_bar, NULL);
+    sv_ctx_set_progress(ctx, !A.quiet && isatty(2) ? progress_bar : tool_progress_quietly, NULL);
     sv_ode_ensemble e = {.ntraj = (int)A.ntraj, .t0 = b->t0, .nsave = (int)A.nsave, .tsave = ts, .y0 = y0,
                          .params = np ? p : NULL, .out = out, .status = st, .stats = stats, .sens_out = sout,
                          .sens0 = s0};
     double t0 = sv_time_now();
     sv_status s = sv_ode_solve(ctx, P, &o, &e);
     double el = sv_time_now() - t0;
+    if (s == SV_ERR_CANCELLED && tool_interrupted()) {
+        fprintf(stderr, "\nsolvent ode: interrupted: nothing written\n");
+        rc = TOOL_EXIT_INTERRUPTED;
+        goto done;
+    }
     if (s != SV_OK) {
         fprintf(stderr, "solvent ode: %s: %s\n", sv_status_string(s), sv_last_error());
         if (s == SV_ERR_ARG) rc = 2; /* options the library refuses are bad arguments, as --help says */

@@ -10,6 +10,7 @@
 
 #include "solvent/em.h"
 #include "solvent/planar.h"
+#include "interrupt.h"
 #include "start.h"
 #include "tool_args.h"
 
@@ -249,7 +250,13 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     if ((rc = check_output(a, p))) goto done;
     rc = 1;
     if (sv_planar_job_create(ctx, p, &o, &job)) goto fail;
+    sv_ctx_set_progress(ctx, tool_progress_quietly, NULL);
     if (sv_planar_job_run(job)) {
+        if (sv_last_status() == SV_ERR_CANCELLED && tool_interrupted()) {
+            tool_say("solve", "%s: interrupted: nothing written", a->project);
+            rc = TOOL_EXIT_INTERRUPTED;
+            goto done;
+        }
         tool_say_model_failure("solve", a->project, p, f[0] > 0 || nf == 1 ? f[0] : f[1]);
         if (sv_last_status() == SV_ERR_BUDGET && strstr(sv_last_error(), "more than the"))
             fprintf(stderr, "  Give a larger --memory-limit if the machine has the memory.\n");

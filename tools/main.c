@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "solvent/core.h"
 #include "start.h"
 
@@ -18,7 +19,7 @@ static void usage(FILE *out)
     fprintf(out,
             "\n'solvent COMMAND --help' describes a command.\n"
             "Exit codes: 0 success, 1 a failed run (bad input, no convergence, memory),\n"
-            "            2 bad command-line arguments.\n");
+            "            2 bad command-line arguments, 130 interrupted (Ctrl-C: nothing written).\n");
 }
 
 int main(int argc, char **argv)
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
         printf("solvent %s\nOpenBLAS: %s\n", sv_version_string(), sv_build_info());
         return 0;
     }
+    tool_catch_interrupts();
     for (const sv_command *c = sv_commands; c->name; c++)
         if (!strcmp(argv[1], c->name)) return tool_start() ? 1 : c->main(argc - 1, argv + 1);
     fprintf(stderr, "solvent: unknown command '%s'\n\n", argv[1]);

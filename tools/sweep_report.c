@@ -8,15 +8,16 @@
 
 #include "solvent/core.h"
 #include "solvent/em_tables.h" /* the physical constants */
+#include "interrupt.h"
 #include "sweep_tool.h"
 #include "tool_args.h"
 
 int sweep_bar_draw(void *user, const char *phase, double fraction)
 {
     sweep_bar *b = user;
-    if (!b->on) return 0;
+    if (!b->on) return tool_interrupted();
     double now = sv_time_now();
-    if (fraction < 1.0 && now - b->last < 0.1 && b->drawn) return 0;
+    if (fraction < 1.0 && now - b->last < 0.1 && b->drawn) return tool_interrupted();
     b->last = now;
     int width = 40, full = (int)(fraction * width + 0.5);
     if (full < 0) full = 0;
@@ -27,7 +28,7 @@ int sweep_bar_draw(void *user, const char *phase, double fraction)
     fprintf(stderr, "\r%-10.10s [%s] %3d%%", phase ? phase : "", cells, (int)(fraction * 100 + 0.5));
     fflush(stderr);
     b->drawn = 1;
-    return 0;
+    return tool_interrupted();
 }
 
 void sweep_bar_end(sweep_bar *b)

@@ -9,14 +9,20 @@
 #include <string.h>
 
 #include "solvent/core.h"
+#include "interrupt.h"
 #include "start.h"
 #include "sweep_tool.h"
 #include "tool_args.h"
 
-/* A library call failed: its message naming the project, exit code 1. */
+/* A library call failed: its message naming the project, exit code 1; or
+ * the user interrupted it: 130. */
 static int lib_fail(sweep_job *j, double f_hz)
 {
     sweep_bar_end(&j->bar);
+    if (sv_last_status() == SV_ERR_CANCELLED && tool_interrupted()) {
+        tool_say("sweep", "%s: interrupted: nothing written", j->a->project);
+        return TOOL_EXIT_INTERRUPTED;
+    }
     tool_say_model_failure("sweep", j->a->project, j->prj, f_hz);
     return 1;
 }

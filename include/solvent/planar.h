@@ -130,7 +130,10 @@ typedef struct sv_planar_network {
     const double *freq_hz;          /* nf, ascending */
     const double complex *s;        /* nf blocks of p × p, column-major: s[i·p·p + r + c·p] */
     const double complex *y, *z;    /* the same, when asked for (else NULL); NAN where the
-                                       parameter does not exist (Z of ports open at DC) */
+                                       parameter does not exist: Y at DC of lossless metal
+                                       (connected ports shorted), Z where Y is singular to
+                                       working precision (at DC: ports open, or joined by
+                                       the metal's resistance with no path to ground) */
     const double complex *y_raw;    /* when asked for: the raw edge ports' Y (DC: as y) */
     const double *z0;               /* p reference impedances, Ω */
     const char *const *port_names;  /* p */

@@ -154,20 +154,25 @@ void sv_planar_job_memory(const sv_planar_job *j, sv_planar_memory *out)
 
 /* ---- the run's steps ------------------------------------------------------------ */
 /* Each step's share of the progress, by the work it will do: the assembly
- * about N² table lookups and closed forms, each exact solve N³/3, the
- * standards as their memory implies (a standard of n unknowns holds about
+ * about 1500·N² (table lookups, closed forms, the walls' and edges'
+ * updates: measured on the examples), each exact solve N³/3 (the sweeps of
+ * the examples take 4 to 7), and the calibration two thru standards, each
+ * an assembly and a sweep of n unknowns, n as their memory implies (about
  * 32·n² bytes). */
 typedef struct shares {
     double assembly, sweep, calibration;
 } shares;
 
+static double assembly_work(double n) { return 1500 * n * n; }
+static double sweep_work(double n, double solves) { return solves * n * n * n / 3; }
+
 static shares progress_shares(const sv_planar_job *j)
 {
     double n = j->rep.unknowns, solved = j->nf - j->dc;
-    double expected = j->so.exact_all ? solved : fmin(solved, (j->so.max_exact ? j->so.max_exact : 30));
-    if (!j->so.exact_all) expected = fmin(expected, 5); /* the sweeps of the examples take 4 to 7 */
+    double solves = j->so.exact_all ? solved : fmin(solved, 5);
     double ns = sqrt((double)j->rep.estimate.calibration / 32.0);
-    double w[3] = {800 * n * n, expected * n * n * n / 3, j->rep.calibrated && solved ? 10 * ns * ns * ns : 0};
+    double w[3] = {assembly_work(n), sweep_work(n, solves),
+                   j->rep.calibrated && solved ? 2 * (assembly_work(ns) + sweep_work(ns, 5)) : 0};
     double sum = w[0] + w[1] + w[2];
     if (!(sum > 0)) return (shares){1, 0, 0};
     return (shares){w[0] / sum, w[1] / sum, w[2] / sum};

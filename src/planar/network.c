@@ -24,7 +24,8 @@ sv_status planar_calibrate(sv_planar_job *j)
     if (!sv_em_project_calibrated(j->prj) || nf == 0) return SV_OK;
     double t0 = sv_time_now();
     /* at the solved frequencies (at DC an edge port's box is the identity) */
-    sv_status s = sv_em_calibration_create(j->ctx, j->em, nf, j->freq + j->dc, &j->cal);
+    sv_status s = sv_progress(j->ctx, "port calibration", 0);
+    if (!s) s = sv_em_calibration_create(j->ctx, j->em, nf, j->freq + j->dc, &j->cal);
     for (int i = 0; i < nf && !s; i++) s = sv_em_calibration_apply(j->cal, i, j->res->h + (size_t)i * block(j));
     j->rep.seconds_calibration = sv_time_now() - t0;
     return s;
@@ -49,16 +50,30 @@ static sv_status allocate(sv_planar_job *j)
     return SV_OK;
 }
 
-/* Z = Y⁻¹, NAN where Y is singular or does not exist. */
+/* ‖A‖∞ of a p × p block. */
+static double norm_inf(int p, const double complex *a)
+{
+    double most = 0;
+    for (int r = 0; r < p; r++) {
+        double row = 0;
+        for (int c = 0; c < p; c++) row += cabs(a[r + (size_t)p * c]);
+        most = fmax(most, row);
+    }
+    return most;
+}
+
+/* Z = Y⁻¹; NAN where Y does not exist or is singular to working precision
+ * (κ∞ > 1e12: at DC the ports of one piece of metal are joined by a
+ * resistor network with no path to ground, so Z does not exist). */
+#define SINGULAR_CONDITION 1e12
 static sv_status impedances(sv_planar_job *j, const double complex *y, double complex *z)
 {
-    for (size_t e = 0; e < block(j); e++)
-        if (isnan(creal(y[e]))) {
-            for (size_t q = 0; q < block(j); q++) z[q] = NAN;
-            return SV_OK;
-        }
-    sv_status s = sv_em_y_to_z(j->p, y, z);
-    if (s != SV_ERR_SINGULAR) return s;
+    sv_status s = SV_ERR_SINGULAR;
+    int exists = 1;
+    for (size_t e = 0; e < block(j); e++) exists &= !isnan(creal(y[e]));
+    if (exists) s = sv_em_y_to_z(j->p, y, z);
+    if (!s && norm_inf(j->p, y) * norm_inf(j->p, z) <= SINGULAR_CONDITION) return SV_OK;
+    if (s && s != SV_ERR_SINGULAR) return s;
     sv_clear_error();
     for (size_t e = 0; e < block(j); e++) z[e] = NAN;
     return SV_OK;

@@ -1,0 +1,369 @@
+/* The planar job: what it delivers against closed forms and a second
+ * method, its memory refusal, its progress and its cancellation (every
+ * allocation released, nothing delivered). Small projects, so that the
+ * sanitizer build runs it too; test_cancel_latency.c stops the big one. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvent/planar.h"
+#include "sv_test.h"
+
+/* A pixelated two-port with every effect the tool uses by default: thick
+ * lossy metal, a lossy dielectric, radiation, the edge profiles and
+ * calibrated ports. 24 × 10 cells of 0.5 mm. */
+static const char pixel_project[] =
+    "{\"units\": \"mm\", \"substrate\": {\"thickness\": 0.508, \"eps_r\": 3.66, \"tan_delta\": 0.0037},"
+    " \"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
+    " \"grid\": {\"dx\": 0.5, \"dy\": 0.5, \"nx\": 24, \"ny\": 10},"
+    " \"pixels\": [\"..##..#####..###..##....\", \".####.#...#..#.#.####...\", \"..#...#####..###..#..##.\","
+    "              \"..##...#.......#..##.##.\", \"########################\", \"########################\","
+    "              \"..#.##...#.###..#.##..#.\", \".####...####..#####..##.\", \"..#.##..#..#..#...##.#..\","
+    "              \"....#......#.......#....\"],"
+    " \"ports\": [{\"name\": \"in\", \"side\": \"left\", \"x\": 0, \"y\": [2, 3]},"
+    "            {\"name\": \"out\", \"side\": \"right\", \"x\": 12, \"y\": [2, 3]}],"
+    " \"sweep\": {\"start\": 1, \"stop\": 12, \"points\": 23, \"unit\": \"GHz\"}}";
+
+/* A 10 × 1 mm copper strip, 35 µm: its DC resistance is l/(σ·t·W). */
+static const char strip_project[] =
+    "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1, \"eps_r\": 4.4},"
+    " \"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
+    " \"grid\": {\"dx\": 0.5, \"dy\": 0.25, \"nx\": 20, \"ny\": 4}, \"rectangles\": [{\"x\": [0, 10], \"y\": [0, 1]}],"
+    " \"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, 1]},"
+    "            {\"name\": \"b\", \"side\": \"right\", \"x\": 10, \"y\": [0, 1]}]}";
+
+static sv_em_project *project(sv_ctx *ctx, const char *json)
+{
+    sv_em_project *p = NULL;
+    sv_status s = sv_em_project_parse(ctx, json, strlen(json), "test", &p);
+    if (s) fprintf(stderr, "project: %s\n", sv_last_error());
+    assert_int_equal(s, SV_OK);
+    return p;
+}
+
+/* A job of `json` with options o, run; asserts it succeeds. */
+static sv_planar_job *run_job(sv_ctx *ctx, const char *json, const sv_planar_options *o)
+{
+    sv_em_project *p = project(ctx, json);
+    sv_planar_job *job = NULL;
+    sv_status s = sv_planar_job_create(ctx, p, o, &job);
+    if (!s) s = sv_planar_job_run(job);
+    if (s) fprintf(stderr, "job: %s\n", sv_last_error());
+    assert_int_equal(s, SV_OK);
+    sv_em_project_destroy(p);
+    return job;
+}
+
+static double max_diff(int count, const double complex *a, const double complex *b)
+{
+    double d = 0;
+    for (int e = 0; e < count; e++) d = fmax(d, cabs(a[e] - b[e]));
+    return d;
+}
+
+/* The adaptive sweep in mixed precision against every frequency solved by
+ * LAPACK on a full double copy (the independent reference solver): the
+ * same S to the sweep's accuracy, reciprocal and passive. */
+static void test_sweep_against_lapack(void **state)
+{
+    (void)state;
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.device = SV_PLANAR_DEVICE_CPU;
+    o.band.tolerance = 1e-8;
+    sv_planar_job *fast = run_job(NULL, pixel_project, &o);
+    o.exact_all = 1;
+    o.precision = SV_SWEEP_LAPACK;
+    sv_planar_job *ref = run_job(NULL, pixel_project, &o);
+    const sv_planar_network *a = sv_planar_job_network(fast), *b = sv_planar_job_network(ref);
+    assert_int_equal(a->nf, 23);
+    assert_int_equal(a->p, 2);
+    assert_string_equal(a->port_names[0], "in");
+    assert_string_equal(a->port_names[1], "out");
+    sv_assert_close(a->freq_hz[22], 12e9, 1e-15, 0);
+    double d = max_diff(a->nf * 4, a->s, b->s);
+    sv_planar_report r;
+    assert_int_equal(sv_planar_job_report(fast, &r), SV_OK);
+    printf("pixel two-port: %d unknowns, %d exact solves of %d frequencies, max |S - S_lapack| %.2e\n", r.unknowns,
+           r.exact_solves, r.nfreq, d);
+    assert_true(d < 1e-7);
+    assert_true(r.exact_solves < r.nfreq);
+    assert_true(r.converged);
+    assert_true(r.calibrated && r.lossy_metal && r.radiation && r.edge_profiles);
+    assert_true(r.checks.reciprocity < 1e-10);
+    assert_true(r.checks.max_singular < 1);
+    assert_int_equal(r.exact_all, 0);
+    sv_planar_job_destroy(fast);
+    sv_planar_job_destroy(ref);
+}
+
+/* DC and above from one list: DC against the strip's closed-form
+ * resistance, Y and Z against S by their definitions, Z = Y⁻¹, and the raw
+ * ports' Y against a job whose ports are raw. */
+static void test_network_parameters(void **state)
+{
+    (void)state;
+    const double f[] = {0, 1e9, 3e9};
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.freq_hz = f;
+    o.nfreq = 3;
+    o.exact_all = 1;
+    o.precision = SV_SWEEP_DOUBLE;
+    o.device = SV_PLANAR_DEVICE_CPU;
+    o.outputs = SV_PLANAR_OUTPUT_Y | SV_PLANAR_OUTPUT_Z | SV_PLANAR_OUTPUT_Y_RAW;
+    sv_planar_job *job = run_job(NULL, strip_project, &o);
+    const sv_planar_network *n = sv_planar_job_network(job);
+    assert_int_equal(n->nf, 3);
+    assert_true(n->exact[0] && n->exact[1] && n->exact[2]);
+    /* DC: a series resistor R between the ports; S21 = 2·z0/(2·z0 + R), Z does not exist */
+    double R = 10e-3 / (5.8e7 * 35e-6 * 1e-3), z0 = n->z0[0];
+    sv_assert_close(creal(n->y[0]), 1 / R, 1e-10, 0);
+    sv_assert_close(creal(n->y[1]), -1 / R, 1e-10, 0);
+    sv_assert_close(creal(n->s[1]), 2 * z0 / (2 * z0 + R), 1e-10, 0);
+    sv_assert_close(creal(n->s[0]), R / (2 * z0 + R), 1e-10, 1); /* to 1e-10 of |S| ≤ 1 */
+    assert_true(isnan(creal(n->z[0])));
+    for (int i = 1; i < 3; i++) {
+        const double complex *y = n->y + 4 * i, *z = n->z + 4 * i, *s = n->s + 4 * i;
+        /* Z·Y = I */
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 2; c++) {
+                double complex zy = z[r] * y[2 * c] + z[r + 2] * y[1 + 2 * c];
+                assert_true(cabs(zy - (r == c)) < 1e-10);
+            }
+        /* S = (I − z0·Y)(I + z0·Y)⁻¹ for equal references, by hand */
+        double complex a = 1 + z0 * y[0], b = z0 * y[2], c = z0 * y[1], d = 1 + z0 * y[3];
+        double complex det = a * d - b * c;
+        double complex inv[4] = {d / det, -c / det, -b / det, a / det};
+        double complex m[4] = {1 - z0 * y[0], -z0 * y[1], -z0 * y[2], 1 - z0 * y[3]};
+        for (int r = 0; r < 2; r++)
+            for (int q = 0; q < 2; q++) {
+                double complex v = m[r] * inv[2 * q] + m[r + 2] * inv[1 + 2 * q];
+                assert_true(cabs(v - s[r + 2 * q]) < 1e-12);
+            }
+    }
+    /* the raw ports' Y is what a job with raw ports delivers as Y */
+    char raw[2048];
+    snprintf(raw, sizeof raw, "%s", strip_project);
+    char *ports = strstr(raw, "\"ports\"");
+    assert_non_null(ports);
+    snprintf(ports, sizeof raw - (size_t)(ports - raw),
+             "\"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, 1], \"calibration\": \"none\"},"
+             " {\"name\": \"b\", \"side\": \"right\", \"x\": 10, \"y\": [0, 1], \"calibration\": \"none\"}]}");
+    o.outputs = SV_PLANAR_OUTPUT_Y;
+    sv_planar_job *rawjob = run_job(NULL, raw, &o);
+    const sv_planar_network *nr = sv_planar_job_network(rawjob);
+    double d = max_diff(12, n->y_raw, nr->y), scale = cabs(nr->y[4]);
+    printf("strip: R %.6g mOhm, raw ports' Y against raw ports' job %.2e (|Y11| %.3g S)\n", 1e3 * R, d, scale);
+    assert_true(d <= 1e-12 * scale);
+    assert_true(max_diff(4, n->y, n->y_raw) == 0); /* at DC an edge port's box is the identity */
+    assert_true(max_diff(4, n->y + 4, n->y_raw + 4) > 1e-6 * scale); /* above it the calibration acts */
+    sv_planar_job_destroy(rawjob);
+    sv_planar_job_destroy(job);
+}
+
+/* The caller's project stays as it was when the job subdivides its copy. */
+static void test_project_is_copied(void **state)
+{
+    (void)state;
+    sv_em_project *p = project(NULL, strip_project);
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.subdivide = 2;
+    o.band = (sv_em_sweep){.start_hz = 1e9, .stop_hz = 2e9, .points = 2};
+    sv_planar_job *job;
+    assert_int_equal(sv_planar_job_create(NULL, p, &o, &job), SV_OK);
+    sv_em_grid g, gj;
+    sv_em_project_grid(p, &g);
+    sv_em_project_grid(sv_planar_job_project(job), &gj);
+    assert_int_equal(g.nx, 20);
+    assert_int_equal(gj.nx, 40);
+    assert_int_equal(sv_em_project_subdivide(sv_planar_job_project(job)), 2);
+    int nf;
+    const double *f = sv_planar_job_frequencies(job, &nf);
+    assert_int_equal(nf, 2);
+    assert_true(f[0] == 1e9 && f[1] == 2e9);
+    assert_null(sv_planar_job_network(job)); /* not run yet */
+    sv_planar_report r;
+    assert_int_equal(sv_planar_job_report(job, &r), SV_ERR_ARG);
+    sv_planar_job_destroy(job);
+    sv_em_project_destroy(p);
+}
+
+/* Bad options are named; nothing is left allocated. */
+static void test_bad_options(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_em_project *p = project(ctx, strip_project);
+    size_t held = sv_ctx_memory_current(ctx);
+    const double unsorted[] = {2e9, 1e9}, negative[] = {-1, 1e9}, nan_f[] = {NAN};
+    struct {
+        sv_planar_options o;
+        const char *named;
+    } cases[] = {
+        {.o = {.freq_hz = unsorted, .nfreq = 2}, "ascending"},
+        {.o = {.freq_hz = negative, .nfreq = 2}, "frequency 0 = -1 Hz"},
+        {.o = {.freq_hz = nan_f, .nfreq = 1}, "frequency 0 = nan"},
+        {.o = {.freq_hz = unsorted, .nfreq = 0}, "nfreq = 0"},
+        {.o = {.subdivide = 17}, "subdivide = 17"},
+        {.o = {.max_exact = -1}, "max_exact = -1"},
+        {.o = {.device = (sv_planar_device)7}, "device = 7"},
+        {.o = {.outputs = 64}, "outputs = 0x40"},
+        {.o = {.band = {.start_hz = 3e9, .stop_hz = 1e9, .points = 3}}, "stop"},
+        {.o = {.band = {.start_hz = 1e9}}, "stop"}, /* the strip has no sweep section */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        sv_planar_job *job = (sv_planar_job *)1;
+        assert_int_equal(sv_planar_job_create(ctx, p, &cases[k].o, &job), SV_ERR_ARG);
+        assert_null(job);
+        if (!strstr(sv_last_error(), cases[k].named)) fail_msg("case %zu: '%s' does not name '%s'", k, sv_last_error(), cases[k].named);
+        assert_int_equal(sv_ctx_memory_current(ctx), held);
+    }
+    sv_em_project_destroy(p);
+    assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    sv_ctx_destroy(ctx);
+}
+
+/* A job that would not fit its limit is refused before anything large is
+ * allocated, with its estimate's parts named; a job runs once. */
+static void test_memory_refused(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_em_project *p = project(ctx, pixel_project);
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.memory_limit = 1 << 20;
+    o.memory_limit_name = "--memory-limit";
+    sv_planar_job *job;
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
+    sv_planar_memory m;
+    sv_planar_job_memory(job, &m);
+    assert_true(m.total > m.limit && m.limit == 1 << 20);
+    assert_true(m.model > 0 && m.solves > 0 && m.calibration > 0);
+    assert_int_equal(m.total, m.model + (m.solves > m.calibration ? m.solves : m.calibration) + m.small);
+    size_t before = sv_ctx_memory_current(ctx);
+    sv_ctx_reset_peak(ctx);
+    assert_int_equal(sv_planar_job_run(job), SV_ERR_BUDGET);
+    const char *msg = sv_last_error();
+    assert_non_null(strstr(msg, "this sweep needs about"));
+    assert_non_null(strstr(msg, "the model's terms"));
+    assert_non_null(strstr(msg, "calibration standards"));
+    assert_non_null(strstr(msg, "more than the 1.0 MiB limit (--memory-limit)"));
+    assert_true(sv_ctx_memory_peak(ctx) - before < 4096); /* nothing large was allocated */
+    assert_true(sv_ctx_memory_current(ctx) <= before);
+    assert_null(sv_planar_job_network(job));
+    assert_int_equal(sv_ctx_memory_limit(ctx), 0); /* the context's own budget is back */
+    assert_int_equal(sv_planar_job_run(job), SV_ERR_ARG); /* a job runs once */
+    sv_planar_job_destroy(job);
+    sv_em_project_destroy(p);
+    assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    sv_ctx_destroy(ctx);
+}
+
+/* What a progress callback saw. */
+typedef struct watch {
+    double last, stop_at;
+    int calls, fell, above_one;
+    char phases[16][48];
+    int nphases;
+} watch;
+
+static int watch_progress(void *user, const char *phase, double f)
+{
+    watch *w = user;
+    w->calls++;
+    if (f < w->last) w->fell++;
+    if (f > 1) w->above_one++;
+    w->last = f;
+    int known = 0;
+    for (int k = 0; k < w->nphases; k++) known |= !strcmp(w->phases[k], phase);
+    if (!known && w->nphases < 16) snprintf(w->phases[w->nphases++], sizeof w->phases[0], "%s", phase);
+    return f >= w->stop_at;
+}
+
+static int saw_phase(const watch *w, const char *part)
+{
+    for (int k = 0; k < w->nphases; k++)
+        if (strstr(w->phases[k], part)) return 1;
+    return 0;
+}
+
+/* One rising fraction from 0 to 1 over the whole job, every phase named. */
+static void test_progress(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    watch w = {.stop_at = 2};
+    sv_ctx_set_progress(ctx, watch_progress, &w);
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.device = SV_PLANAR_DEVICE_CPU;
+    sv_planar_job *job = run_job(ctx, pixel_project, &o);
+    printf("progress: %d reports, phases:", w.calls);
+    for (int k = 0; k < w.nphases; k++) printf(" '%s'", w.phases[k]);
+    printf("\n");
+    assert_int_equal(w.fell, 0);
+    assert_int_equal(w.above_one, 0);
+    assert_true(w.last == 1.0);
+    assert_true(w.calls > 20);
+    assert_true(saw_phase(&w, "assembly"));
+    assert_true(saw_phase(&w, "LDLT"));
+    assert_true(saw_phase(&w, "reduced model"));
+    assert_true(saw_phase(&w, "calibration"));
+    sv_planar_job_destroy(job);
+    sv_ctx_destroy(ctx);
+}
+
+/* Stopped anywhere: SV_ERR_CANCELLED, no network, every allocation the run
+ * made released (the sanitizer build checks the rest), the context's
+ * settings back. */
+static void test_cancel_anywhere(void **state)
+{
+    (void)state;
+    const double stops[] = {0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.97, 0.999};
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_ctx_set_threads(ctx, 1);
+    sv_em_project *p = project(ctx, pixel_project);
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.device = SV_PLANAR_DEVICE_CPU;
+    o.threads = 2;
+    for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++) {
+        watch w = {.stop_at = stops[k]};
+        sv_ctx_set_progress(ctx, watch_progress, &w);
+        sv_planar_job *job;
+        assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
+        size_t held = sv_ctx_memory_current(ctx);
+        assert_int_equal(sv_planar_job_run(job), SV_ERR_CANCELLED);
+        assert_non_null(strstr(sv_last_error(), "cancelled"));
+        assert_null(sv_planar_job_network(job));
+        assert_true(sv_ctx_memory_current(ctx) <= held);
+        assert_int_equal(sv_ctx_threads(ctx), 1);
+        assert_int_equal(sv_ctx_memory_limit(ctx), 0);
+        printf("stopped at %.3f (asked at %.3f, in '%s')\n", w.last, stops[k], w.nphases ? w.phases[w.nphases - 1] : "");
+        sv_planar_job_destroy(job);
+    }
+    sv_ctx_set_progress(ctx, NULL, NULL);
+    sv_em_project_destroy(p);
+    assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    sv_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sweep_against_lapack), cmocka_unit_test(test_network_parameters),
+        cmocka_unit_test(test_project_is_copied),    cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_memory_refused),       cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_cancel_anywhere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
