@@ -106,6 +106,54 @@ double sv_em_project_port_z0(const sv_em_project *p, int k);
  * j = 0 the bottom row) is metal. */
 int sv_em_project_metal(const sv_em_project *p, int i, int j);
 
+/* ---- projects built in memory ------------------------------------------------ */
+/* A project from values instead of a file, for programs that draw or
+ * generate circuits: the fields of a project file (docs/project-files.md)
+ * with lengths in metres, checked by the file reader itself, so the
+ * messages name the fields as a file's ("substrate.eps_r", "ports[1].y"). */
+typedef enum sv_em_side { SV_EM_SIDE_LEFT = 0, SV_EM_SIDE_RIGHT = 1, SV_EM_SIDE_BOTTOM = 2, SV_EM_SIDE_TOP = 3 } sv_em_side;
+
+typedef struct sv_em_port_spec {
+    const char *name;        /* unique, no spaces, '!' or '#' */
+    sv_em_side side;         /* the metal's edge it sits on */
+    double at;               /* the port plane: x for left and right ports, y for bottom and top, m */
+    double from, to;         /* its span along the plane, m (snapped to grid lines) */
+    double z0;               /* reference impedance, Ω; 0 = 50 */
+    int raw;                 /* 1: a raw edge port (calibration "none"); 0: calibrated on thru lines */
+    double reference_plane;  /* calibrated ports: the reference plane moved this far into the circuit, m */
+} sv_em_port_spec;
+
+typedef struct sv_em_rectangle {
+    double x0, x1, y0, y1;   /* m, snapped to grid lines */
+} sv_em_rectangle;
+
+/* The effects of the model: 0 = the default (on where the stack-up gives
+ * it something to do; dispersion off), 1 = on, −1 = off. */
+typedef struct sv_em_effects {
+    int thick_metal, dielectric_loss, radiation, edge_profile, edge_cells, dispersion, dispersion_far_field;
+    int exact_dielectric_loss; /* 1: the dielectric's loss as its own term ("dielectric_loss": "exact") */
+} sv_em_effects;
+
+typedef struct sv_em_project_spec {
+    sv_em_grid grid;                /* nx, ny, dx, dy (m), x0, y0 (m) */
+    int subdivide;                  /* mesh cells per grid cell along each axis (0, 1: none) */
+    double h, eps_r, tan_delta;     /* the substrate: thickness (m), permittivity, loss tangent */
+    double sigma;                   /* metal conductivity, S/m; INFINITY: lossless */
+    double t;                       /* metal thickness, m (required for a finite sigma) */
+    const unsigned char *pixels;    /* nx·ny values, pixels[i + nx·j] (j = 0 the bottom row), nonzero
+                                       = metal; NULL: none */
+    const sv_em_rectangle *rects;        /* nrects rectangles of metal (with or without pixels) */
+    int nrects;
+    const sv_em_port_spec *ports;   /* nports ≥ 1 */
+    int nports;
+    sv_em_sweep band;               /* the project's band when band.present = 1 */
+    sv_em_effects effects;
+} sv_em_project_spec;
+
+/* The project of `spec`, allocated in ctx (SV_ERR_PARSE naming the field
+ * for a value a project file could not hold). */
+sv_status sv_em_project_build(sv_ctx *ctx, const sv_em_project_spec *spec, sv_em_project **out);
+
 /* The band to sweep: each field of `given` (may be NULL) that is > 0 —
  * start_hz, stop_hz, points, tolerance; `present` is ignored — wins over the
  * project's sweep section. A tolerance given nowhere is 1e-4; one point

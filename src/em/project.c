@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "em_internal.h"
+#include "project_json.h"
 
 typedef struct reader {
     const char *file;   /* for messages */
@@ -680,6 +681,28 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     return SV_OK;
 }
 
+/* The project a JSON tree describes, read as a file named `name` (its
+ * folder the base of relative paths) would be. */
+static sv_status project_from_tree(sv_ctx *ctx, const cJSON *root, reader *r, sv_em_project **out)
+{
+    sv_em_project *p = sv_calloc(ctx, 1, sizeof *p, "project");
+    if (!p) return sv_last_status();
+    p->ctx = ctx;
+    sv_status s = parse_root(r, root, p);
+    if (s) {
+        sv_em_project_destroy(p);
+        return s;
+    }
+    *out = p;
+    return SV_OK;
+}
+
+sv_status sv_em_project_from_json(sv_ctx *ctx, const cJSON *root, const char *name, sv_em_project **out)
+{
+    reader r = {name ? name : "(project)", 1.0, ""};
+    return project_from_tree(ctx, root, &r, out);
+}
+
 sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_parse: out is NULL");
@@ -706,20 +729,9 @@ sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const c
                             (size_t)(end - text));
         }
     }
-    sv_em_project *p = sv_calloc(ctx, 1, sizeof *p, "project");
-    if (!p) {
-        cJSON_Delete(root);
-        return sv_last_status();
-    }
-    p->ctx = ctx;
-    sv_status s = parse_root(&r, root, p);
+    sv_status s = project_from_tree(ctx, root, &r, out);
     cJSON_Delete(root);
-    if (s) {
-        sv_em_project_destroy(p);
-        return s;
-    }
-    *out = p;
-    return SV_OK;
+    return s;
 }
 
 sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
