@@ -13,5 +13,6 @@
 #include "solvent/sweep.h"
 #include "solvent/sweep_solver.h"
 #include "solvent/gpu.h"
+#include "solvent/planar.h"
 
 #endif
