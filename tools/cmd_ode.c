@@ -43,7 +43,7 @@ static void usage(FILE *o)
             "                     with --sens also dyI/dTHETA columns\n"
             "  --quiet            no progress bar or summary\n\n"
             "Exit codes: 0 all trajectories succeeded, 1 a failed run or failed trajectories,\n"
-            "2 bad arguments.\n");
+            "2 bad arguments, 130 interrupted (Ctrl-C or SIGTERM: nothing written).\n");
 }
 
 static int progress_bar(void *u, const char *phase, double f)

@@ -35,7 +35,9 @@ static void usage(FILE *f)
             "                   its grid.subdivide): a finer mesh of the same drawing\n"
             "  --threads N      threads (default: all cores)\n"
             "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
-            "                   K, M, G, T; default: the machine's available memory)\n");
+            "                   K, M, G, T; default: the machine's available memory)\n\n"
+            "Exit codes: 0 success, 1 a failed run, 2 bad arguments, 130 interrupted\n"
+            "(Ctrl-C or SIGTERM: nothing written).\n");
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -72,7 +72,9 @@ static void usage(FILE *out)
             "     without a usable GPU\n"
             "  2  bad command-line arguments\n"
             "  3  finished and wrote its outputs, but the adaptive sweep reached the cap on\n"
-            "     exact solves before every frequency met the tolerance\n");
+            "     exact solves before every frequency met the tolerance\n"
+            "  130 interrupted (Ctrl-C or SIGTERM): stopped within a fraction of a second,\n"
+            "     nothing written\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
