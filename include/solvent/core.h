@@ -165,6 +165,10 @@ void *sv_alloc(sv_ctx *ctx, size_t bytes, const char *what);
 void *sv_calloc(sv_ctx *ctx, size_t count, size_t size, const char *what);
 /* Free memory from sv_alloc/sv_calloc with the same ctx (NULL is a no-op). */
 void sv_free(sv_ctx *ctx, void *p);
+/* sv_free of each of n blocks (NULL ones skipped): an object's destroy
+ * names what it owns in one list. */
+void sv_free_each(sv_ctx *ctx, void *const *blocks, size_t n);
+#define SV_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 /* Would `bytes` more fit the budget right now? SV_OK, or SV_ERR_BUDGET with
  * a message naming `what`, the request and what is left. Nothing is held. */
 sv_status sv_mem_check(const sv_ctx *ctx, size_t bytes, const char *what);

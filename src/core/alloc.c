@@ -127,3 +127,8 @@ void sv_free(sv_ctx *ctx, void *p)
     if (ctx) atomic_fetch_sub(&ctx->current, h->bytes);
     free(h);
 }
+
+void sv_free_each(sv_ctx *ctx, void *const *blocks, size_t n)
+{
+    for (size_t k = 0; k < n; k++) sv_free(ctx, blocks[k]);
+}

@@ -31,51 +31,22 @@
 #endif
 
 /* ---- the transforms ------------------------------------------------------ */
-void sv_dense_two_sum_f(float a, float b, float *s_out, float *e_out)
-{
-    float s = a + b;
-    SV_OPAQUE(s);
-    float bv = s - a;
-    SV_OPAQUE(bv);
-    float av = s - bv;
-    SV_OPAQUE(av);
-    float db = b - bv, da = a - av;
-    SV_OPAQUE(db);
-    SV_OPAQUE(da);
-    *s_out = s;
-    *e_out = da + db;
-}
+/* Two-sum and two-product in single and in double precision (eft_pair_tmpl.h). */
+#define T float
+#define FN(x) x##_f
+#define FMA fmaf
+#include "eft_pair_tmpl.h"
+#undef T
+#undef FN
+#undef FMA
 
-void sv_dense_two_sum(double a, double b, double *s_out, double *e_out)
-{
-    double s = a + b;
-    SV_OPAQUE(s);
-    double bv = s - a;
-    SV_OPAQUE(bv);
-    double av = s - bv;
-    SV_OPAQUE(av);
-    double db = b - bv, da = a - av;
-    SV_OPAQUE(db);
-    SV_OPAQUE(da);
-    *s_out = s;
-    *e_out = da + db;
-}
-
-void sv_dense_two_prod_f(float a, float b, float *p_out, float *e_out)
-{
-    float p = a * b;
-    SV_OPAQUE(p);
-    *p_out = p;
-    *e_out = fmaf(a, b, -p);
-}
-
-void sv_dense_two_prod(double a, double b, double *p_out, double *e_out)
-{
-    double p = a * b;
-    SV_OPAQUE(p);
-    *p_out = p;
-    *e_out = fma(a, b, -p);
-}
+#define T double
+#define FN(x) x
+#define FMA fma
+#include "eft_pair_tmpl.h"
+#undef T
+#undef FN
+#undef FMA
 
 /* |a| ≥ |b| (or a = 0): s = fl(a + b), e exact, three operations. */
 static inline void fast_two_sum_f(float a, float b, float *s_out, float *e_out)

@@ -273,34 +273,17 @@ static double *Gcol(const afs *s, int k, int r)
 
 static void free_all(afs *s)
 {
-    sv_ctx *ctx = s->ctx;
-    sv_free(ctx, s->x);
-    sv_free(ctx, s->dx);
-    sv_free(ctx, s->coef);
-    sv_free(ctx, s->V);
-    sv_free(ctx, s->W);
-    sv_free(ctx, s->M);
-    sv_free(ctx, s->tau);
-    sv_free(ctx, s->colk);
-    sv_free(ctx, s->colr);
-    sv_free(ctx, s->wslot);
-    sv_free(ctx, s->Ar);
-    sv_free(ctx, s->Br);
-    sv_free(ctx, s->Cr);
-    sv_free(ctx, s->hook_y);
+    void *const owned[] = {s->x,    s->dx,   s->coef,  s->V,  s->W,  s->M,  s->tau,
+                           s->colk, s->colr, s->wslot, s->Ar, s->Br, s->Cr, s->hook_y};
+    sv_free_each(s->ctx, owned, SV_COUNT(owned));
     sv_sweep_solver_destroy(s->own);
 }
 
 void sv_sweep_result_destroy(sv_sweep_result *r)
 {
     if (!r) return;
-    sv_ctx *ctx = r->ctx;
-    sv_free(ctx, r->freq);
-    sv_free(ctx, r->h);
-    sv_free(ctx, r->exact);
-    sv_free(ctx, r->fallback);
-    sv_free(ctx, r->residual);
-    sv_free(ctx, r);
+    void *const owned[] = {r->freq, r->h, r->exact, r->fallback, r->residual, r};
+    sv_free_each(r->ctx, owned, SV_COUNT(owned));
 }
 
 static sv_status result_create(sv_ctx *ctx, int nf, int nout, int p, const double *freq, sv_sweep_result **out)

@@ -171,16 +171,9 @@ sv_status sv_sweep_model_create(sv_ctx *ctx, int n, int nterms, const sv_sweep_t
 void sv_sweep_model_destroy(sv_sweep_model *m)
 {
     if (!m) return;
-    sv_ctx *ctx = m->ctx;
-    if (m->c != m->b) sv_free(ctx, m->c);
-    sv_free(ctx, m->b);
-    sv_free(ctx, m->bnorm);
-    sv_free(ctx, m->terms);
-    sv_free(ctx, m->term_norm);
-    sv_free(ctx, m->term_group);
-    sv_free(ctx, m->group_first);
-    sv_free(ctx, m->group_terms);
-    sv_free(ctx, m);
+    void *const owned[] = {m->c != m->b ? m->c : NULL, m->b,           m->bnorm,       m->terms, m->term_norm,
+                           m->term_group,              m->group_first, m->group_terms, m};
+    sv_free_each(m->ctx, owned, SV_COUNT(owned));
 }
 
 sv_status sv_sweep_model_set_output(sv_sweep_model *m, int nout, const double *c, int ldc)
