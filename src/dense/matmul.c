@@ -2,72 +2,33 @@
  * block through symm (which reads only its lower triangle, the rest being
  * workspace), the panel below it twice through gemm (once as stored, once
  * transposed for the symmetric upper part). Level-3 BLAS keeps this near
- * memory speed for one right-hand side and near gemm speed for many. */
+ * memory speed for one right-hand side and near gemm speed for many. The
+ * complex products are written once in matmul_tmpl.h and included here per
+ * precision; the real matrix's split product is below. */
 #include <cblas.h>
 #include <omp.h>
 #include <string.h>
 
 #include "dense_internal.h"
 
-/* Block column k's contribution to Y (complex case, written once for
- * double and float via a macro). */
-#define SV_MATMUL_BLOCK(NAME, T, PFX)                                                                        \
-    static void NAME(const sv_dense_sym *a, int k, int p, const T *x, int ldx, T *y, int ldy)                 \
-    {                                                                                                         \
-        const int n = a->n, nb = a->nb, c0 = k * nb;                                                         \
-        const T one = 1;                                                                                     \
-        int w = n - c0 < nb ? n - c0 : nb, ld = n - c0, m2 = n - c0 - w;                                       \
-        const T *blk = (const T *)a->data + sv_dense_packed_block_offset(n, nb, k);                                      \
-        cblas_##PFX##symm(CblasColMajor, CblasLeft, CblasLower, w, p, &one, blk, ld, x + c0, ldx, &one, y + c0,  \
-                          ldy);                                                                              \
-        if (m2 > 0) {                                                                                        \
-            cblas_##PFX##gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m2, p, w, &one, blk + w, ld, x + c0,    \
-                              ldx, &one, y + c0 + w, ldy);                                                   \
-            cblas_##PFX##gemm(CblasColMajor, CblasTrans, CblasNoTrans, w, p, m2, &one, blk + w, ld, x + c0 + w,  \
-                              ldx, &one, y + c0, ldy);                                                       \
-        }                                                                                                    \
-    }
+/* Below this order a product runs on one thread: too little work to share. */
+#define SV_MATMUL_SERIAL_N 256
 
-SV_MATMUL_BLOCK(block_z, double complex, z)
-SV_MATMUL_BLOCK(block_c, float complex, c)
+#define T double complex
+#define FN(x) x##_z
+#define BLAS(x) cblas_z##x
+#include "matmul_tmpl.h"
+#undef BLAS
+#undef FN
+#undef T
 
-/* Y = A·X: block columns shared out among threads, each accumulating into
- * its own copy of Y (thread 0 into Y itself), then summed. A product with a
- * few columns is memory bound; running many small single-threaded BLAS
- * calls side by side is faster and far less sensitive to a busy machine
- * than one multi-threaded BLAS call (with its synchronisation) per block. */
-#define SV_MATMUL_DRIVER(NAME, T, BLOCK)                                                                     \
-    static sv_status NAME(const sv_dense_sym *a, int p, const T *x, int ldx, T *y, int ldy)                  \
-    {                                                                                                         \
-        const int n = a->n, K = (n + a->nb - 1) / a->nb;                                                     \
-        int nt = sv_threads_team();                                                                          \
-        if (nt > K) nt = K;                                                                                  \
-        if ((size_t)n * n < 256 * 256) nt = 1;                                                               \
-        for (int j = 0; j < p; j++) memset(y + (size_t)j * ldy, 0, (size_t)n * sizeof(T));                  \
-        if (nt <= 1) {                                                                                       \
-            for (int k = 0; k < K; k++) BLOCK(a, k, p, x, ldx, y, ldy);                                     \
-            return SV_OK;                                                                                    \
-        }                                                                                                    \
-        size_t per = (size_t)n * p;                                                                          \
-        T *priv = sv_calloc(NULL, per * (size_t)(nt - 1), sizeof(T), "matrix product accumulators");         \
-        if (!priv) return sv_last_status();                                                                  \
-        _Pragma("omp parallel num_threads(nt)")                                                              \
-        {                                                                                                    \
-            int t = omp_get_thread_num();                                                                    \
-            T *yt = t == 0 ? y : priv + per * (size_t)(t - 1);                                               \
-            int ldt = t == 0 ? ldy : n;                                                                      \
-            _Pragma("omp for schedule(static, 1)") for (int k = 0; k < K; k++)                               \
-                BLOCK(a, k, p, x, ldx, yt, ldt);                                                             \
-            /* implicit barrier: every partial sum is complete */                                            \
-            _Pragma("omp for schedule(static)") for (int i = 0; i < n; i++) for (int c = 0; c < p; c++)      \
-                for (int q = 0; q < nt - 1; q++) y[(size_t)c * ldy + i] += priv[per * q + (size_t)c * n + i]; \
-        }                                                                                                    \
-        sv_free(NULL, priv);                                                                                 \
-        return SV_OK;                                                                                        \
-    }
-
-SV_MATMUL_DRIVER(matmul_z, double complex, block_z)
-SV_MATMUL_DRIVER(matmul_c, float complex, block_c)
+#define T float complex
+#define FN(x) x##_c
+#define BLAS(x) cblas_c##x
+#include "matmul_tmpl.h"
+#undef BLAS
+#undef FN
+#undef T
 
 /* Real matrix times complex X: split X into real and imaginary parts (2p real
  * columns), multiply with real BLAS, and join again. */

@@ -4,21 +4,24 @@
  * single parameter), conformal time τ from 0.1 to 14000 Mpc, linear in y
  * with τ-dependent coefficients (non-autonomous).
  *
- * The right-hand side is written once as a type-generic body (T = double or
- * double complex): complex τ gives ∂f/∂τ by complex step, complex y gives J.
- * The analytic Jacobian uses that the system is linear: J(τ) is the
+ * The right-hand side is written once over a value type T and included
+ * here per type: builtin_eb50_lin_tmpl.h (the linear part and its k
+ * derivative given the background) for double, double complex and lane
+ * vectors; builtin_eb50_scalar_tmpl.h (background, f, tangent) for double
+ * and double complex: complex τ gives ∂f/∂τ by complex step, complex y
+ * gives J. The analytic Jacobian uses that the system is linear: J(τ) is the
  * coefficient matrix, obtained column-group by column-group from the same
  * body with unit seeds (exact: f(τ, e_c) has no rounding beyond the
  * coefficients themselves) — one evaluation per colour of the pattern.
  *
- * For 4 and 8 lanes the linear part runs over lane vectors (T = a GCC
- * vector of doubles: the same operations in every lane, so the same
- * numbers as lane by lane); the background, with its tanh and sqrt, is
- * computed per lane. */
+ * For 4 and 8 lanes (builtin_eb50_lanes_tmpl.h) the linear part runs over
+ * lane vectors (T = a GCC vector of doubles: the same operations in every
+ * lane, so the same numbers as lane by lane); the background, with its
+ * tanh and sqrt, is computed per lane. */
 #include <complex.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tgmath.h> /* sqrt and tanh of double complex in builtin_eb50_scalar_tmpl.h */
 
 #include "builtin_internal.h"
 
@@ -55,89 +58,6 @@ typedef struct eb50 {
     const int *color;             /* colour per column (owned by coloring) */
 } eb50;
 
-/* Background at τ, then the linear right-hand side given the
- * background: split so that the Jacobian's seed evaluations reuse one
- * background. One body for double and double complex (complex τ gives ∂f/∂τ
- * by complex step). */
-#define EB_BG(T, SQRT, TANH, tau, bg)                                                                  \
-    do {                                                                                                \
-        const eb_bg *g = &E->g;                                                                         \
-        T a = g->adotrad * (tau) + (g->g_c + g->g_b) * (tau) * (tau) / 12.0;                            \
-        bg.Gg = g->g_gam / (a * a), bg.Gn = g->g_nu / (a * a), bg.Gc = g->g_c / a, bg.Gb = g->g_b / a;  \
-        T GL = g->g_L * a * a;                                                                          \
-        bg.H = SQRT((bg.Gg + bg.Gn + bg.Gc + bg.Gb + GL) / 3.0);                                        \
-        T zz = 1.0 / a - 1.0;                                                                           \
-        T xe = (1 + g->fHe) / 2 * (1.0 + TANH((zz - 1090.0) / 80.0)) + 2e-4;                           \
-        bg.opac = xe * g->akthom / (a * a);                                                             \
-        bg.cs2 = 1.2e-13 / a;                                                                           \
-        bg.Rg = bg.Gg / bg.Gb;                                                                          \
-        bg.itau = 1.0 / (tau);                                                                          \
-    } while (0)
-
-#define EB_LIN(T, bg, y, k, dy)                                                                             \
-    do {                                                                                                     \
-        T dgrho = bg.Gb * y[2] + bg.Gc * y[1] + bg.Gg * y[TI(0)] + bg.Gn * y[NI(0)];                         \
-        T dgq = bg.Gb * y[3] + bg.Gg * y[TI(1)] + bg.Gn * y[NI(1)];                                          \
-        T z = (dgrho / (2 * k) + y[0]) / bg.H;                                                               \
-        T sigma = z + 1.5 * dgq / (k * k);                                                                   \
-        T Pi = y[TI(2)] / 10.0 + (9.0 / 15.0) * y[EI(2)];                                                    \
-        T opac = bg.opac;                                                                                    \
-        dy[0] = dgq / 2.0;                                                                                   \
-        dy[1] = -k * z;                                                                                      \
-        dy[2] = -k * (z + y[3]);                                                                             \
-        T vbp = -bg.H * y[3] + k * bg.cs2 * y[2] - bg.Rg * opac * (4.0 / 3.0 * y[3] - y[TI(1)]);             \
-        dy[3] = vbp;                                                                                         \
-        dy[TI(0)] = -k * (4.0 / 3.0 * z + y[TI(1)]);                                                         \
-        dy[TI(1)] = (-vbp - bg.H * y[3] + k * bg.cs2 * y[2]) / bg.Rg + k * y[TI(0)] / 3.0 -                  \
-                    2 * k * y[TI(2)] / 3.0;                                                                  \
-        dy[TI(2)] = 2 * k * y[TI(1)] / 5.0 - 3 * k * y[TI(3)] / 5.0 - opac * (y[TI(2)] - Pi) +               \
-                    8 * k * sigma / 15.0;                                                                    \
-        for (int l = 3; l < LMAX; l++)                                                                       \
-            dy[TI(l)] = k * (l * y[TI(l - 1)] - (l + 1) * y[TI(l + 1)]) / (2 * l + 1) - opac * y[TI(l)];     \
-        dy[TI(LMAX)] = k * y[TI(LMAX - 1)] - (LMAX + 1) * y[TI(LMAX)] * bg.itau - opac * y[TI(LMAX)];        \
-        dy[EI(2)] = -opac * (y[EI(2)] - Pi) - k * y[EI(3)] / 3.0;                                            \
-        for (int l = 3; l < LMAX; l++)                                                                       \
-            dy[EI(l)] = -opac * y[EI(l)] +                                                                   \
-                        k * (l * y[EI(l - 1)] - ((l + 3.0) * (l - 1.0) / (l + 1.0)) * y[EI(l + 1)]) / (2 * l + 1); \
-        dy[EI(LMAX)] = -opac * y[EI(LMAX)] + k * LMAX * y[EI(LMAX - 1)] / (2 * LMAX + 1) -                   \
-                       (LMAX + 3) * y[EI(LMAX)] * bg.itau;                                                   \
-        dy[NI(0)] = -k * (4.0 / 3.0 * z + y[NI(1)]);                                                         \
-        dy[NI(1)] = k * (y[NI(0)] - 2 * y[NI(2)]) / 3.0;                                                     \
-        dy[NI(2)] = 2 * k * y[NI(1)] / 5.0 - 3 * k * y[NI(3)] / 5.0 + 8 * k * sigma / 15.0;                  \
-        for (int l = 3; l < LMAX; l++)                                                                       \
-            dy[NI(l)] = k * (l * y[NI(l - 1)] - (l + 1) * y[NI(l + 1)]) / (2 * l + 1);                       \
-        dy[NI(LMAX)] = k * y[NI(LMAX - 1)] - (LMAX + 1) * y[NI(LMAX)] * bg.itau;                             \
-    } while (0)
-
-/* ∂f/∂k given the background: f = A(τ, k)·y is a polynomial in k and
- * 1/k, differentiated term by term from EB_LIN (the sensitivities to k). */
-#define EB_LIN_DK(T, bg, y, k, dy)                                                                          \
-    do {                                                                                                     \
-        T dgrho = bg.Gb * y[2] + bg.Gc * y[1] + bg.Gg * y[TI(0)] + bg.Gn * y[NI(0)];                         \
-        T dgq = bg.Gb * y[3] + bg.Gg * y[TI(1)] + bg.Gn * y[NI(1)];                                          \
-        T z = (dgrho / (2 * k) + y[0]) / bg.H;                                                               \
-        T zk = -dgrho / (2 * k * k * bg.H);                                                                  \
-        T sigma = z + 1.5 * dgq / (k * k), sigk = zk - 3.0 * dgq / (k * k * k);                              \
-        dy[0] = (T){0};                                                                                      \
-        dy[1] = -z - k * zk;                                                                                 \
-        dy[2] = -(z + y[3]) - k * zk;                                                                        \
-        dy[3] = bg.cs2 * y[2];                                                                               \
-        dy[TI(0)] = -(4.0 / 3.0 * z + y[TI(1)]) - k * (4.0 / 3.0) * zk;                                      \
-        dy[TI(1)] = y[TI(0)] / 3.0 - 2 * y[TI(2)] / 3.0;                                                     \
-        dy[TI(2)] = 2 * y[TI(1)] / 5.0 - 3 * y[TI(3)] / 5.0 + 8 * sigma / 15.0 + 8 * k * sigk / 15.0;         \
-        for (int l = 3; l < LMAX; l++) dy[TI(l)] = (l * y[TI(l - 1)] - (l + 1) * y[TI(l + 1)]) / (2 * l + 1);   \
-        dy[TI(LMAX)] = y[TI(LMAX - 1)];                                                                      \
-        dy[EI(2)] = -y[EI(3)] / 3.0;                                                                         \
-        for (int l = 3; l < LMAX; l++)                                                                       \
-            dy[EI(l)] = (l * y[EI(l - 1)] - ((l + 3.0) * (l - 1.0) / (l + 1.0)) * y[EI(l + 1)]) / (2 * l + 1);  \
-        dy[EI(LMAX)] = LMAX * y[EI(LMAX - 1)] / (2 * LMAX + 1);                                              \
-        dy[NI(0)] = -(4.0 / 3.0 * z + y[NI(1)]) - k * (4.0 / 3.0) * zk;                                      \
-        dy[NI(1)] = (y[NI(0)] - 2 * y[NI(2)]) / 3.0;                                                         \
-        dy[NI(2)] = 2 * y[NI(1)] / 5.0 - 3 * y[NI(3)] / 5.0 + 8 * sigma / 15.0 + 8 * k * sigk / 15.0;         \
-        for (int l = 3; l < LMAX; l++) dy[NI(l)] = (l * y[NI(l - 1)] - (l + 1) * y[NI(l + 1)]) / (2 * l + 1);   \
-        dy[NI(LMAX)] = y[NI(LMAX - 1)];                                                                      \
-    } while (0)
-
 typedef struct bg_r { double Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_r;
 typedef struct bg_c { double complex Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_c;
 typedef double eb_v4 __attribute__((vector_size(32)));
@@ -145,71 +65,58 @@ typedef double eb_v8 __attribute__((vector_size(64)));
 typedef struct bg_v4 { eb_v4 Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_v4;
 typedef struct bg_v8 { eb_v8 Gg, Gn, Gc, Gb, H, opac, cs2, Rg, itau; } bg_v8;
 
-static void eb_bg_real(const eb50 *E, double tau, bg_r *bg) { EB_BG(double, sqrt, tanh, tau, (*bg)); }
-static void eb_lin_real(const bg_r *bg, const double *y, double k, double *dy) { EB_LIN(double, (*bg), y, k, dy); }
-static void eb_f_real(const eb50 *E, double tau, const double *y, double k, double *dy)
-{
-    bg_r bg;
-    eb_bg_real(E, tau, &bg);
-    eb_lin_real(&bg, y, k, dy);
-}
-static void eb_f_cplx(const eb50 *E, double complex tau, const double complex *y, double k, double complex *dy)
-{
-    bg_c bg;
-    EB_BG(double complex, csqrt, ctanh, tau, bg);
-    EB_LIN(double complex, bg, y, k, dy);
-}
+/* Which linear map the lanes' seed evaluations give the pattern values of. */
+typedef enum eb_map { EB_MAP_J, EB_MAP_DJ_DK } eb_map;
 
-/* The background of each lane packed into lane vectors (BGV: bg_v4/bg_v8). */
-#define EB_BG_LANES(BGV, WC, E, t, bgv)                                                              \
-    do {                                                                                             \
-        for (int w = 0; w < (WC); w++) {                                                             \
-            bg_r b1;                                                                                 \
-            eb_bg_real((E), (t)[w], &b1);                                                            \
-            (bgv).Gg[w] = b1.Gg, (bgv).Gn[w] = b1.Gn, (bgv).Gc[w] = b1.Gc, (bgv).Gb[w] = b1.Gb;      \
-            (bgv).H[w] = b1.H, (bgv).opac[w] = b1.opac, (bgv).cs2[w] = b1.cs2, (bgv).Rg[w] = b1.Rg;  \
-            (bgv).itau[w] = b1.itau;                                                                 \
-        }                                                                                            \
-    } while (0)
+/* One body per value type: double; double complex (k stays real); lane
+ * vectors of 4 and 8. */
+#define T double
+#define K double
+#define BG bg_r
+#define FN(x) x##_real
+#include "builtin_eb50_lin_tmpl.h"
+#include "builtin_eb50_scalar_tmpl.h"
+#undef FN
+#undef BG
+#undef K
+#undef T
 
-/* The pattern values of a linear map LIN (EB_LIN: J, EB_LIN_DK: ∂J/∂k)
- * over WC lanes, one seed per colour: entry (i, j) of colour c takes row i
- * of LIN·seed_c. */
-#define EB_BY_COLOUR(V, WC, LIN, E, bg, k, vals)                                                        \
-    do {                                                                                                \
-        V seed_[NV], col_[NV];                                                                          \
-        for (int c = 0; c < (E)->ncol; c++) {                                                           \
-            for (int j = 0; j < NV; j++) seed_[j] = (V){0} + ((E)->color[j] == c);                      \
-            LIN(V, bg, seed_, k, col_);                                                                 \
-            for (int i = 0; i < NV; i++)                                                                \
-                for (int e = (E)->rowptr[i]; e < (E)->rowptr[i + 1]; e++)                               \
-                    if ((E)->color[(E)->colind[e]] == c) memcpy((vals) + (size_t)e * (WC), &col_[i], sizeof(V)); \
-        }                                                                                               \
-    } while (0)
+#define T double complex
+#define K double
+#define BG bg_c
+#define FN(x) x##_cplx
+#include "builtin_eb50_lin_tmpl.h"
+#include "builtin_eb50_scalar_tmpl.h"
+#undef FN
+#undef BG
+#undef K
+#undef T
 
-/* f and the Jacobian's seed evaluations over WC lanes at once (V, BGV: the
- * lane vector and background types); slot-major arrays are arrays of V. */
-#define EB_LANES(V, BGV, WC)                                                                            \
-    static void eb_fb_##WC(const eb50 *E, const double *t, const double *y, const double *p, double *dy) \
-    {                                                                                                   \
-        BGV bg;                                                                                         \
-        V ys[NV], ds[NV], k;                                                                            \
-        EB_BG_LANES(BGV, WC, E, t, bg);                                                                 \
-        memcpy(ys, y, sizeof ys);                                                                       \
-        memcpy(&k, p, sizeof k);                                                                        \
-        EB_LIN(V, bg, ys, k, ds);                                                                       \
-        memcpy(dy, ds, sizeof ds);                                                                      \
-    }                                                                                                   \
-    static void eb_jvals_##WC(const eb50 *E, const double *t, const double *p, double *jv)              \
-    {                                                                                                   \
-        BGV bg;                                                                                         \
-        V k;                                                                                            \
-        EB_BG_LANES(BGV, WC, E, t, bg);                                                                 \
-        memcpy(&k, p, sizeof k);                                                                        \
-        EB_BY_COLOUR(V, WC, EB_LIN, E, bg, k, jv);                                                      \
-    }
-EB_LANES(eb_v4, bg_v4, 4)
-EB_LANES(eb_v8, bg_v8, 8)
+#define T eb_v4
+#define K eb_v4
+#define BG bg_v4
+#define WC 4
+#define FN(x) x##_4
+#include "builtin_eb50_lin_tmpl.h"
+#include "builtin_eb50_lanes_tmpl.h"
+#undef FN
+#undef WC
+#undef BG
+#undef K
+#undef T
+
+#define T eb_v8
+#define K eb_v8
+#define BG bg_v8
+#define WC 8
+#define FN(x) x##_8
+#include "builtin_eb50_lin_tmpl.h"
+#include "builtin_eb50_lanes_tmpl.h"
+#undef FN
+#undef WC
+#undef BG
+#undef K
+#undef T
 
 static int eb_fb(int W, const double *t, const double *y, const double *p, double *dy, void *u)
 {
@@ -248,7 +155,7 @@ static int eb_jb(int W, const double *t, const double *y, const double *p, doubl
             eb_bg_real(E, t[w], &bg);
             for (int c = 0; c < E->ncol; c++) {
                 for (int j = 0; j < NV; j++) seed[j] = E->color[j] == c;
-                eb_lin_real(&bg, seed, p[w], col);
+                eb_lin_real(&bg, seed, p + w, col);
                 sv_sparse_recover_color_values(E->coloring, c, col, NULL, vals);
             }
             for (int e = 0; e < nnz; e++) jv[e * W + w] = vals[e];
@@ -265,62 +172,10 @@ static int eb_jb(int W, const double *t, const double *y, const double *p, doubl
 }
 SV_ODE_SCALAR_WRAPPERS(eb)
 
-/* Sensitivities: the tangent A·v + vp·(∂A/∂k)·y (real, and complex in τ and
- * y), and the Jacobian's derivative along (v, vp): vp·∂A/∂k by seeds (the
- * system is linear, so J does not depend on y), its τ-derivative part by a
- * complex τ. */
-#define EB_TANGENT(T, BG, tau, y, k, v, vp, out)                                                       \
-    do {                                                                                                \
-        BG bg;                                                                                          \
-        T vc[NV], dk[NV];                                                                               \
-        EB_BG_##BG(tau, bg);                                                                            \
-        for (int i = 0; i < NV; i++) vc[i] = v[i];                                                      \
-        EB_LIN(T, bg, vc, k, out);                                                                      \
-        if (vp) {                                                                                       \
-            EB_LIN_DK(T, bg, y, k, dk);                                                                 \
-            for (int i = 0; i < NV; i++) out[i] += vp[0] * dk[i];                                       \
-        }                                                                                               \
-    } while (0)
-#define EB_BG_bg_r(tau, bg) EB_BG(double, sqrt, tanh, tau, bg)
-#define EB_BG_bg_c(tau, bg) EB_BG(double complex, csqrt, ctanh, tau, bg)
-static int eb_tangent(double t, const double *y, const double *p, const double *v, const double *vp, double *out,
-                      void *u)
-{
-    const eb50 *E = u;
-    EB_TANGENT(double, bg_r, t, y, p[0], v, vp, out);
-    return 0;
-}
-static int eb_tangent_c(double complex t, const double complex *y, const double *p, const double *v,
-                        const double *vp, double complex *out, void *u)
-{
-    const eb50 *E = u;
-    EB_TANGENT(double complex, bg_c, t, y, p[0], v, vp, out);
-    return 0;
-}
-/* The tangent over 4 or 8 lanes at once (the same operations as
- * eb_tangent in each lane), lane by lane for other counts. */
-#define EB_TANGENT_LANES(V, BGV, WC)                                                                   \
-    static void eb_tangent_##WC(const eb50 *E, const double *t, const double *y, const double *p,      \
-                                const double *v, const double *vp, double *out)                        \
-    {                                                                                                  \
-        BGV bg;                                                                                        \
-        V vs[NV], os[NV], k;                                                                           \
-        EB_BG_LANES(BGV, WC, E, t, bg);                                                                \
-        memcpy(vs, v, sizeof vs);                                                                      \
-        memcpy(&k, p, sizeof k);                                                                       \
-        EB_LIN(V, bg, vs, k, os);                                                                      \
-        if (vp) {                                                                                      \
-            V ys[NV], dk[NV], vk;                                                                      \
-            memcpy(ys, y, sizeof ys);                                                                  \
-            memcpy(&vk, vp, sizeof vk);                                                                \
-            EB_LIN_DK(V, bg, ys, k, dk);                                                               \
-            for (int i = 0; i < NV; i++) os[i] += vk * dk[i];                                          \
-        }                                                                                              \
-        memcpy(out, os, sizeof os);                                                                    \
-    }
-EB_TANGENT_LANES(eb_v4, bg_v4, 4)
-EB_TANGENT_LANES(eb_v8, bg_v8, 8)
-
+/* Sensitivities: the tangent (eb_tangent_real, eb_tangent_cplx, and over
+ * lanes eb_tangent_4/8: A·v + vp·(∂A/∂k)·y), and the Jacobian's derivative
+ * along (v, vp): vp·∂A/∂k by seeds (the system is linear, so J does not
+ * depend on y), its τ-derivative part by a complex τ. */
 static int eb_tangent_b(int W, const double *t, const double *y, const double *p, const double *v, const double *vp,
                         double *out, void *u)
 {
@@ -333,7 +188,7 @@ static int eb_tangent_b(int W, const double *t, const double *y, const double *p
     double ys[NV], vs[NV], os[NV];
     for (int w = 0; w < W; w++) {
         for (int i = 0; i < NV; i++) ys[i] = y[i * W + w], vs[i] = v[i * W + w];
-        eb_tangent(t[w], ys, p + w, vs, vp ? vp + w : NULL, os, u);
+        eb_tangent_real(t[w], ys, p + w, vs, vp ? vp + w : NULL, os, u);
         for (int i = 0; i < NV; i++) out[i * W + w] = os[i];
     }
     return 0;
@@ -346,7 +201,7 @@ static void eb_dtangent_dtau(double t, const double *y, const double *p, const d
     const double s = 1e-100;
     double complex yc[NV], dc[NV];
     for (int i = 0; i < NV; i++) yc[i] = y[i];
-    eb_tangent_c(CMPLX(t, s), yc, p, v, vp, dc, u);
+    eb_tangent_cplx(CMPLX(t, s), yc, p, v, vp, dc, u);
     for (int i = 0; i < NV; i++) ddfdt[i] = cimag(dc[i]) / s;
 }
 
@@ -363,7 +218,7 @@ static int eb_jac_dir(double t, const double *y, const double *p, const double *
         double seed[NV], col[NV];
         for (int c = 0; c < E->ncol; c++) {
             for (int j = 0; j < NV; j++) seed[j] = E->color[j] == c;
-            EB_LIN_DK(double, bg, seed, p[0], col);
+            eb_lin_dk_real(&bg, seed, p, col);
             sv_sparse_recover_color_values(E->coloring, c, col, NULL, dv);
         }
         for (int e = 0; e < nnz; e++) dv[e] *= vp[0];
@@ -372,23 +227,8 @@ static int eb_jac_dir(double t, const double *y, const double *p, const double *
     return 0;
 }
 
-/* vp·∂A/∂k over 4 or 8 lanes at once (eb_jac_dir's seeds and products in
- * each lane); the τ part (a complex τ per lane) and other lane counts lane
- * by lane. */
-#define EB_DJDK_LANES(V, BGV, WC)                                                                       \
-    static void eb_djdk_##WC(const eb50 *E, const double *t, const double *p, const double *vp, double *dv) \
-    {                                                                                                   \
-        BGV bg;                                                                                         \
-        V k;                                                                                            \
-        EB_BG_LANES(BGV, WC, E, t, bg);                                                                 \
-        memcpy(&k, p, sizeof k);                                                                        \
-        EB_BY_COLOUR(V, WC, EB_LIN_DK, E, bg, k, dv);                                                   \
-        for (int e = 0; e < E->rowptr[NV]; e++)                                                         \
-            for (int w = 0; w < (WC); w++) dv[(size_t)e * (WC) + w] *= vp[w];                            \
-    }
-EB_DJDK_LANES(eb_v4, bg_v4, 4)
-EB_DJDK_LANES(eb_v8, bg_v8, 8)
-
+/* vp·∂A/∂k over 4 or 8 lanes at once (eb_djdk_4/8); the τ part (a complex
+ * τ per lane) and other lane counts lane by lane. */
 static int eb_jac_dir_b(int W, const double *t, const double *y, const double *p, const double *v, const double *vp,
                         double *dv, double *ddfdt, void *u)
 {
@@ -481,9 +321,9 @@ sv_status ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_
     d->nonautonomous = 1;
     d->user = E;
     d->sens_source = SV_ODE_SENS_TANGENT;
-    d->tangent = eb_tangent;
+    d->tangent = eb_tangent_real;
     d->tangent_batch = eb_tangent_b;
-    d->tangent_complex = eb_tangent_c;
+    d->tangent_complex = eb_tangent_cplx;
     d->jac_dir = eb_jac_dir;
     d->jac_dir_batch = eb_jac_dir_b;
     double y0[NV];
