@@ -297,7 +297,7 @@ ODE_INLINE void FN(estimate)(ode_lanes *L, const VD *restrict y, const VD *restr
 }
 
 /* The eight stages, y_new = U_8 + k_8 and the error estimate k_8 in
- * solve.c's weighted RMS (INFINITY for a bad pivot or a non-finite norm).
+ * norms.c's weighted RMS (INFINITY for a bad pivot or a non-finite norm).
  * xd: the exact lanes' stage solves in double-double, through the lane
  * arrays rhs and err (free in this step); a compile-time constant at each
  * use, so that the ordinary attempt keeps its vectors in registers. */

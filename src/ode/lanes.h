@@ -84,8 +84,4 @@ sv_status ode_tsit5_attempt(ode_lanes *L);
 void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
 void ode_tsit5_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
 
-/* Weighted RMS error norm of every lane (out: W values):
- * sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */
-void ode_error_norms(const ode_lanes *L, const double *e, double *out);
-
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lanes.h"
+#include "norms.h"
 #include "sens.h"
 #include "stage_sum.h"
 
@@ -111,7 +112,7 @@ ODE_INLINE void estimate_error(ode_lanes *L, const int W)
         L->eest[w] = (L->bad[w] || !isfinite(e)) ? INFINITY : e;
     }
     /* the sensitivities' estimates l_8 follow the state's k_8 */
-    if (L->sens) ode_sens_error(L, k8 + (size_t)L->n * W);
+    if (L->sens) ode_sens_error_norms(L, k8 + (size_t)L->n * W);
 }
 
 ODE_INLINE sv_status attempt_w(ode_lanes *L, const int W)

@@ -13,6 +13,7 @@
 
 #include "control.h"
 #include "driver.h"
+#include "norms.h"
 #include "sens.h"
 
 typedef struct shared {
@@ -28,35 +29,6 @@ typedef struct shared {
     sv_status err;
     char msg[512];
 } shared;
-
-/* ---- error norms ----------------------------------------------------------- */
-static inline __attribute__((always_inline)) void error_norms_w(const ode_lanes *L, const double *e, double *out,
-                                                                const int W)
-{
-    const int n = L->n;
-    const double rtol = L->o->rtol;
-    double acc[ODE_WMAX] = {0};
-    for (int i = 0; i < n; i++) {
-        const double *y = L->y + (size_t)i * W, *yn = L->ynew + (size_t)i * W, *ei = e + (size_t)i * W;
-        double at = L->atolv[i], wt = L->wts[i];
-        for (int w = 0; w < W; w++) {
-            double sc = at + ode_max(fabs(y[w]), fabs(yn[w])) * rtol;
-            double r = wt * ei[w] / sc;
-            acc[w] += r * r;
-        }
-    }
-    for (int w = 0; w < W; w++) out[w] = sqrt(acc[w] / n);
-}
-
-void ode_error_norms(const ode_lanes *L, const double *e, double *out)
-{
-    switch (L->W) {
-    case 1: error_norms_w(L, e, out, 1); break;
-    case 2: error_norms_w(L, e, out, 2); break;
-    case 4: error_norms_w(L, e, out, 4); break;
-    default: error_norms_w(L, e, out, 8); break;
-    }
-}
 
 /* ---- a worker's lanes -------------------------------------------------------- */
 static void lanes_free(ode_lanes *L)
@@ -285,19 +257,6 @@ static void start_f(shared *S, ode_lanes *L)
     }
 }
 
-static double rms_scaled(const ode_lanes *L, int w, const double *v, const double *y, double mul)
-{
-    const int W = L->W, n = L->n;
-    double acc = 0;
-    for (int i = 0; i < n; i++) {
-        size_t q = (size_t)i * W + w;
-        double sk = L->atolv[i] + fabs(y[q]) * L->o->rtol;
-        double r = L->wts[i] * v[q] * mul / sk;
-        acc += r * r;
-    }
-    return sqrt(acc / n);
-}
-
 /* Hairer–Wanner initial step (as OrdinaryDiffEq's initdt, order 5), first
  * half: the guess h0 from |y| and |f0|, and the Euler state U = y + h0·f0
  * at which f is evaluated next. */
@@ -306,8 +265,8 @@ static void first_step_guess(shared *S, ode_lanes *L, int w, double *h0, double 
     const int W = L->W, n = L->n;
     *dtmax = L->tend - L->t[w];
     if (S->o->max_step > 0) *dtmax = fmin(*dtmax, S->o->max_step);
-    double d0 = rms_scaled(L, w, L->y, L->y, 1.0);
-    *d1 = rms_scaled(L, w, L->f0, L->y, 1.0);
+    double d0 = ode_lane_norm(L, w, L->y, L->y);
+    *d1 = ode_lane_norm(L, w, L->f0, L->y);
     *h0 = (d0 < 1e-5 || *d1 < 1e-5) ? 1e-6 : 0.01 * d0 / *d1;
     *h0 = fmin(*h0, *dtmax);
     for (int i = 0; i < n; i++) {
@@ -332,7 +291,7 @@ static double first_step(ode_lanes *L, int w, double h0, double d1, double dtmax
     if (same) {
         h = 100 * h0;
     } else {
-        double d2 = rms_scaled(L, w, L->err, L->y, 1.0) / h0;
+        double d2 = ode_lane_norm(L, w, L->err, L->y) / h0;
         double m2 = fmax(d1, d2);
         double h1 = m2 <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : pow(0.01 / m2, 1.0 / 5.0);
         h = fmin(100 * h0, h1);
