@@ -9,6 +9,7 @@
 #include "norms.h"
 #include "sens.h"
 #include "stage_sum.h"
+#include "steppers.h"
 
 /* The attempt is instantiated per lane count (W a compile-time constant in
  * each copy, so the per-lane loops vectorise without remainder code); its

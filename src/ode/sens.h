@@ -57,7 +57,7 @@ int ode_sens_lane_start(ode_lanes *L, int w, long tr);
 void ode_sens_store(const ode_lanes *L, int w, long tr, int save, const double *vec);
 /* The same from dense output at t + θh of the last attempt. */
 void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double theta);
-/* Lane w moved to its attempt's end (solve.c copied the vectors). */
+/* Lane w moved to its attempt's end (phases.c copied the vectors). */
 void ode_sens_advance(ode_lanes *L, int w);
 
 /* dst = src for the masked lanes of ns vectors (the steppers' parts keep

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sens.h"
+#include "steppers.h"
 
 /* The reals beyond the lanes' arrays: dJ (ns·nnz·W), Jst (nnz·W), dTst and
  * tmp (nw each), mwork and atsc (ns·nw each), vpw (ns·np·W), dense (ns·n),
@@ -123,15 +124,12 @@ void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double 
 {
     const ode_sens *S = L->sens;
     const int n = L->n, ns = S->ns;
-    if (L->rodas)
-        ode_rodas5p_interp(L, w, th, n, n * L->nvec, S->dense);
-    else
-        ode_tsit5_interp(L, w, th, n, n * L->nvec, S->dense);
+    ode_interp(L, w, th, n, n * L->nvec, S->dense);
     double *dst = sens_row(L, tr, save);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < ns; j++) dst[(size_t)i * ns + j] = S->dense[(size_t)j * n + i];
 }
 
-/* Tsit5's g at the step's start is the last step's final stage (solve.c
+/* Tsit5's g at the step's start is the last step's final stage (phases.c
  * copied it with f0), except after a tstop. */
 void ode_sens_advance(ode_lanes *L, int w) { L->sens->have_g0[w] = !L->rodas && L->hits[w] != 2; }

@@ -1,9 +1,10 @@
-/* Ensemble driver: validates the request, splits trajectories over OpenMP
- * threads, and runs each thread's W lanes: refill idle lanes, prepare
- * (f at the start, first steps), clip the steps, one step attempt for all
- * lanes at once, then per-lane step control (control.h's formulas; dense
- * output at the save times, completion). A problem class with a fused step
- * (driver.h) runs these phases in its own routine instead. */
+/* The ensemble driver, on top of the module's layers: validates the
+ * request, splits trajectories over OpenMP threads and runs each thread's W
+ * lanes as a list of phases: refill idle lanes, then one step — prepare (f
+ * at the start, first steps), set_steps, the method's attempt for all lanes
+ * at once (steppers.h), control (accept or reject, outputs at the save
+ * times, completion: phases.h). A problem class with a fused step
+ * (fused_rodas5p.h) runs the step in its own routine instead. */
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -11,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "control.h"
-#include "driver.h"
-#include "norms.h"
+#include "fused_rodas5p.h"
+#include "phases.h"
 #include "sens.h"
+#include "steppers.h"
 
 typedef struct shared {
     const sv_ode_problem *P;
@@ -83,6 +84,7 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     L->P = P;
     L->o = S->o;
     L->E = S->E;
+    L->done = &S->done;
     L->W = W;
     L->n = P->n;
     L->np = P->np;
@@ -115,22 +117,6 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
         L->tcap[w] = INFINITY;
     }
     return SV_OK;
-}
-
-static void finish(shared *S, ode_lanes *L, int w, sv_ode_traj_status status)
-{
-    long tr = L->traj[w];
-    L->st[w].t_reached = L->t[w];
-    if (S->E->status) S->E->status[tr] = status;
-    if (S->E->stats) S->E->stats[tr] = L->st[w];
-    L->active[w] = 0;
-    L->traj[w] = -1;
-    atomic_fetch_add(&S->done, 1);
-}
-
-static double *out_row(shared *S, long tr, int s)
-{
-    return S->E->out + ((size_t)tr * S->E->nsave + s) * S->P->n;
 }
 
 /* ---- refill: a new trajectory for an idle lane -------------------------------- */
@@ -175,21 +161,6 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     return finite;
 }
 
-/* Save times at or before t0 take y0; save[w] is the first one after. */
-static void save_initial(shared *S, ode_lanes *L, int w, long tr)
-{
-    const sv_ode_ensemble *E = S->E;
-    const int n = L->n;
-    const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
-    int s = 0;
-    while (s < E->nsave && E->tsave[s] <= E->t0) {
-        memcpy(out_row(S, tr, s), y0, sizeof(double) * n);
-        if (L->sens) ode_sens_store(L, w, tr, s, L->y);
-        s++;
-    }
-    L->save[w] = s;
-}
-
 /* Give idle lane w the next trajectory; returns 0 when none is left. */
 static int refill(shared *S, ode_lanes *L, int w)
 {
@@ -197,288 +168,16 @@ static int refill(shared *S, ode_lanes *L, int w)
         long tr = claim_trajectory(S);
         if (tr < 0) return 0;
         int finite = lane_start(S, L, w, tr);
-        save_initial(S, L, w, tr);
+        ode_phase_save_initial(L, w);
         if (!finite) {
-            finish(S, L, w, SV_ODE_NONFINITE);
+            ode_phase_finish(L, w, SV_ODE_NONFINITE);
             continue;
         }
         if (L->save[w] >= S->E->nsave) {
-            finish(S, L, w, SV_ODE_SUCCESS);
+            ode_phase_finish(L, w, SV_ODE_SUCCESS);
             continue;
         }
         return 1;
-    }
-}
-
-/* ---- prepare: f at the start and first steps ---------------------------------- */
-/* f for the masked lanes into out, each evaluation counted (and each
- * refusal). A lane whose callback failed ends, and so does one that
- * refused when refusable is 0 (an accepted state: no smaller step can
- * help); m keeps the lanes still going, refused[w] says which refused. */
-static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out,
-                        int refusable, unsigned char *refused)
-{
-    for (int w = 0; w < L->W; w++) L->fail[w] = 0;
-    ode_eval_f(S->P, L->W, m, t, y, L->p, out, L->fail, L->scratch);
-    for (int w = 0; w < L->W; w++) {
-        if (!m[w]) continue;
-        L->st[w].nf++;
-        if (refused) refused[w] = 0;
-        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
-        if (L->fail[w] == ODE_FAIL_REFUSED && refusable) {
-            refused[w] = 1;
-        } else if (L->fail[w]) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            m[w] = 0;
-        }
-        L->fail[w] = 0;
-    }
-}
-
-/* f0 = f(t, y) for the lanes that lack it (new lanes, after a tstop). */
-static void start_f(shared *S, ode_lanes *L)
-{
-    const int W = L->W, n = L->n;
-    unsigned char m[ODE_WMAX];
-    int any = 0;
-    for (int w = 0; w < W; w++) {
-        m[w] = L->active[w] && !L->have_f0[w];
-        any |= m[w];
-    }
-    if (!any) return;
-    eval_masked(S, L, m, L->t, L->y, L->f0, 0, NULL);
-    unsigned char bad[ODE_WMAX] = {0}; /* every lane at once: the loop over w vectorises */
-    for (int i = 0; i < n; i++)
-        for (int w = 0; w < W; w++) bad[w] |= !(fabs(L->f0[(size_t)i * W + w]) <= DBL_MAX);
-    for (int w = 0; w < W; w++) {
-        if (!m[w]) continue;
-        L->have_f0[w] = 1;
-        if (bad[w]) finish(S, L, w, SV_ODE_NONFINITE);
-    }
-}
-
-/* Hairer–Wanner initial step (as OrdinaryDiffEq's initdt, order 5), first
- * half: the guess h0 from |y| and |f0|, and the Euler state U = y + h0·f0
- * at which f is evaluated next. */
-static void first_step_guess(shared *S, ode_lanes *L, int w, double *h0, double *d1, double *dtmax)
-{
-    const int W = L->W, n = L->n;
-    *dtmax = L->tend - L->t[w];
-    if (S->o->max_step > 0) *dtmax = fmin(*dtmax, S->o->max_step);
-    double d0 = ode_lane_norm(L, w, L->y, L->y);
-    *d1 = ode_lane_norm(L, w, L->f0, L->y);
-    *h0 = (d0 < 1e-5 || *d1 < 1e-5) ? 1e-6 : 0.01 * d0 / *d1;
-    *h0 = fmin(*h0, *dtmax);
-    for (int i = 0; i < n; i++) {
-        size_t q = (size_t)i * W + w;
-        L->U[q] = L->y[q] + *h0 * L->f0[q];
-    }
-    L->tstage[w] = L->t[w] + *h0;
-}
-
-/* Second half: the estimate of f's second derivative from f(U) − f0 gives
- * the proposed first step. */
-static double first_step(ode_lanes *L, int w, double h0, double d1, double dtmax)
-{
-    const int W = L->W, n = L->n;
-    int same = 1;
-    for (int i = 0; i < n; i++) {
-        size_t q = (size_t)i * W + w;
-        L->err[q] = L->fv[q] - L->f0[q];
-        same &= L->err[q] == 0;
-    }
-    double h;
-    if (same) {
-        h = 100 * h0;
-    } else {
-        double d2 = ode_lane_norm(L, w, L->err, L->y) / h0;
-        double m2 = fmax(d1, d2);
-        double h1 = m2 <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : pow(0.01 / m2, 1.0 / 5.0);
-        h = fmin(100 * h0, h1);
-    }
-    h = fmin(h, dtmax);
-    if (!(h > 0) || !isfinite(h)) h = 1e-6;
-    return h;
-}
-
-/* The proposed first step of every new lane (one batched f evaluation). */
-static void first_steps(shared *S, ode_lanes *L)
-{
-    const int W = L->W;
-    unsigned char hm[ODE_WMAX];
-    double h0[ODE_WMAX], d1[ODE_WMAX], dtmax[ODE_WMAX];
-    int any = 0;
-    for (int w = 0; w < W; w++) {
-        hm[w] = L->active[w] && L->need_h0[w];
-        if (!hm[w]) continue;
-        any = 1;
-        first_step_guess(S, L, w, &h0[w], &d1[w], &dtmax[w]);
-    }
-    if (!any) return;
-    unsigned char refused[ODE_WMAX];
-    eval_masked(S, L, hm, L->tstage, L->U, L->fv, 1, refused);
-    /* f refusing the Euler probe y0 + h0·f0: the cautious guess h0 itself */
-    for (int w = 0; w < W; w++)
-        if (hm[w]) {
-            L->need_h0[w] = 0;
-            L->hprop[w] = refused[w] ? h0[w] : first_step(L, w, h0[w], d1[w], dtmax[w]);
-        }
-}
-
-/* Clip each lane's step to the end and to the next tstop. */
-static void set_steps(shared *S, ode_lanes *L)
-{
-    const sv_ode_options *o = S->o;
-    for (int w = 0; w < L->W; w++) {
-        if (!L->active[w]) continue;
-        double t = L->t[w], h = L->hprop[w];
-        if (o->max_step > 0) h = fmin(h, o->max_step);
-        L->hits[w] = 0;
-        L->tcap[w] = INFINITY;
-        if (L->stop_idx[w] < o->ntstops) {
-            double ts = o->tstops[L->stop_idx[w]];
-            if (ts < L->tend && t + h >= ts) {
-                h = ts - t;
-                L->hits[w] = 2;
-                L->tcap[w] = nextafter(ts, -INFINITY);
-            }
-        }
-        if (L->hits[w] == 0 && t + h >= L->tend) {
-            h = L->tend - t;
-            L->hits[w] = 1;
-        }
-        L->h[w] = h;
-    }
-}
-
-/* ---- step control, lane by lane ------------------------------------------------ */
-/* A rejected step: the next, smaller h. Returns 0 when the lane ended
- * (fixed steps, 30 non-finite attempts in a row, or max_refusals refused
- * ones). A refused attempt shrinks h like a non-finite one. */
-static int reject_step(shared *S, ode_lanes *L, int w)
-{
-    const sv_ode_options *o = S->o;
-    double Ee = L->eest[w], h = L->h[w];
-    L->st[w].rejected++;
-    if (L->fail[w] == ODE_FAIL_REFUSED) {
-        L->hprop[w] = h * o->qmin;
-        if (o->fixed_step > 0 || ++L->refusals[w] >= o->max_refusals) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            return 0;
-        }
-        return 1;
-    }
-    if (!isfinite(Ee)) {
-        L->nonfinite[w]++;
-        L->hprop[w] = h * o->qmin;
-    } else {
-        L->nonfinite[w] = 0;
-        L->hprop[w] = ode_ctrl_rejected_h(o, h, Ee);
-    }
-    if (o->fixed_step > 0 || L->nonfinite[w] >= 30) {
-        finish(S, L, w, SV_ODE_NONFINITE);
-        return 0;
-    }
-    return 1;
-}
-
-/* The controller's ratio q = h / h_new after an accepted step, and the
- * error history it keeps (log E_old and the one before). */
-static double step_ratio(shared *S, ode_lanes *L, int w)
-{
-    return ode_ctrl_accepted_q(S->o, S->o->qsteady_max, L->lerr_floor, L->eest[w], &L->lerrold[w],
-                               &L->lerrolder[w]);
-}
-
-/* The save times in (t, tn]: the new state itself at tn, dense output
- * before it (buf: n doubles). */
-static void save_outputs(shared *S, ode_lanes *L, int w, double tn, double *buf)
-{
-    const sv_ode_ensemble *E = S->E;
-    const int W = L->W, n = L->n;
-    double t = L->t[w], h = L->h[w];
-    long tr = L->traj[w];
-    while (L->save[w] < E->nsave && E->tsave[L->save[w]] <= tn) {
-        int s = L->save[w]++;
-        double *dst = out_row(S, tr, s);
-        if (E->tsave[s] == tn) {
-            for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
-            if (L->sens) ode_sens_store(L, w, tr, s, L->ynew);
-        } else {
-            double th = (E->tsave[s] - t) / h;
-            if (L->rodas)
-                ode_rodas5p_interp(L, w, th, 0, n, buf);
-            else
-                ode_tsit5_interp(L, w, th, 0, n, buf);
-            memcpy(dst, buf, sizeof(double) * n);
-            if (L->sens) ode_sens_store_interp(L, w, tr, s, th);
-        }
-    }
-}
-
-/* The lane moves to (tn, y_new). */
-static void advance(ode_lanes *L, int w, double tn)
-{
-    const int W = L->W, n = L->n;
-    /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
-     * except after a tstop where f may jump (the sensitivities' too). */
-    const int rows = n * L->nvec;
-    if (!L->rodas && L->hits[w] != 2) {
-        const double *k7 = L->k + 6 * L->kstride;
-        for (int i = 0; i < rows; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
-        L->have_f0[w] = 1;
-    } else {
-        L->have_f0[w] = 0;
-    }
-    for (int i = 0; i < rows; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
-    if (L->sens) ode_sens_advance(L, w);
-    L->t[w] = tn;
-    if (L->hits[w] == 2) L->stop_idx[w]++;
-    L->need_jac[w] = 1;
-}
-
-/* An accepted step. Returns 0 when the lane reached the end. */
-static int accept_step(shared *S, ode_lanes *L, int w, double *buf)
-{
-    const sv_ode_options *o = S->o;
-    L->nonfinite[w] = 0;
-    L->refusals[w] = 0;
-    double q = step_ratio(S, L, w), h = L->h[w];
-    double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : L->t[w] + h;
-    save_outputs(S, L, w, tn, buf);
-    advance(L, w, tn);
-    L->st[w].accepted++;
-    L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : h / q;
-    if (L->hits[w] == 1 || tn >= L->tend) {
-        finish(S, L, w, SV_ODE_SUCCESS);
-        return 0;
-    }
-    return 1;
-}
-
-/* The step budget and the smallest step a lane may take next. */
-static void check_limits(shared *S, ode_lanes *L, int w)
-{
-    int end = ode_ctrl_limit(S->o, &L->st[w], L->t[w], L->hprop[w], L->refusals[w], L->nonfinite[w]);
-    if (end >= 0) finish(S, L, w, (sv_ode_traj_status)end);
-}
-
-/* Step control of the active lanes with only[w] set (NULL: all). */
-static void control(shared *S, ode_lanes *L, const unsigned char *only)
-{
-    const int n = L->n;
-    double row[4096 / sizeof(double)];
-    double *buf = n <= (int)(sizeof row / sizeof row[0]) ? row : L->err; /* err is free after the attempt */
-    for (int w = 0; w < L->W; w++) {
-        if (!L->active[w] || (only && !only[w])) continue;
-        if (L->fail[w] == ODE_FAIL_HARD) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            continue;
-        }
-        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
-        int accept = !L->fail[w] && ode_ctrl_accept(S->o, L->eest[w]);
-        int going = accept ? accept_step(S, L, w, buf) : reject_step(S, L, w);
-        if (going) check_limits(S, L, w);
     }
 }
 
@@ -512,15 +211,14 @@ static int count_active(const ode_lanes *L)
     return nact;
 }
 
-/* One step of the general phases for every active lane. */
-static sv_status step(shared *S, ode_lanes *L)
+/* One step of every active lane: the phases around the method's attempt. */
+static sv_status step(ode_lanes *L)
 {
-    start_f(S, L);
-    first_steps(S, L);
+    ode_phase_prepare(L);
     if (!count_active(L)) return SV_OK;
-    set_steps(S, L);
-    sv_status st = L->rodas ? ode_rodas5p_attempt(L) : ode_tsit5_attempt(L);
-    if (st == SV_OK) control(S, L, NULL);
+    ode_phase_set_steps(L);
+    sv_status st = ode_attempt(L);
+    if (st == SV_OK) ode_phase_control(L, NULL);
     return st;
 }
 
@@ -538,7 +236,7 @@ static void worker(shared *S, int W, int tid)
         for (int w = 0; w < W; w++)
             if (!L.active[w]) refill(S, &L, w);
         if (!count_active(&L) || atomic_load(&S->stop)) break;
-        st = L.step ? L.step(S, &L) : step(S, &L);
+        st = L.step ? L.step(&L) : step(&L);
         if (st != SV_OK) {
             record_error(S, st);
             break;
@@ -790,13 +488,3 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     if (S.err != SV_OK) return sv_error(S.err, "%s", S.msg);
     return sv_progress(ctx, "ode", 1.0);
 }
-
-/* ---- the phases for a fused step (driver.h) ------------------------------------ */
-void ode_drv_prepare(ode_shared *S, ode_lanes *L)
-{
-    start_f(S, L);
-    first_steps(S, L);
-}
-void ode_drv_set_steps(ode_shared *S, ode_lanes *L) { set_steps(S, L); }
-void ode_drv_control(ode_shared *S, ode_lanes *L, const unsigned char *only) { control(S, L, only); }
-void ode_drv_finish(ode_shared *S, ode_lanes *L, int w, sv_ode_traj_status status) { finish(S, L, w, status); }

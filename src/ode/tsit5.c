@@ -7,6 +7,7 @@
 #include "norms.h"
 #include "sens.h"
 #include "stage_sum.h"
+#include "steppers.h"
 
 sv_status ode_tsit5_attempt(ode_lanes *L)
 {
