@@ -400,7 +400,7 @@ ODE_INLINE void FN(clip)(ode_lanes *L)
     for (int w = 0; w < FW; w++)
         if (L->active[w]) {
             L->h[w] = end[w] ? tend[w] - t[w] : hp[w];
-            L->hits[w] = end[w] ? 1 : 0;
+            L->hits[w] = end[w] ? ODE_HITS_END : ODE_HITS_NOTHING;
             L->tcap[w] = INFINITY;
         }
 }
@@ -420,7 +420,7 @@ ODE_INLINE void FN(control)(ode_lanes *L, const int n)
     VL act, other;
     for (int w = 0; w < FW; w++) {
         act[w] = L->active[w] ? -1 : 0;
-        other[w] = L->fail[w] || L->hits[w] ? -1 : 0;
+        other[w] = L->fail[w] || L->hits[w] != ODE_HITS_NOTHING ? -1 : 0;
         next[w] = L->save[w] < E->nsave ? E->tsave[L->save[w]] : INFINITY;
     }
     VL acc = FN(le)(e, FN(vsplat)(1.0));

@@ -12,6 +12,10 @@
 
 typedef struct ode_sens ode_sens; /* sens.h */
 
+/* What a lane's attempt ends at (hits[w]): wherever its step took it, the
+ * end of the interval, or the next tstop (the step clipped to either). */
+typedef enum { ODE_HITS_NOTHING, ODE_HITS_END, ODE_HITS_TSTOP } ode_hits;
+
 typedef struct ode_lanes {
     sv_ctx *ctx;
     const sv_ode_problem *P;
@@ -35,7 +39,7 @@ typedef struct ode_lanes {
     double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log E_old, and the one before (control.h) */
     double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
     double tstage[ODE_WMAX], shift[ODE_WMAX];
-    int hits[ODE_WMAX];     /* this attempt ends at: 0 free, 1 the end, 2 a tstop */
+    ode_hits hits[ODE_WMAX]; /* what this attempt ends at */
     int stop_idx[ODE_WMAX]; /* next tstop not yet passed */
     int save[ODE_WMAX];     /* next save index */
     int nonfinite[ODE_WMAX];/* consecutive non-finite rejections */

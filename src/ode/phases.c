@@ -200,28 +200,33 @@ void ode_phase_set_steps(ode_lanes *L)
         if (!L->active[w]) continue;
         double t = L->t[w], h = L->hprop[w];
         if (o->max_step > 0) h = fmin(h, o->max_step);
-        L->hits[w] = 0;
+        L->hits[w] = ODE_HITS_NOTHING;
         L->tcap[w] = INFINITY;
         if (L->stop_idx[w] < o->ntstops) {
             double ts = o->tstops[L->stop_idx[w]];
             if (ts < L->tend && t + h >= ts) {
                 h = ts - t;
-                L->hits[w] = 2;
+                L->hits[w] = ODE_HITS_TSTOP;
                 L->tcap[w] = nextafter(ts, -INFINITY);
             }
         }
-        if (L->hits[w] == 0 && t + h >= L->tend) {
+        if (L->hits[w] == ODE_HITS_NOTHING && t + h >= L->tend) {
             h = L->tend - t;
-            L->hits[w] = 1;
+            L->hits[w] = ODE_HITS_END;
         }
         L->h[w] = h;
     }
 }
 
 /* ---- control: lane by lane --------------------------------------------------- */
+/* Non-finite attempts in a row after which a trajectory ends: its step
+ * shrank by qmin each time without finding a finite one. */
+enum { ODE_NONFINITE_LIMIT = 30 };
+
 /* A rejected step: the next, smaller h. Returns 0 when the lane ended
- * (fixed steps, 30 non-finite attempts in a row, or max_refusals refused
- * ones). A refused attempt shrinks h like a non-finite one. */
+ * (fixed steps, ODE_NONFINITE_LIMIT non-finite attempts in a row, or
+ * max_refusals refused ones). A refused attempt shrinks h like a
+ * non-finite one. */
 static int reject_step(ode_lanes *L, int w)
 {
     const sv_ode_options *o = L->o;
@@ -242,7 +247,7 @@ static int reject_step(ode_lanes *L, int w)
         L->nonfinite[w] = 0;
         L->hprop[w] = ode_ctrl_rejected_h(o, h, Ee);
     }
-    if (o->fixed_step > 0 || L->nonfinite[w] >= 30) {
+    if (o->fixed_step > 0 || L->nonfinite[w] >= ODE_NONFINITE_LIMIT) {
         ode_phase_finish(L, w, SV_ODE_NONFINITE);
         return 0;
     }
@@ -264,7 +269,7 @@ static void advance(ode_lanes *L, int w, double tn)
     /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
      * except after a tstop where f may jump (the sensitivities' too). */
     const int rows = n * L->nvec;
-    if (!L->rodas && L->hits[w] != 2) {
+    if (!L->rodas && L->hits[w] != ODE_HITS_TSTOP) {
         const double *k7 = L->k + 6 * L->kstride;
         for (int i = 0; i < rows; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
         L->have_f0[w] = 1;
@@ -274,7 +279,7 @@ static void advance(ode_lanes *L, int w, double tn)
     for (int i = 0; i < rows; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
     if (L->sens) ode_sens_advance(L, w);
     L->t[w] = tn;
-    if (L->hits[w] == 2) L->stop_idx[w]++;
+    if (L->hits[w] == ODE_HITS_TSTOP) L->stop_idx[w]++;
     L->need_jac[w] = 1;
 }
 
@@ -285,12 +290,14 @@ static int accept_step(ode_lanes *L, int w, double *buf)
     L->nonfinite[w] = 0;
     L->refusals[w] = 0;
     double q = step_ratio(L, w), h = L->h[w];
-    double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : L->t[w] + h;
+    double tn = L->hits[w] == ODE_HITS_END     ? L->tend
+                : L->hits[w] == ODE_HITS_TSTOP ? o->tstops[L->stop_idx[w]]
+                                               : L->t[w] + h;
     save_outputs(L, w, tn, buf);
     advance(L, w, tn);
     L->st[w].accepted++;
     L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : h / q;
-    if (L->hits[w] == 1 || tn >= L->tend) {
+    if (L->hits[w] == ODE_HITS_END || tn >= L->tend) {
         ode_phase_finish(L, w, SV_ODE_SUCCESS);
         return 0;
     }

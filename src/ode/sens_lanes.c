@@ -132,4 +132,4 @@ void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double 
 
 /* Tsit5's g at the step's start is the last step's final stage (phases.c
  * copied it with f0), except after a tstop. */
-void ode_sens_advance(ode_lanes *L, int w) { L->sens->have_g0[w] = !L->rodas && L->hits[w] != 2; }
+void ode_sens_advance(ode_lanes *L, int w) { L->sens->have_g0[w] = !L->rodas && L->hits[w] != ODE_HITS_TSTOP; }
