@@ -1,5 +1,5 @@
-/* Built-in problems: lookup by name, ownership of their data. */
-#include <stdlib.h>
+/* Built-in problems: the registry of names, and a problem made by name
+ * from the file that defines it into a record (builtin_record.c). */
 #include <string.h>
 
 #include "builtin_internal.h"
@@ -7,34 +7,6 @@
 static const char *const names[] = {"rober", "hires", "orego", "vdpol", "bruss2d", "eb50", "lorenz", "pollu", NULL};
 
 const char *const *sv_ode_builtin_names(void) { return names; }
-
-/* A built-in problem and how to free its data: sv_ode_builtin_create
- * allocates this record, so every sv_ode_builtin is one (public part first). */
-typedef struct builtin_rec {
-    sv_ode_builtin pub;
-    void (*free_data)(void *data);
-} builtin_rec;
-
-void ode_builtin_own(sv_ode_builtin *b, void *data, void (*free_data)(void *data))
-{
-    b->data = data;
-    ((builtin_rec *)b)->free_data = free_data;
-}
-
-sv_status ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1, const double *y0,
-                          const double *p, double rtol, double atol)
-{
-    b->t0 = t0;
-    b->t1 = t1;
-    b->rtol = rtol;
-    b->atol = atol;
-    b->y0 = malloc(sizeof(double) * (size_t)d->n);
-    b->params = malloc(sizeof(double) * (size_t)(d->nparams ? d->nparams : 1));
-    if (!b->y0 || !b->params) return sv_error(SV_ERR_NOMEM, "%s: out of memory", b->name);
-    memcpy(b->y0, y0, sizeof(double) * (size_t)d->n);
-    if (d->nparams) memcpy(b->params, p, sizeof(double) * (size_t)d->nparams);
-    return SV_OK;
-}
 
 /* The problem's description from the file that defines it. */
 static sv_status describe(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
@@ -68,9 +40,8 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
         return sv_error(SV_ERR_ARG,
                         "unknown built-in problem '%s': expected rober, hires, orego, vdpol, bruss2d, eb50, lorenz or pollu",
                         name);
-    builtin_rec *rec = calloc(1, sizeof *rec);
-    if (!rec) return sv_error(SV_ERR_NOMEM, "%s: out of memory", name);
-    sv_ode_builtin *b = &rec->pub;
+    sv_ode_builtin *b = ode_builtin_record_new();
+    if (!b) return sv_error(SV_ERR_NOMEM, "%s: out of memory", name);
     b->name = names[k];
     sv_ode_problem_desc d;
     memset(&d, 0, sizeof d);
@@ -88,8 +59,6 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
 void sv_ode_builtin_destroy(sv_ode_builtin *b)
 {
     if (!b) return;
-    builtin_rec *rec = (builtin_rec *)b;
     sv_ode_problem_destroy(b->prob);
-    if (b->data && rec->free_data) rec->free_data(b->data);
-    ode_builtin_free_all((void *[]){b->y0, b->params, b->tstops, b->atol_vec, rec}, 5);
+    ode_builtin_record_free(b);
 }

@@ -121,6 +121,10 @@ static inline void ode_builtin_free_all(void *const *parts, int count)
     for (int k = 0; k < count; k++) free(parts[k]);
 }
 
+/* A built-in's record (builtin_record.c), zero-filled (NULL when out of
+ * memory), and its release: the data it owns, its arrays, itself. */
+sv_ode_builtin *ode_builtin_record_new(void);
+void ode_builtin_record_free(sv_ode_builtin *b);
 /* Copy the standard interval, state, parameters and tolerances into b. */
 sv_status ode_builtin_set(sv_ode_builtin *b, const sv_ode_problem_desc *d, double t0, double t1, const double *y0,
                           const double *p, double rtol, double atol);

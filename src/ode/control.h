@@ -1,5 +1,5 @@
 /* Step-size control: the one place its formulas live, used per lane by the
- * ensemble driver (solve.c) and by the fused step for tiny systems
+ * driver's control phase (phases.c) and by the fused step for tiny systems
  * (fused_rodas5p_tmpl.h), so both take the same decisions bit for bit.
  *
  * OrdinaryDiffEq's PI controller (docs/ode.md): on acceptance

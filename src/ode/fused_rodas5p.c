@@ -21,7 +21,8 @@
 
 #include "control.h"
 #include "dense_small.h"
-#include "driver.h"
+#include "fused_rodas5p.h"
+#include "phases.h"
 #include "sens.h"
 #include "tableau_rodas5p.h"
 
@@ -80,7 +81,7 @@ typedef long long ode_vnl __attribute__((vector_size(8 * ODE_VNAT)));
 #undef FN
 #undef FW
 
-sv_status (*ode_fused_step_select(const ode_lanes *L))(ode_shared *S, ode_lanes *L)
+sv_status (*ode_fused_step_select(const ode_lanes *L))(ode_lanes *L)
 {
     if (!L->rodas || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
     if (L->sens && (L->nvec - 1 > ODE_FUSED_SENS_MAX || L->W > 8)) return NULL;

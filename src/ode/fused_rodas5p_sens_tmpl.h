@@ -60,7 +60,7 @@ ODE_INLINE int FN(any_failed)(const ode_lanes *L, const unsigned char *em)
     return any;
 }
 
-/* The directions' error norms (sens_lanes.c's, the same operations):
+/* The directions' error norms (norms.c's, the same operations):
  * eest = max(eest, ‖l_8j‖) over the directions, sc_i = atol_i/scale_j (the
  * lane's atsc) + rtol·max(|S_i|, |S_new,i|); a component with sc_i = 0
  * counts only if its estimate is non-zero. Idle lanes' eest is left as it

@@ -275,7 +275,7 @@ ODE_INLINE void FN(stage_solve)(ode_lanes *L, const VD *restrict a, VD *restrict
     }
 }
 
-/* y_new = U_8 + k_8 into L->ynew and the error estimate k_8 in solve.c's
+/* y_new = U_8 + k_8 into L->ynew and the error estimate k_8 in norms.c's
  * weighted RMS into L->eest (INFINITY for a bad pivot or a non-finite norm). */
 ODE_INLINE void FN(estimate)(ode_lanes *L, const VD *restrict y, const VD *restrict U, const VD *restrict k8,
                              const VL *bad, const int n)
@@ -297,7 +297,7 @@ ODE_INLINE void FN(estimate)(ode_lanes *L, const VD *restrict y, const VD *restr
 }
 
 /* The eight stages, y_new = U_8 + k_8 and the error estimate k_8 in
- * solve.c's weighted RMS (INFINITY for a bad pivot or a non-finite norm).
+ * norms.c's weighted RMS (INFINITY for a bad pivot or a non-finite norm).
  * xd: the exact lanes' stage solves in double-double, through the lane
  * arrays rhs and err (free in this step); a compile-time constant at each
  * use, so that the ordinary attempt keeps its vectors in registers. */
@@ -361,10 +361,10 @@ ODE_INLINE sv_status FN(attempt)(ode_lanes *L, const int n)
     return SV_OK;
 }
 
-/* f(t, y) for the lanes that moved: solve.c's start_f over lane vectors (a
+/* f(t, y) for the lanes that moved: phases.c's start_f over lane vectors (a
  * lane whose f fails or is not finite ends there); its prepare runs instead
  * when a new lane needs its first-step estimate. */
-ODE_INLINE void FN(f0)(ode_shared *S, ode_lanes *L, const int n)
+ODE_INLINE void FN(f0)(ode_lanes *L, const int n)
 {
     unsigned char m[FW];
     int any = 0;
@@ -382,16 +382,16 @@ ODE_INLINE void FN(f0)(ode_shared *S, ode_lanes *L, const int n)
         L->st[w].nf++;
         L->have_f0[w] = 1;
         if (L->fail[w]) {
-            /* a refusal at an accepted state is final (solve.c's eval_masked) */
+            /* a refusal at an accepted state is final (phases.c's eval_masked) */
             L->st[w].nrefused += L->fail[w] == ODE_FAIL_REFUSED;
-            ode_drv_finish(S, L, w, SV_ODE_F_FAILED);
+            ode_phase_finish(L, w, SV_ODE_F_FAILED);
         } else if (bad[w]) {
-            ode_drv_finish(S, L, w, SV_ODE_NONFINITE);
+            ode_phase_finish(L, w, SV_ODE_NONFINITE);
         }
     }
 }
 
-/* The step to attempt: the proposal, clipped to the end (solve.c's
+/* The step to attempt: the proposal, clipped to the end (phases.c's
  * set_steps without tstops and max_step, which take that path). */
 ODE_INLINE void FN(clip)(ode_lanes *L)
 {
@@ -400,7 +400,7 @@ ODE_INLINE void FN(clip)(ode_lanes *L)
     for (int w = 0; w < FW; w++)
         if (L->active[w]) {
             L->h[w] = end[w] ? tend[w] - t[w] : hp[w];
-            L->hits[w] = end[w] ? 1 : 0;
+            L->hits[w] = end[w] ? ODE_HITS_END : ODE_HITS_NOTHING;
             L->tcap[w] = INFINITY;
         }
 }
@@ -410,8 +410,8 @@ ODE_INLINE void FN(clip)(ode_lanes *L)
  * error, fixed steps) here,
  * over lane vectors: control.h's formulas in the same operations (the
  * tests hold this path and the general one to the same bits), with only
- * log and exp per lane. The others through solve.c's control. */
-ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
+ * log and exp per lane. The others through phases.c's control. */
+ODE_INLINE void FN(control)(ode_lanes *L, const int n)
 {
     const sv_ode_options *o = L->o;
     const sv_ode_ensemble *E = L->E;
@@ -420,7 +420,7 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
     VL act, other;
     for (int w = 0; w < FW; w++) {
         act[w] = L->active[w] ? -1 : 0;
-        other[w] = L->fail[w] || L->hits[w] ? -1 : 0;
+        other[w] = L->fail[w] || L->hits[w] != ODE_HITS_NOTHING ? -1 : 0;
         next[w] = L->save[w] < E->nsave ? E->tsave[L->save[w]] : INFINITY;
     }
     VL acc = FN(le)(e, FN(vsplat)(1.0));
@@ -449,7 +449,7 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
     FN(vst)(L->t, FN(sel)(took, tn, t));
     for (int i = 0; i < n; i++)
         FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));
-    if (L->sens) /* the directions' vectors follow the state's (solve.c's advance) */
+    if (L->sens) /* the directions' vectors follow the state's (phases.c's advance) */
         for (int i = n; i < n * L->nvec; i++)
             FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));
     /* rejected with a finite error */
@@ -475,30 +475,31 @@ ODE_INLINE void FN(control)(ode_shared *S, ode_lanes *L, const int n)
         } else {
             st->rejected++;
         }
-        if (st->accepted + st->rejected >= o->max_steps) ode_drv_finish(S, L, w, SV_ODE_MAX_STEPS);
-        else if (small[w]) ode_drv_finish(S, L, w, ode_ctrl_too_small(L->refusals[w], 0));
+        if (st->accepted + st->rejected >= o->max_steps) ode_phase_finish(L, w, SV_ODE_MAX_STEPS);
+        else if (small[w]) ode_phase_finish(L, w, ode_ctrl_too_small(L->refusals[w], 0));
     }
-    if (nrest) ode_drv_control(S, L, rest);
+    if (nrest) ode_phase_control(L, rest);
 }
 
-/* One step of every lane: the driver's phases (solve.c) for this class. */
-ODE_INLINE sv_status FN(step)(ode_shared *S, ode_lanes *L, const int n)
+/* One step of every lane: the driver's phases (phases.c, around the
+ * attempt as solve.c runs them) for this class. */
+ODE_INLINE sv_status FN(step)(ode_lanes *L, const int n)
 {
     int h0 = 0, nact = 0;
     for (int w = 0; w < FW; w++) h0 |= L->active[w] && L->need_h0[w];
-    if (h0) ode_drv_prepare(S, L);
-    FN(f0)(S, L, n);
+    if (h0) ode_phase_prepare(L);
+    FN(f0)(L, n);
     for (int w = 0; w < FW; w++) nact += L->active[w];
     if (!nact) return SV_OK;
-    if (L->o->ntstops > 0 || L->o->max_step > 0) ode_drv_set_steps(S, L);
+    if (L->o->ntstops > 0 || L->o->max_step > 0) ode_phase_set_steps(L);
     else FN(clip)(L);
     sv_status st = FN(attempt)(L, n);
-    if (st == SV_OK) FN(control)(S, L, n);
+    if (st == SV_OK) FN(control)(L, n);
     return st;
 }
 
 #define FUSED(N) \
-    static sv_status FN(step_##N)(ode_shared *S, ode_lanes *L) { return FN(step)(S, L, N); }
+    static sv_status FN(step_##N)(ode_lanes *L) { return FN(step)(L, N); }
 FUSED(2)
 FUSED(3)
 FUSED(4)
@@ -508,5 +509,5 @@ FUSED(7)
 FUSED(8)
 #undef FUSED
 
-static sv_status (*const FN(fused_tab)[9])(ode_shared *, ode_lanes *) = {
+static sv_status (*const FN(fused_tab)[9])(ode_lanes *) = {
     NULL, NULL, FN(step_2), FN(step_3), FN(step_4), FN(step_5), FN(step_6), FN(step_7), FN(step_8)};

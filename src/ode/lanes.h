@@ -1,13 +1,20 @@
 /* One worker's W lanes: each lane carries one trajectory with its own time,
  * step size and controller state; vectors are slot-major (entry i of lane w
- * at i·W + w). Shared by the driver (solve.c) and the steppers. */
+ * at i·W + w). The record every layer of the driver works on: the norms,
+ * the steppers and their sensitivity parts, the phases, the fused step
+ * and solve.c, which makes it. */
 #ifndef SV_ODE_LANES_H
 #define SV_ODE_LANES_H
 
+#include <stdatomic.h>
+
 #include "ode_internal.h"
 
-struct shared;
 typedef struct ode_sens ode_sens; /* sens.h */
+
+/* What a lane's attempt ends at (hits[w]): wherever its step took it, the
+ * end of the interval, or the next tstop (the step clipped to either). */
+typedef enum { ODE_HITS_NOTHING, ODE_HITS_END, ODE_HITS_TSTOP } ode_hits;
 
 typedef struct ode_lanes {
     sv_ctx *ctx;
@@ -32,7 +39,7 @@ typedef struct ode_lanes {
     double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log E_old, and the one before (control.h) */
     double t[ODE_WMAX], h[ODE_WMAX], hprop[ODE_WMAX], tcap[ODE_WMAX], eest[ODE_WMAX];
     double tstage[ODE_WMAX], shift[ODE_WMAX];
-    int hits[ODE_WMAX];     /* this attempt ends at: 0 free, 1 the end, 2 a tstop */
+    ode_hits hits[ODE_WMAX]; /* what this attempt ends at */
     int stop_idx[ODE_WMAX]; /* next tstop not yet passed */
     int save[ODE_WMAX];     /* next save index */
     int nonfinite[ODE_WMAX];/* consecutive non-finite rejections */
@@ -44,9 +51,10 @@ typedef struct ode_lanes {
     ode_jac_work *jw;
     ode_sens *sens;         /* forward sensitivities, or NULL (sens.h) */
     double lerr_floor;      /* log(1e-4): the error history's floor (control.h) */
-    /* the whole step specialised for this problem and W (driver.h), or NULL:
-     * its status is the linear solver's, as an attempt's */
-    sv_status (*step)(struct shared *S, struct ode_lanes *L);
+    /* the whole step specialised for this problem and W (fused_rodas5p.h),
+     * or NULL: its status is the linear solver's, as an attempt's */
+    sv_status (*step)(struct ode_lanes *L);
+    atomic_long *done;      /* the solve's count of finished trajectories (solve.c's: its progress) */
 } ode_lanes;
 
 /* J and ∂f/∂t for the lanes that moved since their last Jacobian (a
@@ -73,19 +81,5 @@ ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W, unsigned ch
             L->need_jac[w] = 0;
         }
 }
-
-/* One step attempt for every active lane: fills ynew and eest (INFINITY
- * for a non-finite error or a bad pivot) and fail (callback failures).
- * The status is the linear solver's (Tsit5 has none: always SV_OK). */
-sv_status ode_rodas5p_attempt(ode_lanes *L);
-sv_status ode_tsit5_attempt(ode_lanes *L);
-/* Dense output of lane w's last attempt at t + θh for rows r0 .. r1 − 1 of
- * the nvec·n (the state's are 0 .. n − 1) into out. */
-void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
-void ode_tsit5_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);
-
-/* Weighted RMS error norm of every lane (out: W values):
- * sqrt(mean((wt_i·e_i / (atol_i + max(|y_i|, |ynew_i|)·rtol))²)). */
-void ode_error_norms(const ode_lanes *L, const double *e, double *out);
 
 #endif

@@ -21,7 +21,7 @@ static inline void ode_free_all(sv_ctx *ctx, void *const *parts, int count)
 }
 
 /* Largest lane count: two AVX-512 registers of doubles (the fused step for
- * tiny systems, driver.h); the general path runs at most 8. */
+ * tiny systems, fused_rodas5p.h); the general path runs at most 8. */
 #define ODE_WMAX 16
 
 struct sv_ode_problem {

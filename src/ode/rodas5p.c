@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "lanes.h"
+#include "norms.h"
 #include "sens.h"
 #include "stage_sum.h"
+#include "steppers.h"
 
 /* The attempt is instantiated per lane count (W a compile-time constant in
  * each copy, so the per-lane loops vectorise without remainder code); its
@@ -111,7 +113,7 @@ ODE_INLINE void estimate_error(ode_lanes *L, const int W)
         L->eest[w] = (L->bad[w] || !isfinite(e)) ? INFINITY : e;
     }
     /* the sensitivities' estimates l_8 follow the state's k_8 */
-    if (L->sens) ode_sens_error(L, k8 + (size_t)L->n * W);
+    if (L->sens) ode_sens_error_norms(L, k8 + (size_t)L->n * W);
 }
 
 ODE_INLINE sv_status attempt_w(ode_lanes *L, const int W)

@@ -57,14 +57,19 @@ int ode_sens_lane_start(ode_lanes *L, int w, long tr);
 void ode_sens_store(const ode_lanes *L, int w, long tr, int save, const double *vec);
 /* The same from dense output at t + θh of the last attempt. */
 void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double theta);
-/* Lane w moved to its attempt's end (solve.c copied the vectors). */
+/* Lane w moved to its attempt's end (phases.c copied the vectors). */
 void ode_sens_advance(ode_lanes *L, int w);
-/* eest[w] = max(eest[w], every direction's error norm) for the active
- * lanes, when the sensitivities take part in the error control; e: the
- * directions' error estimates (ns vectors). */
-void ode_sens_error(ode_lanes *L, const double *e);
-/* dst = src for the masked lanes of ns vectors. */
-void ode_sens_copy_lanes(const ode_lanes *L, const unsigned char *mask, const double *src, double *dst);
+
+/* dst = src for the masked lanes of ns vectors (the steppers' parts keep
+ * g at the step's start for the lanes that did not move). */
+static inline void ode_sens_copy_lanes(const ode_lanes *L, const unsigned char *mask, const double *src, double *dst)
+{
+    const int W = L->W;
+    const size_t nb = (size_t)L->sens->ns * L->n;
+    for (size_t r = 0; r < nb; r++)
+        for (int w = 0; w < W; w++)
+            if (mask[w]) dst[r * W + w] = src[r * W + w];
+}
 
 /* g_j(t, U, SU_j) for every direction into G (sens_eval.c): the masked
  * lanes' values (the others' G is overwritten with meaningless ones; the

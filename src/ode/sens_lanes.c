@@ -1,11 +1,13 @@
-/* Sensitivities' lane bookkeeping: the workspace, a lane's start (initial
- * sensitivities, direction scales), outputs at the save times (the state's
- * dense output on the directions' vectors), and the error norms. */
+/* Sensitivities' lane bookkeeping for the driver: the workspace, a lane's
+ * start (initial sensitivities, direction scales) and outputs at the save
+ * times (the steppers' dense output on the directions' vectors). Their
+ * error norms sit below the steppers (norms.c). */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
 
 #include "sens.h"
+#include "steppers.h"
 
 /* The reals beyond the lanes' arrays: dJ (ns·nnz·W), Jst (nnz·W), dTst and
  * tmp (nw each), mwork and atsc (ns·nw each), vpw (ns·np·W), dense (ns·n),
@@ -122,63 +124,12 @@ void ode_sens_store_interp(const ode_lanes *L, int w, long tr, int save, double 
 {
     const ode_sens *S = L->sens;
     const int n = L->n, ns = S->ns;
-    if (L->rodas)
-        ode_rodas5p_interp(L, w, th, n, n * L->nvec, S->dense);
-    else
-        ode_tsit5_interp(L, w, th, n, n * L->nvec, S->dense);
+    ode_interp(L, w, th, n, n * L->nvec, S->dense);
     double *dst = sens_row(L, tr, save);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < ns; j++) dst[(size_t)i * ns + j] = S->dense[(size_t)j * n + i];
 }
 
-/* Tsit5's g at the step's start is the last step's final stage (solve.c
+/* Tsit5's g at the step's start is the last step's final stage (phases.c
  * copied it with f0), except after a tstop. */
-void ode_sens_advance(ode_lanes *L, int w) { L->sens->have_g0[w] = !L->rodas && L->hits[w] != 2; }
-
-void ode_sens_copy_lanes(const ode_lanes *L, const unsigned char *mask, const double *src, double *dst)
-{
-    const int W = L->W;
-    const size_t nb = (size_t)L->sens->ns * L->n;
-    for (size_t r = 0; r < nb; r++)
-        for (int w = 0; w < W; w++)
-            if (mask[w]) dst[r * W + w] = src[r * W + w];
-}
-
-/* sqrt(mean((wt_i e_i / sc_i)²)), sc_i = atol_i/scale + rtol·max(|S_i|, |S_new,i|);
- * a component with sc_i = 0 (atol 0 and S = 0) counts only if e_i ≠ 0. */
-ODE_INLINE void error_w(ode_lanes *L, const double *e, const int W)
-{
-    const ode_sens *S = L->sens;
-    const int n = L->n;
-    const double rtol = L->o->rtol;
-    for (int j = 0; j < S->ns; j++) {
-        const double *ej = e + (size_t)j * S->nw, *sj = S->S + (size_t)j * S->nw, *nj = S->Snew + (size_t)j * S->nw;
-        const double *atsc = S->atsc + (size_t)j * S->nw;
-        double acc[ODE_WMAX] = {0};
-        for (int i = 0; i < n; i++) {
-            const double wt = L->wts[i];
-            for (int w = 0; w < W; w++) {
-                size_t q = (size_t)i * W + w;
-                double sc = atsc[q] + ode_max(fabs(sj[q]), fabs(nj[q])) * rtol;
-                double r = sc > 0 ? wt * ej[q] / sc : (ej[q] != 0 ? INFINITY : 0);
-                acc[w] += r * r;
-            }
-        }
-        for (int w = 0; w < W; w++) {
-            if (!L->active[w]) continue;
-            double en = sqrt(acc[w] / n);
-            L->eest[w] = !isfinite(en) ? INFINITY : ode_max(L->eest[w], en);
-        }
-    }
-}
-
-void ode_sens_error(ode_lanes *L, const double *e)
-{
-    if (L->o->sens_errcon == SV_ODE_SENS_ERR_STATE) return;
-    switch (L->W) {
-    case 1: error_w(L, e, 1); break;
-    case 2: error_w(L, e, 2); break;
-    case 4: error_w(L, e, 4); break;
-    default: error_w(L, e, 8); break;
-    }
-}
+void ode_sens_advance(ode_lanes *L, int w) { L->sens->have_g0[w] = !L->rodas && L->hits[w] != ODE_HITS_TSTOP; }

@@ -1,19 +1,21 @@
-/* Ensemble driver: validates the request, splits trajectories over OpenMP
- * threads, and runs each thread's W lanes: refill idle lanes, prepare
- * (f at the start, first steps), clip the steps, one step attempt for all
- * lanes at once, then per-lane step control (control.h's formulas; dense
- * output at the save times, completion). A problem class with a fused step
- * (driver.h) runs these phases in its own routine instead. */
-#include <float.h>
+/* The ensemble driver, on top of the module's layers: validates the
+ * request, splits trajectories over OpenMP threads and runs each thread's W
+ * lanes as a list of phases: refill idle lanes, then one step — prepare (f
+ * at the start, first steps), set_steps, the method's attempt for all lanes
+ * at once (steppers.h), control (accept or reject, outputs at the save
+ * times, completion: phases.h). A problem class with a fused step
+ * (fused_rodas5p.h) runs the step in its own routine instead. */
 #include <math.h>
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "control.h"
-#include "driver.h"
+#include "fused_rodas5p.h"
+#include "phases.h"
+#include "request.h"
 #include "sens.h"
+#include "steppers.h"
 
 typedef struct shared {
     const sv_ode_problem *P;
@@ -28,35 +30,6 @@ typedef struct shared {
     sv_status err;
     char msg[512];
 } shared;
-
-/* ---- error norms ----------------------------------------------------------- */
-static inline __attribute__((always_inline)) void error_norms_w(const ode_lanes *L, const double *e, double *out,
-                                                                const int W)
-{
-    const int n = L->n;
-    const double rtol = L->o->rtol;
-    double acc[ODE_WMAX] = {0};
-    for (int i = 0; i < n; i++) {
-        const double *y = L->y + (size_t)i * W, *yn = L->ynew + (size_t)i * W, *ei = e + (size_t)i * W;
-        double at = L->atolv[i], wt = L->wts[i];
-        for (int w = 0; w < W; w++) {
-            double sc = at + ode_max(fabs(y[w]), fabs(yn[w])) * rtol;
-            double r = wt * ei[w] / sc;
-            acc[w] += r * r;
-        }
-    }
-    for (int w = 0; w < W; w++) out[w] = sqrt(acc[w] / n);
-}
-
-void ode_error_norms(const ode_lanes *L, const double *e, double *out)
-{
-    switch (L->W) {
-    case 1: error_norms_w(L, e, out, 1); break;
-    case 2: error_norms_w(L, e, out, 2); break;
-    case 4: error_norms_w(L, e, out, 4); break;
-    default: error_norms_w(L, e, out, 8); break;
-    }
-}
 
 /* ---- a worker's lanes -------------------------------------------------------- */
 static void lanes_free(ode_lanes *L)
@@ -111,6 +84,7 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     L->P = P;
     L->o = S->o;
     L->E = S->E;
+    L->done = &S->done;
     L->W = W;
     L->n = P->n;
     L->np = P->np;
@@ -143,22 +117,6 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
         L->tcap[w] = INFINITY;
     }
     return SV_OK;
-}
-
-static void finish(shared *S, ode_lanes *L, int w, sv_ode_traj_status status)
-{
-    long tr = L->traj[w];
-    L->st[w].t_reached = L->t[w];
-    if (S->E->status) S->E->status[tr] = status;
-    if (S->E->stats) S->E->stats[tr] = L->st[w];
-    L->active[w] = 0;
-    L->traj[w] = -1;
-    atomic_fetch_add(&S->done, 1);
-}
-
-static double *out_row(shared *S, long tr, int s)
-{
-    return S->E->out + ((size_t)tr * S->E->nsave + s) * S->P->n;
 }
 
 /* ---- refill: a new trajectory for an idle lane -------------------------------- */
@@ -203,21 +161,6 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     return finite;
 }
 
-/* Save times at or before t0 take y0; save[w] is the first one after. */
-static void save_initial(shared *S, ode_lanes *L, int w, long tr)
-{
-    const sv_ode_ensemble *E = S->E;
-    const int n = L->n;
-    const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
-    int s = 0;
-    while (s < E->nsave && E->tsave[s] <= E->t0) {
-        memcpy(out_row(S, tr, s), y0, sizeof(double) * n);
-        if (L->sens) ode_sens_store(L, w, tr, s, L->y);
-        s++;
-    }
-    L->save[w] = s;
-}
-
 /* Give idle lane w the next trajectory; returns 0 when none is left. */
 static int refill(shared *S, ode_lanes *L, int w)
 {
@@ -225,302 +168,24 @@ static int refill(shared *S, ode_lanes *L, int w)
         long tr = claim_trajectory(S);
         if (tr < 0) return 0;
         int finite = lane_start(S, L, w, tr);
-        save_initial(S, L, w, tr);
+        ode_phase_save_initial(L, w);
         if (!finite) {
-            finish(S, L, w, SV_ODE_NONFINITE);
+            ode_phase_finish(L, w, SV_ODE_NONFINITE);
             continue;
         }
         if (L->save[w] >= S->E->nsave) {
-            finish(S, L, w, SV_ODE_SUCCESS);
+            ode_phase_finish(L, w, SV_ODE_SUCCESS);
             continue;
         }
         return 1;
     }
 }
 
-/* ---- prepare: f at the start and first steps ---------------------------------- */
-/* f for the masked lanes into out, each evaluation counted (and each
- * refusal). A lane whose callback failed ends, and so does one that
- * refused when refusable is 0 (an accepted state: no smaller step can
- * help); m keeps the lanes still going, refused[w] says which refused. */
-static void eval_masked(shared *S, ode_lanes *L, unsigned char *m, const double *t, const double *y, double *out,
-                        int refusable, unsigned char *refused)
+/* Every idle lane takes the next trajectory, while there are any. */
+static void refill_idle(shared *S, ode_lanes *L)
 {
-    for (int w = 0; w < L->W; w++) L->fail[w] = 0;
-    ode_eval_f(S->P, L->W, m, t, y, L->p, out, L->fail, L->scratch);
-    for (int w = 0; w < L->W; w++) {
-        if (!m[w]) continue;
-        L->st[w].nf++;
-        if (refused) refused[w] = 0;
-        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
-        if (L->fail[w] == ODE_FAIL_REFUSED && refusable) {
-            refused[w] = 1;
-        } else if (L->fail[w]) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            m[w] = 0;
-        }
-        L->fail[w] = 0;
-    }
-}
-
-/* f0 = f(t, y) for the lanes that lack it (new lanes, after a tstop). */
-static void start_f(shared *S, ode_lanes *L)
-{
-    const int W = L->W, n = L->n;
-    unsigned char m[ODE_WMAX];
-    int any = 0;
-    for (int w = 0; w < W; w++) {
-        m[w] = L->active[w] && !L->have_f0[w];
-        any |= m[w];
-    }
-    if (!any) return;
-    eval_masked(S, L, m, L->t, L->y, L->f0, 0, NULL);
-    unsigned char bad[ODE_WMAX] = {0}; /* every lane at once: the loop over w vectorises */
-    for (int i = 0; i < n; i++)
-        for (int w = 0; w < W; w++) bad[w] |= !(fabs(L->f0[(size_t)i * W + w]) <= DBL_MAX);
-    for (int w = 0; w < W; w++) {
-        if (!m[w]) continue;
-        L->have_f0[w] = 1;
-        if (bad[w]) finish(S, L, w, SV_ODE_NONFINITE);
-    }
-}
-
-static double rms_scaled(const ode_lanes *L, int w, const double *v, const double *y, double mul)
-{
-    const int W = L->W, n = L->n;
-    double acc = 0;
-    for (int i = 0; i < n; i++) {
-        size_t q = (size_t)i * W + w;
-        double sk = L->atolv[i] + fabs(y[q]) * L->o->rtol;
-        double r = L->wts[i] * v[q] * mul / sk;
-        acc += r * r;
-    }
-    return sqrt(acc / n);
-}
-
-/* Hairer–Wanner initial step (as OrdinaryDiffEq's initdt, order 5), first
- * half: the guess h0 from |y| and |f0|, and the Euler state U = y + h0·f0
- * at which f is evaluated next. */
-static void first_step_guess(shared *S, ode_lanes *L, int w, double *h0, double *d1, double *dtmax)
-{
-    const int W = L->W, n = L->n;
-    *dtmax = L->tend - L->t[w];
-    if (S->o->max_step > 0) *dtmax = fmin(*dtmax, S->o->max_step);
-    double d0 = rms_scaled(L, w, L->y, L->y, 1.0);
-    *d1 = rms_scaled(L, w, L->f0, L->y, 1.0);
-    *h0 = (d0 < 1e-5 || *d1 < 1e-5) ? 1e-6 : 0.01 * d0 / *d1;
-    *h0 = fmin(*h0, *dtmax);
-    for (int i = 0; i < n; i++) {
-        size_t q = (size_t)i * W + w;
-        L->U[q] = L->y[q] + *h0 * L->f0[q];
-    }
-    L->tstage[w] = L->t[w] + *h0;
-}
-
-/* Second half: the estimate of f's second derivative from f(U) − f0 gives
- * the proposed first step. */
-static double first_step(ode_lanes *L, int w, double h0, double d1, double dtmax)
-{
-    const int W = L->W, n = L->n;
-    int same = 1;
-    for (int i = 0; i < n; i++) {
-        size_t q = (size_t)i * W + w;
-        L->err[q] = L->fv[q] - L->f0[q];
-        same &= L->err[q] == 0;
-    }
-    double h;
-    if (same) {
-        h = 100 * h0;
-    } else {
-        double d2 = rms_scaled(L, w, L->err, L->y, 1.0) / h0;
-        double m2 = fmax(d1, d2);
-        double h1 = m2 <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : pow(0.01 / m2, 1.0 / 5.0);
-        h = fmin(100 * h0, h1);
-    }
-    h = fmin(h, dtmax);
-    if (!(h > 0) || !isfinite(h)) h = 1e-6;
-    return h;
-}
-
-/* The proposed first step of every new lane (one batched f evaluation). */
-static void first_steps(shared *S, ode_lanes *L)
-{
-    const int W = L->W;
-    unsigned char hm[ODE_WMAX];
-    double h0[ODE_WMAX], d1[ODE_WMAX], dtmax[ODE_WMAX];
-    int any = 0;
-    for (int w = 0; w < W; w++) {
-        hm[w] = L->active[w] && L->need_h0[w];
-        if (!hm[w]) continue;
-        any = 1;
-        first_step_guess(S, L, w, &h0[w], &d1[w], &dtmax[w]);
-    }
-    if (!any) return;
-    unsigned char refused[ODE_WMAX];
-    eval_masked(S, L, hm, L->tstage, L->U, L->fv, 1, refused);
-    /* f refusing the Euler probe y0 + h0·f0: the cautious guess h0 itself */
-    for (int w = 0; w < W; w++)
-        if (hm[w]) {
-            L->need_h0[w] = 0;
-            L->hprop[w] = refused[w] ? h0[w] : first_step(L, w, h0[w], d1[w], dtmax[w]);
-        }
-}
-
-/* Clip each lane's step to the end and to the next tstop. */
-static void set_steps(shared *S, ode_lanes *L)
-{
-    const sv_ode_options *o = S->o;
-    for (int w = 0; w < L->W; w++) {
-        if (!L->active[w]) continue;
-        double t = L->t[w], h = L->hprop[w];
-        if (o->max_step > 0) h = fmin(h, o->max_step);
-        L->hits[w] = 0;
-        L->tcap[w] = INFINITY;
-        if (L->stop_idx[w] < o->ntstops) {
-            double ts = o->tstops[L->stop_idx[w]];
-            if (ts < L->tend && t + h >= ts) {
-                h = ts - t;
-                L->hits[w] = 2;
-                L->tcap[w] = nextafter(ts, -INFINITY);
-            }
-        }
-        if (L->hits[w] == 0 && t + h >= L->tend) {
-            h = L->tend - t;
-            L->hits[w] = 1;
-        }
-        L->h[w] = h;
-    }
-}
-
-/* ---- step control, lane by lane ------------------------------------------------ */
-/* A rejected step: the next, smaller h. Returns 0 when the lane ended
- * (fixed steps, 30 non-finite attempts in a row, or max_refusals refused
- * ones). A refused attempt shrinks h like a non-finite one. */
-static int reject_step(shared *S, ode_lanes *L, int w)
-{
-    const sv_ode_options *o = S->o;
-    double Ee = L->eest[w], h = L->h[w];
-    L->st[w].rejected++;
-    if (L->fail[w] == ODE_FAIL_REFUSED) {
-        L->hprop[w] = h * o->qmin;
-        if (o->fixed_step > 0 || ++L->refusals[w] >= o->max_refusals) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            return 0;
-        }
-        return 1;
-    }
-    if (!isfinite(Ee)) {
-        L->nonfinite[w]++;
-        L->hprop[w] = h * o->qmin;
-    } else {
-        L->nonfinite[w] = 0;
-        L->hprop[w] = ode_ctrl_rejected_h(o, h, Ee);
-    }
-    if (o->fixed_step > 0 || L->nonfinite[w] >= 30) {
-        finish(S, L, w, SV_ODE_NONFINITE);
-        return 0;
-    }
-    return 1;
-}
-
-/* The controller's ratio q = h / h_new after an accepted step, and the
- * error history it keeps (log E_old and the one before). */
-static double step_ratio(shared *S, ode_lanes *L, int w)
-{
-    return ode_ctrl_accepted_q(S->o, S->o->qsteady_max, L->lerr_floor, L->eest[w], &L->lerrold[w],
-                               &L->lerrolder[w]);
-}
-
-/* The save times in (t, tn]: the new state itself at tn, dense output
- * before it (buf: n doubles). */
-static void save_outputs(shared *S, ode_lanes *L, int w, double tn, double *buf)
-{
-    const sv_ode_ensemble *E = S->E;
-    const int W = L->W, n = L->n;
-    double t = L->t[w], h = L->h[w];
-    long tr = L->traj[w];
-    while (L->save[w] < E->nsave && E->tsave[L->save[w]] <= tn) {
-        int s = L->save[w]++;
-        double *dst = out_row(S, tr, s);
-        if (E->tsave[s] == tn) {
-            for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
-            if (L->sens) ode_sens_store(L, w, tr, s, L->ynew);
-        } else {
-            double th = (E->tsave[s] - t) / h;
-            if (L->rodas)
-                ode_rodas5p_interp(L, w, th, 0, n, buf);
-            else
-                ode_tsit5_interp(L, w, th, 0, n, buf);
-            memcpy(dst, buf, sizeof(double) * n);
-            if (L->sens) ode_sens_store_interp(L, w, tr, s, th);
-        }
-    }
-}
-
-/* The lane moves to (tn, y_new). */
-static void advance(ode_lanes *L, int w, double tn)
-{
-    const int W = L->W, n = L->n;
-    /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
-     * except after a tstop where f may jump (the sensitivities' too). */
-    const int rows = n * L->nvec;
-    if (!L->rodas && L->hits[w] != 2) {
-        const double *k7 = L->k + 6 * L->kstride;
-        for (int i = 0; i < rows; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
-        L->have_f0[w] = 1;
-    } else {
-        L->have_f0[w] = 0;
-    }
-    for (int i = 0; i < rows; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
-    if (L->sens) ode_sens_advance(L, w);
-    L->t[w] = tn;
-    if (L->hits[w] == 2) L->stop_idx[w]++;
-    L->need_jac[w] = 1;
-}
-
-/* An accepted step. Returns 0 when the lane reached the end. */
-static int accept_step(shared *S, ode_lanes *L, int w, double *buf)
-{
-    const sv_ode_options *o = S->o;
-    L->nonfinite[w] = 0;
-    L->refusals[w] = 0;
-    double q = step_ratio(S, L, w), h = L->h[w];
-    double tn = L->hits[w] == 1 ? L->tend : L->hits[w] == 2 ? o->tstops[L->stop_idx[w]] : L->t[w] + h;
-    save_outputs(S, L, w, tn, buf);
-    advance(L, w, tn);
-    L->st[w].accepted++;
-    L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : h / q;
-    if (L->hits[w] == 1 || tn >= L->tend) {
-        finish(S, L, w, SV_ODE_SUCCESS);
-        return 0;
-    }
-    return 1;
-}
-
-/* The step budget and the smallest step a lane may take next. */
-static void check_limits(shared *S, ode_lanes *L, int w)
-{
-    int end = ode_ctrl_limit(S->o, &L->st[w], L->t[w], L->hprop[w], L->refusals[w], L->nonfinite[w]);
-    if (end >= 0) finish(S, L, w, (sv_ode_traj_status)end);
-}
-
-/* Step control of the active lanes with only[w] set (NULL: all). */
-static void control(shared *S, ode_lanes *L, const unsigned char *only)
-{
-    const int n = L->n;
-    double row[4096 / sizeof(double)];
-    double *buf = n <= (int)(sizeof row / sizeof row[0]) ? row : L->err; /* err is free after the attempt */
-    for (int w = 0; w < L->W; w++) {
-        if (!L->active[w] || (only && !only[w])) continue;
-        if (L->fail[w] == ODE_FAIL_HARD) {
-            finish(S, L, w, SV_ODE_F_FAILED);
-            continue;
-        }
-        if (L->fail[w] == ODE_FAIL_REFUSED) L->st[w].nrefused++;
-        int accept = !L->fail[w] && ode_ctrl_accept(S->o, L->eest[w]);
-        int going = accept ? accept_step(S, L, w, buf) : reject_step(S, L, w);
-        if (going) check_limits(S, L, w);
-    }
+    for (int w = 0; w < L->W; w++)
+        if (!L->active[w]) refill(S, L, w);
 }
 
 /* ---- the worker ------------------------------------------------------------------ */
@@ -553,15 +218,14 @@ static int count_active(const ode_lanes *L)
     return nact;
 }
 
-/* One step of the general phases for every active lane. */
-static sv_status step(shared *S, ode_lanes *L)
+/* One step of every active lane: the phases around the method's attempt. */
+static sv_status step(ode_lanes *L)
 {
-    start_f(S, L);
-    first_steps(S, L);
+    ode_phase_prepare(L);
     if (!count_active(L)) return SV_OK;
-    set_steps(S, L);
-    sv_status st = L->rodas ? ode_rodas5p_attempt(L) : ode_tsit5_attempt(L);
-    if (st == SV_OK) control(S, L, NULL);
+    ode_phase_set_steps(L);
+    sv_status st = ode_attempt(L);
+    if (st == SV_OK) ode_phase_control(L, NULL);
     return st;
 }
 
@@ -576,10 +240,9 @@ static void worker(shared *S, int W, int tid)
     double last = sv_time_now();
     unsigned iter = 0;
     for (;;) {
-        for (int w = 0; w < W; w++)
-            if (!L.active[w]) refill(S, &L, w);
+        refill_idle(S, &L);
         if (!count_active(&L) || atomic_load(&S->stop)) break;
-        st = L.step ? L.step(S, &L) : step(S, &L);
+        st = L.step ? L.step(&L) : step(&L);
         if (st != SV_OK) {
             record_error(S, st);
             break;
@@ -589,145 +252,7 @@ static void worker(shared *S, int W, int tid)
     lanes_free(&L);
 }
 
-/* ---- the request ----------------------------------------------------------------- */
-/* The options with every zero that means "default" replaced (ode.h). */
-static sv_ode_options resolve_options(const sv_ode_options *in)
-{
-    sv_ode_options o = *in, d;
-    sv_ode_options_default(&d);
-    if (o.max_steps == 0) o.max_steps = d.max_steps;
-    if (o.beta1 == 0) {
-        o.beta1 = d.beta1;
-        o.beta2 = d.beta2;
-        o.beta3 = d.beta3;
-    }
-    if (o.safety == 0) o.safety = d.safety;
-    if (o.qmin == 0) o.qmin = d.qmin;
-    if (o.qmax == 0) o.qmax = d.qmax;
-    if (!(o.qsteady_max > 0)) o.qsteady_max = o.method == SV_ODE_TSIT5 ? 1.0 : 1.2;
-    if (o.min_step_rel == 0) o.min_step_rel = d.min_step_rel;
-    if (o.max_refusals == 0) o.max_refusals = d.max_refusals;
-    return o;
-}
-
-static sv_status check_tolerances(const sv_ode_problem *P, const sv_ode_options *o, const char *nm)
-{
-    int n = P->n;
-    if (!(o->rtol >= 0) || !isfinite(o->rtol))
-        return sv_error(SV_ERR_ARG, "%s: rtol = %g: expected a finite value >= 0", nm, o->rtol);
-    if (o->fixed_step <= 0 && o->rtol > 0 && o->rtol < 4 * DBL_EPSILON)
-        return sv_error(SV_ERR_ARG, "%s: rtol = %g is below what double precision can deliver (>= %g)", nm, o->rtol,
-                        4 * DBL_EPSILON);
-    if (o->atol_vec) {
-        for (int i = 0; i < n; i++)
-            if (!(o->atol_vec[i] >= 0) || !isfinite(o->atol_vec[i]))
-                return sv_error(SV_ERR_ARG, "%s: atol_vec[%d] = %g: expected a finite value >= 0", nm, i,
-                                o->atol_vec[i]);
-    } else if (!(o->atol >= 0) || !isfinite(o->atol)) {
-        return sv_error(SV_ERR_ARG, "%s: atol = %g: expected a finite value >= 0", nm, o->atol);
-    }
-    if (o->rtol == 0 && o->fixed_step <= 0) {
-        int allzero = 1;
-        for (int i = 0; i < n; i++) allzero &= (o->atol_vec ? o->atol_vec[i] : o->atol) == 0;
-        if (allzero) return sv_error(SV_ERR_ARG, "%s: rtol = 0 and atol = 0: no error tolerance to control", nm);
-    }
-    if (o->weights)
-        for (int i = 0; i < n; i++)
-            if (!(o->weights[i] >= 0) || !isfinite(o->weights[i]))
-                return sv_error(SV_ERR_ARG, "%s: weights[%d] = %g: expected a finite value >= 0", nm, i,
-                                o->weights[i]);
-    return SV_OK;
-}
-
-static sv_status check_options(const sv_ode_problem *P, const sv_ode_options *o, const char *nm)
-{
-    if (o->method != SV_ODE_RODAS5P && o->method != SV_ODE_TSIT5)
-        return sv_error(SV_ERR_ARG, "%s: method = %d: expected Rodas5P (0) or Tsit5 (1)", nm, (int)o->method);
-    sv_status st = check_tolerances(P, o, nm);
-    if (st != SV_OK) return st;
-    if (o->max_steps < 1) return sv_error(SV_ERR_ARG, "%s: max_steps = %ld: expected >= 1", nm, o->max_steps);
-    if (!(o->first_step >= 0) || !(o->max_step >= 0) || !(o->fixed_step >= 0))
-        return sv_error(SV_ERR_ARG, "%s: first_step, max_step and fixed_step must be >= 0 (got %g, %g, %g)", nm,
-                        o->first_step, o->max_step, o->fixed_step);
-    if (!(o->qmin > 0 && o->qmin <= 1) || !(o->qmax >= 1) || !(o->safety > 0 && o->safety <= 1) ||
-        !(o->beta1 >= 0) || !(o->beta2 >= 0) || !isfinite(o->beta3))
-        return sv_error(SV_ERR_ARG,
-                        "%s: controller gains out of range (qmin %g in (0,1], qmax %g >= 1, safety %g in (0,1], "
-                        "beta1 %g >= 0, beta2 %g >= 0)",
-                        nm, o->qmin, o->qmax, o->safety, o->beta1, o->beta2);
-    if (o->max_refusals < 1)
-        return sv_error(SV_ERR_ARG, "%s: max_refusals = %d: expected >= 1 (0 = default)", nm, o->max_refusals);
-    if (o->check_pattern != SV_ODE_CHECK_ON && o->check_pattern != SV_ODE_CHECK_OFF)
-        return sv_error(SV_ERR_ARG, "%s: check_pattern = %d: expected on (0) or off (1)", nm, (int)o->check_pattern);
-    if (!isfinite(o->min_step_rel))
-        return sv_error(SV_ERR_ARG, "%s: min_step_rel = %g: expected a finite value", nm, o->min_step_rel);
-    if (o->lu != SV_ODE_LU_DOUBLE && o->lu != SV_ODE_LU_SINGLE)
-        return sv_error(SV_ERR_ARG, "%s: lu = %d: expected double (0) or single (1)", nm, (int)o->lu);
-    if (!(o->lanes == 0 || o->lanes == 1 || o->lanes == 2 || o->lanes == 4 || o->lanes == 8 || o->lanes == 16))
-        return sv_error(SV_ERR_ARG, "%s: lanes = %d: expected 0 (default), 1, 2, 4, 8 or 16", nm, o->lanes);
-    if (o->ntstops < 0 || (o->ntstops > 0 && !o->tstops))
-        return sv_error(SV_ERR_ARG, "%s: ntstops = %d with tstops %s", nm, o->ntstops, o->tstops ? "set" : "NULL");
-    for (int i = 1; i < o->ntstops; i++)
-        if (!(o->tstops[i] > o->tstops[i - 1]))
-            return sv_error(SV_ERR_ARG, "%s: tstops must increase (tstops[%d] = %g after %g)", nm, i, o->tstops[i],
-                            o->tstops[i - 1]);
-    return SV_OK;
-}
-
-static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *E, const char *nm)
-{
-    if (E->ntraj < 0) return sv_error(SV_ERR_ARG, "%s: ntraj = %d: expected >= 0", nm, E->ntraj);
-    if (E->nsave < 1 || !E->tsave)
-        return sv_error(SV_ERR_ARG, "%s: nsave = %d, tsave %s: need at least one save time", nm, E->nsave,
-                        E->tsave ? "set" : "NULL");
-    size_t outs;
-    if (sv_size_mul((size_t)E->ntraj, (size_t)E->nsave, &outs) || sv_size_mul(outs, (size_t)P->n, &outs) ||
-        sv_size_mul(outs, sizeof(double), &outs))
-        return sv_error(SV_ERR_ARG, "%s: ntraj = %d x nsave = %d x n = %d outputs: more than memory can address", nm,
-                        E->ntraj, E->nsave, P->n);
-    if (!isfinite(E->t0)) return sv_error(SV_ERR_ARG, "%s: t0 = %g: expected finite", nm, E->t0);
-    for (int s = 0; s < E->nsave; s++) {
-        if (!isfinite(E->tsave[s]) || E->tsave[s] < E->t0)
-            return sv_error(SV_ERR_ARG, "%s: tsave[%d] = %g: expected finite and >= t0 = %g", nm, s, E->tsave[s],
-                            E->t0);
-        if (s > 0 && !(E->tsave[s] > E->tsave[s - 1]))
-            return sv_error(SV_ERR_ARG, "%s: tsave must increase (tsave[%d] = %g after %g)", nm, s, E->tsave[s],
-                            E->tsave[s - 1]);
-    }
-    if (E->ntraj > 0 && !E->y0) return sv_error(SV_ERR_ARG, "%s: y0 is NULL", nm);
-    if (E->ntraj > 0 && P->np > 0 && !E->params)
-        return sv_error(SV_ERR_ARG, "%s: params is NULL but the problem has %d parameters", nm, P->np);
-    if (E->ntraj > 0 && !E->out) return sv_error(SV_ERR_ARG, "%s: out is NULL", nm);
-    return SV_OK;
-}
-
-/* A sensitivity request the problem and the method can serve. */
-static sv_status check_sensitivities(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E,
-                                     const char *nm)
-{
-    if (!E->sens_out) return SV_OK;
-    if (P->ns == 0)
-        return sv_error(SV_ERR_ARG, "%s: sens_out is set but the problem has no sensitivity directions "
-                                    "(nsens_params = nsens_y0 = 0)", nm);
-    size_t outs; /* ntraj·nsave·n fits (check_ensemble); times nsens */
-    if (sv_size_mul((size_t)E->ntraj * E->nsave * P->n, (size_t)P->ns, &outs) ||
-        sv_size_mul(outs, sizeof(double), &outs))
-        return sv_error(SV_ERR_ARG, "%s: ntraj = %d x nsave = %d x n = %d x nsens = %d sensitivities: more than "
-                                    "memory can address", nm, E->ntraj, E->nsave, P->n, P->ns);
-    if (o->method == SV_ODE_RODAS5P && !P->d.jac_dir && !P->d.jac_dir_batch && !P->d.tangent_complex)
-        return sv_error(SV_ERR_ARG,
-                        "%s: Rodas5P sensitivities need the Jacobian's derivative along each direction exactly: "
-                        "set jac_dir or tangent_complex (docs/ode.md), or use Tsit5", nm);
-    if (o->sens_scale)
-        for (int j = 0; j < P->ns; j++)
-            if (!(o->sens_scale[j] > 0) || !isfinite(o->sens_scale[j]))
-                return sv_error(SV_ERR_ARG, "%s: sens_scale[%d] = %g: expected a finite value > 0", nm, j,
-                                o->sens_scale[j]);
-    if (o->sens_errcon != SV_ODE_SENS_ERR_FULL && o->sens_errcon != SV_ODE_SENS_ERR_STATE)
-        return sv_error(SV_ERR_ARG, "%s: sens_errcon = %d: expected full (0) or state (1)", nm, (int)o->sens_errcon);
-    return SV_OK;
-}
-
+/* ---- the plan: lanes, threads, memory ------------------------------------------- */
 /* Lanes per batch and threads: one vector register of doubles by default
  * (8 with AVX-512, else 4), two for the fused step of tiny systems without
  * sensitivities (its stages are chains of dependent operations that a
@@ -766,6 +291,7 @@ static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode
     return sv_mem_check(ctx, per * (size_t)nthreads + 2 * n * sizeof(double), "ode ensemble workspace");
 }
 
+/* ---- the solve -------------------------------------------------------------------- */
 /* The shared record: tolerance and weight vectors, counters. */
 static sv_status shared_init(shared *S, sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o,
                              sv_ode_ensemble *E)
@@ -790,54 +316,61 @@ static sv_status shared_init(shared *S, sv_ctx *ctx, const sv_ode_problem *P, co
     return SV_OK;
 }
 
-sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *opt, sv_ode_ensemble *E)
+/* Every output entry defined before anything runs: save times a trajectory
+ * never reaches (it failed, or never ran) keep NaN whatever its status
+ * (ode.h), statuses start as "not run", statistics at zero. */
+static void clear_outputs(const sv_ode_problem *P, sv_ode_ensemble *E)
 {
-    if (!P || !opt || !E)
-        return sv_error(SV_ERR_ARG, "sv_ode_solve: %s is NULL", !P ? "prob" : !opt ? "opt" : "ens");
-    const char *nm = P->d.name ? P->d.name : "problem";
-    sv_ode_options o = resolve_options(opt);
-    sv_status st = check_options(P, &o, nm);
-    if (st == SV_OK) st = check_ensemble(P, E, nm);
-    if (st == SV_OK) st = check_sensitivities(P, &o, E, nm);
-    if (st != SV_OK) return st;
     if (E->status)
         for (int t = 0; t < E->ntraj; t++) E->status[t] = SV_ODE_NOT_RUN;
-    /* Save times a trajectory never reaches (it failed, or never ran) keep
-     * NaN: every output entry is defined whatever the status (ode.h). */
     for (size_t k = 0, len = (size_t)E->ntraj * E->nsave * P->n; k < len; k++) E->out[k] = NAN;
     if (E->sens_out)
         for (size_t k = 0, len = (size_t)E->ntraj * E->nsave * P->n * P->ns; k < len; k++) E->sens_out[k] = NAN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
-    if (E->ntraj == 0) return SV_OK;
-    int uses_jac = o.method == SV_ODE_RODAS5P || (E->sens_out && P->d.sens_source == SV_ODE_SENS_ANALYTIC);
-    if (o.check_pattern == SV_ODE_CHECK_ON && uses_jac) st = ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
-    if (st != SV_OK) return st;
-    int nthreads, W = choose_lanes(ctx, P, &o, E->sens_out != NULL, E->ntraj, &nthreads);
-    st = check_memory(ctx, P, &o, W, nthreads, E->sens_out != NULL);
-    if (st != SV_OK) return st;
+}
+
+/* The pattern checked at the first trajectory's start, when the solve
+ * evaluates Jacobians (Rodas5P, or the analytic sensitivity source). */
+static sv_status check_pattern(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o,
+                               const sv_ode_ensemble *E)
+{
+    int uses_jac = o->method == SV_ODE_RODAS5P || (E->sens_out && P->d.sens_source == SV_ODE_SENS_ANALYTIC);
+    if (o->check_pattern != SV_ODE_CHECK_ON || !uses_jac) return SV_OK;
+    return ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
+}
+
+/* The workers over one shared record, with progress from 0 to 1; the first
+ * error of any of them is the solve's. */
+static sv_status run_workers(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, sv_ode_ensemble *E,
+                             int W, int nthreads)
+{
     shared S;
-    st = shared_init(&S, ctx, P, &o, E);
+    sv_status st = shared_init(&S, ctx, P, o, E);
     if (st != SV_OK) return st;
     st = sv_progress(ctx, "ode", 0.0);
-    if (st != SV_OK) {
-        sv_free(ctx, S.atolv);
-        return st;
-    }
-    sv_threads_saved prev = sv_threads_apply(ctx);
+    if (st == SV_OK) {
+        sv_threads_saved prev = sv_threads_apply(ctx);
 #pragma omp parallel num_threads(nthreads)
-    worker(&S, W, omp_get_thread_num());
-    sv_threads_restore(prev);
+        worker(&S, W, omp_get_thread_num());
+        sv_threads_restore(prev);
+    }
     sv_free(ctx, S.atolv);
+    if (st != SV_OK) return st;
     if (S.err != SV_OK) return sv_error(S.err, "%s", S.msg);
     return sv_progress(ctx, "ode", 1.0);
 }
 
-/* ---- the phases for a fused step (driver.h) ------------------------------------ */
-void ode_drv_prepare(ode_shared *S, ode_lanes *L)
+sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *opt, sv_ode_ensemble *E)
 {
-    start_f(S, L);
-    first_steps(S, L);
+    sv_ode_options o;
+    sv_status st = ode_request_check(P, opt, E, &o);
+    if (st != SV_OK) return st;
+    clear_outputs(P, E);
+    if (E->ntraj == 0) return SV_OK;
+    st = check_pattern(ctx, P, &o, E);
+    if (st != SV_OK) return st;
+    int sens = E->sens_out != NULL, nthreads, W = choose_lanes(ctx, P, &o, sens, E->ntraj, &nthreads);
+    st = check_memory(ctx, P, &o, W, nthreads, sens);
+    if (st != SV_OK) return st;
+    return run_workers(ctx, P, &o, E, W, nthreads);
 }
-void ode_drv_set_steps(ode_shared *S, ode_lanes *L) { set_steps(S, L); }
-void ode_drv_control(ode_shared *S, ode_lanes *L, const unsigned char *only) { control(S, L, only); }
-void ode_drv_finish(ode_shared *S, ode_lanes *L, int w, sv_ode_traj_status status) { finish(S, L, w, status); }

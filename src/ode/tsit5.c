@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "lanes.h"
+#include "norms.h"
 #include "sens.h"
 #include "stage_sum.h"
+#include "steppers.h"
 
 sv_status ode_tsit5_attempt(ode_lanes *L)
 {
@@ -50,7 +52,7 @@ sv_status ode_tsit5_attempt(ode_lanes *L)
         double e = en[w];
         L->eest[w] = isfinite(e) ? e : INFINITY;
     }
-    if (L->sens) ode_sens_error(L, L->err + (size_t)L->n * W);
+    if (L->sens) ode_sens_error_norms(L, L->err + (size_t)L->n * W);
     return SV_OK;
 }
 
