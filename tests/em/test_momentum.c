@@ -9,8 +9,10 @@
  * 10 GHz. The table is printed for the model with each effect added in
  * turn, up to every default (edge profile, radiation, calibrated ports;
  * docs/em.md shows it), then with dispersion; the assertions hold the
- * gains measured. Each row is one planar job per circuit, as a user runs
- * it. The row of every effect with the cells split 2 × 2 is
+ * gains measured, and the shipped default (every effect, calibrated
+ * ports) is held to the issue's targets where it meets them and reported
+ * against the rest. Each row is one planar job per circuit, as a user
+ * runs it. The row of every effect with the cells split 2 × 2 is
  * printed only, and costs as much as the others together: it runs with
  * SV_MOMENTUM_ALL=1 in the environment. Each row prints its time. */
 #include <math.h>
@@ -137,6 +139,40 @@ static void run_config(const config *c, double *med21, double *med11, double *wo
            *med11, *worst, ratio[0], ratio[1], ratio[2], seconds);
 }
 
+/* One of the issue's targets, value in [lo, hi]: asserted, or printed as a
+ * report where why_not says why it is not met. */
+static void target(const char *what, double value, double lo, double hi, const char *why_not)
+{
+    if (lo > 0) printf("  %s %.4f (target %.2f to %.2f)", what, value, lo, hi);
+    else printf("  %s %.4f (target <= %.3f)", what, value, hi);
+    if (why_not) {
+        printf(": report (not asserted: %s)\n", why_not);
+        return;
+    }
+    printf("\n");
+    assert_true(value >= lo && value <= hi);
+}
+
+/* The shipped default (every effect, calibrated ports) against the issue's
+ * targets (docs/em.md, "The Momentum comparison"): the lost power at 5 GHz
+ * is within ±35 % of Momentum's; the rest are known gaps. The dataset's S
+ * are raw edge ports' (test_momentum_ports.c, on 258 circuits), so
+ * calibrated ports compare another port definition (about 40 fF per port
+ * removed); and Momentum's 10–13 % lost at 10 GHz is not radiation
+ * (openEMS radiates 0.3–3 % of the same circuits): its set-up, not in the
+ * dataset, loses more. */
+static void shipped_default(double med21, double med11, double worst, const double ratio[3])
+{
+    const char *ports = "Momentum's S are raw edge ports', these calibrated";
+    const char *loss = "Momentum's 10-13 % at 10 GHz is not radiation: its set-up is not in the dataset";
+    printf("\nevery effect on (the shipped default) against the issue's targets:\n");
+    target("median over circuits of median |dS21|", med21, 0, 0.010, ports);
+    target("median over circuits of median |dS11|", med11, 0, 0.04, ports);
+    target("worst |dS| of any entry", worst, 0, 0.08, ports);
+    target("lost power / Momentum's at 5 GHz (median)", ratio[1], 0.65, 1.35, NULL);
+    target("lost power / Momentum's at 10 GHz (median)", ratio[2], 0.65, 1.35, loss);
+}
+
 static void test_momentum(void **state)
 {
     (void)state;
@@ -168,10 +204,10 @@ static void test_momentum(void **state)
     for (int k = 2; k < 4; k++) assert_true(fabs(ratio[k][0] - 1) < 0.1); /* 1 GHz: dielectric loss dominates */
     /* part B: the edge profiles close a quarter of |ΔS11| (the worst entry
      * moves by under 5 %), radiation part of the lost power at 10 GHz
-     * (docs/em.md); calibrated ports are printed, not asserted: removing
-     * the ports' boxes bares the circuits' own error */
+     * (docs/em.md) */
     assert_true(m11[4] < 0.8 * m11[2] && worst[4] <= 1.05 * worst[2]);
     assert_true(ratio[5][2] > ratio[4][2] + 0.1 && fabs(ratio[5][0] - 1) < 0.1);
+    shipped_default(m21[6], m11[6], worst[6], ratio[6]);
     /* a finer mesh of the same pixels: the issue's |ΔS11| target is met with
      * raw ports, and the worst entry falls */
     assert_true(m11[7] <= 0.04 && m11[7] < 0.85 * m11[5] && worst[7] < 0.8 * worst[5]);
