@@ -1,9 +1,11 @@
-/* bench_sweep: `solvent sweep`'s work end to end — read the project, build
- * the mesh, assemble L, Ψ, G, run the adaptive sweep with mixed-precision
- * exact solves, calibrate the ports (ours_calibration_s, part of ours_s) —
- * against the naive approach a user would otherwise write: assemble once,
- * then form the full complex Z(ω) and call OpenBLAS zgesv at every
- * frequency. Both run in this process; medians of repetitions.
+/* bench_sweep: `solvent sweep`'s work end to end — one planar job
+ * (sv_planar_job: read the project, build the mesh, assemble L, Ψ, G, run
+ * the adaptive sweep with mixed-precision exact solves on the CPU,
+ * calibrate the ports; ours_calibration_s, part of ours_s, and the other
+ * phases' times are the job's report's) — against the naive approach a
+ * user would otherwise write: assemble once, then form the full complex
+ * Z(ω) and call OpenBLAS zgesv at every frequency. Both run in this
+ * process; medians of repetitions.
  *
  * usage: bench_sweep [--big]      (SV_BENCH_REPS: repetitions of ours, default 3)
  *   default: examples/pixel2port.json (~2000 unknowns) at 21, 41, 201, 1001
@@ -17,7 +19,8 @@
  *            and 1001 points its time is its assembly plus its median time
  *            per frequency times the number of points ("anchor_mode"), since
  *            the naive cost per frequency is the same at every frequency.
- *            Accuracy: raw S against the anchor's raw S (it solves the raw
+ *            Accuracy: raw S (from the job's Y of the raw edge ports, before
+ *            the calibration) against the anchor's raw S (it solves the raw
  *            model; the calibration would be the same code on both sides).
  *   --big:   examples/square76.json (11402 unknowns) at 41 points, once,
  *            then the anchor at the 2 band edges, scaled. Peak memory of ours
@@ -34,6 +37,7 @@
 #include "bench_em.h"
 #include "solvent/solvent.h"
 #include "solvent/em.h"
+#include "solvent/planar.h"
 
 #define ANCHOR "assemble once + OpenBLAS zgesv at every frequency"
 
@@ -43,6 +47,36 @@ static void die(const char *what)
     exit(1);
 }
 
+/* Ours, end to end: the planar job, everything `solvent sweep` does except
+ * writing files, on the CPU as the anchor (bench/gpu measures a device).
+ * S (nf × p × p) out: the raw ports', before the calibration, as the
+ * anchor's (which solves the raw model); rep: what the job did. Returns
+ * seconds. */
+static double run_ours(const char *path, int nf, const double *freq, double complex *S, sv_planar_report *rep)
+{
+    sv_ctx *ctx;
+    if (sv_ctx_create(&ctx)) die("context");
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.freq_hz = freq;
+    o.nfreq = nf;
+    o.device = SV_PLANAR_DEVICE_CPU;
+    o.outputs = SV_PLANAR_OUTPUT_Y_RAW;
+    double t0 = sv_time_now();
+    sv_planar_job *job;
+    if (sv_planar_job_open(ctx, path, &o, &job)) die(path);
+    if (sv_planar_job_run(job)) die("planar job");
+    double t = sv_time_now() - t0;
+    const sv_planar_network *net = sv_planar_job_network(job);
+    if (sv_em_y_to_s_all(net->p, nf, net->y_raw, net->z0, S, NULL)) die("y to s");
+    if (sv_planar_job_report(job, rep)) die("report");
+    sv_planar_job_destroy(job);
+    sv_ctx_destroy(ctx);
+    return t;
+}
+
+/* The anchor's planar model of the project at `path`: read, mesh and
+ * assemble, as a user forming Z(f) would. */
 typedef struct setup {
     sv_em_project *prj;
     sv_em_model *em;
@@ -51,7 +85,6 @@ typedef struct setup {
     double *z0;
 } setup;
 
-/* Read, mesh and assemble: the planar model of the project at `path`. */
 static void setup_build(sv_ctx *ctx, const char *path, setup *s)
 {
     memset(s, 0, sizeof(*s));
@@ -70,51 +103,6 @@ static void setup_free(setup *s)
     sv_em_model_destroy(s->em);
     sv_em_project_destroy(s->prj);
     free(s->z0);
-}
-
-/* Calibrated ports, as `solvent sweep` does: the thru standards at the
- * sweep's frequencies, their error boxes removed from y (nf × p × p, in
- * place). Returns seconds (0 when no port is calibrated). */
-static double calibrate_ports(sv_ctx *ctx, const setup *s, int nf, const double *freq, double complex *y)
-{
-    if (!sv_em_project_calibrated(s->prj)) return 0;
-    double t0 = sv_time_now();
-    sv_em_calibration *cal;
-    if (sv_em_calibration_create(ctx, s->em, nf, freq, &cal)) die("port calibration");
-    for (int i = 0; i < nf; i++)
-        if (sv_em_calibration_apply(cal, i, y + (size_t)i * s->p * s->p)) die("port calibration");
-    sv_em_calibration_destroy(cal);
-    return sv_time_now() - t0;
-}
-
-/* Ours, end to end: everything `solvent sweep` does except writing files
- * (the port calibration's time also in *t_cal). S (nf × p × p) out: the raw
- * ports', before the calibration, as the anchor's (which solves the raw
- * model); returns seconds. */
-static double run_ours(const char *path, int nf, const double *freq, double complex *S, sv_sweep_result **keep,
-                       size_t *ctx_peak, double *t_cal)
-{
-    sv_ctx *ctx;
-    sv_ctx_create(&ctx);
-    double t0 = sv_time_now();
-    setup s;
-    setup_build(ctx, path, &s);
-    sv_sweep_result *res;
-    if (sv_sweep_run(ctx, sv_em_affine_model(s.model), nf, freq, NULL, &res)) die("sweep");
-    if (sv_em_y_to_s_all(s.p, nf, res->h, s.z0, S, NULL)) die("y to s");
-    *t_cal = calibrate_ports(ctx, &s, nf, freq, res->h);
-    double complex *Scal = malloc(sizeof(double complex) * (size_t)nf * s.p * s.p);
-    if (!Scal || sv_em_y_to_s_all(s.p, nf, res->h, s.z0, Scal, NULL)) die("y to s");
-    free(Scal);
-    double t = sv_time_now() - t0;
-    if (ctx_peak) *ctx_peak = sv_ctx_memory_peak(ctx);
-    if (keep)
-        *keep = res;
-    else
-        sv_sweep_result_destroy(res);
-    setup_free(&s);
-    if (!keep) sv_ctx_destroy(ctx); /* with keep the context must outlive the result: leaked on purpose */
-    return t;
 }
 
 /* The naive approach: assemble once, then at each frequency form the full
@@ -184,24 +172,21 @@ static void anchor_measure(const char *path, const sv_em_sweep *sw, int na, anch
 static void one_case(const char *name, const char *path, int nf, int reps, const anchor_run *a)
 {
     sv_em_project *prj;
-    sv_em_model *em;
     if (sv_em_project_read(NULL, path, &prj)) die(path);
-    if (sv_em_model_create(NULL, prj, NULL, &em)) die("model");
     sv_em_sweep sw;
     sv_em_project_sweep(prj, &sw);
-    int n = sv_em_model_unknowns(em), p = sv_em_model_ports(em);
-    sv_em_model_destroy(em);
     sv_em_project_destroy(prj);
     double *freq = bench_em_band(nf, &sw);
     double complex *S = malloc(sizeof(double complex) * nf * 16);
     double t_ours[16], t_cal[16];
-    sv_sweep_result *res = NULL;
-    size_t cpeak = 0;
-    for (int r = 0; r < reps; r++)
-        t_ours[r] = run_ours(path, nf, freq, S, r == reps - 1 ? &res : NULL, &cpeak, &t_cal[r]);
+    sv_planar_report rep;
+    for (int r = 0; r < reps; r++) {
+        t_ours[r] = run_ours(path, nf, freq, S, &rep);
+        t_cal[r] = rep.seconds_calibration;
+    }
     size_t rss = bench_peak_rss();
     double ours = bench_median(t_ours, reps), ours_cal = bench_median(t_cal, reps);
-    int full = nf == a->na;
+    int full = nf == a->na, n = rep.unknowns, p = rep.ports;
     double anchor = full ? a->total : a->t_asm + a->per_freq * nf;
     /* accuracy at the anchor's frequencies (points of this grid), raw S
      * against raw S: the calibration is the same code on both sides */
@@ -221,17 +206,17 @@ static void one_case(const char *name, const char *path, int nf, int reps, const
     bench_json_num(&j, "anchor_assembly_s", a->t_asm);
     bench_json_int(&j, "unknowns", n);
     bench_json_int(&j, "points", nf);
-    bench_json_int(&j, "exact_solves", res->n_exact);
-    bench_json_int(&j, "fallbacks", res->n_fallback);
-    bench_json_int(&j, "gmres_solves", res->n_gmres);
-    bench_json_int(&j, "basis", res->basis_size);
-    bench_json_num(&j, "max_residual_est", res->max_residual);
+    bench_json_int(&j, "exact_solves", rep.exact_solves);
+    bench_json_int(&j, "fallbacks", rep.fallbacks);
+    bench_json_int(&j, "gmres_solves", rep.gmres_solves);
+    bench_json_int(&j, "basis", rep.basis_size);
+    bench_json_num(&j, "max_residual_est", rep.max_residual);
     bench_json_num(&j, "max_abs_dS_vs_anchor", ds);
     bench_json_str(&j, "dS_of", "raw ports (before the calibration)");
-    bench_json_num(&j, "ours_exact_s", res->seconds_exact);
-    bench_json_num(&j, "ours_reduced_s", res->seconds_reduced);
+    bench_json_num(&j, "ours_exact_s", rep.seconds_exact);
+    bench_json_num(&j, "ours_reduced_s", rep.seconds_reduced);
     bench_json_num(&j, "ours_calibration_s", ours_cal);
-    bench_json_int(&j, "ours_counted_peak_bytes", (long long)cpeak);
+    bench_json_int(&j, "ours_counted_peak_bytes", (long long)rep.peak);
     bench_json_int(&j, "process_peak_rss_bytes", (long long)rss);
     bench_json_num(&j, "peak_rss_over_n2", (double)rss / ((double)n * n));
     bench_json_int(&j, "reps", reps);
@@ -273,10 +258,8 @@ int main(int argc, char **argv)
         a.na = 2;
         double *freq = bench_em_band(41, &sw);
         double complex *S = malloc(sizeof(double complex) * 41 * 16);
-        sv_sweep_result *res = NULL;
-        size_t cpeak = 0;
-        double t_cal;
-        double ours = run_ours(path, 41, freq, S, &res, &cpeak, &t_cal);
+        sv_planar_report rep;
+        double ours = run_ours(path, 41, freq, S, &rep);
         size_t rss = bench_peak_rss();
         anchor_measure(path, &sw, 2, &a);
         double anchor = a.t_asm + a.per_freq * 41;
@@ -288,16 +271,16 @@ int main(int argc, char **argv)
         bench_json_str(&j, "anchor_mode", "scaled_from_median_per_frequency");
         bench_json_int(&j, "anchor_freqs_run", 2);
         bench_json_num(&j, "anchor_median_per_freq_s", a.per_freq);
-        bench_json_int(&j, "ours_fallbacks", res->n_fallback);
-        bench_json_int(&j, "ours_gmres_solves", res->n_gmres);
+        bench_json_int(&j, "ours_fallbacks", rep.fallbacks);
+        bench_json_int(&j, "ours_gmres_solves", rep.gmres_solves);
         bench_json_num(&j, "limit_13n2_plus_200MB", 13.0 * 11402 * 11402 + 200e6);
-        bench_json_int(&j, "exact_solves", res->n_exact);
+        bench_json_int(&j, "exact_solves", rep.exact_solves);
         bench_json_num(&j, "max_abs_dS_vs_anchor", ds);
         bench_json_str(&j, "dS_of", "raw ports (before the calibration)");
-        bench_json_num(&j, "ours_exact_s", res->seconds_exact);
-        bench_json_num(&j, "ours_reduced_s", res->seconds_reduced);
-        bench_json_num(&j, "ours_calibration_s", t_cal);
-        bench_json_int(&j, "ours_counted_peak_bytes", (long long)cpeak);
+        bench_json_num(&j, "ours_exact_s", rep.seconds_exact);
+        bench_json_num(&j, "ours_reduced_s", rep.seconds_reduced);
+        bench_json_num(&j, "ours_calibration_s", rep.seconds_calibration);
+        bench_json_int(&j, "ours_counted_peak_bytes", (long long)rep.peak);
         bench_json_int(&j, "ours_peak_rss_bytes", (long long)rss);
         bench_json_num(&j, "peak_rss_over_n2", (double)rss / (11402.0 * 11402.0));
         bench_json_int(&j, "reps", 1);

@@ -1,8 +1,11 @@
 /* Lossy lines: the attenuation of a 50 Ω microstrip (εr 4.4, h 1.6 mm,
- * W 3.062 mm, 10 cells across) extracted from two line lengths (the
+ * W 3.062 mm, 10 cells across; for α_d also its half-scale twin, h 0.8
+ * mm, W 1.531 mm) extracted from two line lengths (the
  * eigenvalues of M2·M1⁻¹ are e^{±γΔl} whatever the ports are), against
  *  - dielectric loss (tan δ 0.02, perfect metal):
- *      αd = k0·εr·(εeff − 1)·tan δ / (2·√εeff·(εr − 1))      within 5 %;
+ *      αd = k0·εr·(εeff − 1)·tan δ / (2·√εeff·(εr − 1))      within 5 %
+ *    where the model holds it (β·h < 0.1; with dispersion, to 3 GHz), the
+ *    rest printed as reports;
  *  - conductor loss (copper, 35 µm, lossless dielectric): Hammerstad and
  *    Jensen's αc = Rs·Ki/(Z0·W), Ki = exp(−1.2·(Z0/η0)^0.7), within 15 %,
  *    times the strip's share of it (the model's ground plane is perfect:
@@ -70,9 +73,10 @@ static double attenuation(const line *ln, const char *metal, double tan_d, doubl
 }
 
 /* The model's α_d of a line against the quasi-TEM formula with HJ's static
- * εeff, or with Kirschning and Jansen's εeff(f) when dispersive (printed;
- * the relative error returned). */
-static double alpha_d_error(const char *label, const line *ln, double f, int dispersive)
+ * εeff, or with Kirschning and Jansen's εeff(f) when dispersive: asserted
+ * within 5 %, or printed as a report, not a check, where why_not says why
+ * the model is not expected to hold there. */
+static void alpha_d_check(const char *label, const line *ln, double f, int dispersive, const char *why_not)
 {
     const double er = 4.4, td = 0.02;
     double z0, ee;
@@ -81,13 +85,29 @@ static double alpha_d_error(const char *label, const line *ln, double f, int dis
     double k0 = 2 * SV_EM_PI * f / SV_EM_C0;
     double ref = k0 * er * (ee - 1) * td / (2 * sqrt(ee) * (er - 1));
     double got = attenuation(ln, "\"conductivity\": \"inf\"", td, f);
-    printf("alpha_d (%s) h %.1f mm at %4.1f GHz: model %.4f Np/m, formula %.4f Np/m (eeff %.3f): %+.2f %%\n", label,
+    printf("alpha_d (%s) h %.1f mm at %4.1f GHz: model %.4f Np/m, formula %.4f Np/m (eeff %.3f): %+.2f %%", label,
            ln->h, f / 1e9, got, ref, ee, 100 * (got / ref - 1));
-    return got / ref - 1;
+    if (why_not) {
+        printf(": report (not asserted: %s)\n", why_not);
+        return;
+    }
+    printf(" (target 5 %%)\n");
+    sv_assert_close(got, ref, 0.05, 0);
+}
+
+/* β·h of a line at f, β from HJ's static εeff. */
+static double beta_h(const line *ln, double f)
+{
+    double z0, ee;
+    em_test_hj(ln->w * 1e-3, ln->h * 1e-3, 4.4, &z0, &ee);
+    return 2 * SV_EM_PI * f / SV_EM_C0 * sqrt(ee) * ln->h * 1e-3;
 }
 
 /* Both forms of the dielectric's loss: Ψ_im as a multiple of Ψ (the
- * default) and as its own term ("exact"). */
+ * default) and as its own term ("exact"). Where β·h ≥ 0.1 the quasi-static
+ * kernel's own dispersion (no retardation: docs/em.md, "Real boards")
+ * lowers β, and α with it: those six are reports; the 5 % holds below
+ * (the 0.8-mm line to 3 GHz, the 1.6-mm one at 1 GHz). */
 static void test_dielectric_loss(void **state)
 {
     (void)state;
@@ -98,10 +118,11 @@ static void test_dielectric_loss(void **state)
         for (int l = 0; l < 2; l++) {
             loss_mode = modes[md];
             for (int k = 0; k < 3; k++) {
-                double err = alpha_d_error(md ? "exact term" : "ratio of Psi", lines[l], f[k], 0);
-                /* where β·h > 0.1 the quasi-static kernel's own dispersion (no
-                 * retardation: docs/em.md) lowers β, and α with it */
-                if (l == 0 && f[k] < 5e9) assert_true(fabs(err) <= 0.05);
+                char why[160];
+                double bh = beta_h(lines[l], f[k]);
+                snprintf(why, sizeof why, "beta*h %.2f >= 0.1, the static kernel's own dispersion lowers beta and alpha",
+                         bh);
+                alpha_d_check(md ? "exact term" : "ratio of Psi", lines[l], f[k], 0, bh < 0.1 ? NULL : why);
             }
         }
     loss_mode = "true";
@@ -109,20 +130,22 @@ static void test_dielectric_loss(void **state)
 
 /* With dispersion (effects.dispersion) the line's β rises with frequency
  * as it should, and so does the formula's with Kirschning and Jansen's
- * εeff(f): within the 5 % to 3 GHz on both lines (docs/em.md: −1.40 /
- * −1.10 % and −1.24 / −2.86 %); at 10 GHz −8.0 % and −16.8 %, printed (the
- * quasi-static model −9.8 % and −17.3 % against the same formula). */
+ * εeff(f): within the 5 % to 3 GHz on both lines. At 10 GHz they are
+ * reports: the 1.6-mm line (k0·h·√εr 0.70) is past the first order's
+ * reach (0.45, sv_em_model_dispersion_limit_hz) and the model's (0.5); the
+ * 0.8-mm line (0.35) is within it, but its α_d falls short there
+ * (docs/em.md, "Real boards": a known gap of the first order). */
 static void test_dielectric_loss_dispersion(void **state)
 {
     (void)state;
     const double f[] = {1e9, 3e9, 10e9};
     const line *lines[2] = {&thin_sub, &thick_sub};
+    const char *top[2] = {"10 GHz, the first order's known gap at the band's top",
+                          "10 GHz, k0*h*sqrt(er) 0.70: past the first order's reach"};
     loss_dispersion = 1;
     for (int l = 0; l < 2; l++)
-        for (int k = 0; k < 3; k++) {
-            double err = alpha_d_error("dispersion, against eeff(f)", lines[l], f[k], 1);
-            if (f[k] <= 3e9) assert_true(fabs(err) <= 0.05);
-        }
+        for (int k = 0; k < 3; k++)
+            alpha_d_check("dispersion, against eeff(f)", lines[l], f[k], 1, f[k] <= 3e9 ? NULL : top[l]);
     loss_dispersion = 0;
 }
 
@@ -149,7 +172,7 @@ static void test_conductor_loss(void **state)
         double hj = rs * ki / (z0 * w), share = dzs / (dzs + dzg), wheeler = rs * dzs / (2 * eta0 * z0);
         double got = attenuation(&thick_sub, "\"conductivity\": 5.8e7, \"thickness\": 0.035", 0, f[k]);
         printf("alpha_c at %4.1f GHz: model %.4f Np/m; HJ %.4f Np/m (strip and ground) x the strip's share %.3f "
-               "(Wheeler) = %.4f: %+.2f %%; Wheeler's strip part alone %.4f\n",
+               "(Wheeler) = %.4f: %+.2f %% (target 15 %%); Wheeler's strip part alone %.4f\n",
                f[k] / 1e9, got, hj, share, hj * share, 100 * (got / (hj * share) - 1), wheeler);
         sv_assert_close(got, hj * share, 0.15, 0);
     }
