@@ -101,7 +101,7 @@ static int cell_profile(const sv_em_project *p, int i, int j)
  * it across the current's direction. */
 static int unknown_profile(const sv_em_model *m, int q)
 {
-    int ci[2], cj[2], sg[2], along_y = m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM);
+    int ci[2], cj[2], sg[2], along_y = sv_em_basis_axis(&m->basis[q]);
     int nc = sv_em_div_cells(m, q, ci, cj, sg), prof = nc ? cell_profile(m->prj, ci[0], cj[0]) : PROF_NONE;
     for (int k = 1; k < nc; k++)
         if (cell_profile(m->prj, ci[k], cj[k]) != prof) return PROF_NONE;
@@ -399,11 +399,8 @@ static double cached_dP(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj
  * port half rooftop from the low side (left, bottom), 2 from the high one. */
 static int unknown_class(const sv_em_basis *b, int *axis)
 {
-    if (b->kind < 2) {
-        *axis = b->kind;
-        return 0;
-    }
-    *axis = b->side >= SV_EM_BOTTOM;
+    *axis = sv_em_basis_axis(b);
+    if (sv_em_is_rooftop(b->kind)) return 0;
     return 1 + (b->side == SV_EM_RIGHT || b->side == SV_EM_TOP);
 }
 
@@ -512,7 +509,8 @@ static sv_status plan_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, d
     for (int port = 1; port >= 0; port--)
         for (int q = 0; q < p->nslot; q++) {
             const dl_slot *sl = &p->slot[q];
-            if (sl->todo && (m->basis[sl->r].kind >= 2 || m->basis[sl->c].kind >= 2) == port) p->todo[p->ntodo++] = q;
+            int with_port = !sv_em_is_rooftop(m->basis[sl->r].kind) || !sv_em_is_rooftop(m->basis[sl->c].kind);
+            if (sl->todo && with_port == port) p->todo[p->ntodo++] = q;
         }
     return SV_OK;
 }
@@ -718,9 +716,11 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     for (int q = 0; q < m->n; q++) {
         const sv_em_basis *b = &m->basis[q];
         size_t c = (size_t)b->i + (size_t)g->nx * b->j;
-        if (b->kind == 0) cm.xr[c] = q;
-        else if (b->kind == 1) cm.yr[c] = q;
-        else cm.pr[2 * c + (cm.pr[2 * c] >= 0)] = q;
+        switch (b->kind) {
+        case SV_EM_UNKNOWN_X: cm.xr[c] = q; break;
+        case SV_EM_UNKNOWN_Y: cm.yr[c] = q; break;
+        case SV_EM_UNKNOWN_PORT: cm.pr[2 * c + (cm.pr[2 * c] >= 0)] = q; break;
+        }
     }
     sv_status st = correct_l(ctx, m, e, L, colbase, user);
     if (!st) st = fill_dp(ctx, m, e, &cm);

@@ -44,11 +44,18 @@ struct sv_em_project {
 
 /* One unknown: an x- or y-directed rooftop, or a port half rooftop. */
 typedef struct sv_em_basis {
-    int kind;      /* 0 x rooftop, 1 y rooftop, 2 port half rooftop */
+    sv_em_unknown_kind kind;
     int i, j;      /* x/y rooftop: the lower-left of its two cells; port: its cell */
     int side;      /* port: SV_EM_LEFT ...; port index in `port` */
     int port;
 } sv_em_basis;
+
+/* The axis of an unknown's current: 0 along x, 1 along y (a rooftop's is
+ * its kind's; a port half rooftop's crosses its port's side). */
+static inline int sv_em_basis_axis(const sv_em_basis *b)
+{
+    return sv_em_is_rooftop(b->kind) ? b->kind == SV_EM_UNKNOWN_Y : b->side >= SV_EM_BOTTOM;
+}
 
 /* Gauss–Legendre rule on [0, 1] with an end-flattening substitution
  * (geom.c), for the Galerkin inductance integrals: n ≤ SV_EM_GL_MAX points

@@ -70,15 +70,15 @@ static void number_unknowns(const sv_em_project *p, sv_em_basis *basis)
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
             if (sv_em_project_metal(p, i, j) && sv_em_project_metal(p, i + 1, j))
-                basis[q++] = (sv_em_basis){0, i, j, 0, -1};
+                basis[q++] = (sv_em_basis){SV_EM_UNKNOWN_X, i, j, 0, -1};
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
             if (sv_em_project_metal(p, i, j) && sv_em_project_metal(p, i, j + 1))
-                basis[q++] = (sv_em_basis){1, i, j, 0, -1};
+                basis[q++] = (sv_em_basis){SV_EM_UNKNOWN_Y, i, j, 0, -1};
     for (int k = 0; k < p->nports; k++) {
         const sv_em_port_def *d = &p->ports[k];
         for (int c = d->k0; c < d->k1; c++) {
-            sv_em_basis b = {2, 0, 0, d->side, k};
+            sv_em_basis b = {SV_EM_UNKNOWN_PORT, 0, 0, d->side, k};
             switch (d->side) {
             case SV_EM_LEFT: b.i = d->line; b.j = c; break;
             case SV_EM_RIGHT: b.i = d->line - 1; b.j = c; break;

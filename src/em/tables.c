@@ -60,7 +60,7 @@ size_t sv_em_tables_bytes(const sv_em_tables *t, int parts)
     size_t n1 = (size_t)t->nx * t->ny, n2 = (size_t)(2 * t->nx + 1) * (2 * t->ny + 1), np = t->lossy ? 2 : 1;
     size_t b = (np + 2) * n1 * sizeof(double);
     if (parts & SV_EM_TABLES_FOLDED) b += np * (2 * n1 + n2) * sizeof(double);
-    if (parts & SV_EM_TABLES_PLAN) b += 3 * n1 + 3 * (size_t)t->n * sizeof(int);
+    if (parts & SV_EM_TABLES_PLAN) b += 3 * n1 + (size_t)t->n * (sizeof *t->kind + 2 * sizeof(int));
     return b;
 }
 
@@ -85,7 +85,7 @@ sv_status sv_em_tables_alloc(sv_ctx *ctx, sv_em_tables *t, int parts)
         ok = ok && (t->far_P = sv_alloc(ctx, n1, "em table masks")) != NULL;
         ok = ok && (t->far_Lx = sv_alloc(ctx, n1, "em table masks")) != NULL;
         ok = ok && (t->far_Ly = sv_alloc(ctx, n1, "em table masks")) != NULL;
-        ok = ok && (t->kind = sv_alloc(ctx, nu * sizeof(int), "em unknowns")) != NULL;
+        ok = ok && (t->kind = sv_alloc(ctx, nu * sizeof *t->kind, "em unknowns")) != NULL;
         ok = ok && (t->ci = sv_alloc(ctx, nu * sizeof(int), "em unknowns")) != NULL;
         ok = ok && (t->cj = sv_alloc(ctx, nu * sizeof(int), "em unknowns")) != NULL;
     }
@@ -102,7 +102,8 @@ void sv_em_tables_free(sv_ctx *ctx, sv_em_tables *t)
     for (size_t k = 0; k < sizeof a / sizeof a[0]; k++) sv_free(ctx, a[k]);
     t->P = t->P_im = t->Lx = t->Ly = t->Sxx = t->Syy = t->Sxy = t->Sxx_im = t->Syy_im = t->Sxy_im = NULL;
     t->far_P = t->far_Lx = t->far_Ly = NULL;
-    t->kind = t->ci = t->cj = NULL;
+    t->kind = NULL;
+    t->ci = t->cj = NULL;
 }
 
 /* Entry q of P (and P_im), Lx, Ly. */

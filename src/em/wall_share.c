@@ -138,18 +138,18 @@ static int partners(const sv_em_model *m, const problem *pb, int q, int *who, pa
             }
         return n;
     }
-    int kind = m->basis[pb->q0 + q].kind;
+    int axis = sv_em_basis_axis(&m->basis[pb->q0 + q]);
     current cc, cr;
     sv_em_walls_rooftop_current(m, pb->q0 + q, &cc);
     for (int dj = -R; dj <= R; dj++)
         for (int di = -R; di <= R; di++) {
             int i = ci + di, j = cj + dj;
             if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-            int r = pb->map[(size_t)kind * nx * ny + i + (size_t)nx * j];
+            int r = pb->map[(size_t)axis * nx * ny + i + (size_t)nx * j];
             if (r < 0) continue;
             sv_em_walls_rooftop_current(m, r, &cr);
             if (cc.nw == 0 && cr.nw == 0) continue;
-            sv_em_walls_current_parts(m, &pb->s, &pb->ct, &cc, &cr, kind == 0 ? di : dj, kind == 0 ? dj : di, &pp[n]);
+            sv_em_walls_current_parts(m, &pb->s, &pb->ct, &cc, &cr, axis ? dj : di, axis ? di : dj, &pp[n]);
             who[n++] = r - pb->q0;
         }
     return n;

@@ -569,7 +569,7 @@ void sv_em_walls_rooftop_current(const sv_em_model *m, int q, current *c)
     const sv_em_basis *b = &m->basis[q];
     const sv_em_project *p = m->prj;
     double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t;
-    int i = b->i, j = b->j, x = b->kind == 0;
+    int i = b->i, j = b->j, x = b->kind == SV_EM_UNKNOWN_X;
     c->axis = x ? 0 : 1;
     c->d = x ? dx : dy;
     c->e = x ? (i + 1) * dx : (j + 1) * dy;
@@ -724,7 +724,7 @@ int *sv_em_walls_rooftop_map(sv_ctx *ctx, const sv_em_model *m)
     for (size_t k = 0; k < 2 * (size_t)nx * ny; k++) map[k] = -1;
     for (int q = 0; q < m->nx_edges + m->ny_edges; q++) {
         const sv_em_basis *b = &m->basis[q];
-        map[(size_t)b->kind * nx * ny + b->i + (size_t)nx * b->j] = q;
+        map[(size_t)sv_em_basis_axis(b) * nx * ny + b->i + (size_t)nx * b->j] = q;
     }
     return map;
 }
@@ -743,13 +743,13 @@ static int column_currents(const sv_em_model *m, const series *s, const current_
         for (int di = -R; di <= R; di++) {
             int i = bc->i + di, j = bc->j + dj;
             if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-            int r = bc->kind == 0 ? map[i + (size_t)nx * j] : map[(size_t)nx * ny + i + (size_t)nx * j];
+            int r = map[(size_t)sv_em_basis_axis(bc) * nx * ny + i + (size_t)nx * j];
             if (r < c) continue;
             sv_em_walls_rooftop_current(m, r, &cr);
             if (cc.nw == 0 && cr.nw == 0) continue; /* no walls: no change */
             if (vals) {
                 /* offsets along / across the axis */
-                int da = bc->kind == 0 ? di : dj, dca = bc->kind == 0 ? dj : di;
+                int along_x = bc->kind == SV_EM_UNKNOWN_X, da = along_x ? di : dj, dca = along_x ? dj : di;
                 rows[k] = r;
                 vals[k] = current_delta(m, s, ct, &cc, &cr, da, dca);
             }
@@ -962,7 +962,7 @@ static void walls_column_currents(const sv_em_model *m, int c, double *lcol)
         if (br->kind != bc->kind || abs(br->i - bc->i) > s.R || abs(br->j - bc->j) > s.R) continue;
         sv_em_walls_rooftop_current(m, r, &cr);
         int di = br->i - bc->i, dj = br->j - bc->j;
-        int da = bc->kind == 0 ? di : dj, dc = bc->kind == 0 ? dj : di;
+        int along_x = bc->kind == SV_EM_UNKNOWN_X, da = along_x ? di : dj, dc = along_x ? dj : di;
         lcol[r - c] += current_delta(m, &s, NULL, &cc, &cr, da, dc);
     }
     free(s.cn);
@@ -977,9 +977,7 @@ double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
     current a = {.share = {1}}, b = {.share = {1}};
     if (q < m->nx_edges + m->ny_edges) sv_em_walls_rooftop_current(m, q, &a);
     if (o < m->nx_edges + m->ny_edges) sv_em_walls_rooftop_current(m, o, &b);
-    double width = (m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM))
-                       ? m->prj->grid.dx
-                       : m->prj->grid.dy;
+    double width = sv_em_basis_axis(&m->basis[q]) ? m->prj->grid.dx : m->prj->grid.dy;
     double f = a.share[0] * b.share[0];
     for (int u = 0; u < a.nw; u++)
         for (int v = 0; v < b.nw; v++)
