@@ -97,9 +97,11 @@ static sv_status line_project(sv_ctx *ctx, const sv_em_project *dut, int axis, i
 }
 
 /* Y (2 × 2 per frequency) of a line standard, swept with the circuit's
- * options; its assembly uses and fills the tables the standards share. */
-static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, sv_em_shared_tables *tabs, int axis, int width, int len,
-                        int nf, const double *freq, double complex *y)
+ * options. It has the circuit's cell, stack-up, effects and options, so
+ * its model shares the circuit's wall tables and edge memo (its assembly
+ * uses the changes the circuit's found and adds its own). */
+static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, int axis, int width, int len, int nf, const double *freq,
+                        double complex *y)
 {
     sv_em_project *p = NULL;
     sv_em_model *m = NULL;
@@ -108,8 +110,7 @@ static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, sv_em_shared_tables
     sv_status s = line_project(ctx, dut->prj, axis, width, len, &p);
     sv_em_options o = dut->opts;
     o.max_freq_hz = sv_em_radiation_design_hz(dut); /* the circuit's radiation terms, not the line's limit */
-    if (!s) s = sv_em_model_create(ctx, p, &o, &m);
-    if (!s) m->shared = tabs;
+    if (!s) s = sv_em_model_create_sharing(ctx, p, &o, dut, &m);
     if (!s) s = sv_em_affine_create(ctx, m, &a);
     if (!s) {
         sv_sweep_options so;
@@ -321,14 +322,11 @@ size_t sv_em_calibration_bytes(const sv_em_model *m, int nf, const double *freq_
         size_t b = standard_bytes(m, axis, width, n2, nf + CAL_EXTRA); /* the longer; one at a time */
         most = b > most ? b : most;
     }
-    /* each standard's frequencies, its boxes (the sum over ports at most), the tables they share */
-    return most ? most + sizeof(double complex) * (size_t)(nf + CAL_EXTRA) * (8 + 6 * (size_t)m->prj->nports) +
-                      sv_em_shared_tables_bytes(m)
-                : 0;
+    /* each standard's frequencies, its boxes (the sum over ports at most) */
+    return most ? most + sizeof(double complex) * (size_t)(nf + CAL_EXTRA) * (8 + 6 * (size_t)m->prj->nports) : 0;
 }
 
-static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_tables *tabs, int nf,
-                               const double *freq, standard *sd)
+static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq, standard *sd)
 {
     double fmax = 0;
     for (int i = 0; i < nf; i++) fmax = fmax < freq[i] ? freq[i] : fmax;
@@ -348,8 +346,8 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_t
     fall[nf] = reference_hz(m, (n2 - n1) * d);
     fall[nf + 1] = fall[nf] / 8; /* the lumped box's: cosh(γ·Δℓ) − 1 ≈ 3e-4, conditioned */
     double complex *y2 = y1 + 4 * (size_t)nall;
-    sv_status s = line_y(ctx, m, tabs, sd->axis, sd->width, n1, nall, fall, y1);
-    if (!s) s = line_y(ctx, m, tabs, sd->axis, sd->width, n2, nall, fall, y2);
+    sv_status s = line_y(ctx, m, sd->axis, sd->width, n1, nall, fall, y1);
+    if (!s) s = line_y(ctx, m, sd->axis, sd->width, n2, nall, fall, y2);
     const double l1 = n1 * d, l2 = n2 * d, fref = fall[nf], flo = fall[nf + 1];
     double complex zc = 0, gref = 0, lo[6];
     if (!s) {
@@ -396,11 +394,6 @@ sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, co
     c->port_std = sv_alloc(ctx, sizeof(int) * (size_t)np, "calibration ports");
     c->shift = sv_alloc(ctx, sizeof(double) * (size_t)np, "calibration shifts");
     s = (!c->std || !c->port_std || !c->shift) ? sv_last_status() : SV_OK;
-    /* every standard has the circuit's cell, stack-up and options: one set
-     * of the tables that depend on those alone serves them all */
-    sv_em_shared_tables *tabs = NULL;
-    if (!s) s = sv_em_shared_tables_create(ctx, m, &tabs);
-    if (!s) s = sv_em_shared_tables_seed(tabs, m); /* the circuit's wall tables, when its assembly made them */
     for (int k = 0; k < np && !s; k++) {
         const sv_em_port_def *d = &p->ports[k];
         c->port_std[k] = -1;
@@ -415,9 +408,8 @@ sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, co
         sd->axis = axis;
         sd->width = width;
         c->port_std[k] = c->nstd++;
-        s = make_standard(ctx, m, tabs, nf, freq, sd);
+        s = make_standard(ctx, m, nf, freq, sd);
     }
-    sv_em_shared_tables_destroy(tabs);
     if (s) {
         sv_em_calibration_destroy(c);
         return s;

@@ -24,6 +24,7 @@
  * Ψ = Dᵀ·P·D. */
 #include <math.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,8 +316,8 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
 
 /* Memoised changes by pair and offset (NaN: not yet computed), in one
  * allocation. They depend on the cell size, the stack-up and the options
- * alone, so models of one grid may share them (sv_em_shared_tables): the
- * port calibration's standards do. ΔP and ΔL are computed relative to the
+ * alone, so models of one cell share them (sv_em_model.memo): the port
+ * calibration's standards use their circuit's. ΔP and ΔL are computed relative to the
  * pair's first cell (dP_cells, L_profiled; ΔP's pairs from their canonical
  * end, canonical_pair, which keys its entry too): an entry is the same bits for
  * every pair of its classes, profiles and offset, wherever the pair lies
@@ -325,6 +326,7 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
 #define DP_PAIRS (PROF_COUNT * PROF_COUNT)
 #define DL_KEYS (2 * 9 * SIDE_COUNT * SIDE_COUNT)
 struct sv_em_edge_memo {
+    atomic_flag in_use;  /* set while an assembly fills it */
     int rx, ry;          /* ΔP and rooftops' ΔL: offsets −rx..rx, −ry..ry (cells) */
     size_t per, per_l;   /* entries per pair: of dp; of dl (offsets one cell farther) */
     double *dp;          /* DP_PAIRS profile pairs (pa, pb) × offsets */
@@ -351,18 +353,14 @@ size_t sv_em_edge_memo_bytes(const sv_em_model *m)
     return sizeof(sv_em_edge_memo) + sizeof(double) * (DP_PAIRS * per + DL_KEYS * per_l) + sizeof(int) * DL_KEYS * per_l;
 }
 
-/* The arrays' places in the memo's one allocation. */
-static void memo_init_pointers(sv_em_edge_memo *e)
+/* Every change unknown, the arrays in their places in the one allocation. */
+static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
 {
+    atomic_flag_clear(&e->in_use);
+    memo_shape(&m->prj->grid, &e->rx, &e->ry, &e->per, &e->per_l);
     e->dp = e->data;
     e->dl = e->dp + DP_PAIRS * e->per;
     e->planned = (int *)(e->dl + DL_KEYS * e->per_l);
-}
-
-static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
-{
-    memo_shape(&m->prj->grid, &e->rx, &e->ry, &e->per, &e->per_l);
-    memo_init_pointers(e);
     for (size_t k = 0; k < DP_PAIRS * e->per + DL_KEYS * e->per_l; k++) e->data[k] = NAN;
     for (size_t k = 0; k < DL_KEYS * e->per_l; k++) e->planned[k] = NONE;
 }
@@ -649,50 +647,31 @@ static sv_status correct_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e
     return st;
 }
 
-/* The memo an assembly of m fills: the shared tables' when m has them
- * (*kind 0), else m's own (*kind 1): its cached one taken out, or a new one
- * when another assembly of m holds that. NULL: no memory. */
-static sv_em_edge_memo *memo_take(sv_ctx *ctx, const sv_em_model *m, int *kind)
+sv_status sv_em_edge_memo_create(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo **out)
 {
-    size_t bytes = sv_em_edge_memo_bytes(m);
-    int fresh = 0, own = 0;
-    sv_em_edge_memo *e = NULL;
-    *kind = 0;
-    if (sv_em_shared_for(m)) {
-        e = sv_em_shared_part(ctx, m, SV_EM_SHARED_EDGES, bytes, "edge profile changes", &fresh, &own);
-    } else {
-        *kind = 1;
-        e = atomic_exchange(&((sv_em_model *)m)->edges_cache, NULL);
-        if (!e) e = sv_alloc(m->ctx, bytes, "edge profile changes"), fresh = 1;
-    }
-    if (e && fresh) memo_init(m, e);
+    *out = sv_alloc(ctx, sv_em_edge_memo_bytes(m), "edge profile changes");
+    if (!*out) return sv_last_status();
+    memo_init(m, *out);
+    return SV_OK;
+}
+
+void sv_em_edge_memo_destroy(sv_ctx *ctx, sv_em_edge_memo *e) { sv_free(ctx, e); }
+
+/* The memo an assembly of m fills: m's, unless another assembly is filling
+ * it now; then (*own 1) one of its own for this assembly, which
+ * memo_release frees. NULL: no memory. */
+static sv_em_edge_memo *memo_acquire(sv_ctx *ctx, const sv_em_model *m, int *own)
+{
+    sv_em_edge_memo *e = m->memo;
+    *own = !e || atomic_flag_test_and_set(&e->in_use);
+    if (*own && sv_em_edge_memo_create(ctx, m, &e)) return NULL;
     return e;
 }
 
-/* Back where memo_take found it: m's cache (freed if another assembly put
- * one there meanwhile). */
-static void memo_put(const sv_em_model *m, sv_em_edge_memo *e, int kind)
+static void memo_release(sv_ctx *ctx, sv_em_edge_memo *e, int own)
 {
-    sv_em_edge_memo *none = NULL;
-    if (kind && e && !atomic_compare_exchange_strong(&((sv_em_model *)m)->edges_cache, &none, e)) sv_free(m->ctx, e);
-}
-
-sv_status sv_em_edge_memo_seed(sv_ctx *ctx, sv_em_edge_memo **dst, const sv_em_model *m)
-{
-    /* taken out like an assembly takes it: one that holds it has it out, and there is none to copy */
-    sv_em_edge_memo *own = atomic_exchange(&((sv_em_model *)m)->edges_cache, NULL);
-    sv_status st = SV_OK;
-    if (own && !*dst) {
-        *dst = sv_alloc(ctx, sv_em_edge_memo_bytes(m), "edge profile changes");
-        if (*dst) {
-            memcpy(*dst, own, sv_em_edge_memo_bytes(m));
-            memo_init_pointers(*dst);
-        } else {
-            st = sv_last_status();
-        }
-    }
-    memo_put(m, own, 1);
-    return st;
+    if (own) sv_em_edge_memo_destroy(ctx, e);
+    else atomic_flag_clear(&e->in_use);
 }
 
 sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
@@ -702,12 +681,13 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     const sv_em_grid *g = &m->prj->grid;
     size_t cells = (size_t)g->nx * g->ny;
     cell_map cm = {.nx = g->nx, .ny = g->ny};
-    int kind;
-    sv_em_edge_memo *e = memo_take(ctx, m, &kind);
-    cm.xr = e ? sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map") : NULL;
+    int own;
+    sv_em_edge_memo *e = memo_acquire(ctx, m, &own);
+    if (!e) return sv_last_status();
+    cm.xr = sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map");
     if (!cm.xr) {
         sv_status st = sv_last_status();
-        memo_put(m, e, kind);
+        memo_release(ctx, e, own);
         return st;
     }
     cm.yr = cm.xr + cells;
@@ -725,7 +705,7 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     sv_status st = correct_l(ctx, m, e, L, colbase, user);
     if (!st) st = fill_dp(ctx, m, e, &cm);
     if (!st) correct_psi(m, e, &cm, NULL, Psi, colbase, user);
-    memo_put(m, e, kind);
+    memo_release(ctx, e, own);
     sv_free(ctx, cm.xr);
     return st;
 }

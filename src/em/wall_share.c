@@ -57,8 +57,8 @@ typedef struct walls_energy {
 
 /* A Ritz problem: the charge's, over the cells that carry charge, or an
  * axis's current, over its rooftops (unknowns q0 … q0 + n − 1). What its
- * rounds share is made once: the series and tables, the faces'
- * coefficients by offset, each item's class of walls. */
+ * rounds share is made once: the series, the views of the model's wall
+ * tables, the faces' coefficients by offset, each item's class of walls. */
 typedef struct problem {
     int current, axis, n, q0;
     int *cells;  /* the charge's: i + nx·j of each */
@@ -69,8 +69,6 @@ typedef struct problem {
     int bw;
     double A, T[9]; /* a face's area or width; each class's wall area or height */
     series s;
-    sv_em_walls_tables *w;
-    int own;
     walls_tables tb;
     current_tables ct;
     const double complex *p00;
@@ -157,7 +155,6 @@ static int partners(const sv_em_model *m, const problem *pb, int q, int *who, pa
 
 static void problem_free(sv_ctx *ctx, problem *pb)
 {
-    if (pb->own) sv_free(ctx, pb->w);
     free(pb->s.cn);
     sv_free(ctx, pb->cells);
     sv_free(ctx, pb->pos);
@@ -234,14 +231,13 @@ static sv_status problem_make(sv_ctx *ctx, const sv_em_model *m, int of_current,
         if (!pb->s.cn) st = sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
     }
     if (!st && pb->n > 0) {
-        pb->w = sv_em_walls_tables_for(ctx, m, &pb->s, &pb->own);
         size_t team = (size_t)sv_threads_team();
         pb->box = (2 * pb->s.R + 1) * (2 * pb->s.R + 1);
-        pb->who = pb->w ? sv_alloc(ctx, sizeof(int) * team * pb->box, "em wall share") : NULL;
+        pb->who = sv_alloc(ctx, sizeof(int) * team * pb->box, "em wall share");
         pb->pp = pb->who ? sv_alloc(ctx, sizeof(pair_parts) * team * pb->box, "em wall share") : NULL;
         st = pb->pp ? problem_faces(ctx, m, pb) : sv_last_status();
     }
-    if (!st && pb->n > 0) sv_em_walls_tables_view(pb->w, &pb->tb, &pb->ct, &pb->p00);
+    if (!st && pb->n > 0) sv_em_walls_tables_view(m->walls, &pb->tb, &pb->ct, &pb->p00);
     if (st) problem_free(ctx, pb);
     return st;
 }

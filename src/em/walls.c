@@ -18,8 +18,9 @@
  * within that range, added to the assembled matrices.
  * Every distinct coefficient (face–wall, wall–wall by type and offset) is
  * computed once into small tables, which depend on the cell size and the
- * stack-up alone (models of one grid share them: the port calibration's
- * standards, em_internal.h's sv_em_shared_tables). Heights ζ are above the interface; for
+ * stack-up alone: made with the model (sv_em_walls_tables_create) and
+ * shared by models of one cell (the port calibration's standards use their
+ * circuit's, sv_em_model.walls). Heights ζ are above the interface; for
  * source and observer in z ≥ h the grounded slab's kernel is
  *   1/R(ζ − ζ') − K/R(ζ + ζ') − (1 − K²)·Σ_{n≥1} (−K)^{n−1}/R(ζ + ζ' + 2nh),
  * with K complex for a lossy dielectric. */
@@ -179,15 +180,16 @@ int sv_em_walls_range(const sv_em_project *p)
 
 /* ---- the tables ---- */
 
-static double complex *fw_at(const walls_tables *tb, int axis, int line, int row)
+/* The places of the charges' entries in their tables of range R (walls_parts.h). */
+static size_t fw_index(int R, int axis, int line, int row)
 {
-    return &tb->fw[((size_t)axis * (tb->R + 1) + line) * (tb->R + 1) + row];
+    return ((size_t)axis * (R + 1) + line) * (R + 1) + row;
 }
 
-static double complex *ww_at(const walls_tables *tb, int a, int b, int di, int dj)
+static size_t ww_index(int R, int a, int b, int di, int dj)
 {
-    int nd = 2 * tb->R + 3;
-    return &tb->ww[(((size_t)a * 2 + b) * nd + di + tb->R + 1) * nd + dj + tb->R + 1];
+    int nd = 2 * R + 3;
+    return (((size_t)a * 2 + b) * nd + di + R + 1) * nd + dj + R + 1;
 }
 
 /* A wall line's mirror image on the face's side of it: L and 1 − L are one
@@ -241,7 +243,7 @@ static double complex part_fw(const sv_em_model *m, const series *s, const walls
     wall_addr(m, w, &line, &row);
     int dl = line - (w->axis == 0 ? ci : cj), dr = row - (w->axis == 0 ? cj : ci);
     if (tb && dl >= -tb->R && dl <= tb->R + 1 && dr >= -tb->R && dr <= tb->R)
-        return *fw_at(tb, w->axis, fold_line(dl) - 1, abs(dr));
+        return tb->fw[fw_index(tb->R, w->axis, fold_line(dl) - 1, abs(dr))];
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     const double f[4] = {ci * dx, (ci + 1) * dx, cj * dy, (cj + 1) * dy};
     return face_wall(m, s, f, w);
@@ -256,11 +258,18 @@ static double complex part_ww(const sv_em_model *m, const series *s, const walls
     /* in x/y cell offsets: wall p at (l1, r1) or (r1, l1) */
     int pi = p->axis == 0 ? l1 : r1, pj = p->axis == 0 ? r1 : l1, qi = q->axis == 0 ? l2 : r2, qj = q->axis == 0 ? r2 : l2;
     int di = qi - pi, dj = qj - pj;
-    if (tb && abs(di) <= tb->R + 1 && abs(dj) <= tb->R + 1) return *ww_at(tb, p->axis, q->axis, di, dj);
+    if (tb && abs(di) <= tb->R + 1 && abs(dj) <= tb->R + 1) return tb->ww[ww_index(tb->R, p->axis, q->axis, di, dj)];
     return wall_wall(s, p, q);
 }
 
-static void tables_make(const sv_em_model *m, const series *s, const walls_tables *tb)
+/* The parts of wall tables while they are filled (the places the views
+ * of sv_em_walls_tables_view read). */
+typedef struct tables_out {
+    double complex *fw, *ww, *p00;
+    double *cfw, *cww, *cff;
+} tables_out;
+
+static void charge_tables_make(const sv_em_model *m, const series *s, const tables_out *o)
 {
     const int NL = s->R + 1, NJ = s->R + 1, ND = 2 * s->R + 3, R = s->R;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
@@ -270,7 +279,7 @@ static void tables_make(const sv_em_model *m, const series *s, const walls_table
         wall_at(m, axis, dl, dr, &w);
         double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
         const double f[4] = {0, dx, 0, dy};
-        *fw_at(tb, axis, dl - 1, dr) = face_wall(m, s, f, &w);
+        o->fw[fw_index(R, axis, dl - 1, dr)] = face_wall(m, s, f, &w);
     }
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 4 * ND * ND; q++) {
@@ -279,7 +288,7 @@ static void tables_make(const sv_em_model *m, const series *s, const walls_table
         wall_at(m, a, 0, 0, &p);
         /* the second wall at cell offset (di, dj): line/row from its axis */
         wall_at(m, b, b == 0 ? di : dj, b == 0 ? dj : di, &w);
-        *ww_at(tb, a, b, di, dj) = wall_wall(s, &p, &w);
+        o->ww[ww_index(R, a, b, di, dj)] = wall_wall(s, &p, &w);
     }
 }
 
@@ -634,20 +643,12 @@ static double tri_conv(const sv_em_model *m, const series *s, int kind, double d
     return SV_EM_MU0 / (4 * SV_EM_PI) * sum;
 }
 
-static double *cfw_at(const current_tables *ct, int ax, int di, int l)
-{
-    return &ct->fw[((size_t)ax * (ct->R + 1) + di) * (ct->R + 1) + l];
-}
-static double *cww_at(const current_tables *ct, int ax, int di, int l)
-{
-    return &ct->ww[((size_t)ax * (ct->R + 1) + di) * (ct->R + 2) + l];
-}
-static double *cff_at(const current_tables *ct, int ax, int di, int dj)
-{
-    return &ct->ff[((size_t)ax * (ct->R + 1) + di) * (ct->R + 1) + dj];
-}
+/* The places of the currents' entries in their tables of range R. */
+static size_t cfw_index(int R, int ax, int di, int l) { return ((size_t)ax * (R + 1) + di) * (R + 1) + l; }
+static size_t cww_index(int R, int ax, int di, int l) { return ((size_t)ax * (R + 1) + di) * (R + 2) + l; }
+static size_t cff_index(int R, int ax, int di, int dj) { return ((size_t)ax * (R + 1) + di) * (R + 1) + dj; }
 
-static void current_tables_make(const sv_em_model *m, const series *s, const current_tables *ct)
+static void current_tables_make(const sv_em_model *m, const series *s, const tables_out *o)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     const int R = s->R;
@@ -655,18 +656,18 @@ static void current_tables_make(const sv_em_model *m, const series *s, const cur
     for (int q = 0; q < 2 * (R + 1) * (R + 1); q++) {
         int ax = q / ((R + 1) * (R + 1)), di = (q / (R + 1)) % (R + 1), L = q % (R + 1) + 1;
         double d = ax ? dy : dx, w = ax ? dx : dy;
-        *cfw_at(ct, ax, di, L - 1) = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
+        o->cfw[cfw_index(R, ax, di, L - 1)] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
     }
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 2); q++) {
         int ax = q / ((R + 1) * (R + 2)), di = (q / (R + 2)) % (R + 1), L = q % (R + 2);
         double d = ax ? dy : dx, w = ax ? dx : dy;
-        *cww_at(ct, ax, di, L) = tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
+        o->cww[cww_index(R, ax, di, L)] = tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
     }
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 1); q++) {
         int ax = q / ((R + 1) * (R + 1)), di = (q / (R + 1)) % (R + 1), dj = q % (R + 1);
-        *cff_at(ct, ax, di, dj) = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
+        o->cff[cff_index(R, ax, di, dj)] = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
     }
 }
 
@@ -676,7 +677,8 @@ static void current_tables_make(const sv_em_model *m, const series *s, const cur
 static double face_wall_current(const sv_em_model *m, const series *s, const current_tables *ct, int ax, double d,
                                 double w, int di, int L)
 {
-    if (ct && abs(di) <= ct->R && L >= -ct->R && L <= ct->R + 1) return *cfw_at(ct, ax, abs(di), fold_line(L) - 1);
+    if (ct && abs(di) <= ct->R && L >= -ct->R && L <= ct->R + 1)
+        return ct->fw[cfw_index(ct->R, ax, abs(di), fold_line(L) - 1)];
     return tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
 }
 
@@ -690,7 +692,7 @@ void sv_em_walls_current_parts(const sv_em_model *m, const series *s, const curr
     int ax = a->axis;
     double w = a->c2 - a->c1, d = a->d, t = s->t;
     *pp = (pair_parts){.Ta = a->nw * t, .Tb = b->nw * t};
-    pp->p00 = ct ? *cff_at(ct, ax, abs(di), abs(dj))
+    pp->p00 = ct ? ct->ff[cff_index(ct->R, ax, abs(di), abs(dj))]
                  : (ax ? sv_em_L_rooftops(m, 1, dj, di, 1) : sv_em_L_rooftops(m, 0, di, dj, 1));
     for (int v = 0; v < b->nw; v++) /* face of a, wall of b */
         pp->F += t * face_wall_current(m, s, ct, ax, d, w, di, (int)lround((b->wall[v] - a->c1) / w));
@@ -699,7 +701,7 @@ void sv_em_walls_current_parts(const sv_em_model *m, const series *s, const curr
     for (int u = 0; u < a->nw; u++)
         for (int v = 0; v < b->nw; v++) {
             int L = abs((int)lround((b->wall[v] - a->wall[u]) / w));
-            double x = ct && abs(di) <= ct->R && L <= ct->R + 1 ? *cww_at(ct, ax, abs(di), L)
+            double x = ct && abs(di) <= ct->R && L <= ct->R + 1 ? ct->ww[cww_index(ct->R, ax, abs(di), L)]
                                                                 : tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
             pp->W += t * t * x;
         }
@@ -823,14 +825,13 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series 
     return st;
 }
 
-/* ---- the tables of a grid and stack-up, and the updates ---- */
+/* ---- the tables of a cell and stack-up, and the updates ---- */
 
 /* Every coefficient the walls tabulate: they depend on the cell size, the
- * stack-up and the options alone (the range too), so models of one grid
- * and stack-up can share them (sv_em_shared_tables). One allocation
- * without pointers (the calibration copies it): the charges' face–wall,
- * wall–wall and face tables (complex), then the currents' (real), at
- * offsets from the range. */
+ * stack-up and the options alone (the range too), so models of one cell
+ * and stack-up share them (sv_em_model.walls). One allocation: the
+ * charges' face–wall, wall–wall and face tables (complex), then the
+ * currents' (real), at offsets from the range. */
 struct sv_em_walls_tables {
     int R;
     double complex data[];
@@ -860,74 +861,58 @@ size_t sv_em_walls_tables_bytes(const sv_em_model *m) { return tables_bytes(sv_e
 void sv_em_walls_tables_view(const sv_em_walls_tables *w, walls_tables *tb, current_tables *ct, const double complex **p00)
 {
     tables_layout l = layout_of(w->R);
-    double complex *c = (double complex *)w->data;
-    double *r = (double *)(c + l.fw + l.ww + l.p00);
-    *tb = (walls_tables){.R = w->R, .fw = c, .ww = c + l.fw};
-    *ct = (current_tables){.R = w->R, .fw = r, .ww = r + l.cfw, .ff = r + l.cfw + l.cww};
-    *p00 = c + l.fw + l.ww;
+    const double *real = (const double *)(w->data + l.fw + l.ww + l.p00);
+    *tb = (walls_tables){.R = w->R, .fw = w->data, .ww = w->data + l.fw};
+    *ct = (current_tables){.R = w->R, .fw = real, .ww = real + l.cfw, .ff = real + l.cfw + l.cww};
+    *p00 = w->data + l.fw + l.ww;
 }
 
-static void walls_tables_fill(const sv_em_model *m, const series *s, sv_em_walls_tables *w)
+/* The same places, to fill. */
+static tables_out tables_parts(sv_em_walls_tables *w)
 {
-    walls_tables tb;
-    current_tables ct;
-    const double complex *p00;
-    w->R = s->R;
-    sv_em_walls_tables_view(w, &tb, &ct, &p00);
-    current_tables_make(m, s, &ct);
-    tables_make(m, s, &tb);
-    int a = s->R + 1;
-    for (int q = 0; q < a * a; q++) ((double complex *)p00)[q] = sv_em_walls_p_faces(m, q % a, q / a, 1);
+    tables_layout l = layout_of(w->R);
+    double *real = (double *)(w->data + l.fw + l.ww + l.p00);
+    return (tables_out){.fw = w->data, .ww = w->data + l.fw, .p00 = w->data + l.fw + l.ww, .cfw = real,
+                        .cww = real + l.cfw, .cff = real + l.cfw + l.cww};
 }
 
-/* m's own wall tables, made on first use and kept (the series s of m). */
-static sv_em_walls_tables *model_tables(const sv_em_model *m, const series *s)
+sv_status sv_em_walls_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_walls_tables **out)
 {
-    /* the model is const to its users; its cache is the one mutable member */
-    _Atomic(sv_em_walls_tables *) *cache = &((sv_em_model *)m)->walls_cache;
-    sv_em_walls_tables *w = atomic_load(cache), *none = NULL;
-    if (w) return w;
-    w = sv_alloc(m->ctx, tables_bytes(s->R), "em wall tables");
-    if (!w) return NULL;
-    walls_tables_fill(m, s, w);
-    if (!atomic_compare_exchange_strong(cache, &none, w)) { /* another assembly's came first */
-        sv_free(m->ctx, w);
-        w = none;
+    *out = NULL;
+    series s;
+    sv_em_walls_series_make(m, &s);
+    if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
+    sv_em_walls_tables *w = sv_alloc(ctx, tables_bytes(s.R), "em wall tables");
+    if (!w) {
+        free(s.cn);
+        return sv_last_status();
     }
-    return w;
+    w->R = s.R;
+    tables_out o = tables_parts(w);
+    current_tables_make(m, &s, &o);
+    charge_tables_make(m, &s, &o);
+    int a = s.R + 1;
+    for (int q = 0; q < a * a; q++) o.p00[q] = sv_em_walls_p_faces(m, q % a, q / a, 1);
+    free(s.cn);
+    *out = w;
+    return SV_OK;
 }
 
-/* The tables for m: lent by the calibration when they fit, else the
- * model's own (*own 1: the caller frees them). NULL: no memory. */
-sv_em_walls_tables *sv_em_walls_tables_for(sv_ctx *ctx, const sv_em_model *m, const series *s, int *own)
-{
-    int fresh = 0;
-    *own = 0;
-    if (!sv_em_shared_for(m)) return model_tables(m, s);
-    sv_em_walls_tables *w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, tables_bytes(s->R), "em wall tables",
-                                              &fresh, own);
-    if (w && fresh) walls_tables_fill(m, s, w);
-    return w;
-}
+void sv_em_walls_tables_destroy(sv_ctx *ctx, sv_em_walls_tables *w) { sv_free(ctx, w); }
 
 static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
 {
     if (!m->prj->st.thick_metal) return SV_OK;
+    if (!m->walls) return sv_error(SV_ERR_INTERNAL, "em walls: a model with thick metal has no wall tables");
     series s;
     sv_em_walls_series_make(m, &s);
     if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
-    int own;
-    sv_em_walls_tables *w = sv_em_walls_tables_for(ctx, m, &s, &own);
-    sv_status st = w ? SV_OK : sv_last_status();
-    if (!st) {
-        walls_tables tb;
-        current_tables ct;
-        const double complex *p00;
-        sv_em_walls_tables_view(w, &tb, &ct, &p00);
-        st = walls_currents(ctx, m, &s, &ct, k);
-        if (!st) st = walls_charges(ctx, m, &s, &tb, p00, k);
-    }
-    if (own) sv_free(ctx, w);
+    walls_tables tb;
+    current_tables ct;
+    const double complex *p00;
+    sv_em_walls_tables_view(m->walls, &tb, &ct, &p00);
+    sv_status st = walls_currents(ctx, m, &s, &ct, k);
+    if (!st) st = walls_charges(ctx, m, &s, &tb, p00, k);
     free(s.cn);
     return st;
 }
