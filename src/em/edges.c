@@ -402,6 +402,15 @@ static int unknown_class(const sv_em_basis *b, int *axis)
     return 1 + (b->side == SV_EM_RIGHT || b->side == SV_EM_TOP);
 }
 
+/* The shares of the changes' progress (rough costs): ΔL's plan (every pair
+ * with a profiled member) and its closed forms, ΔP's plan and closed
+ * forms, Ψ's sums. */
+#define SHARE_DL_PLAN 1.0
+#define SHARE_DL 4.0
+#define SHARE_DP_PLAN 0.5
+#define SHARE_DP 2.0
+#define SHARE_PSI 0.5
+
 /* ---- ΔL on the thread team ---------------------------------------------------
  * correct_l's pairs are planned serially, in its order (the first pair of
  * each memo entry computes it, the others take its slot), the distinct
@@ -468,12 +477,10 @@ static int has_change(const sv_em_model *m, const sv_em_edge_memo *e, int r, int
     return xa == xb && (ca || cb || (abs(b->i - a->i) <= e->rx && abs(b->j - a->j) <= e->ry));
 }
 
-/* correct_l's pairs: every unordered pair with a profiled member once. */
-#define FOR_PAIRS(p, m, r, c)                                                                                         \
-    for (int r = 0; r < (m)->n; r++)                                                                                  \
-        if ((p)->prof[r])                                                                                             \
-            for (int c = 0; c < (m)->n; c++)                                                                          \
-                if (!(p)->prof[c] || c <= r) /* else that pair comes with r = c */
+/* Whether (r, c) is one of correct_l's pairs, every unordered pair with a
+ * profiled member once: r profiled, and c not or not after it (else that
+ * pair comes with r = c). */
+static int in_plan(const dl_plan *p, int r, int c) { return p->prof[r] && (!p->prof[c] || c <= r); }
 
 static void plan_free(sv_ctx *ctx, dl_plan *p)
 {
@@ -483,25 +490,31 @@ static void plan_free(sv_ctx *ctx, dl_plan *p)
     sv_free(ctx, p->prof);
 }
 
-/* correct_l's pairs with a change, in its order (once per unordered pair
- * with a profiled member), with their slots. */
+/* correct_l's pairs with a change, in its order (row by row, once per
+ * unordered pair with a profiled member), with their slots: counted, then
+ * planned (marking the memo entries they compute, memo_unplan). */
 static sv_status plan_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
 {
     *p = (dl_plan){.prof = sv_alloc(ctx, sizeof(int) * (size_t)(m->n ? m->n : 1), "edge profile plan")};
     if (!p->prof) return sv_last_status();
     for (int q = 0; q < m->n; q++) p->prof[q] = unknown_profile(m, q);
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", 2.0 * m->n);
     size_t most = 0;
-    FOR_PAIRS(p, m, r, c) most += has_change(m, e, r, c);
+    for (int r = 0; r < m->n && !sv_progress_loop_at(&loop, r); r++)
+        for (int c = 0; c < m->n && p->prof[r]; c++) most += in_plan(p, r, c) && has_change(m, e, r, c);
     if (most > INT_MAX) return sv_error(SV_ERR_NOMEM, "edge profile: %zu pairs of unknowns to correct", most);
     size_t len = most ? most : 1;
     p->slot = sv_alloc(ctx, sizeof(dl_slot) * len, "edge profile plan");
     p->use = sv_alloc(ctx, sizeof(dl_use) * len, "edge profile plan");
     p->todo = sv_alloc(ctx, sizeof(int) * len, "edge profile plan");
     if (!p->slot || !p->use || !p->todo) return sv_last_status();
-    FOR_PAIRS(p, m, r, c) {
-        int s = planned_dL(m, e, p, r, c);
-        if (s != NONE) p->use[p->nuse++] = (dl_use){.r = r, .c = c, .slot = s};
-    }
+    for (int r = 0; r < m->n && !sv_progress_loop_at(&loop, m->n + r); r++)
+        for (int c = 0; c < m->n && p->prof[r]; c++) {
+            int s = in_plan(p, r, c) ? planned_dL(m, e, p, r, c) : NONE;
+            if (s != NONE) p->use[p->nuse++] = (dl_use){.r = r, .c = c, .slot = s};
+        }
+    sv_status st = sv_progress_loop_end(&loop);
+    if (st) return st;
     /* pairs with a port half rooftop cost the most (its quadrature along
      * the sub-strips): they go first, so that no long one starts last */
     for (int port = 1; port >= 0; port--)
@@ -514,19 +527,30 @@ static sv_status plan_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, d
 }
 
 /* The planned pairs' closed forms, each on its own (in any order), then
- * kept in the memo entries they fill. */
-static void compute_l(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
+ * kept in the memo entries they fill (none when stopped). */
+static sv_status compute_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
 {
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", p->ntodo);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(sv_threads_team())
     for (int q = 0; q < p->ntodo; q++) {
+        if (sv_progress_loop_at(&loop, q)) continue;
         dl_slot *sl = &p->slot[p->todo[q]];
         sl->v = sv_em_edge_dL(m, sl->r, sl->c, 0);
     }
+    sv_status st = sv_progress_loop_end(&loop);
+    if (st) return st;
     for (size_t k = 0; k < DL_KEYS * e->per_l; k++)
         if (e->planned[k] != NONE) {
             e->dl[k] = p->slot[e->planned[k]].v;
             e->planned[k] = NONE;
         }
+    return SV_OK;
+}
+
+/* The memo as it was before a plan that was not computed: no entry marked. */
+static void memo_unplan(sv_em_edge_memo *e)
+{
+    for (size_t k = 0; k < DL_KEYS * e->per_l; k++) e->planned[k] = NONE;
 }
 
 /* Unknowns with divergence on a cell: x and y rooftops on either side and
@@ -571,11 +595,12 @@ typedef struct dp_plan {
 
 /* Ψ += Dᵀ·ΔP·D over the ordered cell pairs (a, b) with a change; with a
  * plan, only the entries these pairs lack are listed in it. */
-static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm, dp_plan *plan, double *Psi,
-                        sv_em_colbase_fn colbase, void *user)
+static sv_status correct_psi(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm, dp_plan *plan,
+                             double *Psi, sv_em_colbase_fn colbase, void *user)
 {
     const sv_em_grid *g = &m->prj->grid;
-    for (int aj = 0; aj < g->ny; aj++)
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", g->ny);
+    for (int aj = 0; aj < g->ny && !sv_progress_loop_at(&loop, aj); aj++)
         for (int ai = 0; ai < g->nx; ai++) {
             if (!cell_profile(m->prj, ai, aj)) continue;
             int qa[6], sa[6], na = cell_unknowns(cm, ai, aj, qa, sa);
@@ -604,6 +629,7 @@ static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map
                             }
                 }
         }
+    return sv_progress_loop_end(&loop);
 }
 
 /* The ΔP entries correct_psi would compute as it goes, computed first on
@@ -616,13 +642,22 @@ static sv_status fill_dp(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, 
                  .cells = sv_alloc(ctx, sizeof(int[4]) * nd, "edge profile plan"),
                  .taken = sv_calloc(ctx, nd, 1, "edge profile plan")};
     sv_status st = p.entry && p.cells && p.taken ? SV_OK : sv_last_status();
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_DP_PLAN + SHARE_DP);
+    sv_em_part(&parts, SHARE_DP_PLAN);
+    if (!st) st = correct_psi(ctx, m, e, cm, &p, NULL, NULL, NULL);
+    sv_em_part(&parts, SHARE_DP);
     if (!st) {
-        correct_psi(m, e, cm, &p, NULL, NULL, NULL);
         long n = (long)p.n;
+        sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", n);
+        /* an entry stopped before is left unknown (NaN): the memo stays whole */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(sv_threads_team())
-        for (long q = 0; q < n; q++)
+        for (long q = 0; q < n; q++) {
+            if (sv_progress_loop_at(&loop, q)) continue;
             e->dp[p.entry[q]] = sv_em_edge_dP(m, p.cells[q][0], p.cells[q][1], p.cells[q][2], p.cells[q][3], 0);
+        }
+        st = sv_progress_loop_end(&loop);
     }
+    sv_em_parts_end(&parts);
     sv_free(ctx, p.entry);
     sv_free(ctx, p.cells);
     sv_free(ctx, p.taken);
@@ -635,14 +670,17 @@ static sv_status correct_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e
                            sv_em_colbase_fn colbase, void *user)
 {
     dl_plan p;
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_DL_PLAN + SHARE_DL);
+    sv_em_part(&parts, SHARE_DL_PLAN);
     sv_status st = plan_l(ctx, m, e, &p);
-    if (!st) {
-        compute_l(m, e, &p);
-        for (int u = 0; u < p.nuse; u++) {
-            double d = p.slot[p.use[u].slot].v;
-            if (d != 0) add_lower(L, colbase, user, p.use[u].r, p.use[u].c, d);
-        }
+    sv_em_part(&parts, SHARE_DL);
+    if (!st) st = compute_l(ctx, m, e, &p);
+    sv_em_parts_end(&parts);
+    for (int u = 0; u < p.nuse && !st; u++) {
+        double d = p.slot[p.use[u].slot].v;
+        if (d != 0) add_lower(L, colbase, user, p.use[u].r, p.use[u].c, d);
     }
+    if (st) memo_unplan(e);
     plan_free(ctx, &p);
     return st;
 }
@@ -702,9 +740,14 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
         case SV_EM_UNKNOWN_PORT: cm.pr[2 * c + (cm.pr[2 * c] >= 0)] = q; break;
         }
     }
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_DL_PLAN + SHARE_DL + SHARE_DP_PLAN + SHARE_DP + SHARE_PSI);
+    sv_em_part(&parts, SHARE_DL_PLAN + SHARE_DL);
     sv_status st = correct_l(ctx, m, e, L, colbase, user);
+    sv_em_part(&parts, SHARE_DP_PLAN + SHARE_DP);
     if (!st) st = fill_dp(ctx, m, e, &cm);
-    if (!st) correct_psi(m, e, &cm, NULL, Psi, colbase, user);
+    sv_em_part(&parts, SHARE_PSI);
+    if (!st) st = correct_psi(ctx, m, e, &cm, NULL, Psi, colbase, user);
+    sv_em_parts_end(&parts);
     memo_release(ctx, e, own);
     sv_free(ctx, cm.xr);
     return st;

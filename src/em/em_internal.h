@@ -12,6 +12,37 @@
 /* The adaptive sweep's tolerance when neither the caller nor the project gives one. */
 #define SV_EM_DEFAULT_TOLERANCE 1e-4
 
+/* An operation's steps as parts of its progress, in turn: sv_em_part
+ * closes the previous part and opens the next, `weight` of the parts'
+ * total (the rough cost of its step), as a span of the operation's
+ * progress (solvent/core.h), which the step's reports, 0 to 1, fill;
+ * sv_em_parts_end closes the last. */
+typedef struct sv_em_parts {
+    sv_ctx *ctx;
+    double total, done;
+    sv_progress_span enclosing;
+    int open;
+} sv_em_parts;
+
+static inline sv_em_parts sv_em_parts_begin(sv_ctx *ctx, double total)
+{
+    return (sv_em_parts){.ctx = ctx, .total = total > 0 ? total : 1};
+}
+
+static inline void sv_em_parts_end(sv_em_parts *p)
+{
+    if (p->open) sv_progress_span_end(p->ctx, p->enclosing);
+    p->open = 0;
+}
+
+static inline void sv_em_part(sv_em_parts *p, double weight)
+{
+    sv_em_parts_end(p);
+    p->enclosing = sv_progress_span_begin(p->ctx, p->done / p->total, (p->done + weight) / p->total);
+    p->open = 1;
+    p->done += weight;
+}
+
 enum { SV_EM_LEFT = 0, SV_EM_RIGHT = 1, SV_EM_BOTTOM = 2, SV_EM_TOP = 3 };
 
 typedef struct sv_em_port_def {
@@ -174,8 +205,9 @@ size_t sv_em_tables_bytes(const sv_em_tables *t, int parts);
 sv_status sv_em_tables_alloc(sv_ctx *ctx, sv_em_tables *t, int parts);
 void sv_em_tables_free(sv_ctx *ctx, sv_em_tables *t);
 /* Every entry of P (P_im), Lx, Ly; near_only: only the near ones (closed
- * forms), the far masks set (SV_EM_TABLES_PLAN). In parallel. */
-void sv_em_tables_entries(const sv_em_model *m, sv_em_tables *t, int near_only);
+ * forms), the far masks set (SV_EM_TABLES_PLAN). In parallel, reporting
+ * progress ("assembly"); SV_ERR_CANCELLED when stopped. */
+sv_status sv_em_tables_entries(sv_ctx *ctx, const sv_em_model *m, sv_em_tables *t, int near_only);
 /* Sxx, Syy, Sxy (and their imaginary parts) from P (SV_EM_TABLES_FOLDED). */
 void sv_em_tables_fold(sv_em_tables *t);
 /* The unknowns' kinds and cells (SV_EM_TABLES_PLAN). */
@@ -204,6 +236,18 @@ void sv_em_edge_memo_destroy(sv_ctx *ctx, sv_em_edge_memo *e);
 size_t sv_em_edge_memo_bytes(const sv_em_model *m);
 
 /* ---- assembly internals (assemble.c) ---- */
+/* How far a loop over the columns of a packed lower triangle of order n
+ * has come before column c: the entries of columns 0 … c − 1, doubled, of
+ * n² (column c holds n − c), for sv_progress_loop_at. */
+static inline double sv_em_columns_before(int n, int c) { return (double)c * (2.0 * n - c); }
+/* The shares of an assembly's progress (sv_em_assemble_with,
+ * sv_em_assemble_raw_lossy): its matrices' allocation (their zero fill),
+ * the entries (sv_em_assemble_entries: the tables, the fill, the side
+ * walls) and the edge profiles' changes; rough costs (docs/em.md,
+ * "Progress and cancellation"). */
+#define SV_EM_SHARE_ALLOC 0.3
+#define SV_EM_SHARE_ENTRIES 0.6
+#define SV_EM_SHARE_EDGES 0.1
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of
  * column j are contiguous from there (dense.h's block-column layout). */
 typedef size_t (*sv_em_colbase_fn)(void *user, int j);

@@ -142,7 +142,8 @@ sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **out)
     }
     size_t nnz = 0;
     G->rowptr[0] = 0;
-    for (int q = 0; q < m->n; q++) {
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "metal loss", m->n);
+    for (int q = 0; q < m->n && !sv_progress_loop_at(&loop, q); q++) {
         int cols[16];
         double vals[16];
         int k = gram_row(m, &cp, q, cols, vals);
@@ -153,8 +154,12 @@ sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **out)
         G->rowptr[q + 1] = (int)nnz;
     }
     cell_pieces_free(ctx, &cp);
-    *out = G;
-    return SV_OK;
+    s = sv_progress_loop_end(&loop);
+    if (s)
+        sv_em_csr_destroy(G); /* stopped: no partial G */
+    else
+        *out = G;
+    return s;
 }
 
 void sv_em_csr_destroy(sv_em_csr *G)

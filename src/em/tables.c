@@ -137,16 +137,19 @@ static void entry_near(const sv_em_model *m, sv_em_tables *t, int q)
     if (!t->far_Ly[q]) t->Ly[q] = sv_em_L_rooftops(m, 1, di, dj, 0);
 }
 
-void sv_em_tables_entries(const sv_em_model *m, sv_em_tables *t, int near_only)
+sv_status sv_em_tables_entries(sv_ctx *ctx, const sv_em_model *m, sv_em_tables *t, int near_only)
 {
     int n1 = t->nx * t->ny;
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "assembly", n1);
 #pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
     for (int q = 0; q < n1; q++) {
+        if (sv_progress_loop_at(&loop, q)) continue;
         if (near_only)
             entry_near(m, t, q);
         else
             entry(m, t, q);
     }
+    return sv_progress_loop_end(&loop);
 }
 
 void sv_em_tables_fold(sv_em_tables *t)

@@ -513,18 +513,24 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *
     step = na < step ? (na ? na : 1) : step;
     double complex *row = cells ? sv_alloc(ctx, sizeof(double complex) * (size_t)step * box, "em wall charges") : NULL;
     if (!st && !row) st = sv_last_status();
-    for (int q0 = 0; q0 < na && !st; q0 += step) {
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "side walls", na);
+    for (int q0 = 0; q0 < na && !st && !sv_progress_cancelled(ctx); q0 += step) {
         int q1 = q0 + step < na ? q0 + step : na;
 #pragma omp parallel num_threads(sv_threads_team())
         {
 #pragma omp for schedule(dynamic, 4)
-            for (int q = q0; q < q1; q++)
+            for (int q = q0; q < q1; q++) {
+                if (sv_progress_loop_at(&loop, q)) continue;
                 charges_row(m, s, tb, p00, &cu, cells[q] % nx, cells[q] / nx, row + (size_t)(q - q0) * box);
-            if (k->Psi) /* adding into Ψ cannot fail (only recording grows a list): no status to keep */
+            }
+            /* adding into Ψ cannot fail (only recording grows a list): no
+             * status to keep; a stopped step's rows are not all there */
+            if (k->Psi && !sv_progress_cancelled(ctx))
                 charges_apply(k, &cu, nx, R, cells, q0, q1, row, omp_get_thread_num(), omp_get_num_threads());
         }
-        if (!k->Psi) st = charges_apply(k, &cu, nx, R, cells, q0, q1, row, 0, 1);
+        if (!k->Psi && !sv_progress_cancelled(ctx)) st = charges_apply(k, &cu, nx, R, cells, q0, q1, row, 0, 1);
     }
+    if (!st) st = sv_progress_loop_end(&loop);
     sv_free(ctx, row);
     sv_free(ctx, cells);
     cell_unknowns_free(ctx, &cu);
@@ -769,6 +775,8 @@ static sv_status record_currents(const sv_em_model *m, const series *s, const cu
     sv_em_walls_updates *u = k->u;
     size_t *start = sv_calloc(k->ctx, (size_t)nrt + 1, sizeof(size_t), "em wall updates");
     if (!start) return sv_last_status();
+    /* counted, then computed: the second pass is the costly one */
+    sv_progress_loop loop = sv_progress_loop_begin(k->ctx, "side walls", 2.0 * nrt);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < nrt; c++) start[c + 1] = (size_t)column_currents(m, s, ct, map, c, NULL, NULL);
     for (int c = 0; c < nrt; c++) start[c + 1] += start[c];
@@ -781,10 +789,12 @@ static sv_status record_currents(const sv_em_model *m, const series *s, const cu
     if (!st) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
         for (int c = 0; c < nrt; c++) {
+            if (sv_progress_loop_at(&loop, nrt + c)) continue;
             size_t o = start[c];
             int got = column_currents(m, s, ct, map, c, u->l_r + o, u->l_val + o);
             for (int q = 0; q < got; q++) u->l_c[o + q] = c;
         }
+        st = sv_progress_loop_end(&loop);
     }
     sv_free(k->ctx, start);
     return st;
@@ -806,17 +816,20 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series 
         double *vals = sv_alloc(ctx, sizeof(double) * (size_t)team * box, "em wall currents");
         if (!rows || !vals) st = sv_last_status();
         if (!st) {
+            sv_progress_loop loop = sv_progress_loop_begin(ctx, "side walls", nrt);
 #pragma omp parallel num_threads(team)
             {
                 int *r = rows + (size_t)omp_get_thread_num() * box;
                 double *v = vals + (size_t)omp_get_thread_num() * box;
 #pragma omp for schedule(dynamic, 16)
                 for (int c = 0; c < nrt; c++) {
+                    if (sv_progress_loop_at(&loop, c)) continue;
                     int got = column_currents(m, s, ct, map, c, r, v);
                     size_t base = k->colbase(k->user, c);
                     for (int q = 0; q < got; q++) k->L[base + (size_t)(r[q] - c)] += v[q];
                 }
             }
+            st = sv_progress_loop_end(&loop);
         }
         sv_free(ctx, rows);
         sv_free(ctx, vals);
@@ -900,6 +913,11 @@ sv_status sv_em_walls_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_wal
 
 void sv_em_walls_tables_destroy(sv_ctx *ctx, sv_em_walls_tables *w) { sv_free(ctx, w); }
 
+/* The shares of the updates' progress: δL of the rooftops, δΨ of the
+ * cells (rough costs). */
+#define SHARE_CURRENTS 0.3
+#define SHARE_CHARGES 0.7
+
 static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
 {
     if (!m->prj->st.thick_metal) return SV_OK;
@@ -911,8 +929,12 @@ static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
     current_tables ct;
     const double complex *p00;
     sv_em_walls_tables_view(m->walls, &tb, &ct, &p00);
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_CURRENTS + SHARE_CHARGES);
+    sv_em_part(&parts, SHARE_CURRENTS);
     sv_status st = walls_currents(ctx, m, &s, &ct, k);
+    sv_em_part(&parts, SHARE_CHARGES);
     if (!st) st = walls_charges(ctx, m, &s, &tb, p00, k);
+    sv_em_parts_end(&parts);
     free(s.cn);
     return st;
 }
