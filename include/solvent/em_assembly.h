@@ -36,7 +36,8 @@ extern "C" {
 typedef struct sv_em_assembly_plan sv_em_assembly_plan;
 
 /* The tables of model m (borrowed: it must outlive the plan) with their near
- * entries computed (in parallel with ctx's threads), their far entries left
+ * entries computed (in parallel with ctx's threads, reporting progress:
+ * SV_ERR_CANCELLED when the callback stops it), their far entries left
  * to the implementation (far_P, far_Lx, far_Ly), the unknowns' kinds and
  * cells; psi_im = 1 asks for Ψ's imaginary part too (a lossy dielectric:
  * SV_ERR_ARG otherwise), so P is complex. */
@@ -46,7 +47,8 @@ void sv_em_assembly_plan_destroy(sv_em_assembly_plan *p);
  * implementation folds P itself, sv_em_tables_fold_entry). */
 const sv_em_tables *sv_em_assembly_plan_tables(const sv_em_assembly_plan *p);
 /* The port rows of L and the side walls' updates, computed on the first
- * call (in parallel with ctx's threads). *rows is owned by the plan. */
+ * call (in parallel with ctx's threads, reporting progress). *rows is
+ * owned by the plan. */
 sv_status sv_em_assembly_plan_rows(sv_em_assembly_plan *p, const sv_em_assembly_rows **rows);
 
 /* ---- assemblers ----------------------------------------------------------- */

@@ -43,8 +43,12 @@ extern "C" {
 #define SV_EM_FAR_RULE_MAX 8
 
 /* Unknown kinds: x rooftop, y rooftop (over cells (i, j) and the next one
- * along its axis), port half rooftop (in cell (i, j)). */
-enum { SV_EM_UNKNOWN_X = 0, SV_EM_UNKNOWN_Y = 1, SV_EM_UNKNOWN_PORT = 2 };
+ * along its axis), port half rooftop (in cell (i, j)). A rooftop's kind is
+ * also its current's axis (0 x, 1 y). */
+typedef enum sv_em_unknown_kind { SV_EM_UNKNOWN_X = 0, SV_EM_UNKNOWN_Y = 1, SV_EM_UNKNOWN_PORT = 2 } sv_em_unknown_kind;
+
+/* 1 for a whole rooftop (x or y), 0 for a port half rooftop. */
+SV_EM_FN int sv_em_is_rooftop(sv_em_unknown_kind kind) { return kind != SV_EM_UNKNOWN_PORT; }
 
 /* The tables of one assembly and what fills them. The arrays live on one
  * side (host or device) with the struct that points at them. */
@@ -59,8 +63,9 @@ typedef struct sv_em_tables {
     int terms;
     int rule_n;
     double rule_t[SV_EM_FAR_RULE_MAX], rule_w[SV_EM_FAR_RULE_MAX];
-    /* the unknowns: kind (SV_EM_UNKNOWN_*) and cell, n each */
-    int *kind, *ci, *cj;
+    /* the unknowns: kind and cell, n each */
+    sv_em_unknown_kind *kind;
+    int *ci, *cj;
     /* nx × ny tables, entry (di, dj) at di + nx·dj; P_im NULL unless lossy */
     double *P, *P_im, *Lx, *Ly;
     /* the folded Ψ tables: Sxx, Syy nx × ny; Sxy (2nx + 1) × (2ny + 1) with offsets nx, ny */
@@ -271,8 +276,8 @@ SV_EM_FN void sv_em_tables_fold_entry(const double *P, int nx, int ny, size_t q,
 
 /* L and Ψ (and Ψ_im when pi is not NULL) between rooftops r and c (kind,
  * cell) from the tables. */
-SV_EM_FN void sv_em_tables_pair(const sv_em_tables *t, int kr, int ir, int jr, int kc, int ic, int jc, double *l,
-                                double *p, double *pi)
+SV_EM_FN void sv_em_tables_pair(const sv_em_tables *t, sv_em_unknown_kind kr, int ir, int jr, sv_em_unknown_kind kc,
+                                int ic, int jc, double *l, double *p, double *pi)
 {
     int nx = t->nx;
     if (kr == kc) {
@@ -299,7 +304,7 @@ SV_EM_FN void sv_em_tables_pair(const sv_em_tables *t, int kr, int ir, int jr, i
 /* The cells where an unknown has divergence (±1/(dx·dy)) and the signs;
  * returns 1 (a port half rooftop: the current enters the metal at the port
  * edge) or 2. */
-SV_EM_FN int sv_em_unknown_cells(int kind, int i, int j, int ci[2], int cj[2], int sg[2])
+SV_EM_FN int sv_em_unknown_cells(sv_em_unknown_kind kind, int i, int j, int ci[2], int cj[2], int sg[2])
 {
     ci[0] = i;
     cj[0] = j;
@@ -316,7 +321,8 @@ SV_EM_FN int sv_em_unknown_cells(int kind, int i, int j, int ci[2], int cj[2], i
 
 /* Σ D_am·D_bn·P_ab over the divergence cells of two unknowns (any kinds): how
  * the rows of port half rooftops get their Ψ. */
-SV_EM_FN double sv_em_psi_cells(const double *P, int nx, int kr, int ir, int jr, int kc, int ic, int jc)
+SV_EM_FN double sv_em_psi_cells(const double *P, int nx, sv_em_unknown_kind kr, int ir, int jr, sv_em_unknown_kind kc,
+                                 int ic, int jc)
 {
     int ai[2], aj[2], as[2], bi[2], bj[2], bs[2];
     int na = sv_em_unknown_cells(kr, ir, jr, ai, aj, as), nb = sv_em_unknown_cells(kc, ic, jc, bi, bj, bs);

@@ -20,6 +20,15 @@
 enum { TERM_L = 0, TERM_PSI = 1, TERM_G = 2, TERM_PSI_IM = 3, TERM_DISP = 4, TERM_RAD = 5, TERM_MAX = 6 };
 #define MODEL_TERMS_MAX (TERM_MAX - 2 + SV_EM_RAD_MAX_TERMS + 1 + SV_EM_DISP_FAR_MAX)
 
+/* Rough costs of the model's steps in units of the assembly of L and Ψ
+ * (their shares of its progress; docs/em.md, "Progress and cancellation"):
+ * G, each of dispersion's terms, the dielectric's loss ratio, the sweep
+ * model (its terms' norms). */
+#define WORK_G 0.01
+#define WORK_DISP 0.5
+#define WORK_LOSS_RATIO 0.05
+#define WORK_MODEL 0.35
+
 struct sv_em_affine {
     sv_ctx *ctx;
     const sv_em_model *em;
@@ -66,6 +75,18 @@ static size_t term_bytes(const sv_em_model *em, int t)
     }
 }
 
+/* The rough cost of assembling term t, in units of the assembly of L and
+ * Ψ (its share of sv_em_affine_create's progress; 0 when absent). */
+static double term_work(const sv_em_model *em, int t)
+{
+    switch (t) {
+    case TERM_L: return 1; /* L, Ψ and Ψ_im in one assembly */
+    case TERM_G: return term_count(em, TERM_G) * WORK_G;
+    case TERM_DISP: return term_count(em, TERM_DISP) * WORK_DISP;
+    default: return 0; /* Ψ, Ψ_im: with L; radiation: the mesh's */
+    }
+}
+
 /* c(f) of model term j of physical term t at f (Hz); Ψ's carries the
  * dielectric's loss as its ratio r when Ψ_im is not a term of its own:
  * (r − j)/ω. */
@@ -82,12 +103,16 @@ static double complex term_coefficient(const sv_em_affine *a, int t, int j, doub
     }
 }
 
-/* Assemble the matrices of the terms the project has. */
-static sv_status assemble_terms(sv_em_affine *a)
+/* Assemble the matrices of the terms the project has, each as its part of
+ * the progress. */
+static sv_status assemble_terms(sv_em_affine *a, sv_em_parts *parts)
 {
+    sv_em_part(parts, term_work(a->em, TERM_L));
     sv_status st = sv_em_assemble_with(a->ctx, a->em, 0, NULL, &a->L, &a->Psi,
                                        term_count(a->em, TERM_PSI_IM) ? &a->PsiI : NULL, NULL);
+    sv_em_part(parts, term_work(a->em, TERM_G));
     if (!st && term_count(a->em, TERM_G)) st = sv_em_gram(a->ctx, a->em, &a->G);
+    sv_em_part(parts, term_work(a->em, TERM_DISP));
     if (!st && term_count(a->em, TERM_DISP)) st = sv_em_dispersion_assemble(a->ctx, a->em, a->L, a->disp);
     a->rad = a->em->rad;
     return st;
@@ -170,6 +195,25 @@ static sv_status make_model(sv_em_affine *a)
     return st;
 }
 
+/* The steps of sv_em_affine_create, each as its part of the progress:
+ * the dielectric's loss ratio (when Ψ carries the loss), the terms, the
+ * sweep model. */
+static sv_status create_steps(sv_em_affine *a)
+{
+    const sv_em_model *em = a->em;
+    int ratio = a->stackup.tan_delta > 0 && !term_count(em, TERM_PSI_IM);
+    double total = (ratio ? WORK_LOSS_RATIO : 0) + WORK_MODEL;
+    for (int t = 0; t < TERM_MAX; t++) total += term_work(em, t);
+    sv_em_parts parts = sv_em_parts_begin(a->ctx, total);
+    sv_em_part(&parts, ratio ? WORK_LOSS_RATIO : 0);
+    sv_status st = ratio ? sv_em_dielectric_ratio(a->ctx, em, &a->loss_ratio) : SV_OK;
+    if (!st) st = assemble_terms(a, &parts);
+    sv_em_part(&parts, WORK_MODEL);
+    if (!st) st = make_model(a);
+    sv_em_parts_end(&parts);
+    return st;
+}
+
 sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_affine_create: out is NULL");
@@ -180,11 +224,10 @@ sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine *
     a->ctx = ctx;
     a->em = em;
     sv_em_project_stackup(em->prj, &a->stackup);
-    sv_status st = SV_OK;
-    if (a->stackup.tan_delta > 0 && !term_count(em, TERM_PSI_IM))
-        st = sv_em_dielectric_ratio(ctx, em, &a->loss_ratio);
-    if (!st) st = assemble_terms(a);
-    if (!st) st = make_model(a);
+    sv_progress_span op = sv_progress_span_begin(ctx, 0, 1);
+    sv_status st = create_steps(a);
+    if (!st) st = sv_progress(ctx, "model terms", 1.0);
+    sv_progress_span_end(ctx, op);
     if (st)
         sv_em_affine_destroy(a); /* what was made so far */
     else

@@ -22,14 +22,16 @@
 #include "em_internal.h"
 #include "geom.h"
 
-
 /* The tables, every entry on the CPU, and their folds. */
 static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_em_tables *t)
 {
     sv_em_tables_describe(m, lossy, t);
     sv_status st = sv_em_tables_alloc(ctx, t, SV_EM_TABLES_FOLDED);
-    if (st) return st;
-    sv_em_tables_entries(m, t, 0);
+    if (!st) st = sv_em_tables_entries(ctx, m, t, 0);
+    if (st) {
+        sv_em_tables_free(ctx, t);
+        return st;
+    }
     sv_em_tables_fold(t);
     return SV_OK;
 }
@@ -62,13 +64,15 @@ static void entry_port(const sv_em_model *m, const sv_em_tables *t, int r, int c
 /* Every entry of L and Ψ (and of Ψ's imaginary part when PsiI is not
  * NULL): one parallel loop over columns, table lookups for rooftop pairs,
  * port rows from their own geometry. */
-static void fill_columns(const sv_em_model *m, const sv_em_tables *t, double *L, double *Psi, double *PsiI,
-                         sv_em_colbase_fn colbase, void *user)
+static sv_status fill_columns(sv_ctx *ctx, const sv_em_model *m, const sv_em_tables *t, double *L, double *Psi,
+                              double *PsiI, sv_em_colbase_fn colbase, void *user)
 {
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "assembly", (double)n * n);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < n; c++) {
+        if (sv_progress_loop_at(&loop, sv_em_columns_before(n, c))) continue;
         size_t base = colbase(user, c);
         double *lc = L + base - c, *pc = Psi + base - c; /* lc[r] is (r, c) for r ≥ c */
         double *ic = PsiI ? PsiI + base - c : NULL;
@@ -79,6 +83,7 @@ static void fill_columns(const sv_em_model *m, const sv_em_tables *t, double *L,
         }
         for (; r < n; r++) entry_port(m, t, r, c, &lc[r], &pc[r], ic ? &ic[r] : NULL);
     }
+    return sv_progress_loop_end(&loop);
 }
 
 /* A grid or stack-up out of range shows on the diagonal first (a lossy
@@ -101,19 +106,30 @@ sv_status sv_em_assemble_raw(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     return sv_em_assemble_raw_lossy(ctx, m, L, Psi, NULL, colbase, user, info);
 }
 
+/* The shares of the CPU's entries in their progress (rough costs): the
+ * tables' entries (the closed forms of near pairs, their image series),
+ * the fill (a lookup per entry), thick metal's side walls (their updates
+ * near the metal's edges). */
+#define SHARE_TABLES 0.2
+#define SHARE_FILL 0.65
+#define SHARE_WALLS 0.15
+
 sv_status sv_em_assemble_entries(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, double *PsiI,
                                  sv_em_colbase_fn colbase, void *user)
 {
+    double walls = m->prj->st.thick_metal ? SHARE_WALLS : 0;
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_TABLES + SHARE_FILL + walls);
     sv_em_tables t;
+    sv_em_part(&parts, SHARE_TABLES);
     sv_status s = tables_build(ctx, m, PsiI != NULL, &t);
-    if (s) return s;
-    /* The fill is one parallel loop: on a shared machine every extra barrier
-     * costs more than it buys, so progress (and cancellation) is offered
-     * between the tables and the fill, and at the end. */
-    s = sv_progress(ctx, "em assembly", 0.05);
-    if (!s) fill_columns(m, &t, L, Psi, PsiI, colbase, user);
+    if (!s) {
+        sv_em_part(&parts, SHARE_FILL);
+        s = fill_columns(ctx, m, &t, L, Psi, PsiI, colbase, user);
+        sv_em_tables_free(ctx, &t);
+    }
+    sv_em_part(&parts, walls);
     if (!s) s = sv_em_walls_add(ctx, m, L, Psi, PsiI, colbase, user);
-    sv_em_tables_free(ctx, &t);
+    sv_em_parts_end(&parts);
     return s;
 }
 
@@ -134,13 +150,20 @@ sv_status sv_em_assemble_raw_lossy(sv_ctx *ctx, const sv_em_model *m, double *L,
     if (PsiI && !(m->prj->st.tan_delta > 0))
         return sv_error(SV_ERR_ARG, "sv_em_assemble: the imaginary part of Psi asked for a lossless dielectric");
     double t0 = sv_time_now();
+    sv_progress_span op = sv_progress_span_begin(ctx, 0, 1);
     sv_threads_saved prev = sv_threads_apply(ctx);
+    double edges = sv_em_edge_profiled(m) ? SV_EM_SHARE_EDGES : 0;
+    sv_em_parts parts = sv_em_parts_begin(ctx, SV_EM_SHARE_ENTRIES + edges);
+    sv_em_part(&parts, SV_EM_SHARE_ENTRIES);
     sv_status s = sv_em_assemble_entries(ctx, m, L, Psi, PsiI, colbase, user);
-    if (!s) s = sv_em_edge_correct(ctx, m, L, Psi, colbase, user); /* as sv_em_assemble_with does */
+    sv_em_part(&parts, edges);
+    if (!s) s = sv_em_edge_correct(ctx, m, L, Psi, colbase, user);
+    sv_em_parts_end(&parts);
     sv_threads_restore(prev);
     if (!s) sv_em_assembly_info_fill(m, PsiI != NULL, t0, info);
     if (!s) s = sv_em_check_diagonal(m, L, Psi, PsiI, colbase, user);
-    if (!s) s = sv_progress(ctx, "em assembly", 1.0);
+    if (!s) s = sv_progress(ctx, "assembly", 1.0);
+    sv_progress_span_end(ctx, op);
     return s;
 }
 

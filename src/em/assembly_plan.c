@@ -23,6 +23,20 @@ struct sv_em_assembly_plan {
     double *ps_val, *ps_val_im;
 };
 
+/* The tables with their near entries, the far ones marked, the unknowns'
+ * kinds and cells (freed by the caller, whatever the status). */
+static sv_status plan_tables(sv_ctx *ctx, const sv_em_model *m, int psi_im, sv_em_tables *t)
+{
+    sv_em_tables_describe(m, psi_im != 0, t);
+    sv_status st = sv_em_tables_alloc(ctx, t, SV_EM_TABLES_PLAN);
+    if (st) return st;
+    sv_threads_saved prev = sv_threads_apply(ctx);
+    sv_em_tables_unknowns(m, t);
+    st = sv_em_tables_entries(ctx, m, t, 1);
+    sv_threads_restore(prev);
+    return st;
+}
+
 sv_status sv_em_assembly_plan_create(sv_ctx *ctx, const sv_em_model *m, int psi_im, sv_em_assembly_plan **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_assembly_plan_create: out is NULL");
@@ -35,18 +49,10 @@ sv_status sv_em_assembly_plan_create(sv_ctx *ctx, const sv_em_model *m, int psi_
     if (!p) return sv_last_status();
     p->ctx = ctx;
     p->m = m;
-    sv_em_tables_describe(m, psi_im != 0, &p->t);
-    sv_status st = sv_em_tables_alloc(ctx, &p->t, SV_EM_TABLES_PLAN);
-    if (st) {
-        sv_free(ctx, p);
-        return st;
-    }
-    sv_threads_saved prev = sv_threads_apply(ctx);
-    sv_em_tables_unknowns(m, &p->t);
-    sv_em_tables_entries(m, &p->t, 1);
-    sv_threads_restore(prev);
-    *out = p;
-    return SV_OK;
+    sv_status st = plan_tables(ctx, m, psi_im, &p->t);
+    if (st) sv_em_assembly_plan_destroy(p); /* stopped, or no memory: no plan */
+    *out = st ? NULL : p;
+    return st;
 }
 
 void sv_em_assembly_plan_destroy(sv_em_assembly_plan *p)

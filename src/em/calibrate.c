@@ -96,27 +96,41 @@ static sv_status line_project(sv_ctx *ctx, const sv_em_project *dut, int axis, i
     return SV_OK;
 }
 
+/* The shares of a line standard's progress (rough costs): its model (the
+ * mesh, the walls' shares, the radiation terms), its affine model, its
+ * sweep. */
+#define SHARE_MODEL 0.2
+#define SHARE_AFFINE 0.4
+#define SHARE_SWEEP 0.4
+
 /* Y (2 × 2 per frequency) of a line standard, swept with the circuit's
- * options; its assembly uses and fills the tables the standards share. */
-static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, sv_em_shared_tables *tabs, int axis, int width, int len,
-                        int nf, const double *freq, double complex *y)
+ * options. It has the circuit's cell, stack-up, effects and options, so
+ * its model shares the circuit's wall tables and edge memo (its assembly
+ * uses the changes the circuit's found and adds its own). */
+static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, int axis, int width, int len, int nf, const double *freq,
+                        double complex *y)
 {
     sv_em_project *p = NULL;
     sv_em_model *m = NULL;
     sv_em_affine *a = NULL;
     sv_sweep_result *res = NULL;
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_MODEL + SHARE_AFFINE + SHARE_SWEEP);
+    sv_em_part(&parts, SHARE_MODEL);
     sv_status s = line_project(ctx, dut->prj, axis, width, len, &p);
     sv_em_options o = dut->opts;
     o.max_freq_hz = sv_em_radiation_design_hz(dut); /* the circuit's radiation terms, not the line's limit */
-    if (!s) s = sv_em_model_create(ctx, p, &o, &m);
-    if (!s) m->shared = tabs;
+    if (!s) s = sv_em_model_create_sharing(ctx, p, &o, dut, &m);
+    if (!s) s = sv_progress(ctx, "calibration standards", 1.0);
+    sv_em_part(&parts, SHARE_AFFINE);
     if (!s) s = sv_em_affine_create(ctx, m, &a);
+    sv_em_part(&parts, SHARE_SWEEP);
     if (!s) {
         sv_sweep_options so;
         sv_sweep_options_default(&so);
         so.tolerance = 1e-6;
         s = sv_sweep_run(ctx, sv_em_affine_model(a), nf, freq, &so, &res);
     }
+    sv_em_parts_end(&parts);
     if (!s) memcpy(y, res->h, sizeof(double complex) * 4 * (size_t)nf);
     sv_sweep_result_destroy(res);
     sv_em_affine_destroy(a);
@@ -321,14 +335,11 @@ size_t sv_em_calibration_bytes(const sv_em_model *m, int nf, const double *freq_
         size_t b = standard_bytes(m, axis, width, n2, nf + CAL_EXTRA); /* the longer; one at a time */
         most = b > most ? b : most;
     }
-    /* each standard's frequencies, its boxes (the sum over ports at most), the tables they share */
-    return most ? most + sizeof(double complex) * (size_t)(nf + CAL_EXTRA) * (8 + 6 * (size_t)m->prj->nports) +
-                      sv_em_shared_tables_bytes(m)
-                : 0;
+    /* each standard's frequencies, its boxes (the sum over ports at most) */
+    return most ? most + sizeof(double complex) * (size_t)(nf + CAL_EXTRA) * (8 + 6 * (size_t)m->prj->nports) : 0;
 }
 
-static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_tables *tabs, int nf,
-                               const double *freq, standard *sd)
+static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq, standard *sd)
 {
     double fmax = 0;
     for (int i = 0; i < nf; i++) fmax = fmax < freq[i] ? freq[i] : fmax;
@@ -348,8 +359,13 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_t
     fall[nf] = reference_hz(m, (n2 - n1) * d);
     fall[nf + 1] = fall[nf] / 8; /* the lumped box's: cosh(γ·Δℓ) − 1 ≈ 3e-4, conditioned */
     double complex *y2 = y1 + 4 * (size_t)nall;
-    sv_status s = line_y(ctx, m, tabs, sd->axis, sd->width, n1, nall, fall, y1);
-    if (!s) s = line_y(ctx, m, tabs, sd->axis, sd->width, n2, nall, fall, y2);
+    /* the two lines, each its length's part of the standard's progress */
+    sv_em_parts parts = sv_em_parts_begin(ctx, n1 + n2);
+    sv_em_part(&parts, n1);
+    sv_status s = line_y(ctx, m, sd->axis, sd->width, n1, nall, fall, y1);
+    sv_em_part(&parts, n2);
+    if (!s) s = line_y(ctx, m, sd->axis, sd->width, n2, nall, fall, y2);
+    sv_em_parts_end(&parts);
     const double l1 = n1 * d, l2 = n2 * d, fref = fall[nf], flo = fall[nf + 1];
     double complex zc = 0, gref = 0, lo[6];
     if (!s) {
@@ -371,6 +387,39 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_t
     sv_free(ctx, y1);
     sv_free(ctx, fall);
     return s;
+}
+
+/* Each calibrated port's standard: one per feed (axis and width), shared
+ * by the ports with that feed; the ports' reference-plane shifts. */
+static void plan_standards(sv_em_calibration *c, const sv_em_project *p)
+{
+    for (int k = 0; k < c->np; k++) {
+        const sv_em_port_def *d = &p->ports[k];
+        c->port_std[k] = -1;
+        c->shift[k] = d->ref_shift;
+        if (!d->calibrate) continue;
+        int axis, width;
+        feed_of(d, &axis, &width);
+        for (int q = 0; q < c->nstd; q++)
+            if (c->std[q].axis == axis && c->std[q].width == width) c->port_std[k] = q;
+        if (c->port_std[k] >= 0) continue;
+        c->std[c->nstd] = (standard){.axis = axis, .width = width};
+        c->port_std[k] = c->nstd++;
+    }
+}
+
+/* The standards' error boxes, each standard an equal part of the progress. */
+static sv_status make_standards(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq, sv_em_calibration *c)
+{
+    sv_em_parts parts = sv_em_parts_begin(ctx, c->nstd);
+    sv_status s = SV_OK;
+    for (int q = 0; q < c->nstd && !s; q++) {
+        sv_em_part(&parts, 1);
+        s = sv_progress(ctx, "calibration standards", 0);
+        if (!s) s = make_standard(ctx, m, nf, freq, &c->std[q]);
+    }
+    sv_em_parts_end(&parts);
+    return s ? s : sv_progress(ctx, "calibration standards", 1.0);
 }
 
 sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq,
@@ -396,28 +445,10 @@ sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, co
     c->port_std = sv_alloc(ctx, sizeof(int) * (size_t)np, "calibration ports");
     c->shift = sv_alloc(ctx, sizeof(double) * (size_t)np, "calibration shifts");
     s = (!c->std || !c->port_std || !c->shift) ? sv_last_status() : SV_OK;
-    /* every standard has the circuit's cell, stack-up and options: one set
-     * of the tables that depend on those alone serves them all */
-    sv_em_shared_tables *tabs = NULL;
-    if (!s) s = sv_em_shared_tables_create(ctx, m, &tabs);
-    if (!s) s = sv_em_shared_tables_seed(tabs, m); /* the circuit's wall tables, when its assembly made them */
-    for (int k = 0; k < np && !s; k++) {
-        const sv_em_port_def *d = &p->ports[k];
-        c->port_std[k] = -1;
-        c->shift[k] = d->ref_shift;
-        if (!d->calibrate) continue;
-        int axis, width;
-        feed_of(d, &axis, &width);
-        for (int q = 0; q < c->nstd; q++)
-            if (c->std[q].axis == axis && c->std[q].width == width) c->port_std[k] = q;
-        if (c->port_std[k] >= 0) continue;
-        standard *sd = &c->std[c->nstd];
-        sd->axis = axis;
-        sd->width = width;
-        c->port_std[k] = c->nstd++;
-        s = make_standard(ctx, m, tabs, nf, freq, sd);
-    }
-    sv_em_shared_tables_destroy(tabs);
+    if (!s) plan_standards(c, p);
+    sv_progress_span op = sv_progress_span_begin(ctx, 0, 1);
+    if (!s) s = make_standards(ctx, m, nf, freq, c);
+    sv_progress_span_end(ctx, op);
     if (s) {
         sv_em_calibration_destroy(c);
         return s;

@@ -158,8 +158,8 @@ static sv_status dc_y_unit(sv_ctx *ctx, const sv_em_model *m, double *y)
     if (!st) {
         for (int q = 0; q < m->nx_edges + m->ny_edges; q++) { /* the branches */
             const sv_em_basis *bq = &m->basis[q];
-            int c0 = bq->i + nx * bq->j, c1 = c0 + (bq->kind == 0 ? 1 : nx);
-            double g = branch(&p->grid, bq->kind);
+            int axis = sv_em_basis_axis(bq), c0 = bq->i + nx * bq->j, c1 = c0 + (axis == 0 ? 1 : nx);
+            double g = branch(&p->grid, axis);
             if (net.cell[c0] >= 0) net.diag[net.cell[c0]] += g;
             if (net.cell[c1] >= 0) net.diag[net.cell[c1]] += g;
         }
@@ -167,7 +167,7 @@ static sv_status dc_y_unit(sv_ctx *ctx, const sv_em_model *m, double *y)
         for (int q = m->nx_edges + m->ny_edges; q < m->n; q++) { /* the port edges: half a cell */
             const sv_em_basis *bq = &m->basis[q];
             int a = net.cell[bq->i + nx * bq->j];
-            double g = 2 * branch(&p->grid, bq->side >= SV_EM_BOTTOM);
+            double g = 2 * branch(&p->grid, sv_em_basis_axis(bq));
             net.diag[a] += g;
             net.pcond[(size_t)a * np + bq->port] += g;
             y[bq->port + (size_t)np * bq->port] += g;

@@ -68,7 +68,9 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
     }
     for (int c = 0; c < nx * ny; c++)
         if (p->metal[c]) cell[nc++] = c;
-    for (int a = 0; a < nc; a++) /* ordered pairs by |offset| */
+    /* the pairs (half the work), then the offsets' terms */
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "dielectric loss", 2.0 * nc * nc);
+    for (int a = 0; a < nc && !sv_progress_loop_at(&loop, sv_em_columns_before(nc, a)); a++) /* ordered pairs by |offset| */
         for (int b = a; b < nc; b++) {
             int di = abs(cell[a] % nx - cell[b] % nx), dj = abs(cell[a] / nx - cell[b] / nx);
             pairs[di + (size_t)nx * dj] += a == b ? 1 : 2;
@@ -77,6 +79,7 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
      * order would follow the threads, and the ratio with it) */
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < nx * ny; q++) {
+        if (sv_progress_loop_at(&loop, (double)nc * nc * (1.0 + (double)q / (nx * ny)))) continue;
         double im = 0, re = pairs[q] == 0 ? 0 : sv_em_P_cells_lossy(m, q % nx, q / nx, 0, &im);
         part[2 * q] = pairs[q] * im;
         part[2 * q + 1] = pairs[q] * re;
@@ -90,5 +93,5 @@ sv_status sv_em_dielectric_ratio(sv_ctx *ctx, const sv_em_model *m, double *rati
     sv_free(ctx, pairs);
     sv_free(ctx, part);
     *ratio = den > 0 ? num / den : 0;
-    return SV_OK;
+    return sv_progress_loop_end(&loop);
 }

@@ -248,13 +248,15 @@ static const sv_em_gl_rule *rule_for(int di, int dj, const disp_rules *r)
  * sv_em_L_rooftops): a cell's charge and a rooftop's current across are
  * uniform, so P₂ weighs F_φ with two unit tents (box autocorrelations) and
  * L₂ with the triangles' B-spline along and a unit tent across. */
-static void tables_fill(const sv_em_model *m, const disp_kernel *kA, const disp_kernel *kP, const disp_rules *rules,
-                        sv_em_tables *t)
+static sv_status tables_fill(sv_ctx *ctx, const sv_em_model *m, const disp_kernel *kA, const disp_kernel *kP,
+                             const disp_rules *rules, sv_em_tables *t)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     int nq = t->nx * t->ny;
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "dispersion", nq);
 #pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
     for (int q = 0; q < nq; q++) {
+        if (sv_progress_loop_at(&loop, q)) continue;
         int di = q % t->nx, dj = q / t->nx;
         const sv_em_gl_rule *g = rule_for(di, dj, rules);
         /* cells: tent along x (width dx) times tent along y, each of integral 1 */
@@ -262,6 +264,7 @@ static void tables_fill(const sv_em_model *m, const disp_kernel *kA, const disp_
         t->Lx[q] = table_integral(kA, g, 4, dx, dy, di * dx, dj * dy, 0);
         t->Ly[q] = table_integral(kA, g, 4, dy, dx, dj * dy, di * dx, 0);
     }
+    return sv_progress_loop_end(&loop);
 }
 
 /* ---- port half rooftops: their profiles themselves ---- */
@@ -358,14 +361,16 @@ double complex sv_em_dispersion_coef(const sv_em_model *m, int j, double freq_hz
  * the profiles (port rows): the current's part into `term`, the charge's
  * −Ψ/c² into `fold` (L's for the first order, the term's own for the far
  * field's terms, whose coefficient serves both). */
-static void fill_columns(const sv_em_model *m, const disp_kernel *kA, const disp_rules *rules, const sv_em_tables *t,
-                         int nb, double *term, double *fold)
+static sv_status fill_columns(sv_ctx *ctx, const sv_em_model *m, const disp_kernel *kA, const disp_rules *rules,
+                              const sv_em_tables *t, int nb, double *term, double *fold)
 {
     int n = m->n, nrt = m->nx_edges + m->ny_edges;
     const sv_em_basis *B = m->basis;
     const double c2 = SV_EM_C0 * SV_EM_C0;
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "dispersion", (double)n * n);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < n; c++) {
+        if (sv_progress_loop_at(&loop, sv_em_columns_before(n, c))) continue;
         size_t base = sv_dense_packed_offset(n, nb, c, c); /* (r, c) at base + r − c for r ≥ c */
         for (int r = c; r < n; r++) {
             const sv_em_basis *br = &B[r], *bc = &B[c];
@@ -380,15 +385,51 @@ static void fill_columns(const sv_em_model *m, const disp_kernel *kA, const disp
             fold[base + (size_t)(r - c)] -= p / c2;
         }
     }
+    return sv_progress_loop_end(&loop);
 }
 
+/* The shares of a term's progress: its tables (a quadrature per offset),
+ * its entries; and of the whole: the kernel's fit with the terms' zero
+ * fill, the terms (rough costs). */
+#define SHARE_TABLES 1.0
+#define SHARE_FILL 1.0
+#define SHARE_ALLOC 0.2
+#define SHARE_TERMS 0.8
+
 /* One term: its tables by offset, folded, then its entries. */
-static void assemble_term(const sv_em_model *m, const disp_kernel *kA, const disp_kernel *kP, const disp_rules *rules,
-                          sv_em_tables *t, int nb, double *term, double *fold)
+static sv_status assemble_term(sv_ctx *ctx, const sv_em_model *m, const disp_kernel *kA, const disp_kernel *kP,
+                               const disp_rules *rules, sv_em_tables *t, int nb, double *term, double *fold)
 {
-    tables_fill(m, kA, kP, rules, t);
-    sv_em_tables_fold(t);
-    fill_columns(m, kA, rules, t, nb, term, fold);
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_TABLES + SHARE_FILL);
+    sv_em_part(&parts, SHARE_TABLES);
+    sv_status st = tables_fill(ctx, m, kA, kP, rules, t);
+    if (!st) sv_em_tables_fold(t);
+    sv_em_part(&parts, SHARE_FILL);
+    if (!st) st = fill_columns(ctx, m, kA, rules, t, nb, term, fold);
+    sv_em_parts_end(&parts);
+    return st;
+}
+
+/* Every term in turn, each an equal part of the progress: the first
+ * order's (its charge's part into L), then the far field's. */
+static sv_status assemble_terms(sv_ctx *ctx, const sv_em_model *m, const sv_em_dispersion_kernel *k,
+                                sv_em_tables *t, sv_dense_sym *L, sv_dense_sym **terms)
+{
+    int nt = sv_em_dispersion_terms(m), nb = sv_dense_sym_block(L);
+    disp_rules rules;
+    rules_make(m, &rules);
+    sv_em_parts parts = sv_em_parts_begin(ctx, nt);
+    sv_em_part(&parts, 1);
+    disp_kernel kA = {.images = k, .a = k->a_A}, kP = {.images = k, .a = k->a_phi};
+    sv_status st = assemble_term(ctx, m, &kA, &kP, &rules, t, nb, sv_dense_sym_data(terms[0]), sv_dense_sym_data(L));
+    for (int j = 1; j < nt && !st; j++) {
+        sv_em_part(&parts, 1);
+        double *term = sv_dense_sym_data(terms[j]);
+        disp_kernel fA = {.far = m->disp_far, .term = j - 1}, fP = {.far = m->disp_far, .term = j - 1, .charge = 1};
+        st = assemble_term(ctx, m, &fA, &fP, &rules, t, nb, term, term);
+    }
+    sv_em_parts_end(&parts);
+    return st;
 }
 
 sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *L, sv_dense_sym **terms)
@@ -398,31 +439,29 @@ sv_status sv_em_dispersion_assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_
     sv_em_dispersion_kernel *k = NULL;
     sv_em_tables t;
     sv_em_tables_describe(m, 0, &t);
+    /* the kernel's fit and the terms' zero fill, then the terms */
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_ALLOC + SHARE_TERMS);
+    sv_em_part(&parts, SHARE_ALLOC);
     sv_status st = sv_em_dispersion_kernel_make(ctx, m->prj->st.h, m->prj->st.eps_r, &k);
     if (!st) st = sv_mem_check(ctx, sv_em_dispersion_bytes(m), "the dispersion terms (packed)");
-    for (int j = 0; !st && j < nt; j++) st = sv_dense_sym_create(ctx, m->n, SV_DENSE_R64, sv_dense_sym_block(L), &terms[j]);
+    if (!st) st = sv_progress(ctx, "dispersion", 1.0 / (nt + 1));
+    for (int j = 0; !st && j < nt; j++) {
+        st = sv_dense_sym_create(ctx, m->n, SV_DENSE_R64, sv_dense_sym_block(L), &terms[j]);
+        if (!st) st = sv_progress(ctx, "dispersion", (j + 2.0) / (nt + 1));
+    }
     if (!st) st = sv_em_tables_alloc(ctx, &t, SV_EM_TABLES_FOLDED);
-    if (st) {
-        for (int j = 0; j < nt; j++) {
-            sv_dense_sym_destroy(terms[j]);
-            terms[j] = NULL;
-        }
-        sv_em_dispersion_kernel_destroy(ctx, k);
-        return st;
+    sv_em_part(&parts, SHARE_TERMS);
+    if (!st) {
+        sv_threads_saved prev = sv_threads_apply(ctx);
+        st = assemble_terms(ctx, m, k, &t, L, terms);
+        sv_threads_restore(prev);
+        sv_em_tables_free(ctx, &t);
     }
-    sv_threads_saved prev = sv_threads_apply(ctx);
-    disp_rules rules;
-    rules_make(m, &rules);
-    int nb = sv_dense_sym_block(L);
-    disp_kernel kA = {.images = k, .a = k->a_A}, kP = {.images = k, .a = k->a_phi};
-    assemble_term(m, &kA, &kP, &rules, &t, nb, sv_dense_sym_data(terms[0]), sv_dense_sym_data(L));
-    for (int j = 1; j < nt; j++) {
-        double *term = sv_dense_sym_data(terms[j]);
-        disp_kernel fA = {.far = m->disp_far, .term = j - 1}, fP = {.far = m->disp_far, .term = j - 1, .charge = 1};
-        assemble_term(m, &fA, &fP, &rules, &t, nb, term, term);
+    sv_em_parts_end(&parts);
+    for (int j = 0; j < nt && st; j++) { /* no partial terms */
+        sv_dense_sym_destroy(terms[j]);
+        terms[j] = NULL;
     }
-    sv_threads_restore(prev);
-    sv_em_tables_free(ctx, &t);
     sv_em_dispersion_kernel_destroy(ctx, k);
-    return SV_OK;
+    return st;
 }

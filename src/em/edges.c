@@ -24,6 +24,7 @@
  * Ψ = Dᵀ·P·D. */
 #include <math.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +102,7 @@ static int cell_profile(const sv_em_project *p, int i, int j)
  * it across the current's direction. */
 static int unknown_profile(const sv_em_model *m, int q)
 {
-    int ci[2], cj[2], sg[2], along_y = m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM);
+    int ci[2], cj[2], sg[2], along_y = sv_em_basis_axis(&m->basis[q]);
     int nc = sv_em_div_cells(m, q, ci, cj, sg), prof = nc ? cell_profile(m->prj, ci[0], cj[0]) : PROF_NONE;
     for (int k = 1; k < nc; k++)
         if (cell_profile(m->prj, ci[k], cj[k]) != prof) return PROF_NONE;
@@ -315,8 +316,8 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
 
 /* Memoised changes by pair and offset (NaN: not yet computed), in one
  * allocation. They depend on the cell size, the stack-up and the options
- * alone, so models of one grid may share them (sv_em_shared_tables): the
- * port calibration's standards do. ΔP and ΔL are computed relative to the
+ * alone, so models of one cell share them (sv_em_model.memo): the port
+ * calibration's standards use their circuit's. ΔP and ΔL are computed relative to the
  * pair's first cell (dP_cells, L_profiled; ΔP's pairs from their canonical
  * end, canonical_pair, which keys its entry too): an entry is the same bits for
  * every pair of its classes, profiles and offset, wherever the pair lies
@@ -325,6 +326,7 @@ double sv_em_edge_dP(const sv_em_model *m, int ai, int aj, int bi, int bj, int e
 #define DP_PAIRS (PROF_COUNT * PROF_COUNT)
 #define DL_KEYS (2 * 9 * SIDE_COUNT * SIDE_COUNT)
 struct sv_em_edge_memo {
+    atomic_flag in_use;  /* set while an assembly fills it */
     int rx, ry;          /* ΔP and rooftops' ΔL: offsets −rx..rx, −ry..ry (cells) */
     size_t per, per_l;   /* entries per pair: of dp; of dl (offsets one cell farther) */
     double *dp;          /* DP_PAIRS profile pairs (pa, pb) × offsets */
@@ -351,18 +353,14 @@ size_t sv_em_edge_memo_bytes(const sv_em_model *m)
     return sizeof(sv_em_edge_memo) + sizeof(double) * (DP_PAIRS * per + DL_KEYS * per_l) + sizeof(int) * DL_KEYS * per_l;
 }
 
-/* The arrays' places in the memo's one allocation. */
-static void memo_init_pointers(sv_em_edge_memo *e)
+/* Every change unknown, the arrays in their places in the one allocation. */
+static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
 {
+    atomic_flag_clear(&e->in_use);
+    memo_shape(&m->prj->grid, &e->rx, &e->ry, &e->per, &e->per_l);
     e->dp = e->data;
     e->dl = e->dp + DP_PAIRS * e->per;
     e->planned = (int *)(e->dl + DL_KEYS * e->per_l);
-}
-
-static void memo_init(const sv_em_model *m, sv_em_edge_memo *e)
-{
-    memo_shape(&m->prj->grid, &e->rx, &e->ry, &e->per, &e->per_l);
-    memo_init_pointers(e);
     for (size_t k = 0; k < DP_PAIRS * e->per + DL_KEYS * e->per_l; k++) e->data[k] = NAN;
     for (size_t k = 0; k < DL_KEYS * e->per_l; k++) e->planned[k] = NONE;
 }
@@ -399,13 +397,19 @@ static double cached_dP(const sv_em_model *m, sv_em_edge_memo *e, int ai, int aj
  * port half rooftop from the low side (left, bottom), 2 from the high one. */
 static int unknown_class(const sv_em_basis *b, int *axis)
 {
-    if (b->kind < 2) {
-        *axis = b->kind;
-        return 0;
-    }
-    *axis = b->side >= SV_EM_BOTTOM;
+    *axis = sv_em_basis_axis(b);
+    if (sv_em_is_rooftop(b->kind)) return 0;
     return 1 + (b->side == SV_EM_RIGHT || b->side == SV_EM_TOP);
 }
+
+/* The shares of the changes' progress (rough costs): ΔL's plan (every pair
+ * with a profiled member) and its closed forms, ΔP's plan and closed
+ * forms, Ψ's sums. */
+#define SHARE_DL_PLAN 1.0
+#define SHARE_DL 4.0
+#define SHARE_DP_PLAN 0.5
+#define SHARE_DP 2.0
+#define SHARE_PSI 0.5
 
 /* ---- ΔL on the thread team ---------------------------------------------------
  * correct_l's pairs are planned serially, in its order (the first pair of
@@ -473,12 +477,10 @@ static int has_change(const sv_em_model *m, const sv_em_edge_memo *e, int r, int
     return xa == xb && (ca || cb || (abs(b->i - a->i) <= e->rx && abs(b->j - a->j) <= e->ry));
 }
 
-/* correct_l's pairs: every unordered pair with a profiled member once. */
-#define FOR_PAIRS(p, m, r, c)                                                                                         \
-    for (int r = 0; r < (m)->n; r++)                                                                                  \
-        if ((p)->prof[r])                                                                                             \
-            for (int c = 0; c < (m)->n; c++)                                                                          \
-                if (!(p)->prof[c] || c <= r) /* else that pair comes with r = c */
+/* Whether (r, c) is one of correct_l's pairs, every unordered pair with a
+ * profiled member once: r profiled, and c not or not after it (else that
+ * pair comes with r = c). */
+static int in_plan(const dl_plan *p, int r, int c) { return p->prof[r] && (!p->prof[c] || c <= r); }
 
 static void plan_free(sv_ctx *ctx, dl_plan *p)
 {
@@ -488,49 +490,67 @@ static void plan_free(sv_ctx *ctx, dl_plan *p)
     sv_free(ctx, p->prof);
 }
 
-/* correct_l's pairs with a change, in its order (once per unordered pair
- * with a profiled member), with their slots. */
+/* correct_l's pairs with a change, in its order (row by row, once per
+ * unordered pair with a profiled member), with their slots: counted, then
+ * planned (marking the memo entries they compute, memo_unplan). */
 static sv_status plan_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
 {
     *p = (dl_plan){.prof = sv_alloc(ctx, sizeof(int) * (size_t)(m->n ? m->n : 1), "edge profile plan")};
     if (!p->prof) return sv_last_status();
     for (int q = 0; q < m->n; q++) p->prof[q] = unknown_profile(m, q);
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", 2.0 * m->n);
     size_t most = 0;
-    FOR_PAIRS(p, m, r, c) most += has_change(m, e, r, c);
+    for (int r = 0; r < m->n && !sv_progress_loop_at(&loop, r); r++)
+        for (int c = 0; c < m->n && p->prof[r]; c++) most += in_plan(p, r, c) && has_change(m, e, r, c);
     if (most > INT_MAX) return sv_error(SV_ERR_NOMEM, "edge profile: %zu pairs of unknowns to correct", most);
     size_t len = most ? most : 1;
     p->slot = sv_alloc(ctx, sizeof(dl_slot) * len, "edge profile plan");
     p->use = sv_alloc(ctx, sizeof(dl_use) * len, "edge profile plan");
     p->todo = sv_alloc(ctx, sizeof(int) * len, "edge profile plan");
     if (!p->slot || !p->use || !p->todo) return sv_last_status();
-    FOR_PAIRS(p, m, r, c) {
-        int s = planned_dL(m, e, p, r, c);
-        if (s != NONE) p->use[p->nuse++] = (dl_use){.r = r, .c = c, .slot = s};
-    }
+    for (int r = 0; r < m->n && !sv_progress_loop_at(&loop, m->n + r); r++)
+        for (int c = 0; c < m->n && p->prof[r]; c++) {
+            int s = in_plan(p, r, c) ? planned_dL(m, e, p, r, c) : NONE;
+            if (s != NONE) p->use[p->nuse++] = (dl_use){.r = r, .c = c, .slot = s};
+        }
+    sv_status st = sv_progress_loop_end(&loop);
+    if (st) return st;
     /* pairs with a port half rooftop cost the most (its quadrature along
      * the sub-strips): they go first, so that no long one starts last */
     for (int port = 1; port >= 0; port--)
         for (int q = 0; q < p->nslot; q++) {
             const dl_slot *sl = &p->slot[q];
-            if (sl->todo && (m->basis[sl->r].kind >= 2 || m->basis[sl->c].kind >= 2) == port) p->todo[p->ntodo++] = q;
+            int with_port = !sv_em_is_rooftop(m->basis[sl->r].kind) || !sv_em_is_rooftop(m->basis[sl->c].kind);
+            if (sl->todo && with_port == port) p->todo[p->ntodo++] = q;
         }
     return SV_OK;
 }
 
 /* The planned pairs' closed forms, each on its own (in any order), then
- * kept in the memo entries they fill. */
-static void compute_l(const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
+ * kept in the memo entries they fill (none when stopped). */
+static sv_status compute_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, dl_plan *p)
 {
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", p->ntodo);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(sv_threads_team())
     for (int q = 0; q < p->ntodo; q++) {
+        if (sv_progress_loop_at(&loop, q)) continue;
         dl_slot *sl = &p->slot[p->todo[q]];
         sl->v = sv_em_edge_dL(m, sl->r, sl->c, 0);
     }
+    sv_status st = sv_progress_loop_end(&loop);
+    if (st) return st;
     for (size_t k = 0; k < DL_KEYS * e->per_l; k++)
         if (e->planned[k] != NONE) {
             e->dl[k] = p->slot[e->planned[k]].v;
             e->planned[k] = NONE;
         }
+    return SV_OK;
+}
+
+/* The memo as it was before a plan that was not computed: no entry marked. */
+static void memo_unplan(sv_em_edge_memo *e)
+{
+    for (size_t k = 0; k < DL_KEYS * e->per_l; k++) e->planned[k] = NONE;
 }
 
 /* Unknowns with divergence on a cell: x and y rooftops on either side and
@@ -575,11 +595,12 @@ typedef struct dp_plan {
 
 /* Ψ += Dᵀ·ΔP·D over the ordered cell pairs (a, b) with a change; with a
  * plan, only the entries these pairs lack are listed in it. */
-static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm, dp_plan *plan, double *Psi,
-                        sv_em_colbase_fn colbase, void *user)
+static sv_status correct_psi(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, const cell_map *cm, dp_plan *plan,
+                             double *Psi, sv_em_colbase_fn colbase, void *user)
 {
     const sv_em_grid *g = &m->prj->grid;
-    for (int aj = 0; aj < g->ny; aj++)
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", g->ny);
+    for (int aj = 0; aj < g->ny && !sv_progress_loop_at(&loop, aj); aj++)
         for (int ai = 0; ai < g->nx; ai++) {
             if (!cell_profile(m->prj, ai, aj)) continue;
             int qa[6], sa[6], na = cell_unknowns(cm, ai, aj, qa, sa);
@@ -608,6 +629,7 @@ static void correct_psi(const sv_em_model *m, sv_em_edge_memo *e, const cell_map
                             }
                 }
         }
+    return sv_progress_loop_end(&loop);
 }
 
 /* The ΔP entries correct_psi would compute as it goes, computed first on
@@ -620,13 +642,22 @@ static sv_status fill_dp(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e, 
                  .cells = sv_alloc(ctx, sizeof(int[4]) * nd, "edge profile plan"),
                  .taken = sv_calloc(ctx, nd, 1, "edge profile plan")};
     sv_status st = p.entry && p.cells && p.taken ? SV_OK : sv_last_status();
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_DP_PLAN + SHARE_DP);
+    sv_em_part(&parts, SHARE_DP_PLAN);
+    if (!st) st = correct_psi(ctx, m, e, cm, &p, NULL, NULL, NULL);
+    sv_em_part(&parts, SHARE_DP);
     if (!st) {
-        correct_psi(m, e, cm, &p, NULL, NULL, NULL);
         long n = (long)p.n;
+        sv_progress_loop loop = sv_progress_loop_begin(ctx, "edge profiles", n);
+        /* an entry stopped before is left unknown (NaN): the memo stays whole */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(sv_threads_team())
-        for (long q = 0; q < n; q++)
+        for (long q = 0; q < n; q++) {
+            if (sv_progress_loop_at(&loop, q)) continue;
             e->dp[p.entry[q]] = sv_em_edge_dP(m, p.cells[q][0], p.cells[q][1], p.cells[q][2], p.cells[q][3], 0);
+        }
+        st = sv_progress_loop_end(&loop);
     }
+    sv_em_parts_end(&parts);
     sv_free(ctx, p.entry);
     sv_free(ctx, p.cells);
     sv_free(ctx, p.taken);
@@ -639,62 +670,46 @@ static sv_status correct_l(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo *e
                            sv_em_colbase_fn colbase, void *user)
 {
     dl_plan p;
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_DL_PLAN + SHARE_DL);
+    sv_em_part(&parts, SHARE_DL_PLAN);
     sv_status st = plan_l(ctx, m, e, &p);
-    if (!st) {
-        compute_l(m, e, &p);
-        for (int u = 0; u < p.nuse; u++) {
-            double d = p.slot[p.use[u].slot].v;
-            if (d != 0) add_lower(L, colbase, user, p.use[u].r, p.use[u].c, d);
-        }
+    sv_em_part(&parts, SHARE_DL);
+    if (!st) st = compute_l(ctx, m, e, &p);
+    sv_em_parts_end(&parts);
+    for (int u = 0; u < p.nuse && !st; u++) {
+        double d = p.slot[p.use[u].slot].v;
+        if (d != 0) add_lower(L, colbase, user, p.use[u].r, p.use[u].c, d);
     }
+    if (st) memo_unplan(e);
     plan_free(ctx, &p);
     return st;
 }
 
-/* The memo an assembly of m fills: the shared tables' when m has them
- * (*kind 0), else m's own (*kind 1): its cached one taken out, or a new one
- * when another assembly of m holds that. NULL: no memory. */
-static sv_em_edge_memo *memo_take(sv_ctx *ctx, const sv_em_model *m, int *kind)
+sv_status sv_em_edge_memo_create(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo **out)
 {
-    size_t bytes = sv_em_edge_memo_bytes(m);
-    int fresh = 0, own = 0;
-    sv_em_edge_memo *e = NULL;
-    *kind = 0;
-    if (sv_em_shared_for(m)) {
-        e = sv_em_shared_part(ctx, m, SV_EM_SHARED_EDGES, bytes, "edge profile changes", &fresh, &own);
-    } else {
-        *kind = 1;
-        e = atomic_exchange(&((sv_em_model *)m)->edges_cache, NULL);
-        if (!e) e = sv_alloc(m->ctx, bytes, "edge profile changes"), fresh = 1;
-    }
-    if (e && fresh) memo_init(m, e);
+    *out = sv_alloc(ctx, sv_em_edge_memo_bytes(m), "edge profile changes");
+    if (!*out) return sv_last_status();
+    memo_init(m, *out);
+    return SV_OK;
+}
+
+void sv_em_edge_memo_destroy(sv_ctx *ctx, sv_em_edge_memo *e) { sv_free(ctx, e); }
+
+/* The memo an assembly of m fills: m's, unless another assembly is filling
+ * it now; then (*own 1) one of its own for this assembly, which
+ * memo_release frees. NULL: no memory. */
+static sv_em_edge_memo *memo_acquire(sv_ctx *ctx, const sv_em_model *m, int *own)
+{
+    sv_em_edge_memo *e = m->memo;
+    *own = !e || atomic_flag_test_and_set(&e->in_use);
+    if (*own && sv_em_edge_memo_create(ctx, m, &e)) return NULL;
     return e;
 }
 
-/* Back where memo_take found it: m's cache (freed if another assembly put
- * one there meanwhile). */
-static void memo_put(const sv_em_model *m, sv_em_edge_memo *e, int kind)
+static void memo_release(sv_ctx *ctx, sv_em_edge_memo *e, int own)
 {
-    sv_em_edge_memo *none = NULL;
-    if (kind && e && !atomic_compare_exchange_strong(&((sv_em_model *)m)->edges_cache, &none, e)) sv_free(m->ctx, e);
-}
-
-sv_status sv_em_edge_memo_seed(sv_ctx *ctx, sv_em_edge_memo **dst, const sv_em_model *m)
-{
-    /* taken out like an assembly takes it: one that holds it has it out, and there is none to copy */
-    sv_em_edge_memo *own = atomic_exchange(&((sv_em_model *)m)->edges_cache, NULL);
-    sv_status st = SV_OK;
-    if (own && !*dst) {
-        *dst = sv_alloc(ctx, sv_em_edge_memo_bytes(m), "edge profile changes");
-        if (*dst) {
-            memcpy(*dst, own, sv_em_edge_memo_bytes(m));
-            memo_init_pointers(*dst);
-        } else {
-            st = sv_last_status();
-        }
-    }
-    memo_put(m, own, 1);
-    return st;
+    if (own) sv_em_edge_memo_destroy(ctx, e);
+    else atomic_flag_clear(&e->in_use);
 }
 
 sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, double *Psi, sv_em_colbase_fn colbase,
@@ -704,12 +719,13 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     const sv_em_grid *g = &m->prj->grid;
     size_t cells = (size_t)g->nx * g->ny;
     cell_map cm = {.nx = g->nx, .ny = g->ny};
-    int kind;
-    sv_em_edge_memo *e = memo_take(ctx, m, &kind);
-    cm.xr = e ? sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map") : NULL;
+    int own;
+    sv_em_edge_memo *e = memo_acquire(ctx, m, &own);
+    if (!e) return sv_last_status();
+    cm.xr = sv_alloc(ctx, sizeof(int) * 4 * cells, "edge profile cell map");
     if (!cm.xr) {
         sv_status st = sv_last_status();
-        memo_put(m, e, kind);
+        memo_release(ctx, e, own);
         return st;
     }
     cm.yr = cm.xr + cells;
@@ -718,14 +734,21 @@ sv_status sv_em_edge_correct(sv_ctx *ctx, const sv_em_model *m, double *L, doubl
     for (int q = 0; q < m->n; q++) {
         const sv_em_basis *b = &m->basis[q];
         size_t c = (size_t)b->i + (size_t)g->nx * b->j;
-        if (b->kind == 0) cm.xr[c] = q;
-        else if (b->kind == 1) cm.yr[c] = q;
-        else cm.pr[2 * c + (cm.pr[2 * c] >= 0)] = q;
+        switch (b->kind) {
+        case SV_EM_UNKNOWN_X: cm.xr[c] = q; break;
+        case SV_EM_UNKNOWN_Y: cm.yr[c] = q; break;
+        case SV_EM_UNKNOWN_PORT: cm.pr[2 * c + (cm.pr[2 * c] >= 0)] = q; break;
+        }
     }
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_DL_PLAN + SHARE_DL + SHARE_DP_PLAN + SHARE_DP + SHARE_PSI);
+    sv_em_part(&parts, SHARE_DL_PLAN + SHARE_DL);
     sv_status st = correct_l(ctx, m, e, L, colbase, user);
+    sv_em_part(&parts, SHARE_DP_PLAN + SHARE_DP);
     if (!st) st = fill_dp(ctx, m, e, &cm);
-    if (!st) correct_psi(m, e, &cm, NULL, Psi, colbase, user);
-    memo_put(m, e, kind);
+    sv_em_part(&parts, SHARE_PSI);
+    if (!st) st = correct_psi(ctx, m, e, &cm, NULL, Psi, colbase, user);
+    sv_em_parts_end(&parts);
+    memo_release(ctx, e, own);
     sv_free(ctx, cm.xr);
     return st;
 }

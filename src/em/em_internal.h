@@ -3,7 +3,6 @@
 #ifndef SV_EM_INTERNAL_H
 #define SV_EM_INTERNAL_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 
 #include "solvent/em.h"
@@ -12,6 +11,37 @@
 
 /* The adaptive sweep's tolerance when neither the caller nor the project gives one. */
 #define SV_EM_DEFAULT_TOLERANCE 1e-4
+
+/* An operation's steps as parts of its progress, in turn: sv_em_part
+ * closes the previous part and opens the next, `weight` of the parts'
+ * total (the rough cost of its step), as a span of the operation's
+ * progress (solvent/core.h), which the step's reports, 0 to 1, fill;
+ * sv_em_parts_end closes the last. */
+typedef struct sv_em_parts {
+    sv_ctx *ctx;
+    double total, done;
+    sv_progress_span enclosing;
+    int open;
+} sv_em_parts;
+
+static inline sv_em_parts sv_em_parts_begin(sv_ctx *ctx, double total)
+{
+    return (sv_em_parts){.ctx = ctx, .total = total > 0 ? total : 1};
+}
+
+static inline void sv_em_parts_end(sv_em_parts *p)
+{
+    if (p->open) sv_progress_span_end(p->ctx, p->enclosing);
+    p->open = 0;
+}
+
+static inline void sv_em_part(sv_em_parts *p, double weight)
+{
+    sv_em_parts_end(p);
+    p->enclosing = sv_progress_span_begin(p->ctx, p->done / p->total, (p->done + weight) / p->total);
+    p->open = 1;
+    p->done += weight;
+}
 
 enum { SV_EM_LEFT = 0, SV_EM_RIGHT = 1, SV_EM_BOTTOM = 2, SV_EM_TOP = 3 };
 
@@ -44,11 +74,18 @@ struct sv_em_project {
 
 /* One unknown: an x- or y-directed rooftop, or a port half rooftop. */
 typedef struct sv_em_basis {
-    int kind;      /* 0 x rooftop, 1 y rooftop, 2 port half rooftop */
+    sv_em_unknown_kind kind;
     int i, j;      /* x/y rooftop: the lower-left of its two cells; port: its cell */
     int side;      /* port: SV_EM_LEFT ...; port index in `port` */
     int port;
 } sv_em_basis;
+
+/* The axis of an unknown's current: 0 along x, 1 along y (a rooftop's is
+ * its kind's; a port half rooftop's crosses its port's side). */
+static inline int sv_em_basis_axis(const sv_em_basis *b)
+{
+    return sv_em_is_rooftop(b->kind) ? b->kind == SV_EM_UNKNOWN_Y : b->side >= SV_EM_BOTTOM;
+}
 
 /* Gauss–Legendre rule on [0, 1] with an end-flattening substitution
  * (geom.c), for the Galerkin inductance integrals: n ≤ SV_EM_GL_MAX points
@@ -71,18 +108,19 @@ struct sv_em_model {
     struct sv_em_disp_far *disp_far; /* dispersion's far field resummed (NULL without dispersion) */
     sv_em_gl_rule gl_wall;    /* thick metal's side walls (walls.c) */
     sv_em_gl_rule gl_edge;    /* the edge profile's changes with port half rooftops (edges.c) */
-    struct sv_em_shared_tables *shared; /* borrowed, may be NULL: tables shared with other models (tables.c) */
-    /* Thick metal's wall tables of this model's cell and stack-up, made by
-     * its first assembly and kept for the next and for its calibration's
-     * standards (walls.c). The one member that changes after creation:
-     * installed by compare-and-swap, so concurrent assemblies of one model
-     * may both compute them but never race. */
-    _Atomic(struct sv_em_walls_tables *) walls_cache;
-    /* The edge profile's memo (edges.c) the same way: kept between this
-     * model's assemblies and lent to its calibration's standards. An
-     * assembly takes it out while it fills it (an exchange: a concurrent
-     * one starts its own) and puts it back when done. */
-    _Atomic(struct sv_em_edge_memo *) edges_cache;
+    /* What depends on the cell size, the stack-up, the effects and the
+     * options alone, not on the mesh, so models alike in those share it
+     * (the calibration's thru standards use their circuit's,
+     * sv_em_model_create_sharing): thick metal's wall tables (NULL for a
+     * sheet), made with the model and read-only since, and the edge
+     * profile's memo of changes (NULL without the profiles), which the
+     * assemblies fill. A model is const to whoever assembles it; the memo
+     * is the one thing its assemblies change, so it is an object of its
+     * own that the model points to (not a member written through a cast),
+     * handed to one assembly at a time (sv_em_edge_correct). */
+    struct sv_em_walls_tables *walls;
+    struct sv_em_edge_memo *memo;
+    int lent;                 /* 1: walls and memo belong to the model they were shared from */
 };
 
 /* ---- Green's functions and integrals (green.c) ---- */
@@ -167,8 +205,9 @@ size_t sv_em_tables_bytes(const sv_em_tables *t, int parts);
 sv_status sv_em_tables_alloc(sv_ctx *ctx, sv_em_tables *t, int parts);
 void sv_em_tables_free(sv_ctx *ctx, sv_em_tables *t);
 /* Every entry of P (P_im), Lx, Ly; near_only: only the near ones (closed
- * forms), the far masks set (SV_EM_TABLES_PLAN). In parallel. */
-void sv_em_tables_entries(const sv_em_model *m, sv_em_tables *t, int near_only);
+ * forms), the far masks set (SV_EM_TABLES_PLAN). In parallel, reporting
+ * progress ("assembly"); SV_ERR_CANCELLED when stopped. */
+sv_status sv_em_tables_entries(sv_ctx *ctx, const sv_em_model *m, sv_em_tables *t, int near_only);
 /* Sxx, Syy, Sxy (and their imaginary parts) from P (SV_EM_TABLES_FOLDED). */
 void sv_em_tables_fold(sv_em_tables *t);
 /* The unknowns' kinds and cells (SV_EM_TABLES_PLAN). */
@@ -177,51 +216,38 @@ void sv_em_tables_unknowns(const sv_em_model *m, sv_em_tables *t);
  * half rooftops). */
 double sv_em_port_inductance(const sv_em_model *m, int r, int c);
 
-/* ---- tables shared between models (tables.c) ---- */
-/* What thick metal's walls tabulate and what the edge profile memoises
- * depend on the cell size, the stack-up and the options, not on the mesh:
- * models of one grid and stack-up (the port calibration's thru standards)
- * can share them. Whoever creates the object owns it and sets
- * sv_em_model.shared on the models it lends it to, assembling them one at
- * a time (its parts are filled by the first assembly that needs them). An
- * assembly uses it only where it fits the model (sv_em_shared_for), else
- * makes its own tables as without it. */
+/* ---- what models of one cell and stack-up share (model.c, walls.c, edges.c) ---- */
 typedef struct sv_em_walls_tables sv_em_walls_tables; /* walls.c: one allocation */
 typedef struct sv_em_edge_memo sv_em_edge_memo;       /* edges.c: one allocation */
-typedef struct sv_em_shared_tables {
-    sv_ctx *ctx;
-    double dx, dy;                  /* what the parts depend on: the cell, */
-    double h, eps_r, t, tan_delta;  /* the stack-up, */
-    double accuracy, far_ratio;     /* the options */
-    sv_em_walls_tables *walls;      /* NULL until an assembly with thick metal */
-    sv_em_edge_memo *edges;         /* NULL until an assembly with profiled strips */
-} sv_em_shared_tables;
-/* Tables for models like m (its cell size, stack-up and options), empty. */
-sv_status sv_em_shared_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_tables **out);
-void sv_em_shared_tables_destroy(sv_em_shared_tables *t);
-/* m's shared tables if it has them and they fit it, else NULL. */
-sv_em_shared_tables *sv_em_shared_for(const sv_em_model *m);
-/* Part `which` (SV_EM_SHARED_WALLS, SV_EM_SHARED_EDGES) of `bytes` for m:
- * the shared one when m's tables fit it (*fresh 0), else allocated
- * (*fresh 1: the caller fills it now), kept in the shared tables when they
- * fit, else the caller's to free (*own 1). NULL: no memory (status set). */
-enum { SV_EM_SHARED_WALLS = 0, SV_EM_SHARED_EDGES = 1 };
-void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t bytes, const char *what, int *fresh,
-                        int *own);
-/* The walls part and the edge memo from m's own when an assembly of m made
- * them (they fit every model t fits: t was made for m's cell, stack-up and
- * options). */
-sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m);
-/* Bytes the tables hold at most once filled for models like m. */
-size_t sv_em_shared_tables_bytes(const sv_em_model *m);
-/* Bytes of the parts (walls.c, edges.c) for models like m. */
+/* A model of p as sv_em_model_create makes it, sharing `like`'s wall
+ * tables and edge memo when they fit it (the same cell size, stack-up,
+ * effects and options), else with its own; `like` must outlive it. */
+sv_status sv_em_model_create_sharing(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts,
+                                     const sv_em_model *like, sv_em_model **out);
+/* Thick metal's wall tables for models like m (every coefficient the walls
+ * tabulate), and their bytes. */
+sv_status sv_em_walls_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_walls_tables **out);
+void sv_em_walls_tables_destroy(sv_ctx *ctx, sv_em_walls_tables *w);
 size_t sv_em_walls_tables_bytes(const sv_em_model *m);
+/* The edge profile's memo for models like m, every change unknown yet,
+ * and its bytes. */
+sv_status sv_em_edge_memo_create(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo **out);
+void sv_em_edge_memo_destroy(sv_ctx *ctx, sv_em_edge_memo *e);
 size_t sv_em_edge_memo_bytes(const sv_em_model *m);
-/* *dst (when NULL) becomes a copy, allocated in ctx, of the edge memo m's
- * assemblies keep, if m has one and no assembly holds it now. */
-sv_status sv_em_edge_memo_seed(sv_ctx *ctx, sv_em_edge_memo **dst, const sv_em_model *m);
 
 /* ---- assembly internals (assemble.c) ---- */
+/* How far a loop over the columns of a packed lower triangle of order n
+ * has come before column c: the entries of columns 0 … c − 1, doubled, of
+ * n² (column c holds n − c), for sv_progress_loop_at. */
+static inline double sv_em_columns_before(int n, int c) { return (double)c * (2.0 * n - c); }
+/* The shares of an assembly's progress (sv_em_assemble_with,
+ * sv_em_assemble_raw_lossy): its matrices' allocation (their zero fill),
+ * the entries (sv_em_assemble_entries: the tables, the fill, the side
+ * walls) and the edge profiles' changes; rough costs (docs/em.md,
+ * "Progress and cancellation"). */
+#define SV_EM_SHARE_ALLOC 0.3
+#define SV_EM_SHARE_ENTRIES 0.6
+#define SV_EM_SHARE_EDGES 0.1
 /* Column j's first element (row j) in the packed arrays: rows j..n-1 of
  * column j are contiguous from there (dense.h's block-column layout). */
 typedef size_t (*sv_em_colbase_fn)(void *user, int j);

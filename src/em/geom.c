@@ -21,13 +21,13 @@ void sv_em_profile_from(const sv_em_model *m, int q, int i0, int j0, sv_em_profi
     p->sign = 1;
     p->half = 0;
     switch (b->kind) {
-    case 0:
+    case SV_EM_UNKNOWN_X:
         p->axis = 0; p->e = x0 + dx; p->d = dx; p->t1 = y0; p->t2 = y0 + dy;
         break;
-    case 1:
+    case SV_EM_UNKNOWN_Y:
         p->axis = 1; p->e = y0 + dy; p->d = dy; p->t1 = x0; p->t2 = x0 + dx;
         break;
-    default:
+    case SV_EM_UNKNOWN_PORT:
         p->half = 1;
         switch (b->side) {
         case SV_EM_LEFT: p->axis = 0; p->e = x0; break;

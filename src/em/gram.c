@@ -14,8 +14,8 @@ typedef struct piece { int q, axis, rising, sign; } piece;
 static int pieces(const sv_em_model *m, int q, int ci[2], int cj[2], piece pc[2])
 {
     const sv_em_basis *b = &m->basis[q];
-    if (b->kind < 2) {
-        int ax = b->kind;
+    int ax = sv_em_basis_axis(b);
+    if (sv_em_is_rooftop(b->kind)) {
         ci[0] = b->i; cj[0] = b->j;
         ci[1] = b->i + (ax == 0); cj[1] = b->j + (ax == 1);
         pc[0] = (piece){q, ax, 1, 1};
@@ -23,7 +23,6 @@ static int pieces(const sv_em_model *m, int q, int ci[2], int cj[2], piece pc[2]
         return 2;
     }
     ci[0] = b->i; cj[0] = b->j;
-    int ax = b->side >= SV_EM_BOTTOM;
     int lowside = b->side == SV_EM_LEFT || b->side == SV_EM_BOTTOM;
     pc[0] = (piece){q, ax, !lowside, lowside ? 1 : -1};
     return 1;
@@ -143,7 +142,8 @@ sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **out)
     }
     size_t nnz = 0;
     G->rowptr[0] = 0;
-    for (int q = 0; q < m->n; q++) {
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "metal loss", m->n);
+    for (int q = 0; q < m->n && !sv_progress_loop_at(&loop, q); q++) {
         int cols[16];
         double vals[16];
         int k = gram_row(m, &cp, q, cols, vals);
@@ -154,8 +154,12 @@ sv_status sv_em_gram(sv_ctx *ctx, const sv_em_model *m, sv_em_csr **out)
         G->rowptr[q + 1] = (int)nnz;
     }
     cell_pieces_free(ctx, &cp);
-    *out = G;
-    return SV_OK;
+    s = sv_progress_loop_end(&loop);
+    if (s)
+        sv_em_csr_destroy(G); /* stopped: no partial G */
+    else
+        *out = G;
+    return s;
 }
 
 void sv_em_csr_destroy(sv_em_csr *G)

@@ -70,15 +70,15 @@ static void number_unknowns(const sv_em_project *p, sv_em_basis *basis)
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
             if (sv_em_project_metal(p, i, j) && sv_em_project_metal(p, i + 1, j))
-                basis[q++] = (sv_em_basis){0, i, j, 0, -1};
+                basis[q++] = (sv_em_basis){SV_EM_UNKNOWN_X, i, j, 0, -1};
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
             if (sv_em_project_metal(p, i, j) && sv_em_project_metal(p, i, j + 1))
-                basis[q++] = (sv_em_basis){1, i, j, 0, -1};
+                basis[q++] = (sv_em_basis){SV_EM_UNKNOWN_Y, i, j, 0, -1};
     for (int k = 0; k < p->nports; k++) {
         const sv_em_port_def *d = &p->ports[k];
         for (int c = d->k0; c < d->k1; c++) {
-            sv_em_basis b = {2, 0, 0, d->side, k};
+            sv_em_basis b = {SV_EM_UNKNOWN_PORT, 0, 0, d->side, k};
             switch (d->side) {
             case SV_EM_LEFT: b.i = d->line; b.j = c; break;
             case SV_EM_RIGHT: b.i = d->line - 1; b.j = c; break;
@@ -90,7 +90,43 @@ static void number_unknowns(const sv_em_project *p, sv_em_basis *basis)
     }
 }
 
+/* 1 when models a and b have what wall tables and an edge memo depend on
+ * in common: the cell size, the stack-up, the effects that make them and
+ * the options. */
+static int same_cell(const sv_em_model *a, const sv_em_model *b)
+{
+    const sv_em_project *p = a->prj, *q = b->prj;
+    const sv_em_stackup *s = &p->st, *t = &q->st;
+    return p->grid.dx == q->grid.dx && p->grid.dy == q->grid.dy && s->h == t->h && s->eps_r == t->eps_r &&
+           s->t == t->t && s->tan_delta == t->tan_delta && s->thick_metal == t->thick_metal &&
+           (p->edge_profile || p->edge_cells) == (q->edge_profile || q->edge_cells) &&
+           a->opts.accuracy == b->opts.accuracy && a->opts.far_ratio == b->opts.far_ratio;
+}
+
+/* m's wall tables (thick metal) and edge memo (the profiles switched on):
+ * like's when it has their cell in common with m, else made for m. */
+static sv_status cell_tables(sv_ctx *ctx, sv_em_model *m, const sv_em_model *like)
+{
+    if (like && same_cell(m, like)) {
+        m->walls = like->walls;
+        m->memo = like->memo;
+        m->lent = 1;
+        return SV_OK;
+    }
+    const sv_em_project *p = m->prj;
+    sv_status s = SV_OK;
+    if (p->st.thick_metal) s = sv_em_walls_tables_create(ctx, m, &m->walls);
+    if (!s && (p->edge_profile || p->edge_cells)) s = sv_em_edge_memo_create(ctx, m, &m->memo);
+    return s;
+}
+
 sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts, sv_em_model **out)
+{
+    return sv_em_model_create_sharing(ctx, p, opts, NULL, out);
+}
+
+sv_status sv_em_model_create_sharing(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts,
+                                     const sv_em_model *like, sv_em_model **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_model_create: out is NULL");
     *out = NULL;
@@ -114,8 +150,9 @@ sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_op
     sv_em_gl_make(SV_EM_GL_WALL, 1, &m->gl_wall);
     sv_em_gl_make(SV_EM_GL_EDGE, 1, &m->gl_edge);
     number_unknowns(p, m->basis);
+    s = cell_tables(ctx, m, like);
     /* thick metal's shares of charge and current on the walls (wall_share.c) */
-    if (p->st.thick_metal) s = sv_em_walls_choose_shares(ctx, m, &m->opts.wall_share, m->opts.wall_current_share);
+    if (!s && p->st.thick_metal) s = sv_em_walls_choose_shares(ctx, m, &m->opts.wall_share, m->opts.wall_current_share);
     /* the radiation terms depend on the mesh and the band's top alone: made
      * once here, for every planar model and estimate of this mesh */
     if (!s && p->radiation)
@@ -136,8 +173,10 @@ void sv_em_model_destroy(sv_em_model *m)
     sv_ctx *ctx = m->ctx;
     sv_em_radiation_destroy(m->rad);
     sv_em_disp_far_destroy(ctx, m->disp_far);
-    sv_free(ctx, atomic_load(&m->walls_cache));
-    sv_free(ctx, atomic_load(&m->edges_cache));
+    if (!m->lent) {
+        sv_em_walls_tables_destroy(ctx, m->walls);
+        sv_em_edge_memo_destroy(ctx, m->memo);
+    }
     sv_free(ctx, m->basis);
     sv_free(ctx, m);
 }

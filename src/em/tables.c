@@ -60,7 +60,7 @@ size_t sv_em_tables_bytes(const sv_em_tables *t, int parts)
     size_t n1 = (size_t)t->nx * t->ny, n2 = (size_t)(2 * t->nx + 1) * (2 * t->ny + 1), np = t->lossy ? 2 : 1;
     size_t b = (np + 2) * n1 * sizeof(double);
     if (parts & SV_EM_TABLES_FOLDED) b += np * (2 * n1 + n2) * sizeof(double);
-    if (parts & SV_EM_TABLES_PLAN) b += 3 * n1 + 3 * (size_t)t->n * sizeof(int);
+    if (parts & SV_EM_TABLES_PLAN) b += 3 * n1 + (size_t)t->n * (sizeof *t->kind + 2 * sizeof(int));
     return b;
 }
 
@@ -85,7 +85,7 @@ sv_status sv_em_tables_alloc(sv_ctx *ctx, sv_em_tables *t, int parts)
         ok = ok && (t->far_P = sv_alloc(ctx, n1, "em table masks")) != NULL;
         ok = ok && (t->far_Lx = sv_alloc(ctx, n1, "em table masks")) != NULL;
         ok = ok && (t->far_Ly = sv_alloc(ctx, n1, "em table masks")) != NULL;
-        ok = ok && (t->kind = sv_alloc(ctx, nu * sizeof(int), "em unknowns")) != NULL;
+        ok = ok && (t->kind = sv_alloc(ctx, nu * sizeof *t->kind, "em unknowns")) != NULL;
         ok = ok && (t->ci = sv_alloc(ctx, nu * sizeof(int), "em unknowns")) != NULL;
         ok = ok && (t->cj = sv_alloc(ctx, nu * sizeof(int), "em unknowns")) != NULL;
     }
@@ -102,7 +102,8 @@ void sv_em_tables_free(sv_ctx *ctx, sv_em_tables *t)
     for (size_t k = 0; k < sizeof a / sizeof a[0]; k++) sv_free(ctx, a[k]);
     t->P = t->P_im = t->Lx = t->Ly = t->Sxx = t->Syy = t->Sxy = t->Sxx_im = t->Syy_im = t->Sxy_im = NULL;
     t->far_P = t->far_Lx = t->far_Ly = NULL;
-    t->kind = t->ci = t->cj = NULL;
+    t->kind = NULL;
+    t->ci = t->cj = NULL;
 }
 
 /* Entry q of P (and P_im), Lx, Ly. */
@@ -136,16 +137,19 @@ static void entry_near(const sv_em_model *m, sv_em_tables *t, int q)
     if (!t->far_Ly[q]) t->Ly[q] = sv_em_L_rooftops(m, 1, di, dj, 0);
 }
 
-void sv_em_tables_entries(const sv_em_model *m, sv_em_tables *t, int near_only)
+sv_status sv_em_tables_entries(sv_ctx *ctx, const sv_em_model *m, sv_em_tables *t, int near_only)
 {
     int n1 = t->nx * t->ny;
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "assembly", n1);
 #pragma omp parallel for schedule(dynamic, 8) num_threads(sv_threads_team())
     for (int q = 0; q < n1; q++) {
+        if (sv_progress_loop_at(&loop, q)) continue;
         if (near_only)
             entry_near(m, t, q);
         else
             entry(m, t, q);
     }
+    return sv_progress_loop_end(&loop);
 }
 
 void sv_em_tables_fold(sv_em_tables *t)
@@ -172,72 +176,4 @@ double sv_em_port_inductance(const sv_em_model *m, int r, int c)
     sv_em_profile(m, r, &a);
     sv_em_profile(m, c, &b);
     return sv_em_L_profiles(m, &a, &b, 0);
-}
-
-/* ---- tables shared between models (em_internal.h) ---- */
-
-sv_status sv_em_shared_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_shared_tables **out)
-{
-    *out = NULL;
-    sv_em_shared_tables *t = sv_calloc(ctx, 1, sizeof *t, "em shared tables");
-    if (!t) return sv_last_status();
-    const sv_em_project *p = m->prj;
-    *t = (sv_em_shared_tables){.ctx = ctx, .dx = p->grid.dx, .dy = p->grid.dy, .h = p->st.h, .eps_r = p->st.eps_r,
-                               .t = p->st.t, .tan_delta = p->st.tan_delta, .accuracy = m->opts.accuracy,
-                               .far_ratio = m->opts.far_ratio};
-    *out = t;
-    return SV_OK;
-}
-
-sv_status sv_em_shared_tables_seed(sv_em_shared_tables *t, const sv_em_model *m)
-{
-    const sv_em_walls_tables *walls = atomic_load(&((sv_em_model *)m)->walls_cache);
-    if (walls && !t->walls) {
-        t->walls = sv_alloc(t->ctx, sv_em_walls_tables_bytes(m), "em wall tables");
-        if (!t->walls) return sv_last_status();
-        memcpy(t->walls, walls, sv_em_walls_tables_bytes(m));
-    }
-    return sv_em_edge_memo_seed(t->ctx, &t->edges, m);
-}
-
-void sv_em_shared_tables_destroy(sv_em_shared_tables *t)
-{
-    if (!t) return;
-    sv_free(t->ctx, t->walls);
-    sv_free(t->ctx, t->edges);
-    sv_free(t->ctx, t);
-}
-
-sv_em_shared_tables *sv_em_shared_for(const sv_em_model *m)
-{
-    sv_em_shared_tables *t = m->shared;
-    const sv_em_project *p = m->prj;
-    if (!t || t->dx != p->grid.dx || t->dy != p->grid.dy || t->h != p->st.h || t->eps_r != p->st.eps_r ||
-        t->t != p->st.t || t->tan_delta != p->st.tan_delta || t->accuracy != m->opts.accuracy ||
-        t->far_ratio != m->opts.far_ratio)
-        return NULL;
-    return t;
-}
-
-void *sv_em_shared_part(sv_ctx *ctx, const sv_em_model *m, int which, size_t bytes, const char *what, int *fresh,
-                        int *own)
-{
-    sv_em_shared_tables *sh = sv_em_shared_for(m);
-    void *part = !sh ? NULL : which == SV_EM_SHARED_WALLS ? (void *)sh->walls : (void *)sh->edges;
-    *fresh = *own = 0;
-    if (part) return part;
-    part = sv_alloc(sh ? sh->ctx : ctx, bytes, what);
-    if (!part) return NULL;
-    *fresh = 1;
-    if (!sh) *own = 1;
-    else if (which == SV_EM_SHARED_WALLS) sh->walls = part;
-    else sh->edges = part;
-    return part;
-}
-
-size_t sv_em_shared_tables_bytes(const sv_em_model *m)
-{
-    const sv_em_project *p = m->prj;
-    return sizeof(sv_em_shared_tables) + (p->st.thick_metal ? sv_em_walls_tables_bytes(m) : 0) +
-           (p->edge_profile || p->edge_cells ? sv_em_edge_memo_bytes(m) : 0);
 }

@@ -57,8 +57,8 @@ typedef struct walls_energy {
 
 /* A Ritz problem: the charge's, over the cells that carry charge, or an
  * axis's current, over its rooftops (unknowns q0 … q0 + n − 1). What its
- * rounds share is made once: the series and tables, the faces'
- * coefficients by offset, each item's class of walls. */
+ * rounds share is made once: the series, the views of the model's wall
+ * tables, the faces' coefficients by offset, each item's class of walls. */
 typedef struct problem {
     int current, axis, n, q0;
     int *cells;  /* the charge's: i + nx·j of each */
@@ -69,8 +69,6 @@ typedef struct problem {
     int bw;
     double A, T[9]; /* a face's area or width; each class's wall area or height */
     series s;
-    sv_em_walls_tables *w;
-    int own;
     walls_tables tb;
     current_tables ct;
     const double complex *p00;
@@ -138,18 +136,18 @@ static int partners(const sv_em_model *m, const problem *pb, int q, int *who, pa
             }
         return n;
     }
-    int kind = m->basis[pb->q0 + q].kind;
+    int axis = sv_em_basis_axis(&m->basis[pb->q0 + q]);
     current cc, cr;
     sv_em_walls_rooftop_current(m, pb->q0 + q, &cc);
     for (int dj = -R; dj <= R; dj++)
         for (int di = -R; di <= R; di++) {
             int i = ci + di, j = cj + dj;
             if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-            int r = pb->map[(size_t)kind * nx * ny + i + (size_t)nx * j];
+            int r = pb->map[(size_t)axis * nx * ny + i + (size_t)nx * j];
             if (r < 0) continue;
             sv_em_walls_rooftop_current(m, r, &cr);
             if (cc.nw == 0 && cr.nw == 0) continue;
-            sv_em_walls_current_parts(m, &pb->s, &pb->ct, &cc, &cr, kind == 0 ? di : dj, kind == 0 ? dj : di, &pp[n]);
+            sv_em_walls_current_parts(m, &pb->s, &pb->ct, &cc, &cr, axis ? dj : di, axis ? di : dj, &pp[n]);
             who[n++] = r - pb->q0;
         }
     return n;
@@ -157,7 +155,6 @@ static int partners(const sv_em_model *m, const problem *pb, int q, int *who, pa
 
 static void problem_free(sv_ctx *ctx, problem *pb)
 {
-    if (pb->own) sv_free(ctx, pb->w);
     free(pb->s.cn);
     sv_free(ctx, pb->cells);
     sv_free(ctx, pb->pos);
@@ -234,14 +231,13 @@ static sv_status problem_make(sv_ctx *ctx, const sv_em_model *m, int of_current,
         if (!pb->s.cn) st = sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
     }
     if (!st && pb->n > 0) {
-        pb->w = sv_em_walls_tables_for(ctx, m, &pb->s, &pb->own);
         size_t team = (size_t)sv_threads_team();
         pb->box = (2 * pb->s.R + 1) * (2 * pb->s.R + 1);
-        pb->who = pb->w ? sv_alloc(ctx, sizeof(int) * team * pb->box, "em wall share") : NULL;
+        pb->who = sv_alloc(ctx, sizeof(int) * team * pb->box, "em wall share");
         pb->pp = pb->who ? sv_alloc(ctx, sizeof(pair_parts) * team * pb->box, "em wall share") : NULL;
         st = pb->pp ? problem_faces(ctx, m, pb) : sv_last_status();
     }
-    if (!st && pb->n > 0) sv_em_walls_tables_view(pb->w, &pb->tb, &pb->ct, &pb->p00);
+    if (!st && pb->n > 0) sv_em_walls_tables_view(m->walls, &pb->tb, &pb->ct, &pb->p00);
     if (st) problem_free(ctx, pb);
     return st;
 }

@@ -18,8 +18,9 @@
  * within that range, added to the assembled matrices.
  * Every distinct coefficient (face–wall, wall–wall by type and offset) is
  * computed once into small tables, which depend on the cell size and the
- * stack-up alone (models of one grid share them: the port calibration's
- * standards, em_internal.h's sv_em_shared_tables). Heights ζ are above the interface; for
+ * stack-up alone: made with the model (sv_em_walls_tables_create) and
+ * shared by models of one cell (the port calibration's standards use their
+ * circuit's, sv_em_model.walls). Heights ζ are above the interface; for
  * source and observer in z ≥ h the grounded slab's kernel is
  *   1/R(ζ − ζ') − K/R(ζ + ζ') − (1 − K²)·Σ_{n≥1} (−K)^{n−1}/R(ζ + ζ' + 2nh),
  * with K complex for a lossy dielectric. */
@@ -179,15 +180,16 @@ int sv_em_walls_range(const sv_em_project *p)
 
 /* ---- the tables ---- */
 
-static double complex *fw_at(const walls_tables *tb, int axis, int line, int row)
+/* The places of the charges' entries in their tables of range R (walls_parts.h). */
+static size_t fw_index(int R, int axis, int line, int row)
 {
-    return &tb->fw[((size_t)axis * (tb->R + 1) + line) * (tb->R + 1) + row];
+    return ((size_t)axis * (R + 1) + line) * (R + 1) + row;
 }
 
-static double complex *ww_at(const walls_tables *tb, int a, int b, int di, int dj)
+static size_t ww_index(int R, int a, int b, int di, int dj)
 {
-    int nd = 2 * tb->R + 3;
-    return &tb->ww[(((size_t)a * 2 + b) * nd + di + tb->R + 1) * nd + dj + tb->R + 1];
+    int nd = 2 * R + 3;
+    return (((size_t)a * 2 + b) * nd + di + R + 1) * nd + dj + R + 1;
 }
 
 /* A wall line's mirror image on the face's side of it: L and 1 − L are one
@@ -241,7 +243,7 @@ static double complex part_fw(const sv_em_model *m, const series *s, const walls
     wall_addr(m, w, &line, &row);
     int dl = line - (w->axis == 0 ? ci : cj), dr = row - (w->axis == 0 ? cj : ci);
     if (tb && dl >= -tb->R && dl <= tb->R + 1 && dr >= -tb->R && dr <= tb->R)
-        return *fw_at(tb, w->axis, fold_line(dl) - 1, abs(dr));
+        return tb->fw[fw_index(tb->R, w->axis, fold_line(dl) - 1, abs(dr))];
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     const double f[4] = {ci * dx, (ci + 1) * dx, cj * dy, (cj + 1) * dy};
     return face_wall(m, s, f, w);
@@ -256,11 +258,18 @@ static double complex part_ww(const sv_em_model *m, const series *s, const walls
     /* in x/y cell offsets: wall p at (l1, r1) or (r1, l1) */
     int pi = p->axis == 0 ? l1 : r1, pj = p->axis == 0 ? r1 : l1, qi = q->axis == 0 ? l2 : r2, qj = q->axis == 0 ? r2 : l2;
     int di = qi - pi, dj = qj - pj;
-    if (tb && abs(di) <= tb->R + 1 && abs(dj) <= tb->R + 1) return *ww_at(tb, p->axis, q->axis, di, dj);
+    if (tb && abs(di) <= tb->R + 1 && abs(dj) <= tb->R + 1) return tb->ww[ww_index(tb->R, p->axis, q->axis, di, dj)];
     return wall_wall(s, p, q);
 }
 
-static void tables_make(const sv_em_model *m, const series *s, const walls_tables *tb)
+/* The parts of wall tables while they are filled (the places the views
+ * of sv_em_walls_tables_view read). */
+typedef struct tables_out {
+    double complex *fw, *ww, *p00;
+    double *cfw, *cww, *cff;
+} tables_out;
+
+static void charge_tables_make(const sv_em_model *m, const series *s, const tables_out *o)
 {
     const int NL = s->R + 1, NJ = s->R + 1, ND = 2 * s->R + 3, R = s->R;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
@@ -270,7 +279,7 @@ static void tables_make(const sv_em_model *m, const series *s, const walls_table
         wall_at(m, axis, dl, dr, &w);
         double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
         const double f[4] = {0, dx, 0, dy};
-        *fw_at(tb, axis, dl - 1, dr) = face_wall(m, s, f, &w);
+        o->fw[fw_index(R, axis, dl - 1, dr)] = face_wall(m, s, f, &w);
     }
 #pragma omp parallel for schedule(dynamic, 4) num_threads(sv_threads_team())
     for (int q = 0; q < 4 * ND * ND; q++) {
@@ -279,7 +288,7 @@ static void tables_make(const sv_em_model *m, const series *s, const walls_table
         wall_at(m, a, 0, 0, &p);
         /* the second wall at cell offset (di, dj): line/row from its axis */
         wall_at(m, b, b == 0 ? di : dj, b == 0 ? dj : di, &w);
-        *ww_at(tb, a, b, di, dj) = wall_wall(s, &p, &w);
+        o->ww[ww_index(R, a, b, di, dj)] = wall_wall(s, &p, &w);
     }
 }
 
@@ -504,18 +513,24 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *
     step = na < step ? (na ? na : 1) : step;
     double complex *row = cells ? sv_alloc(ctx, sizeof(double complex) * (size_t)step * box, "em wall charges") : NULL;
     if (!st && !row) st = sv_last_status();
-    for (int q0 = 0; q0 < na && !st; q0 += step) {
+    sv_progress_loop loop = sv_progress_loop_begin(ctx, "side walls", na);
+    for (int q0 = 0; q0 < na && !st && !sv_progress_cancelled(ctx); q0 += step) {
         int q1 = q0 + step < na ? q0 + step : na;
 #pragma omp parallel num_threads(sv_threads_team())
         {
 #pragma omp for schedule(dynamic, 4)
-            for (int q = q0; q < q1; q++)
+            for (int q = q0; q < q1; q++) {
+                if (sv_progress_loop_at(&loop, q)) continue;
                 charges_row(m, s, tb, p00, &cu, cells[q] % nx, cells[q] / nx, row + (size_t)(q - q0) * box);
-            if (k->Psi) /* adding into Ψ cannot fail (only recording grows a list): no status to keep */
+            }
+            /* adding into Ψ cannot fail (only recording grows a list): no
+             * status to keep; a stopped step's rows are not all there */
+            if (k->Psi && !sv_progress_cancelled(ctx))
                 charges_apply(k, &cu, nx, R, cells, q0, q1, row, omp_get_thread_num(), omp_get_num_threads());
         }
-        if (!k->Psi) st = charges_apply(k, &cu, nx, R, cells, q0, q1, row, 0, 1);
+        if (!k->Psi && !sv_progress_cancelled(ctx)) st = charges_apply(k, &cu, nx, R, cells, q0, q1, row, 0, 1);
     }
+    if (!st) st = sv_progress_loop_end(&loop);
     sv_free(ctx, row);
     sv_free(ctx, cells);
     cell_unknowns_free(ctx, &cu);
@@ -569,7 +584,7 @@ void sv_em_walls_rooftop_current(const sv_em_model *m, int q, current *c)
     const sv_em_basis *b = &m->basis[q];
     const sv_em_project *p = m->prj;
     double dx = p->grid.dx, dy = p->grid.dy, t = p->st.t;
-    int i = b->i, j = b->j, x = b->kind == 0;
+    int i = b->i, j = b->j, x = b->kind == SV_EM_UNKNOWN_X;
     c->axis = x ? 0 : 1;
     c->d = x ? dx : dy;
     c->e = x ? (i + 1) * dx : (j + 1) * dy;
@@ -634,20 +649,12 @@ static double tri_conv(const sv_em_model *m, const series *s, int kind, double d
     return SV_EM_MU0 / (4 * SV_EM_PI) * sum;
 }
 
-static double *cfw_at(const current_tables *ct, int ax, int di, int l)
-{
-    return &ct->fw[((size_t)ax * (ct->R + 1) + di) * (ct->R + 1) + l];
-}
-static double *cww_at(const current_tables *ct, int ax, int di, int l)
-{
-    return &ct->ww[((size_t)ax * (ct->R + 1) + di) * (ct->R + 2) + l];
-}
-static double *cff_at(const current_tables *ct, int ax, int di, int dj)
-{
-    return &ct->ff[((size_t)ax * (ct->R + 1) + di) * (ct->R + 1) + dj];
-}
+/* The places of the currents' entries in their tables of range R. */
+static size_t cfw_index(int R, int ax, int di, int l) { return ((size_t)ax * (R + 1) + di) * (R + 1) + l; }
+static size_t cww_index(int R, int ax, int di, int l) { return ((size_t)ax * (R + 1) + di) * (R + 2) + l; }
+static size_t cff_index(int R, int ax, int di, int dj) { return ((size_t)ax * (R + 1) + di) * (R + 1) + dj; }
 
-static void current_tables_make(const sv_em_model *m, const series *s, const current_tables *ct)
+static void current_tables_make(const sv_em_model *m, const series *s, const tables_out *o)
 {
     double dx = m->prj->grid.dx, dy = m->prj->grid.dy;
     const int R = s->R;
@@ -655,18 +662,18 @@ static void current_tables_make(const sv_em_model *m, const series *s, const cur
     for (int q = 0; q < 2 * (R + 1) * (R + 1); q++) {
         int ax = q / ((R + 1) * (R + 1)), di = (q / (R + 1)) % (R + 1), L = q % (R + 1) + 1;
         double d = ax ? dy : dx, w = ax ? dx : dy;
-        *cfw_at(ct, ax, di, L - 1) = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
+        o->cfw[cfw_index(R, ax, di, L - 1)] = tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
     }
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 2); q++) {
         int ax = q / ((R + 1) * (R + 2)), di = (q / (R + 2)) % (R + 1), L = q % (R + 2);
         double d = ax ? dy : dx, w = ax ? dx : dy;
-        *cww_at(ct, ax, di, L) = tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
+        o->cww[cww_index(R, ax, di, L)] = tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
     }
 #pragma omp parallel for schedule(dynamic, 2) num_threads(sv_threads_team())
     for (int q = 0; q < 2 * (R + 1) * (R + 1); q++) {
         int ax = q / ((R + 1) * (R + 1)), di = (q / (R + 1)) % (R + 1), dj = q % (R + 1);
-        *cff_at(ct, ax, di, dj) = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
+        o->cff[cff_index(R, ax, di, dj)] = ax ? sv_em_L_rooftops(m, 1, dj, di, 0) : sv_em_L_rooftops(m, 0, di, dj, 0);
     }
 }
 
@@ -676,7 +683,8 @@ static void current_tables_make(const sv_em_model *m, const series *s, const cur
 static double face_wall_current(const sv_em_model *m, const series *s, const current_tables *ct, int ax, double d,
                                 double w, int di, int L)
 {
-    if (ct && abs(di) <= ct->R && L >= -ct->R && L <= ct->R + 1) return *cfw_at(ct, ax, abs(di), fold_line(L) - 1);
+    if (ct && abs(di) <= ct->R && L >= -ct->R && L <= ct->R + 1)
+        return ct->fw[cfw_index(ct->R, ax, abs(di), fold_line(L) - 1)];
     return tri_conv(m, s, 0, d, di * d, 0, w, 0, L * w);
 }
 
@@ -690,7 +698,7 @@ void sv_em_walls_current_parts(const sv_em_model *m, const series *s, const curr
     int ax = a->axis;
     double w = a->c2 - a->c1, d = a->d, t = s->t;
     *pp = (pair_parts){.Ta = a->nw * t, .Tb = b->nw * t};
-    pp->p00 = ct ? *cff_at(ct, ax, abs(di), abs(dj))
+    pp->p00 = ct ? ct->ff[cff_index(ct->R, ax, abs(di), abs(dj))]
                  : (ax ? sv_em_L_rooftops(m, 1, dj, di, 1) : sv_em_L_rooftops(m, 0, di, dj, 1));
     for (int v = 0; v < b->nw; v++) /* face of a, wall of b */
         pp->F += t * face_wall_current(m, s, ct, ax, d, w, di, (int)lround((b->wall[v] - a->c1) / w));
@@ -699,7 +707,7 @@ void sv_em_walls_current_parts(const sv_em_model *m, const series *s, const curr
     for (int u = 0; u < a->nw; u++)
         for (int v = 0; v < b->nw; v++) {
             int L = abs((int)lround((b->wall[v] - a->wall[u]) / w));
-            double x = ct && abs(di) <= ct->R && L <= ct->R + 1 ? *cww_at(ct, ax, abs(di), L)
+            double x = ct && abs(di) <= ct->R && L <= ct->R + 1 ? ct->ww[cww_index(ct->R, ax, abs(di), L)]
                                                                 : tri_conv(m, s, 1, d, di * d, 0, 0, 0, L * w);
             pp->W += t * t * x;
         }
@@ -724,7 +732,7 @@ int *sv_em_walls_rooftop_map(sv_ctx *ctx, const sv_em_model *m)
     for (size_t k = 0; k < 2 * (size_t)nx * ny; k++) map[k] = -1;
     for (int q = 0; q < m->nx_edges + m->ny_edges; q++) {
         const sv_em_basis *b = &m->basis[q];
-        map[(size_t)b->kind * nx * ny + b->i + (size_t)nx * b->j] = q;
+        map[(size_t)sv_em_basis_axis(b) * nx * ny + b->i + (size_t)nx * b->j] = q;
     }
     return map;
 }
@@ -743,13 +751,13 @@ static int column_currents(const sv_em_model *m, const series *s, const current_
         for (int di = -R; di <= R; di++) {
             int i = bc->i + di, j = bc->j + dj;
             if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-            int r = bc->kind == 0 ? map[i + (size_t)nx * j] : map[(size_t)nx * ny + i + (size_t)nx * j];
+            int r = map[(size_t)sv_em_basis_axis(bc) * nx * ny + i + (size_t)nx * j];
             if (r < c) continue;
             sv_em_walls_rooftop_current(m, r, &cr);
             if (cc.nw == 0 && cr.nw == 0) continue; /* no walls: no change */
             if (vals) {
                 /* offsets along / across the axis */
-                int da = bc->kind == 0 ? di : dj, dca = bc->kind == 0 ? dj : di;
+                int along_x = bc->kind == SV_EM_UNKNOWN_X, da = along_x ? di : dj, dca = along_x ? dj : di;
                 rows[k] = r;
                 vals[k] = current_delta(m, s, ct, &cc, &cr, da, dca);
             }
@@ -767,6 +775,8 @@ static sv_status record_currents(const sv_em_model *m, const series *s, const cu
     sv_em_walls_updates *u = k->u;
     size_t *start = sv_calloc(k->ctx, (size_t)nrt + 1, sizeof(size_t), "em wall updates");
     if (!start) return sv_last_status();
+    /* counted, then computed: the second pass is the costly one */
+    sv_progress_loop loop = sv_progress_loop_begin(k->ctx, "side walls", 2.0 * nrt);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
     for (int c = 0; c < nrt; c++) start[c + 1] = (size_t)column_currents(m, s, ct, map, c, NULL, NULL);
     for (int c = 0; c < nrt; c++) start[c + 1] += start[c];
@@ -779,10 +789,12 @@ static sv_status record_currents(const sv_em_model *m, const series *s, const cu
     if (!st) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(sv_threads_team())
         for (int c = 0; c < nrt; c++) {
+            if (sv_progress_loop_at(&loop, nrt + c)) continue;
             size_t o = start[c];
             int got = column_currents(m, s, ct, map, c, u->l_r + o, u->l_val + o);
             for (int q = 0; q < got; q++) u->l_c[o + q] = c;
         }
+        st = sv_progress_loop_end(&loop);
     }
     sv_free(k->ctx, start);
     return st;
@@ -804,17 +816,20 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series 
         double *vals = sv_alloc(ctx, sizeof(double) * (size_t)team * box, "em wall currents");
         if (!rows || !vals) st = sv_last_status();
         if (!st) {
+            sv_progress_loop loop = sv_progress_loop_begin(ctx, "side walls", nrt);
 #pragma omp parallel num_threads(team)
             {
                 int *r = rows + (size_t)omp_get_thread_num() * box;
                 double *v = vals + (size_t)omp_get_thread_num() * box;
 #pragma omp for schedule(dynamic, 16)
                 for (int c = 0; c < nrt; c++) {
+                    if (sv_progress_loop_at(&loop, c)) continue;
                     int got = column_currents(m, s, ct, map, c, r, v);
                     size_t base = k->colbase(k->user, c);
                     for (int q = 0; q < got; q++) k->L[base + (size_t)(r[q] - c)] += v[q];
                 }
             }
+            st = sv_progress_loop_end(&loop);
         }
         sv_free(ctx, rows);
         sv_free(ctx, vals);
@@ -823,14 +838,13 @@ static sv_status walls_currents(sv_ctx *ctx, const sv_em_model *m, const series 
     return st;
 }
 
-/* ---- the tables of a grid and stack-up, and the updates ---- */
+/* ---- the tables of a cell and stack-up, and the updates ---- */
 
 /* Every coefficient the walls tabulate: they depend on the cell size, the
- * stack-up and the options alone (the range too), so models of one grid
- * and stack-up can share them (sv_em_shared_tables). One allocation
- * without pointers (the calibration copies it): the charges' face–wall,
- * wall–wall and face tables (complex), then the currents' (real), at
- * offsets from the range. */
+ * stack-up and the options alone (the range too), so models of one cell
+ * and stack-up share them (sv_em_model.walls). One allocation: the
+ * charges' face–wall, wall–wall and face tables (complex), then the
+ * currents' (real), at offsets from the range. */
 struct sv_em_walls_tables {
     int R;
     double complex data[];
@@ -860,74 +874,67 @@ size_t sv_em_walls_tables_bytes(const sv_em_model *m) { return tables_bytes(sv_e
 void sv_em_walls_tables_view(const sv_em_walls_tables *w, walls_tables *tb, current_tables *ct, const double complex **p00)
 {
     tables_layout l = layout_of(w->R);
-    double complex *c = (double complex *)w->data;
-    double *r = (double *)(c + l.fw + l.ww + l.p00);
-    *tb = (walls_tables){.R = w->R, .fw = c, .ww = c + l.fw};
-    *ct = (current_tables){.R = w->R, .fw = r, .ww = r + l.cfw, .ff = r + l.cfw + l.cww};
-    *p00 = c + l.fw + l.ww;
+    const double *real = (const double *)(w->data + l.fw + l.ww + l.p00);
+    *tb = (walls_tables){.R = w->R, .fw = w->data, .ww = w->data + l.fw};
+    *ct = (current_tables){.R = w->R, .fw = real, .ww = real + l.cfw, .ff = real + l.cfw + l.cww};
+    *p00 = w->data + l.fw + l.ww;
 }
 
-static void walls_tables_fill(const sv_em_model *m, const series *s, sv_em_walls_tables *w)
+/* The same places, to fill. */
+static tables_out tables_parts(sv_em_walls_tables *w)
 {
-    walls_tables tb;
-    current_tables ct;
-    const double complex *p00;
-    w->R = s->R;
-    sv_em_walls_tables_view(w, &tb, &ct, &p00);
-    current_tables_make(m, s, &ct);
-    tables_make(m, s, &tb);
-    int a = s->R + 1;
-    for (int q = 0; q < a * a; q++) ((double complex *)p00)[q] = sv_em_walls_p_faces(m, q % a, q / a, 1);
+    tables_layout l = layout_of(w->R);
+    double *real = (double *)(w->data + l.fw + l.ww + l.p00);
+    return (tables_out){.fw = w->data, .ww = w->data + l.fw, .p00 = w->data + l.fw + l.ww, .cfw = real,
+                        .cww = real + l.cfw, .cff = real + l.cfw + l.cww};
 }
 
-/* m's own wall tables, made on first use and kept (the series s of m). */
-static sv_em_walls_tables *model_tables(const sv_em_model *m, const series *s)
+sv_status sv_em_walls_tables_create(sv_ctx *ctx, const sv_em_model *m, sv_em_walls_tables **out)
 {
-    /* the model is const to its users; its cache is the one mutable member */
-    _Atomic(sv_em_walls_tables *) *cache = &((sv_em_model *)m)->walls_cache;
-    sv_em_walls_tables *w = atomic_load(cache), *none = NULL;
-    if (w) return w;
-    w = sv_alloc(m->ctx, tables_bytes(s->R), "em wall tables");
-    if (!w) return NULL;
-    walls_tables_fill(m, s, w);
-    if (!atomic_compare_exchange_strong(cache, &none, w)) { /* another assembly's came first */
-        sv_free(m->ctx, w);
-        w = none;
+    *out = NULL;
+    series s;
+    sv_em_walls_series_make(m, &s);
+    if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
+    sv_em_walls_tables *w = sv_alloc(ctx, tables_bytes(s.R), "em wall tables");
+    if (!w) {
+        free(s.cn);
+        return sv_last_status();
     }
-    return w;
+    w->R = s.R;
+    tables_out o = tables_parts(w);
+    current_tables_make(m, &s, &o);
+    charge_tables_make(m, &s, &o);
+    int a = s.R + 1;
+    for (int q = 0; q < a * a; q++) o.p00[q] = sv_em_walls_p_faces(m, q % a, q / a, 1);
+    free(s.cn);
+    *out = w;
+    return SV_OK;
 }
 
-/* The tables for m: lent by the calibration when they fit, else the
- * model's own (*own 1: the caller frees them). NULL: no memory. */
-sv_em_walls_tables *sv_em_walls_tables_for(sv_ctx *ctx, const sv_em_model *m, const series *s, int *own)
-{
-    int fresh = 0;
-    *own = 0;
-    if (!sv_em_shared_for(m)) return model_tables(m, s);
-    sv_em_walls_tables *w = sv_em_shared_part(ctx, m, SV_EM_SHARED_WALLS, tables_bytes(s->R), "em wall tables",
-                                              &fresh, own);
-    if (w && fresh) walls_tables_fill(m, s, w);
-    return w;
-}
+void sv_em_walls_tables_destroy(sv_ctx *ctx, sv_em_walls_tables *w) { sv_free(ctx, w); }
+
+/* The shares of the updates' progress: δL of the rooftops, δΨ of the
+ * cells (rough costs). */
+#define SHARE_CURRENTS 0.3
+#define SHARE_CHARGES 0.7
 
 static sv_status walls_apply(sv_ctx *ctx, const sv_em_model *m, sink *k)
 {
     if (!m->prj->st.thick_metal) return SV_OK;
+    if (!m->walls) return sv_error(SV_ERR_INTERNAL, "em walls: a model with thick metal has no wall tables");
     series s;
     sv_em_walls_series_make(m, &s);
     if (!s.cn) return sv_error(SV_ERR_NOMEM, "em walls: no memory for the image series");
-    int own;
-    sv_em_walls_tables *w = sv_em_walls_tables_for(ctx, m, &s, &own);
-    sv_status st = w ? SV_OK : sv_last_status();
-    if (!st) {
-        walls_tables tb;
-        current_tables ct;
-        const double complex *p00;
-        sv_em_walls_tables_view(w, &tb, &ct, &p00);
-        st = walls_currents(ctx, m, &s, &ct, k);
-        if (!st) st = walls_charges(ctx, m, &s, &tb, p00, k);
-    }
-    if (own) sv_free(ctx, w);
+    walls_tables tb;
+    current_tables ct;
+    const double complex *p00;
+    sv_em_walls_tables_view(m->walls, &tb, &ct, &p00);
+    sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_CURRENTS + SHARE_CHARGES);
+    sv_em_part(&parts, SHARE_CURRENTS);
+    sv_status st = walls_currents(ctx, m, &s, &ct, k);
+    sv_em_part(&parts, SHARE_CHARGES);
+    if (!st) st = walls_charges(ctx, m, &s, &tb, p00, k);
+    sv_em_parts_end(&parts);
     free(s.cn);
     return st;
 }
@@ -962,7 +969,7 @@ static void walls_column_currents(const sv_em_model *m, int c, double *lcol)
         if (br->kind != bc->kind || abs(br->i - bc->i) > s.R || abs(br->j - bc->j) > s.R) continue;
         sv_em_walls_rooftop_current(m, r, &cr);
         int di = br->i - bc->i, dj = br->j - bc->j;
-        int da = bc->kind == 0 ? di : dj, dc = bc->kind == 0 ? dj : di;
+        int along_x = bc->kind == SV_EM_UNKNOWN_X, da = along_x ? di : dj, dc = along_x ? dj : di;
         lcol[r - c] += current_delta(m, &s, NULL, &cc, &cr, da, dc);
     }
     free(s.cn);
@@ -977,9 +984,7 @@ double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o)
     current a = {.share = {1}}, b = {.share = {1}};
     if (q < m->nx_edges + m->ny_edges) sv_em_walls_rooftop_current(m, q, &a);
     if (o < m->nx_edges + m->ny_edges) sv_em_walls_rooftop_current(m, o, &b);
-    double width = (m->basis[q].kind == 1 || (m->basis[q].kind == 2 && m->basis[q].side >= SV_EM_BOTTOM))
-                       ? m->prj->grid.dx
-                       : m->prj->grid.dy;
+    double width = sv_em_basis_axis(&m->basis[q]) ? m->prj->grid.dx : m->prj->grid.dy;
     double f = a.share[0] * b.share[0];
     for (int u = 0; u < a.nw; u++)
         for (int v = 0; v < b.nw; v++)

@@ -32,8 +32,8 @@ void sv_em_walls_series_make(const sv_em_model *m, sv_em_walls_series *s);
  * 0 … R only (a quarter of the pairs to compute). */
 typedef struct sv_em_walls_charge_tables {
     int R;
-    double complex *fw; /* [2][R + 1][R + 1]: face of cell (0,0) – wall of axis k at (fold_line(line), |row|) */
-    double complex *ww; /* [2][2][2R + 3][2R + 3]: wall (axis a, of cell (0,0) at its low side) – wall (axis b) */
+    const double complex *fw; /* [2][R + 1][R + 1]: face of cell (0,0) – wall of axis k at (fold_line(line), |row|) */
+    const double complex *ww; /* [2][2][2R + 3][2R + 3]: wall (axis a, of cell (0,0) at its low side) – wall (axis b) */
 } sv_em_walls_charge_tables;
 
 /* The currents' tables by offset (di, dj) of the second rooftop in cells
@@ -41,16 +41,13 @@ typedef struct sv_em_walls_charge_tables {
  * across line L = dj + side; wall against wall by |di| and |ΔL|. */
 typedef struct sv_em_walls_current_tables {
     int R;
-    double *fw; /* [2][R + 1][R + 1] by |di| and fold_line(L) − 1: the mirror images */
-    double *ww; /* [2][R + 1][R + 2] */
-    double *ff; /* [2][R + 1][R + 1] */
+    const double *fw; /* [2][R + 1][R + 1] by |di| and fold_line(L) − 1: the mirror images */
+    const double *ww; /* [2][R + 1][R + 2] */
+    const double *ff; /* [2][R + 1][R + 1] */
 } sv_em_walls_current_tables;
 
-/* The tables for m: lent by the calibration when they fit, else the
- * model's own (*own 1: the caller frees them). NULL: no memory. And their
- * parts as views (p00: the faces' P by |offset|). */
-sv_em_walls_tables *sv_em_walls_tables_for(sv_ctx *ctx, const sv_em_model *m, const sv_em_walls_series *s,
-                                           int *own);
+/* The parts of a model's wall tables (sv_em_model.walls) as views (p00:
+ * the faces' P by |offset|). */
 void sv_em_walls_tables_view(const sv_em_walls_tables *w, sv_em_walls_charge_tables *tb,
                              sv_em_walls_current_tables *ct, const double complex **p00);
 

@@ -70,7 +70,7 @@ static emu_asm *asm_upload(sv_ctx *ctx, const sv_em_tables *src, int nb, int *ok
     t->far_P = upload(ctx, src->far_P, n1, ok);
     t->far_Lx = upload(ctx, src->far_Lx, n1, ok);
     t->far_Ly = upload(ctx, src->far_Ly, n1, ok);
-    t->kind = upload(ctx, src->kind, nu * sizeof(int), ok);
+    t->kind = upload(ctx, src->kind, nu * sizeof *src->kind, ok);
     t->ci = upload(ctx, src->ci, nu * sizeof(int), ok);
     t->cj = upload(ctx, src->cj, nu * sizeof(int), ok);
     t->Sxx = zeros(ctx, n1, ok);

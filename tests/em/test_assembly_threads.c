@@ -16,8 +16,8 @@
 
 #define RUNS 4
 
-/* A line one cell wide on the example's grid and stack-up: it fits the
- * example's shared tables. */
+/* A line one cell wide on the example's grid and stack-up: it shares the
+ * example's wall tables and edge memo. */
 static const char line_json[] =
     "{\"units\": \"mm\", \"substrate\": {\"thickness\": 0.508, \"eps_r\": 3.66, \"tan_delta\": 0.0037},"
     " \"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
@@ -47,26 +47,22 @@ static void assemble(sv_ctx *ctx, const sv_em_model *m, sv_dense_sym *t[3])
     if (s) fail_msg("assembly: %s", sv_last_error());
 }
 
-/* Fresh models (their own wall tables are made in their first assembly),
- * the example then the line with the tables they share, and the example's
- * wall lists. */
+/* Fresh models (their edge memo empty), the example then the line sharing
+ * the example's tables, and the example's wall lists. */
 static void run_with(int threads, const sv_em_project *pa, const sv_em_project *pb, run *r)
 {
     assert_int_equal(sv_ctx_create(&r->ctx), SV_OK);
     assert_int_equal(sv_ctx_set_threads(r->ctx, threads), SV_OK);
-    sv_em_model *a = em_test_model(pa), *b = em_test_model(pb), *c = em_test_model(pa);
+    sv_em_model *a = em_test_model(pa), *b = NULL, *c = em_test_model(pa);
+    assert_int_equal(sv_em_model_create_sharing(NULL, pb, NULL, a, &b), SV_OK);
+    assert_true(b->walls == a->walls && b->memo == a->memo);
     assert_true(sv_em_model_edge_profiled(a) && sv_em_model_edge_profiled(b));
     assert_true(pa->st.thick_metal && pb->st.thick_metal && pa->st.tan_delta > 0);
-    sv_em_shared_tables *sh = NULL;
-    assert_int_equal(sv_em_shared_tables_create(r->ctx, a, &sh), SV_OK);
-    a->shared = b->shared = sh;
     assemble(r->ctx, a, r->t[0]);
     assemble(r->ctx, b, r->t[1]);
-    assert_non_null(sh->edges);
-    sv_em_shared_tables_destroy(sh);
     assert_int_equal(sv_em_walls_record(r->ctx, c, 1, &r->u), SV_OK);
-    sv_em_model_destroy(a);
     sv_em_model_destroy(b);
+    sv_em_model_destroy(a);
     sv_em_model_destroy(c);
 }
 

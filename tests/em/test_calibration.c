@@ -371,8 +371,9 @@ static void test_bytes(void **state)
 
 /* A thru standard's like: a line one cell wide (the edge profile on its
  * cells and port half rooftops), thick metal (its walls) on a lossy
- * substrate, `cells` long, cells dx × dy (mm). */
-static void strip_make(line *l, int cells, double dy)
+ * substrate, `cells` long, cells dx × dy (mm); sharing the wall tables and
+ * edge memo of `like` (when it is not NULL and they fit). */
+static void strip_make(line *l, int cells, double dy, const sv_em_model *like)
 {
     char json[2048];
     snprintf(json, sizeof json,
@@ -384,7 +385,7 @@ static void strip_make(line *l, int cells, double dy)
              "            {\"name\": \"b\", \"side\": \"right\", \"x\": %.17g, \"y\": [0, %.17g]}]}",
              dy, cells, cells * 0.25, dy, dy, cells * 0.25, dy);
     l->p = em_test_project(json);
-    assert_int_equal(sv_em_model_create(NULL, l->p, NULL, &l->m), SV_OK);
+    assert_int_equal(sv_em_model_create_sharing(NULL, l->p, NULL, like, &l->m), SV_OK);
     l->n = sv_em_model_unknowns(l->m);
 }
 
@@ -402,75 +403,64 @@ static double *strip_assemble(const line *l)
     return a;
 }
 
-/* The standards share the tables that depend on the cell, the stack-up and
- * the options alone (sv_em_shared_tables): each standard's matrices are
- * the same bits as when it makes its own, whichever assembled first; a
- * model of another cell does not use them. */
+/* The standards share the tables that depend on the cell, the stack-up,
+ * the effects and the options alone (sv_em_model_create_sharing): each
+ * line's matrices are the same bits as when it has its own tables,
+ * whichever of the lines sharing them is assembled first; a model of
+ * another cell makes its own. */
 static void test_shared_tables(void **state)
 {
     (void)state;
-    line a, b, other;
-    strip_make(&a, 6, 0.25);
-    strip_make(&b, 12, 0.25);
-    strip_make(&other, 6, 0.3);
+    line a, b, other, first, second, far;
+    strip_make(&a, 6, 0.25, NULL);
+    strip_make(&b, 12, 0.25, NULL);
+    strip_make(&other, 6, 0.3, NULL);
     assert_true(sv_em_edge_profiled(a.m));
     double *ra = strip_assemble(&a), *rb = strip_assemble(&b), *ro = strip_assemble(&other);
-    sv_em_shared_tables *t = NULL;
-    assert_int_equal(sv_em_shared_tables_create(NULL, a.m, &t), SV_OK);
-    a.m->shared = b.m->shared = other.m->shared = t;
-    assert_ptr_equal(sv_em_shared_for(b.m), t);
-    assert_null(sv_em_shared_for(other.m));
-    double *sa = strip_assemble(&a);
-    assert_non_null(t->walls);
-    assert_non_null(t->edges);
-    double *sb = strip_assemble(&b), *so = strip_assemble(&other);
-    assert_memory_equal(sa, ra, 3 * sizeof(double) * (size_t)a.n * a.n);
-    assert_memory_equal(sb, rb, 3 * sizeof(double) * (size_t)b.n * b.n);
-    assert_memory_equal(so, ro, 3 * sizeof(double) * (size_t)other.n * other.n);
-    free(sb);
-    sb = strip_assemble(&b); /* the longer first: the same bits again */
-    assert_memory_equal(sb, rb, 3 * sizeof(double) * (size_t)b.n * b.n);
-    sv_em_shared_tables_destroy(t);
-    free(ra), free(rb), free(ro), free(sa), free(sb), free(so);
+    strip_make(&first, 6, 0.25, NULL);
+    strip_make(&second, 12, 0.25, first.m);
+    strip_make(&far, 6, 0.3, first.m);
+    assert_non_null(first.m->walls);
+    assert_non_null(first.m->memo);
+    assert_ptr_equal(second.m->walls, first.m->walls);
+    assert_ptr_equal(second.m->memo, first.m->memo);
+    assert_ptr_not_equal(far.m->walls, first.m->walls);
+    assert_ptr_not_equal(far.m->memo, first.m->memo);
+    double *s2 = strip_assemble(&second), *s1 = strip_assemble(&first), *sf = strip_assemble(&far);
+    assert_memory_equal(s1, ra, 3 * sizeof(double) * (size_t)a.n * a.n);
+    assert_memory_equal(s2, rb, 3 * sizeof(double) * (size_t)b.n * b.n);
+    assert_memory_equal(sf, ro, 3 * sizeof(double) * (size_t)other.n * other.n);
+    free(s2);
+    s2 = strip_assemble(&second); /* again, from the changes both found: the same bits */
+    assert_memory_equal(s2, rb, 3 * sizeof(double) * (size_t)b.n * b.n);
+    free(ra), free(rb), free(ro), free(s1), free(s2), free(sf);
+    line_free(&far);
+    line_free(&second);
+    line_free(&first);
     line_free(&a);
     line_free(&b);
     line_free(&other);
 }
 
-/* A model keeps the wall tables and the edge memo its first assembly made
- * (the next assembly gives the same bits), and the calibration's shared
- * tables take them from the circuit (sv_em_shared_tables_seed): a standard
- * assembled from the seeded tables has the bits of one that made its own. */
-static void test_seeded_tables(void **state)
+/* A model keeps the changes its assemblies found (its next assembly, from
+ * them, gives the same bits), and a standard made later shares them: it
+ * has the bits of one with tables of its own. */
+static void test_kept_tables(void **state)
 {
     (void)state;
-    line circuit, standard;
-    strip_make(&circuit, 6, 0.25);
-    strip_make(&standard, 12, 0.25);
-    double *c1 = strip_assemble(&circuit), *own = strip_assemble(&standard);
-    assert_non_null(atomic_load(&circuit.m->walls_cache));
-    assert_non_null(atomic_load(&circuit.m->edges_cache));
-    double *c2 = strip_assemble(&circuit);
+    line circuit, own, standard;
+    strip_make(&circuit, 6, 0.25, NULL);
+    strip_make(&own, 12, 0.25, NULL);
+    double *c1 = strip_assemble(&circuit), *c2 = strip_assemble(&circuit), *o = strip_assemble(&own);
     assert_memory_equal(c1, c2, 3 * sizeof(double) * (size_t)circuit.n * circuit.n);
-    /* a fresh standard model: no tables of its own yet */
+    strip_make(&standard, 12, 0.25, circuit.m);
+    assert_ptr_equal(standard.m->memo, circuit.m->memo);
+    double *lent = strip_assemble(&standard);
+    assert_memory_equal(lent, o, 3 * sizeof(double) * (size_t)standard.n * standard.n);
+    free(c1), free(c2), free(o), free(lent);
     line_free(&standard);
-    strip_make(&standard, 12, 0.25);
-    sv_em_shared_tables *t = NULL;
-    assert_int_equal(sv_em_shared_tables_create(NULL, circuit.m, &t), SV_OK);
-    assert_int_equal(sv_em_shared_tables_seed(t, circuit.m), SV_OK);
-    assert_non_null(t->walls);
-    assert_memory_equal(t->walls, atomic_load(&circuit.m->walls_cache), sv_em_walls_tables_bytes(circuit.m));
-    assert_non_null(t->edges);
-    assert_non_null(atomic_load(&circuit.m->edges_cache)); /* put back after the copy */
-    standard.m->shared = t;
-    double *seeded = strip_assemble(&standard);
-    assert_null(atomic_load(&standard.m->walls_cache)); /* it used the lent ones */
-    assert_null(atomic_load(&standard.m->edges_cache));
-    assert_memory_equal(seeded, own, 3 * sizeof(double) * (size_t)standard.n * standard.n);
-    sv_em_shared_tables_destroy(t);
-    free(c1), free(c2), free(own), free(seeded);
     line_free(&circuit);
-    line_free(&standard);
+    line_free(&own);
 }
 
 /* The edge profile's sub-strips: sv_em_L_strips, which shares the closed
@@ -480,7 +470,7 @@ static void test_strips(void **state)
 {
     (void)state;
     line l;
-    strip_make(&l, 6, 0.25);
+    strip_make(&l, 6, 0.25, NULL);
     int port = l.m->nx_edges + l.m->ny_edges, pairs[3][2] = {{port, port}, {port, 1}, {0, 2}};
     for (int k = 0; k < 3; k++)
         for (int exact = 0; exact < 2; exact++) {
@@ -512,7 +502,7 @@ static void test_dl_translation(void **state)
 {
     (void)state;
     line l;
-    strip_make(&l, 12, 0.25);
+    strip_make(&l, 12, 0.25, NULL);
     int port = l.m->nx_edges + l.m->ny_edges; /* the left port's half rooftop, at cell 0 */
     int port_r = port + 1;                   /* the right one, at cell 11 */
     /* rooftop pairs at offsets 1 and 2, three positions along the strip */
@@ -547,7 +537,7 @@ static void test_dl_edge_rule(void **state)
 {
     (void)state;
     line l;
-    strip_make(&l, 6, 0.25);
+    strip_make(&l, 6, 0.25, NULL);
     int n = l.n, pairs = 0;
     double *fast = malloc(sizeof(double) * (size_t)n * n);
     assert_non_null(fast);
@@ -557,7 +547,7 @@ static void test_dl_edge_rule(void **state)
     double worst = 0;
     for (int r = 0; r < n; r++)
         for (int c = 0; c < n; c++) {
-            if (l.m->basis[r].kind < 2 && l.m->basis[c].kind < 2) continue;
+            if (sv_em_is_rooftop(l.m->basis[r].kind) && sv_em_is_rooftop(l.m->basis[c].kind)) continue;
             double ref = sv_em_edge_dL(l.m, r, c, 0), got = fast[(size_t)r * n + c];
             if (ref == 0) {
                 assert_true(got == 0);
@@ -585,7 +575,7 @@ int main(void)
         cmocka_unit_test(test_raw_port),
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_shared_tables),
-        cmocka_unit_test(test_seeded_tables),
+        cmocka_unit_test(test_kept_tables),
         cmocka_unit_test(test_strips),
         cmocka_unit_test(test_dl_translation),
         cmocka_unit_test(test_dl_edge_rule),
