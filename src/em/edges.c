@@ -244,11 +244,15 @@ static double extrapolated(double d_sub, double d_half) { return (4 * d_sub - d_
 
 /* ---- the correction of assembled matrices ------------------------------------- */
 /* Whether two cells or unknowns at centre offset (X, Y) in metres are near
- * enough for their profiles to count. */
+ * enough for their profiles to count. Offsets of exactly the reach (a whole
+ * number of cells) count, whatever the rounding of the centres: the memo
+ * keeps one value per cell offset, which every pair at that offset must
+ * share, wherever it lies on the grid. */
+#define EDGE_REACH_ROUNDING 1e-9
 static int within_reach(const sv_em_grid *g, double X, double Y)
 {
     double r = EDGE_REACH * fmax(g->dx, g->dy);
-    return X * X + Y * Y <= r * r;
+    return X * X + Y * Y <= r * r * (1 + EDGE_REACH_ROUNDING);
 }
 
 static void unknown_centre(const sv_em_model *m, int q, double *x, double *y)
