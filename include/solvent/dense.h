@@ -82,6 +82,10 @@ typedef struct sv_dense_factor_options {
                                       (default 0: fall back) */
     int plain_gemm;                /* 1 = conventional complex gemm in the trailing update
                                       instead of the faster 3M method (default 0) */
+    int discard_on_cancel;         /* 1 = a cancelled factorisation returns at once and leaves
+                                      the matrix partly factorised, for a caller that discards
+                                      it (default 0: the matrix is given back, which costs as
+                                      much as the factorisation so far) */
 } sv_dense_factor_options;
 
 void sv_dense_factor_options_default(sv_dense_factor_options *opts);

@@ -41,9 +41,9 @@ double sv_dense_default_threshold(sv_dense_type type);
  * plus one. factor: on a tiny pivot (|d| < thr,
  * measured as max(|Re|, |Im|)) sets *bad_index ≥ 0 and *kfail, the first
  * block column not factored. recover: undo block columns before kfail. */
-void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, sv_ctx *ctx, int *bad_index, int *kfail,
+void sv_dense_ldlt_factor_z(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, int stop_midway, sv_ctx *ctx, int *bad_index, int *kfail,
                             double *minpiv);
-void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, sv_ctx *ctx, int *bad_index, int *kfail,
+void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, int stop_midway, sv_ctx *ctx, int *bad_index, int *kfail,
                             double *minpiv);
 void sv_dense_ldlt_recover_z(sv_dense_sym *a, int kfail, void *scratch);
 void sv_dense_ldlt_recover_c(sv_dense_sym *a, int kfail, void *scratch);

@@ -109,7 +109,7 @@ static void ldlt_recover(sv_dense_sym *a, int kfail, void *scratch)
 /* The blocked LDLᵀ of f->a with pivot threshold tau·amax; on a tiny pivot,
  * A restored and (if allowed) the pivoted fallback. */
 static sv_status factor_ldlt(sv_ctx *ctx, sv_dense_factor *f, double tau, double amax, int use3m, int allow_fallback,
-                             int check_rcond, sv_dense_factor_info *info)
+                             int restore_on_cancel, int check_rcond, sv_dense_factor_info *info)
 {
     sv_dense_sym *a = f->a;
     const int n = a->n;
@@ -125,11 +125,12 @@ static sv_status factor_ldlt(sv_ctx *ctx, sv_dense_factor *f, double tau, double
     if (!st) {
         double minpiv = INFINITY, thr = tau * amax;
         if (a->type == SV_DENSE_C64)
-            sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
+            sv_dense_ldlt_factor_z(a, thr, scratch, task0, nthreads, use3m, !restore_on_cancel, ctx, &bad, &kfail, &minpiv);
         else
-            sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, ctx, &bad, &kfail, &minpiv);
+            sv_dense_ldlt_factor_c(a, thr, scratch, task0, nthreads, use3m, !restore_on_cancel, ctx, &bad, &kfail, &minpiv);
         info->min_pivot_ratio = minpiv / amax;
-        if (bad != -1) ldlt_recover(a, kfail, scratch); /* cancelled (−2) or a tiny pivot: give A back */
+        /* a tiny pivot, or cancelled (−2) unless the caller discards A: give A back */
+        if (bad >= 0 || (bad == -2 && restore_on_cancel)) ldlt_recover(a, kfail, scratch);
     }
     if (!st && bad == -2)
         st = sv_error(SV_ERR_CANCELLED, "dense LDLT factorisation cancelled by the progress callback");
@@ -177,8 +178,8 @@ sv_status sv_dense_factor_create_ex(sv_ctx *ctx, sv_dense_sym *a, const sv_dense
     sv_dense_factor *f = sv_calloc(ctx, 1, sizeof *f, "dense factor");
     if (!f) return sv_last_status();
     *f = (sv_dense_factor){.ctx = ctx, .a = a, .type = a->type, .path = SV_DENSE_PATH_LDLT};
-    st = factor_ldlt(ctx, f, tau, amax, !(opts && opts->plain_gemm), !(opts && opts->disallow_fallback), check_rcond,
-                     info);
+    st = factor_ldlt(ctx, f, tau, amax, !(opts && opts->plain_gemm), !(opts && opts->disallow_fallback),
+                     !(opts && opts->discard_on_cancel), check_rcond, info);
     info->seconds = sv_time_now() - t0;
     if (st != SV_OK) {
         sv_dense_factor_destroy(f);

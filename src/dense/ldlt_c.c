@@ -10,11 +10,11 @@
 
 #include "ldlt_tmpl.h"
 
-void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, sv_ctx *ctx, int *bad_index, int *kfail,
+void sv_dense_ldlt_factor_c(sv_dense_sym *a, double thr, void *scratch, int *task0, int nthreads, int use3m, int stop_midway, sv_ctx *ctx, int *bad_index, int *kfail,
                            double *minpiv)
 {
     R mp = (R)*minpiv;
-    FN(ldlt_factor)(a, (R)thr, scratch, task0, nthreads, use3m, ctx, bad_index, kfail, &mp);
+    FN(ldlt_factor)(a, (R)thr, scratch, task0, nthreads, use3m, stop_midway, ctx, bad_index, kfail, &mp);
     *minpiv = mp;
 }
 

@@ -252,10 +252,12 @@ static R FN(amax)(const sv_dense_sym *a, int *bi, int *bj)
  * and the first block column not factored in *kfail (block columns before
  * it hold L and D, block columns from it on hold the partially updated
  * trailing matrix). If ctx's progress callback asks to stop, *bad_index is
- * −2 and *kfail the first block column not factored. scratch: nb² elements; task0: one int
- * per block column plus one. */
+ * −2 and *kfail the first block column not factored; with stop_midway (the
+ * caller discards A) the stop may also come inside a step's trailing
+ * update, which then leaves A half updated. scratch: nb² elements; task0:
+ * one int per block column plus one. */
 static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int nthreads, int use3m,
-                            sv_ctx *ctx, int *bad_index, int *kfail, R *minpiv)
+                            int stop_midway, sv_ctx *ctx, int *bad_index, int *kfail, R *minpiv)
 {
     const int n = a->n, nb = a->nb;
     const int K = (n + nb - 1) / nb;
@@ -272,9 +274,16 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
         *minpiv = mp;
         return;
     }
+    double done = 0; /* the fraction of the work done before step k */
     for (int k = 0; k < K - 1; k++) {
         int next_bad = -1;
         int c1 = (k + 1) * nb, rows = n - c1;
+        /* Progress by work done: after this step block columns up to k+1
+         * are factored; the trailing matrix after them holds (rows left / n)³
+         * of the work. Stopping midway, the step's tasks report within it. */
+        double left = (double)(rows > nb ? rows - nb : 0) / n, done_after = 1 - left * left * left;
+        sv_progress_span step = {0, 1, 0};
+        sv_progress_loop loop = {0};
         /* Tasks of this step: row chunks of block columns k+2 … K−1. */
         int ntasks = 0;
         for (int j = k + 2; j < K; j++) {
@@ -282,6 +291,10 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
             ntasks += FN(nchunks)(n - j * nb);
         }
         task0[K - k - 2 > 0 ? K - k - 2 : 0] = ntasks;
+        if (stop_midway) {
+            step = sv_progress_span_begin(ctx, done, done_after);
+            loop = sv_progress_loop_begin(ctx, "dense LDLT factorisation", ntasks);
+        }
         R mp_next = mp;
         int par = nthreads > 1 && (size_t)rows * rows > 64 * 64;
 #pragma omp parallel num_threads(nthreads) if (par)
@@ -295,6 +308,7 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
             }
 #pragma omp for schedule(dynamic, 1) nowait
             for (int t = 0; t < ntasks; t++) {
+                if (stop_midway && sv_progress_loop_at(&loop, t)) continue;
                 int j = k + 2;
                 while (t >= task0[j - k - 2 + 1]) j++;
                 int c0j = j * nb, rows_j = n - c0j, nc = task0[j - k - 2 + 1] - task0[j - k - 2], q = t - task0[j - k - 2];
@@ -307,23 +321,28 @@ static void FN(ldlt_factor)(sv_dense_sym *a, R thr, T *scratch, int *task0, int 
             FN(panel_scale)(a, k, r0, r1, 1);
         }
         mp = mp_next < mp ? mp_next : mp;
-        if (next_bad >= 0) {
+        sv_status st = SV_OK;
+        if (stop_midway) {
+            st = sv_progress_loop_end(&loop);
+            sv_progress_span_end(ctx, step);
+        }
+        if (next_bad >= 0 && !st) {
             *bad_index = c1 + next_bad;
             *kfail = k + 1;
             break;
         }
-        /* Progress by work done: block columns up to k+1 are factored; the
-         * trailing matrix after them holds (rows left / n)³ of the work. */
-        double left = (double)(rows > nb ? rows - nb : 0) / n;
-        if (sv_progress(ctx, "dense LDLT factorisation", 1 - left * left * left) != SV_OK) {
+        if (!stop_midway) st = sv_progress(ctx, "dense LDLT factorisation", done_after);
+        if (st != SV_OK) {
             /* Cancelled: undo the look-ahead factorisation of block
              * column k+1, so that block columns from k+1 on hold the
-             * updated trailing matrix, as after a tiny pivot. */
-            FN(panel_unfactor)(a, k + 1, backup);
+             * updated trailing matrix, as after a tiny pivot (a matrix
+             * stopped midway is discarded as it is). */
+            if (!stop_midway) FN(panel_unfactor)(a, k + 1, backup);
             *bad_index = -2;
             *kfail = k + 1;
             break;
         }
+        done = done_after;
     }
     *minpiv = mp;
 }

@@ -572,6 +572,17 @@ static void test_progress_and_cancel(void **state)
             sv_dense_sym_destroy(m);
         }
     }
+    /* discard_on_cancel: the same status, nothing held, and the block
+     * columns factored so far left as they are (not undone) */
+    sv_dense_factor_options fo = {.discard_on_cancel = 1};
+    log = (progress_log){.last = 0, .stop_at = 0.5, .monotone = 1};
+    m = td_packed(a, n, nb, 0);
+    size_t held = sv_ctx_memory_current(ctx);
+    assert_int_equal(sv_dense_factor_create(ctx, m, &fo, &f, NULL), SV_ERR_CANCELLED);
+    assert_null(f);
+    assert_int_equal(sv_ctx_memory_current(ctx), held);
+    assert_true(cabs(sv_dense_sym_get(m, 1, 0) - a[1]) > 1e-6 * cabs(a[1])); /* l_10 = a_10 / d_0, not a_10 */
+    sv_dense_sym_destroy(m);
     sv_ctx_destroy(ctx);
     free(a);
 }
