@@ -30,7 +30,9 @@ static sv_status form_packed(sv_ctx *ctx, const sv_sweep_model *m, const double 
             pk[npk] = m->terms[k].packed;
             pc[npk++] = c[k];
         }
-    /* column j starts after 1 − (1 − j/n)² of the packed entries */
+    /* the packed terms, then the low-rank ones, each half of the progress;
+     * column j starts after 1 − (1 − j/n)² of the packed entries */
+    sv_progress_span part = sv_progress_span_begin(ctx, 0, 0.5);
     sv_progress_loop loop = sv_progress_loop_begin(ctx, "forming Z(f)", 1.0);
 #pragma omp parallel for schedule(dynamic, 8) if (n >= 1024) num_threads(sv_threads_team())
     for (int j = 0; j < n; j++) {
@@ -54,6 +56,7 @@ static sv_status form_packed(sv_ctx *ctx, const sv_sweep_model *m, const double 
         }
     }
     sv_status st = sv_progress_loop_end(&loop);
+    sv_progress_span_end(ctx, part);
     if (st) return st;
     for (int k = 0; k < nt; k++) {
         const sv_sweep_term *t = &m->terms[k];
@@ -69,7 +72,10 @@ static sv_status form_packed(sv_ctx *ctx, const sv_sweep_model *m, const double 
                     ((double complex *)data)[o] += c[k] * t->values[e];
             }
     }
-    return sv_sweep_lowrank_add_packed(m, c, nb, single, data);
+    part = sv_progress_span_begin(ctx, 0.5, 1);
+    st = sv_sweep_lowrank_add_packed(ctx, m, c, nb, single, data);
+    sv_progress_span_end(ctx, part);
+    return st;
 }
 
 /* Pivot threshold of the single-precision LDLᵀ, relative to max|z_ij|.
@@ -132,8 +138,9 @@ static sv_status dense_setup(void *content, sv_ctx *ctx, double freq, int nderiv
     sv_progress_span step = sv_progress_span_begin(ctx, 0, 0.1);
     if (!st) st = form_packed(ctx, m, c, D->a);
     sv_progress_span_end(ctx, step);
+    /* a stopped solve discards Z(f): no need to give it back */
     sv_dense_factor_options fo = {.pivot_threshold = D->single ? SV_SWEEP_PIVOT_SINGLE : 0,
-                                  .disallow_fallback = D->single};
+                                  .disallow_fallback = D->single, .discard_on_cancel = 1};
     step = sv_progress_span_begin(ctx, 0.1, 1);
     if (!st) st = sv_dense_factor_create(ctx, D->a, &fo, &D->f, NULL);
     sv_progress_span_end(ctx, step);

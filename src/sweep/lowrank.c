@@ -263,8 +263,8 @@ size_t sv_sweep_lowrank_form_bytes(int n, int r)
     return sizeof(double) * (rr + (size_t)r + 4 * nr + 2 * (size_t)n * LR_CHUNK * thr);
 }
 
-sv_status sv_sweep_lowrank_add_packed(const sv_sweep_model *m, const double complex *c, int nb, int single,
-                                      void *data)
+sv_status sv_sweep_lowrank_add_packed(sv_ctx *ctx, const sv_sweep_model *m, const double complex *c, int nb,
+                                      int single, void *data)
 {
     int n = m->n, nblk = (n + nb - 1) / nb;
     size_t esz = single ? sizeof(float complex) : sizeof(double complex);
@@ -284,9 +284,13 @@ sv_status sv_sweep_lowrank_add_packed(const sv_sweep_model *m, const double comp
             return st;
         }
         /* block columns in parallel, each its own, in chunks of columns; the
-         * GEMMs inside run on one thread */
+         * GEMMs inside run on one thread. Block column kb starts after
+         * 1 − (1 − kb/nblk)² of the entries. */
+        sv_progress_span outer = sv_progress_span_begin(ctx, (double)g / m->ngroups, (g + 1.0) / m->ngroups);
+        sv_progress_loop loop = sv_progress_loop_begin(ctx, "forming Z(f)", 1.0);
 #pragma omp parallel for num_threads(nthr) schedule(dynamic, 1)
         for (int kb = 0; kb < nblk; kb++) {
+            if (sv_progress_loop_at(&loop, 1 - (1 - (double)kb / nblk) * (1 - (double)kb / nblk))) continue;
             int b0 = kb * nb, bend = b0 + nb < n ? b0 + nb : n;
             double *panel = panels + (size_t)omp_get_thread_num() * psz;
             void *dst = (char *)data + esz * sv_dense_packed_offset(n, nb, b0, b0);
@@ -295,6 +299,9 @@ sv_status sv_sweep_lowrank_add_packed(const sv_sweep_model *m, const double comp
         }
         sv_free(m->ctx, panels);
         sv_free(m->ctx, f.mem);
+        st = sv_progress_loop_end(&loop);
+        sv_progress_span_end(ctx, outer);
+        if (st) return st;
     }
     return SV_OK;
 }

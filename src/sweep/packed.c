@@ -68,7 +68,7 @@ sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, in
     return SV_OK;
 }
 
-double sv_sweep_packed_norm_inf(int n, int nb, const double *a)
+double sv_sweep_packed_norm_inf(sv_progress_loop *loop, int n, int nb, const double *a)
 {
     /* Row sums of |a| over the full symmetric matrix from the lower triangle. */
     double *row = NULL;
@@ -76,6 +76,8 @@ double sv_sweep_packed_norm_inf(int n, int nb, const double *a)
     row = sv_calloc(NULL, (size_t)n, sizeof(double), "norm workspace");
     if (!row) return -1.0;
     for (int c0 = 0; c0 < n; c0 += nb) {
+        /* column c0 starts after 1 − (1 − c0/n)² of the entries */
+        if (sv_progress_loop_at(loop, 1 - (1 - (double)c0 / n) * (1 - (double)c0 / n))) break;
         int w = n - c0 < nb ? n - c0 : nb;
         int ld = n - c0;
         const double *panel = a + sv_dense_packed_block_offset(n, nb, c0 / nb);

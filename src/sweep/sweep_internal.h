@@ -28,8 +28,10 @@ struct sv_sweep_model {
  * overwrites Y. Parallel over block columns. */
 sv_status sv_sweep_packed_matmul(sv_ctx *ctx, int n, int nb, const double *a, int m, const double *x, int ldx,
                                  double *y, int ldy, int accumulate);
-/* ‖A‖∞ of a packed term. */
-double sv_sweep_packed_norm_inf(int n, int nb, const double *a);
+/* ‖A‖∞ of a packed term, its columns reported through loop (stopped early,
+ * with a meaningless result, once the loop is cancelled: the caller asks
+ * sv_progress_loop_end). −1: no memory. */
+double sv_sweep_packed_norm_inf(sv_progress_loop *loop, int n, int nb, const double *a);
 /* Y += A·X for CSR A (real), real X. */
 void sv_sweep_csr_matmul(int n, const int *rowptr, const int *colind, const double *val, int m, const double *x,
                          int ldx, double *y, int ldy);
@@ -49,10 +51,11 @@ sv_status sv_sweep_lowrank_apply(sv_ctx *ctx, int n, const sv_sweep_term *t, int
 /* y + k·n·ncols = A_k·X for every term k of group g (X ld n), Uᵀ·X once. */
 sv_status sv_sweep_lowrank_apply_group(const sv_sweep_model *m, int g, int ncols, const double *x, double *y);
 /* Z(f) += Σ c_k·A_k over the low-rank terms: into packed storage with block
- * size nb (C32 when single, else C64; lower triangle), or into the lower
- * triangle of a full column-major matrix. */
-sv_status sv_sweep_lowrank_add_packed(const sv_sweep_model *m, const double complex *c, int nb, int single,
-                                      void *data);
+ * size nb (C32 when single, else C64; lower triangle; progress reported on
+ * ctx, a stop returning SV_ERR_CANCELLED), or into the lower triangle of a
+ * full column-major matrix. */
+sv_status sv_sweep_lowrank_add_packed(sv_ctx *ctx, const sv_sweep_model *m, const double complex *c, int nb,
+                                      int single, void *data);
 sv_status sv_sweep_lowrank_add_full(const sv_sweep_model *m, const double complex *c, double complex *z, int ldz);
 /* Bytes forming a group of rank r into Z(f) holds at most (its workspace
  * and the threads' panels). */
