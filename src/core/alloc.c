@@ -3,19 +3,58 @@
  * Each block carries a 64-byte header with its size so sv_free can return
  * the bytes to the context's running total without the caller passing the
  * size back. Counting uses atomics: OpenMP loops may allocate through one
- * context from several threads. */
+ * context from several threads.
+ *
+ * Blocks of SV_MAP_THRESHOLD or more (the planar model's terms, a
+ * factorisation: hundreds of MiB) are mapped directly: their pages come
+ * zeroed from the kernel when first touched (sv_calloc writes nothing, so
+ * the cost falls in the loops that fill them, which report progress), in
+ * huge pages where the kernel offers them on request (MADV_HUGEPAGE), and
+ * they go back to the system at once when freed. Measured on 528 MiB (the
+ * square's L): first touch 0.06 s instead of 0.31 s (up to 0.9–2.2 s the
+ * first time after other processes fragmented memory, while the kernel
+ * compacts it), release 0.002 s instead of 0.044 s, so that a cancelled
+ * job that frees gigabytes returns within milliseconds. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ctx_internal.h"
 
 #define SV_ALIGN 64
+#define SV_MAP_THRESHOLD ((size_t)32 << 20)
 
 typedef struct block_header {
-    size_t bytes;
-    unsigned char pad[SV_ALIGN - sizeof(size_t)];
+    size_t bytes;  /* counted in the context */
+    size_t mapped; /* bytes mapped for it (0: from aligned_alloc) */
+    unsigned char pad[SV_ALIGN - 2 * sizeof(size_t)];
 } block_header;
+
+/* A large block mapped directly (NULL when the system refuses). */
+static block_header *map_block(size_t total)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (total + page - 1) / page * page;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, len, MADV_HUGEPAGE); /* a hint: without huge pages the block is as good */
+#endif
+    block_header *h = p;
+    h->mapped = len;
+    return h;
+}
+
+static block_header *heap_block(size_t total)
+{
+    /* aligned_alloc needs a size that is a multiple of the alignment. */
+    size_t rounded = (total + SV_ALIGN - 1) / SV_ALIGN * SV_ALIGN;
+    block_header *h = aligned_alloc(SV_ALIGN, rounded);
+    if (h) h->mapped = 0;
+    return h;
+}
 
 sv_status sv_size_mul(size_t a, size_t b, size_t *out)
 {
@@ -98,9 +137,7 @@ void *sv_alloc(sv_ctx *ctx, size_t bytes, const char *what)
         sv_mem_check(ctx, total, what);
         return NULL;
     }
-    /* aligned_alloc needs a size that is a multiple of the alignment. */
-    size_t rounded = (total + SV_ALIGN - 1) / SV_ALIGN * SV_ALIGN;
-    block_header *h = aligned_alloc(SV_ALIGN, rounded);
+    block_header *h = total >= SV_MAP_THRESHOLD ? map_block(total) : heap_block(total);
     if (!h) {
         if (ctx) atomic_fetch_sub(&ctx->current, total);
         sv_error(SV_ERR_NOMEM, "%s: the system could not provide %.1f MiB", what ? what : "allocation",
@@ -116,7 +153,7 @@ void *sv_calloc(sv_ctx *ctx, size_t count, size_t size, const char *what)
     size_t bytes;
     if (sv_size_mul(count, size, &bytes) != SV_OK) return NULL;
     void *p = sv_alloc(ctx, bytes, what);
-    if (p) memset(p, 0, bytes);
+    if (p && !((block_header *)p - 1)->mapped) memset(p, 0, bytes); /* mapped pages come zeroed */
     return p;
 }
 
@@ -125,7 +162,8 @@ void sv_free(sv_ctx *ctx, void *p)
     if (!p) return;
     block_header *h = (block_header *)p - 1;
     if (ctx) atomic_fetch_sub(&ctx->current, h->bytes);
-    free(h);
+    if (h->mapped) munmap(h, h->mapped);
+    else free(h);
 }
 
 void sv_free_each(sv_ctx *ctx, void *const *blocks, size_t n)
