@@ -7,15 +7,14 @@
  *
  * Blocks of SV_MAP_THRESHOLD or more (the planar model's terms, a
  * factorisation: hundreds of MiB) are mapped directly: their pages come
- * zeroed from the kernel when first touched (sv_calloc writes nothing, so
- * the cost falls in the loops that fill them, which report progress), in
- * huge pages where the kernel offers them on request (MADV_HUGEPAGE), and
- * they go back to the system at once when freed. Measured on 528 MiB (the
- * square's L): first touch 0.06 s instead of 0.31 s (up to 0.9–2.2 s the
- * first time after other processes fragmented memory, while the kernel
- * compacts it), release 0.002 s instead of 0.044 s, so that a cancelled
- * job that frees gigabytes returns within milliseconds. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
+ * zeroed from the kernel when first touched, so sv_calloc writes nothing
+ * (0.3 s less per 528 MiB, the square's L, and the cost falls in the loops
+ * that fill them, which report progress), and they go back to the system
+ * when freed. Huge pages (MADV_HUGEPAGE) would free them 20× faster but
+ * cost the kernel's compaction on first touch (+3 % on the square's sweep,
+ * up to 2 s per 528 MiB after other processes fragmented memory): not
+ * asked for. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +38,6 @@ static block_header *map_block(size_t total)
     size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (total + page - 1) / page * page;
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, len, MADV_HUGEPAGE); /* a hint: without huge pages the block is as good */
-#endif
     block_header *h = p;
     h->mapped = len;
     return h;
