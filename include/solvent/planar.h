@@ -144,9 +144,11 @@ typedef struct sv_planar_network {
 typedef struct sv_planar_job sv_planar_job;
 
 /* A job on a copy of `project` (the caller's stays as it is) with options
- * (may be NULL): checks the options, resolves the frequencies and makes the
- * mesh (small), and estimates the memory; nothing large yet. SV_ERR_ARG
- * naming the value for a bad option or band. */
+ * (may be NULL): checks the options, resolves the frequencies, makes the
+ * mesh and its radiation terms (a second or two on the largest boards,
+ * reported on the context's progress as an operation of its own, phase
+ * "radiation terms", and stoppable), and estimates the memory; nothing
+ * large yet. SV_ERR_ARG naming the value for a bad option or band. */
 sv_status sv_planar_job_create(sv_ctx *ctx, const sv_em_project *project, const sv_planar_options *opts,
                                sv_planar_job **out);
 /* The same from a project file. */

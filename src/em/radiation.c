@@ -466,16 +466,22 @@ sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_
         rad->nexp = pl.nexp;
         rad->k0_design = pl.k0d;
         moment_matrix(m, pl.D, pl.cx, pl.cy, pl.a, mt);
-        s = orthonormalise(ctx, n, Q, mt, &rad->rank, rr);
+        s = sv_progress(ctx, "radiation terms", 0.1);
     }
+    /* between its steps (LAPACK calls of up to half a second on the
+     * 11 402-unknown square: a stop is seen after the one running) */
+    if (!s) s = orthonormalise(ctx, n, Q, mt, &rad->rank, rr);
+    if (!s) s = sv_progress(ctx, "radiation terms", 0.5);
     if (!s) {
         sp = sv_alloc(ctx, sizeof(double) * (size_t)rad->rank * rad->rank * pl.nexp + 1, "radiation band samples");
         if (!sp) s = sv_last_status();
     }
     if (!s) s = project_coefficients(ctx, &pl, rad->rank, rr, sp, team);
     if (!s) s = compress_band(rad, pl.nexp, sp, tol);
+    if (!s) s = sv_progress(ctx, "radiation terms", 0.6);
     if (!s) rad->info.moment_rank = rad->rank;
     if (!s) s = compress_rank(rad, mt, 1e-2 * tol);
+    if (!s) s = sv_progress(ctx, "radiation terms", 1.0);
     if (!s && rad->rank > 0 && !rad->u) { /* nothing compressed away: the moments' basis itself */
         rad->u = sv_alloc(ctx, sizeof(double) * (size_t)n * rad->rank, "radiation basis");
         if (!rad->u) s = sv_last_status();

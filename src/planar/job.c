@@ -29,14 +29,17 @@ static sv_status check_options(const sv_planar_options *o)
     return SV_OK;
 }
 
-/* The mesh, its radiation terms sized for the top frequency. */
+/* The mesh, its radiation terms sized for the top frequency: a second or
+ * two on the largest boards, so the creation reports its own progress. */
 static sv_status make_mesh(sv_planar_job *j)
 {
     double t0 = sv_time_now();
     sv_em_options eo;
     sv_em_options_default(&eo);
     eo.max_freq_hz = j->freq[j->nf - 1];
+    sv_progress_span whole = sv_progress_span_begin(j->ctx, 0, 1);
     sv_status s = sv_em_model_create(j->ctx, j->prj, &eo, &j->em);
+    sv_progress_span_end(j->ctx, whole);
     j->rep.seconds_mesh = sv_time_now() - t0;
     if (s) return s;
     j->p = sv_em_model_ports(j->em);

@@ -294,30 +294,38 @@ static int saw_phase(const watch *w, const char *part)
     return 0;
 }
 
-/* One rising fraction from 0 to 1 over the whole job, every phase named. */
+/* The creation (the mesh's radiation terms) and the run each report one
+ * rising fraction from 0 to 1, every phase named. */
 static void test_progress(void **state)
 {
     (void)state;
     sv_ctx *ctx;
     assert_int_equal(sv_ctx_create(&ctx), SV_OK);
-    watch w = {.stop_at = 2};
-    sv_ctx_set_progress(ctx, watch_progress, &w);
+    sv_em_project *p = project(ctx, pixel_project);
     sv_planar_options o;
     sv_planar_options_default(&o);
     o.device = SV_PLANAR_DEVICE_CPU;
-    sv_planar_job *job = run_job(ctx, pixel_project, &o);
-    printf("progress: %d reports, phases:", w.calls);
-    for (int k = 0; k < w.nphases; k++) printf(" '%s'", w.phases[k]);
+    watch made = {.stop_at = 2}, ran = {.stop_at = 2};
+    sv_ctx_set_progress(ctx, watch_progress, &made);
+    sv_planar_job *job;
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
+    assert_true(saw_phase(&made, "radiation terms"));
+    assert_true(made.fell == 0 && made.above_one == 0 && made.last == 1.0);
+    sv_ctx_set_progress(ctx, watch_progress, &ran);
+    assert_int_equal(sv_planar_job_run(job), SV_OK);
+    printf("progress: %d reports, phases:", ran.calls);
+    for (int k = 0; k < ran.nphases; k++) printf(" '%s'", ran.phases[k]);
     printf("\n");
-    assert_int_equal(w.fell, 0);
-    assert_int_equal(w.above_one, 0);
-    assert_true(w.last == 1.0);
-    assert_true(w.calls > 20);
-    assert_true(saw_phase(&w, "assembly"));
-    assert_true(saw_phase(&w, "LDLT"));
-    assert_true(saw_phase(&w, "reduced model"));
-    assert_true(saw_phase(&w, "calibration"));
+    assert_int_equal(ran.fell, 0);
+    assert_int_equal(ran.above_one, 0);
+    assert_true(ran.last == 1.0);
+    assert_true(ran.calls > 20);
+    assert_true(saw_phase(&ran, "assembly"));
+    assert_true(saw_phase(&ran, "LDLT"));
+    assert_true(saw_phase(&ran, "reduced model"));
+    assert_true(saw_phase(&ran, "calibration"));
     sv_planar_job_destroy(job);
+    sv_em_project_destroy(p);
     sv_ctx_destroy(ctx);
 }
 
@@ -336,11 +344,20 @@ static void test_cancel_anywhere(void **state)
     sv_planar_options_default(&o);
     o.device = SV_PLANAR_DEVICE_CPU;
     o.threads = 2;
+    /* stopped while it is made: no job, nothing held */
+    size_t before = sv_ctx_memory_current(ctx);
+    watch w0 = {.stop_at = 0};
+    sv_ctx_set_progress(ctx, watch_progress, &w0);
+    sv_planar_job *none = (sv_planar_job *)1;
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &none), SV_ERR_CANCELLED);
+    assert_null(none);
+    assert_int_equal(sv_ctx_memory_current(ctx), before);
     for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++) {
         watch w = {.stop_at = stops[k]};
-        sv_ctx_set_progress(ctx, watch_progress, &w);
+        sv_ctx_set_progress(ctx, NULL, NULL);
         sv_planar_job *job;
         assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
+        sv_ctx_set_progress(ctx, watch_progress, &w);
         size_t held = sv_ctx_memory_current(ctx);
         assert_int_equal(sv_planar_job_run(job), SV_ERR_CANCELLED);
         assert_non_null(strstr(sv_last_error(), "cancelled"));
