@@ -60,14 +60,8 @@ void sv_em_assembly_plan_destroy(sv_em_assembly_plan *p)
     if (!p) return;
     sv_ctx *ctx = p->ctx;
     sv_em_tables_free(ctx, &p->t);
-    sv_free(ctx, p->port_L);
     sv_em_walls_updates_free(ctx, &p->wu);
-    sv_free(ctx, p->ps_r);
-    sv_free(ctx, p->ps_c);
-    sv_free(ctx, p->ps_start);
-    sv_free(ctx, p->ps_val);
-    sv_free(ctx, p->ps_val_im);
-    sv_free(ctx, p);
+    sv_free_each(ctx, (void *const[]){p->port_L, p->ps_r, p->ps_c, p->ps_start, p->ps_val, p->ps_val_im, p}, 7);
 }
 
 const sv_em_tables *sv_em_assembly_plan_tables(const sv_em_assembly_plan *p) { return p ? &p->t : NULL; }
@@ -150,18 +144,10 @@ sv_status sv_em_assembly_plan_rows(sv_em_assembly_plan *p, const sv_em_assembly_
         if (!st) st = group_psi(p);
         sv_threads_restore(prev);
         if (st) return st;
-        sv_em_assembly_rows *r = &p->rows;
-        r->np = p->t.n - p->t.nrt;
-        r->port_L = p->port_L;
-        r->nl = p->wu.nl;
-        r->l_r = p->wu.l_r;
-        r->l_c = p->wu.l_c;
-        r->l_val = p->wu.l_val;
-        r->ps_r = p->ps_r;
-        r->ps_c = p->ps_c;
-        r->ps_start = p->ps_start;
-        r->ps_val = p->ps_val;
-        r->ps_val_im = p->ps_val_im;
+        p->rows = (sv_em_assembly_rows){.np = p->t.n - p->t.nrt, .port_L = p->port_L, .nl = p->wu.nl,
+                                        .l_r = p->wu.l_r, .l_c = p->wu.l_c, .l_val = p->wu.l_val,
+                                        .ps_r = p->ps_r, .ps_c = p->ps_c, .ps_start = p->ps_start,
+                                        .nps = p->rows.nps, .ps_val = p->ps_val, .ps_val_im = p->ps_val_im};
         p->have_rows = 1;
     }
     *rows = &p->rows;

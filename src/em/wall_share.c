@@ -156,13 +156,7 @@ static int partners(const sv_em_model *m, const problem *pb, int q, int *who, pa
 static void problem_free(sv_ctx *ctx, problem *pb)
 {
     free(pb->s.cn);
-    sv_free(ctx, pb->cells);
-    sv_free(ctx, pb->pos);
-    sv_free(ctx, pb->map);
-    sv_free(ctx, pb->cls);
-    sv_free(ctx, pb->off);
-    sv_free(ctx, pb->who);
-    sv_free(ctx, pb->pp);
+    sv_free_each(ctx, (void *const[]){pb->cells, pb->pos, pb->map, pb->cls, pb->off, pb->who, pb->pp}, 7);
     *pb = (problem){0};
 }
 

@@ -415,10 +415,7 @@ static sv_status psi_room(sink *k)
         memcpy(v, u->p_val, sizeof(double) * u->np);
         if (vi) memcpy(vi, u->p_val_im, sizeof(double) * u->np);
     }
-    sv_free(k->ctx, u->p_r);
-    sv_free(k->ctx, u->p_c);
-    sv_free(k->ctx, u->p_val);
-    sv_free(k->ctx, u->p_val_im);
+    sv_free_each(k->ctx, (void *const[]){u->p_r, u->p_c, u->p_val, u->p_val_im}, 4);
     u->p_r = r;
     u->p_c = c;
     u->p_val = v;
@@ -539,13 +536,7 @@ static sv_status walls_charges(sv_ctx *ctx, const sv_em_model *m, const series *
 
 void sv_em_walls_updates_free(sv_ctx *ctx, sv_em_walls_updates *u)
 {
-    sv_free(ctx, u->l_r);
-    sv_free(ctx, u->l_c);
-    sv_free(ctx, u->l_val);
-    sv_free(ctx, u->p_r);
-    sv_free(ctx, u->p_c);
-    sv_free(ctx, u->p_val);
-    sv_free(ctx, u->p_val_im);
+    sv_free_each(ctx, (void *const[]){u->l_r, u->l_c, u->l_val, u->p_r, u->p_c, u->p_val, u->p_val_im}, 7);
     memset(u, 0, sizeof *u);
 }
 

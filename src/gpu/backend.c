@@ -128,18 +128,10 @@ static sv_status cuda_backend_create(sv_ctx *ctx, const sv_gpu_cuda_module *mod,
         sv_free(ctx, D);
         return st;
     }
-    b->name = mod->variant;
-    b->st = D;
-    b->upload = dev_upload;
-    b->form = dev_form;
-    b->factor = dev_factor;
-    b->solve = dev_solve;
-    b->products = dev_products;
-    b->asm_tables = dev_asm_tables;
-    b->asm_finish = dev_asm_finish;
-    b->asm_release = dev_asm_release;
-    b->destroy = dev_destroy;
-    b->ctx = ctx;
+    *b = (sv_gpu_backend){.name = mod->variant, .st = D, .ctx = ctx, .upload = dev_upload, .form = dev_form,
+                          .factor = dev_factor, .solve = dev_solve, .products = dev_products,
+                          .asm_tables = dev_asm_tables, .asm_finish = dev_asm_finish, .asm_release = dev_asm_release,
+                          .destroy = dev_destroy};
     *out = b;
     return SV_OK;
 }

@@ -309,18 +309,10 @@ sv_status sv_gpu_backend_emulated(void *user, sv_ctx *ctx, int device, sv_gpu_ba
     if (user) E->opt = *(const sv_gpu_emu_options *)user;
     E->k = E->opt.kernels ? E->opt.kernels : &sv_gpu_emu_kernels_default;
     E->rng = 0x9e3779b97f4a7c15ULL;
-    b->name = "emulated";
-    b->st = E;
-    b->upload = emu_upload;
-    b->form = emu_form;
-    b->factor = emu_factor;
-    b->solve = emu_solve;
-    b->products = emu_products;
-    b->asm_tables = emu_asm_tables;
-    b->asm_finish = emu_asm_finish;
-    b->asm_release = sv_gpu_emu_asm_release;
-    b->destroy = emu_destroy;
-    b->ctx = ctx;
+    *b = (sv_gpu_backend){.name = "emulated", .st = E, .ctx = ctx, .upload = emu_upload, .form = emu_form,
+                          .factor = emu_factor, .solve = emu_solve, .products = emu_products,
+                          .asm_tables = emu_asm_tables, .asm_finish = emu_asm_finish,
+                          .asm_release = sv_gpu_emu_asm_release, .destroy = emu_destroy};
     *out = b;
     return SV_OK;
 }

@@ -38,12 +38,8 @@ sv_status sv_gpu_problem_from_model(const sv_sweep_model *m, sv_gpu_term_view *t
             return sv_error(SV_ERR_UNSUPPORTED, "term %d is of a kind (%d) the device cannot form: packed and CSR "
                                                 "terms only", k, (int)t->kind);
         sv_gpu_term_view *v = &terms[k];
-        v->kind = t->kind;
-        v->packed = t->packed;
-        v->rowptr = t->rowptr;
-        v->colind = t->colind;
-        v->values = t->values;
-        v->nnz = 0;
+        *v = (sv_gpu_term_view){.kind = t->kind, .packed = t->packed, .rowptr = t->rowptr, .colind = t->colind,
+                                .values = t->values};
         double mx = 0;
         if (t->kind == SV_SWEEP_TERM_PACKED) {
             mx = packed_maxabs(n, nb, t->packed);

@@ -62,13 +62,8 @@ sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, ode_jac_work
         ode_jac_work_destroy(jw);
         return st;
     }
-    jw->p = jw->y + n;
-    jw->v = jw->p + P->np;
-    jw->jv = jw->v + n;
-    jw->f0 = jw->jv + n;
-    jw->f1 = jw->f0 + n;
-    jw->dfdt = jw->f1 + n;
-    jw->vals = jw->dfdt + n;
+    ode_carve(jw->y + n, 7, (double **const[]){&jw->p, &jw->v, &jw->jv, &jw->f0, &jw->f1, &jw->dfdt, &jw->vals},
+              (const size_t[]){(size_t)P->np, (size_t)n, (size_t)n, (size_t)n, (size_t)n, (size_t)n, 0});
     jw->fc = jw->yc + n;
     *out = jw;
     return SV_OK;
@@ -76,7 +71,7 @@ sv_status ode_jac_work_create(sv_ctx *ctx, const sv_ode_problem *P, ode_jac_work
 
 void ode_jac_work_destroy(ode_jac_work *jw)
 {
-    if (jw) ode_free_all(jw->ctx, (void *[]){jw->y, jw->yc, jw}, 3);
+    if (jw) sv_free_each(jw->ctx, (void *const[]){jw->y, jw->yc, jw}, 3);
 }
 
 /* One colour's directional derivative d (n values, = J·seed) into the

@@ -197,7 +197,7 @@ void ode_lin_destroy(ode_lin *L)
     ode_lin_dd_destroy(L->dd);
     sv_sparse_lu_destroy(L->lu);
     sv_sparse_pattern_destroy(L->pat);
-    ode_free_all(L->ctx, (void *[]){L->eslot, L->buf, L->r, L->fbuf, L->fx, L}, 6);
+    sv_free_each(L->ctx, (void *const[]){L->eslot, L->buf, L->r, L->fbuf, L->fx, L}, 6);
 }
 
 /* M = shift·I − J written straight into the LU slots (fill slots zeroed):

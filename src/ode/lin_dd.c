@@ -92,7 +92,7 @@ sv_status ode_lin_dd_create(sv_ctx *ctx, const sv_ode_problem *P, int W, const s
 
 void ode_lin_dd_destroy(ode_lin_dd *D)
 {
-    if (D) ode_free_all(D->ctx, (void *[]){D->own, D->diagpos, D->z, D->buf, D}, 5);
+    if (D) sv_free_each(D->ctx, (void *const[]){D->own, D->diagpos, D->z, D->buf, D}, 5);
 }
 
 /* Lane w's M = shift·I − J into its buffer, the diagonal as the exact sum. */

@@ -10,15 +10,17 @@
  * constants in each copy, so that their loops vectorise) are inlined. */
 #define ODE_INLINE static inline __attribute__((always_inline))
 
+/* Point *slices[k] at consecutive parts of one allocation from base, lens[k]
+ * values each (the last may be 0: the rest); returns what follows them. */
+static inline double *ode_carve(double *base, int count, double **const slices[], const size_t lens[])
+{
+    for (int k = 0; k < count; k++) *slices[k] = base, base += lens[k];
+    return base;
+}
+
 /* max/min without fmax's NaN rules (and its library call in hot loops) */
 static inline double ode_max(double a, double b) { return a > b ? a : b; }
 static inline double ode_min(double a, double b) { return a < b ? a : b; }
-
-/* sv_free every one of count pointers (a destroy's arrays, then the record). */
-static inline void ode_free_all(sv_ctx *ctx, void *const *parts, int count)
-{
-    for (int k = 0; k < count; k++) sv_free(ctx, parts[k]);
-}
 
 /* Largest lane count: two AVX-512 registers of doubles (the fused step for
  * tiny systems, fused_rodas5p.h); the general path runs at most 8. */

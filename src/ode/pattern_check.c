@@ -95,7 +95,7 @@ sv_status ode_check_pattern(sv_ctx *ctx, const sv_ode_problem *P, double t, cons
     pr.f0 = sv_alloc(ctx, sizeof(double) * 3 * (size_t)n, "ode pattern check");
     pr.yc = sv_alloc(ctx, sizeof(double complex) * 2 * (size_t)n, "ode pattern check");
     if (!pr.f0 || !pr.yc) {
-        ode_free_all(ctx, (void *[]){pr.f0, pr.yc}, 2);
+        sv_free_each(ctx, (void *const[]){pr.f0, pr.yc}, 2);
         return sv_last_status();
     }
     pr.col = pr.f0 + n;
@@ -103,7 +103,7 @@ sv_status ode_check_pattern(sv_ctx *ctx, const sv_ode_problem *P, double t, cons
     pr.fc = pr.yc + n;
     char list[256];
     int missing = count_missing(&pr, list, sizeof list);
-    ode_free_all(ctx, (void *[]){pr.f0, pr.yc}, 2);
+    sv_free_each(ctx, (void *const[]){pr.f0, pr.yc}, 2);
     /* A callback that fails at y0 is that trajectory's failure, reported in
      * its status when the solve runs it; the check has no verdict then. */
     if (missing <= 0) return SV_OK;

@@ -237,7 +237,7 @@ void sv_ode_problem_destroy(sv_ode_problem *P)
 {
     if (!P) return;
     sv_sparse_coloring_destroy(P->coloring);
-    ode_free_all(P->ctx, (void *[]){P->rowptr, P->colind, P->erow, P->sens_idx, P}, 5);
+    sv_free_each(P->ctx, (void *const[]){P->rowptr, P->colind, P->erow, P->sens_idx, P}, 5);
 }
 
 int sv_ode_problem_n(const sv_ode_problem *P) { return P ? P->n : 0; }

@@ -53,14 +53,9 @@ sv_status ode_sens_create(sv_ctx *ctx, const ode_lanes *L, ode_sens **out)
     S->vpw = b, b += (size_t)S->ns * np * W; /* zeroed by sv_calloc: the ones below */
     for (int j = 0; j < P->nsp; j++)
         for (int w = 0; w < W; w++) S->vpw[((size_t)j * P->np + (size_t)P->sens_idx[j]) * W + w] = 1;
-    S->dense = b, b += (size_t)S->ns * n;
-    S->yl = b, b += n;
-    S->sl = b, b += n;
-    S->ol = b, b += n;
-    S->fl = b, b += n;
-    S->dl = b, b += n + nnz; /* one lane's Jacobian derivative (nnz) and ∂g/∂t (n) */
-    S->pl = b, b += np;
-    S->vp = b;
+    /* dl: one lane's Jacobian derivative (nnz) and ∂g/∂t (n) */
+    ode_carve(b, 8, (double **const[]){&S->dense, &S->yl, &S->sl, &S->ol, &S->fl, &S->dl, &S->pl, &S->vp},
+              (const size_t[]){(size_t)S->ns * n, n, n, n, n, n + nnz, np, 0});
     S->fc = S->yc + n;
     S->pc = S->fc + n;
     S->S = L->y + nw;
@@ -75,7 +70,7 @@ sv_status ode_sens_create(sv_ctx *ctx, const ode_lanes *L, ode_sens **out)
 
 void ode_sens_destroy(ode_sens *S)
 {
-    if (S) ode_free_all(S->ctx, (void *[]){S->dJ, S->yc, S}, 3);
+    if (S) sv_free_each(S->ctx, (void *const[]){S->dJ, S->yc, S}, 3);
 }
 
 /* The standard initial sensitivities: 0 for a parameter, e_i for y0_i. */
