@@ -16,29 +16,28 @@
 
 const char cmd_solve_summary[] = "solve a planar project at listed frequencies, write Touchstone";
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: solvent solve PROJECT.json --freq F[,F...] -o OUT.sNp [options]\n\n"
-            "Assembles the project's model once (the same model as `solvent sweep`:\n"
-            "radiation and calibrated ports unless the project switches them off) and\n"
-            "solves it directly at each listed frequency, then writes the S-parameters\n"
-            "(reference impedances from the project) as a Touchstone file. The file is\n"
-            "written to a temporary name and renamed, so it is never left half-written.\n\n"
-            "  --freq LIST      frequencies, comma-separated, each a number with an\n"
-            "                   optional unit: 1e9, 2.5GHz, 900MHz, 10kHz (default Hz)\n"
-            "  -o PATH          output file; its extension must be .sNp for N ports\n"
-            "  --format F       ri (default), ma or db\n"
-            "  --version V      Touchstone version 1 (1.1, default) or 2 (2.0)\n"
-            "  --unit U         frequency unit in the file: Hz, kHz, MHz, GHz (default)\n"
-            "  --subdivide K    mesh every cell of the project as K x K cells (on top of\n"
-            "                   its grid.subdivide): a finer mesh of the same drawing\n"
-            "  --threads N      threads (default: all cores)\n"
-            "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
-            "                   K, M, G, T; default: the machine's available memory)\n\n"
-            "Exit codes: 0 success, 1 a failed run, 2 bad arguments, 130 interrupted\n"
-            "(Ctrl-C or SIGTERM: nothing written).\n");
-}
+static const char usage_text[] =
+    "usage: solvent solve PROJECT.json --freq F[,F...] -o OUT.sNp [options]\n\n"
+    "Assembles the project's model once (the same model as `solvent sweep`:\n"
+    "radiation and calibrated ports unless the project switches them off) and\n"
+    "solves it directly at each listed frequency, then writes the S-parameters\n"
+    "(reference impedances from the project) as a Touchstone file. The file is\n"
+    "written to a temporary name and renamed, so it is never left half-written.\n\n"
+    "  --freq LIST      frequencies, comma-separated, each a number with an\n"
+    "                   optional unit: 1e9, 2.5GHz, 900MHz, 10kHz (default Hz)\n"
+    "  -o PATH          output file; its extension must be .sNp for N ports\n"
+    "  --format F       ri (default), ma or db\n"
+    "  --version V      Touchstone version 1 (1.1, default) or 2 (2.0)\n"
+    "  --unit U         frequency unit in the file: Hz, kHz, MHz, GHz (default)\n"
+    "  --subdivide K    mesh every cell of the project as K x K cells (on top of\n"
+    "                   its grid.subdivide): a finer mesh of the same drawing\n"
+    "  --threads N      threads (default: all cores)\n"
+    "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
+    "                   K, M, G, T; default: the machine's available memory)\n\n"
+    "Exit codes: 0 success, 1 a failed run, 2 bad arguments, 130 interrupted\n"
+    "(Ctrl-C or SIGTERM: nothing written).\n";
+
+static void usage(FILE *f) { fputs(usage_text, f); }
 
 static int cmp_double(const void *a, const void *b)
 {
