@@ -257,7 +257,9 @@ double complex sv_em_surface_impedance(double sigma, double t, double freq_hz);
  * and its far field's terms jω·k0·w_m(k0)·T_m; the radiation terms)
  * and their coefficient function (f in hertz), and keeps a pointer to `em`,
  * which must outlive it. H = Bᵀ·X of a sweep of it is the port admittance
- * matrix Y. On failure nothing is left allocated. */
+ * matrix Y. On failure nothing is left allocated. Its phases report
+ * progress on ctx, and a stop returns SV_ERR_CANCELLED (docs/em.md,
+ * "Progress and cancellation"). */
 typedef struct sv_em_affine sv_em_affine;
 sv_status sv_em_affine_create(sv_ctx *ctx, const sv_em_model *em, sv_em_affine **out);
 void sv_em_affine_destroy(sv_em_affine *a);
@@ -301,7 +303,9 @@ double sv_em_model_dispersion_limit_hz(const sv_em_model *m);
  * the terminal and a shunt Yp), measured at nf frequencies on two thru lines
  * of the port's feed (same grid, stack-up and effects as the circuit), plus
  * the feed line's Zc and γ for moving the reference plane (project fields
- * ports[].calibration and ports[].reference_plane; docs/em.md). */
+ * ports[].calibration and ports[].reference_plane; docs/em.md). Each
+ * standard is a part of its progress on ctx; a stop returns
+ * SV_ERR_CANCELLED with nothing left allocated. */
 typedef struct sv_em_calibration sv_em_calibration;
 sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq_hz,
                                    sv_em_calibration **out);
