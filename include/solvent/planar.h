@@ -77,7 +77,8 @@ typedef struct sv_planar_options {
      * budget when it has one, else the machine's available memory. */
     size_t memory_limit;
     const char *memory_limit_name; /* how a refusal names the limit ("--memory-limit"; NULL: "the
-                                      memory limit", or "available memory" for that default) */
+                                      memory limit", or "available memory" for that default);
+                                      borrowed until the job is destroyed */
     unsigned outputs;              /* sv_planar_output flags */
 } sv_planar_options;
 
@@ -119,7 +120,8 @@ typedef struct sv_planar_report {
     /* time, s */
     double seconds_mesh, seconds_assembly, seconds_exact, seconds_reduced, seconds_calibration,
         seconds_total;
-    /* counted memory (sv_alloc), bytes */
+    /* counted memory (sv_alloc), bytes: the context's peak is reset between the assembly and
+     * the sweep, so that each has its own */
     size_t peak_assembly, peak_sweep, peak;
     sv_planar_memory estimate;
 } sv_planar_report;

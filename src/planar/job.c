@@ -37,9 +37,12 @@ static sv_status make_mesh(sv_planar_job *j)
     sv_em_options eo;
     sv_em_options_default(&eo);
     eo.max_freq_hz = j->freq[j->nf - 1];
+    int threads = sv_ctx_threads(j->ctx);
+    if (j->o.threads) sv_ctx_set_threads(j->ctx, j->o.threads);
     sv_progress_span whole = sv_progress_span_begin(j->ctx, 0, 1);
     sv_status s = sv_em_model_create(j->ctx, j->prj, &eo, &j->em);
     sv_progress_span_end(j->ctx, whole);
+    sv_ctx_set_threads(j->ctx, threads);
     j->rep.seconds_mesh = sv_time_now() - t0;
     if (s) return s;
     j->p = sv_em_model_ports(j->em);
@@ -286,14 +289,12 @@ sv_status sv_planar_job_run(sv_planar_job *j)
     j->rep.seconds_total = sv_time_now() - t0;
     if (s) {
         planar_network_free(j);
-        j->s = j->y = j->z = j->y_raw = NULL;
-        j->z0 = NULL;
-        j->names = NULL;
-        j->exact = j->fallback = NULL;
         j->state = PLANAR_FAILED;
         return s;
     }
-    j->net = (sv_planar_network){j->p, j->nf, j->freq, j->s, j->y, j->z, j->y_raw, j->z0, j->names, j->exact, j->fallback};
+    j->net = (sv_planar_network){.p = j->p, .nf = j->nf, .freq_hz = j->freq, .s = j->s, .y = j->y, .z = j->z,
+                                 .y_raw = j->y_raw, .z0 = j->z0, .port_names = j->names, .exact = j->exact,
+                                 .fallback = j->fallback};
     j->state = PLANAR_DONE;
     return SV_OK;
 }

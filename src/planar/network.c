@@ -140,11 +140,9 @@ sv_status planar_network(sv_planar_job *j)
 
 void planar_network_free(sv_planar_job *j)
 {
-    sv_free(j->ctx, j->s);
-    sv_free(j->ctx, j->y);
-    sv_free(j->ctx, j->z);
-    sv_free(j->ctx, j->y_raw);
-    sv_free(j->ctx, j->z0);
-    sv_free(j->ctx, j->names);
-    sv_free(j->ctx, j->exact);
+    sv_free_each(j->ctx, (void *const[]){j->s, j->y, j->z, j->y_raw, j->z0, j->names, j->exact}, 7);
+    j->s = j->y = j->z = j->y_raw = NULL;
+    j->z0 = NULL;
+    j->names = NULL;
+    j->exact = j->fallback = NULL;
 }

@@ -50,7 +50,8 @@ sv_status planar_keep_raw(sv_planar_job *j);
 sv_status planar_calibrate(sv_planar_job *j);
 /* S (and Y, Z on request) at every frequency, DC included, with the checks. */
 sv_status planar_network(sv_planar_job *j);
-/* Release what planar_network allocated. */
+/* Release what planar_network and planar_keep_raw allocated (the pointers
+ * set to NULL). */
 void planar_network_free(sv_planar_job *j);
 
 #endif

@@ -27,6 +27,7 @@
 #include "solvent/ode.h"
 #include "solvent/sparse.h"
 #include "solvent/sweep.h"
+#include "solvent/planar.h"
 #include "sv_test.h"
 
 /* The test hook of src/core/alloc.c (built with SV_FAULT_INJECTION). */
@@ -326,6 +327,48 @@ static sv_status run_sweep(sv_ctx *ctx, outcome *o)
     return st;
 }
 
+/* The planar job on the calibration's two-port with raw ports (the
+ * calibration has its own campaign) and without radiation: the project's
+ * copy, the frequencies, the mesh, the estimate, the assembly, direct
+ * solves at DC and 2.5 GHz, Y, Z and the raw ports' Y. */
+static const char job_project[] =
+    "{\"units\": \"mm\", \"effects\": {\"radiation\": false},"
+    "\"substrate\": {\"thickness\": 0.8, \"eps_r\": 4.4, \"tan_delta\": 0.02},"
+    "\"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
+    "\"grid\": {\"dx\": 0.5, \"dy\": 0.5, \"nx\": 6, \"ny\": 4},"
+    "\"pixels\": [\"......\", \"###...\", \"######\", \"......\"],"
+    "\"ports\": [{\"name\": \"in\", \"side\": \"left\", \"x\": 0, \"y\": [0.5, 1.0], \"calibration\": \"none\"},"
+    "          {\"name\": \"out\", \"side\": \"right\", \"x\": 3, \"y\": [0.5, 1.0], \"calibration\": \"none\"}]}";
+
+static sv_status run_job(sv_ctx *ctx, outcome *o)
+{
+    const double f[] = {0, 2.5e9};
+    sv_planar_options opts = {.freq_hz = f, .nfreq = 2, .exact_all = 1, .precision = SV_SWEEP_DOUBLE,
+                              .device = SV_PLANAR_DEVICE_CPU,
+                              .outputs = SV_PLANAR_OUTPUT_Y | SV_PLANAR_OUTPUT_Z | SV_PLANAR_OUTPUT_Y_RAW};
+    sv_em_project *p = NULL;
+    sv_planar_job *job = (sv_planar_job *)&job;
+    sv_status st = sv_em_project_parse(ctx, job_project, strlen(job_project), "fault", &p);
+    if (st == SV_OK) {
+        st = sv_planar_job_create(ctx, p, &opts, &job);
+        if (st == SV_OK) {
+            st = sv_planar_job_run(job);
+            const sv_planar_network *net = sv_planar_job_network(job);
+            if (st == SV_OK) {
+                digest_complex(o, net->s, 8);
+                digest_complex(o, net->y_raw + 4, 4);
+            } else {
+                assert_null(net);
+            }
+            sv_planar_job_destroy(job);
+        } else {
+            assert_null(job);
+        }
+    }
+    sv_em_project_destroy(p);
+    return st;
+}
+
 /* ---- the campaign -------------------------------------------------------------- */
 typedef struct tally {
     long allocations; /* in the clean run: the k values tried */
@@ -465,6 +508,12 @@ static void test_sweep(void **state)
     campaign_on_model("sweep", run_sweep, NULL, &sweep_model);
 }
 
+static void test_planar_job(void **state)
+{
+    (void)state;
+    check(campaign("planar job", run_job, 1));
+}
+
 /* The direct solve with dispersion's kernel fit, tables and term. */
 static void test_direct_solve_dispersion(void **state)
 {
@@ -478,6 +527,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pattern_analysis),
+        cmocka_unit_test(test_planar_job),
         cmocka_unit_test(test_ode_ensemble),
         cmocka_unit_test(test_ode_ensemble_threads),
         cmocka_unit_test(test_direct_solve),
