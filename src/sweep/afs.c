@@ -126,6 +126,7 @@ typedef struct afs {
     const sv_sweep_model *m;
     sv_sweep_options o;
     double progress;   /* the sweep's fraction reported so far */
+    double solves_left; /* exact solves still expected (plan_from_rate), ≥ 1 */
     int n, K, p, nout, qmax, q, nf;
     int qcap;          /* basis columns V, W_k and M have room for (grown on demand up to qmax) */
     double *V, *W, *M, *tau, *Ar, *Br, *Cr;
@@ -692,28 +693,37 @@ static sv_status evaluate_reduced(afs *s, double *max_res, int *argmax)
     return SV_OK;
 }
 
-/* Progress: how far the largest estimate has come down towards the
- * tolerance, on a log scale, never below what the exact solves reported. */
-static sv_status report(afs *s, double first, double now)
+/* Progress: every exact solve takes an equal share of what is left of the
+ * sweep, so the fraction rises with the solves. How many are left is
+ * estimated from how fast the largest residual estimate has come down per
+ * solve, on a log scale (at least one while it is above the tolerance, at
+ * most the cap); before there is a rate, the examples' typical count. */
+#define SWEEP_TYPICAL_EXTRA_SOLVES 2 /* the examples need 4 to 7 solves: the initial 3 and 1 to 4 more */
+
+static void plan_from_rate(afs *s, int cap, double first, int solves_at_first, double now)
 {
-    double f = 1.0;
-    if (now > s->o.tolerance && first > s->o.tolerance && isfinite(now) && isfinite(first))
-        f = log(first / now) / log(first / s->o.tolerance);
-    else if (!isfinite(now))
-        f = 0.0;
-    if (f > 0.999 && now > s->o.tolerance) f = 0.999;
-    s->progress = fmax(s->progress, f);
-    return sv_progress(s->ctx, "sweep", s->progress);
+    int done = s->res->n_exact, solved_since = done - solves_at_first;
+    double left = s->solves_left;
+    if (isfinite(first) && isfinite(now) && now < first && solved_since > 0) {
+        double per_solve = log(first / now) / solved_since;
+        left = ceil(log(now / s->o.tolerance) / per_solve);
+    }
+    s->solves_left = fmax(1.0, fmin(left, (double)(cap - done)));
 }
 
+static sv_status report(afs *s) { return sv_progress(s->ctx, "sweep", s->progress); }
+
 /* The share of the sweep's progress the next exact solve takes: all of
- * them are known when every frequency is solved exactly; the adaptive
- * sweep's solves each take a third of what is left (the examples need 4
- * to 7), and the residual estimate moves the fraction on between them. */
+ * them are known when every frequency is solved exactly; otherwise one
+ * more than the planned count shares what is left, so that the fraction
+ * nears 1 only when the sweep does. */
 static double next_share(const afs *s)
 {
-    return s->o.exact_all ? 1.0 / s->nf : (1.0 - s->progress) / 3.0;
+    return s->o.exact_all ? 1.0 / s->nf : (1.0 - s->progress) / (s->solves_left + 1.0);
 }
+
+/* One exact solve done: one fewer left in the plan. */
+static void plan_solved(afs *s) { s->solves_left = fmax(1.0, s->solves_left - 1.0); }
 
 /* ---- the sweep's loop ----------------------------------------------------------- */
 /* c_k(f_i) for every frequency, once. */
@@ -741,6 +751,7 @@ static sv_status solve_and_extend(afs *s, int i)
 {
     double share = next_share(s);
     sv_status st = solve_in_span(s, i, 0.85 * share);
+    plan_solved(s);
     if (st) return st;
     double t0 = sv_time_now();
     sv_progress_span outer = sv_progress_span_begin(s->ctx, s->progress, s->progress + 0.15 * share);
@@ -815,13 +826,17 @@ static sv_status run_adaptive(afs *s, int cap)
 {
     sv_sweep_result *res = s->res;
     double first = -1.0;
+    int solves_at_first = 0;
     for (;;) {
         double mx;
         int arg;
+        /* the estimate's own reports check for a stop without moving the fraction */
+        sv_progress_span outer = sv_progress_span_begin(s->ctx, s->progress, s->progress);
         sv_status st = estimate(s, &mx, &arg);
+        sv_progress_span_end(s->ctx, outer);
         if (st) return st;
         res->max_residual = arg < 0 ? 0.0 : mx;
-        if (first < 0) first = mx;
+        if (first < 0) first = mx, solves_at_first = res->n_exact;
         if (arg < 0 || mx < s->o.tolerance) {
             res->converged = 1;
             return SV_OK;
@@ -835,7 +850,8 @@ static sv_status run_adaptive(afs *s, int cap)
             res->converged = 0;
             return SV_OK;
         }
-        st = report(s, first, mx);
+        plan_from_rate(s, cap, first, solves_at_first, mx);
+        st = report(s);
         if (!st) st = solve_and_extend(s, arg);
         if (st) return st;
     }
@@ -846,6 +862,7 @@ static sv_status run(afs *s)
     sv_status st = sweep_coefs(s);
     if (st || s->o.exact_all) return st ? st : run_exact_all(s);
     int cap = s->o.max_exact < s->nf ? s->o.max_exact : s->nf;
+    s->solves_left = fmin((double)cap, (double)(s->o.initial + SWEEP_TYPICAL_EXTRA_SOLVES));
     st = run_initial(s, cap);
     if (!st) st = run_adaptive(s, cap);
     if (st) return st;
