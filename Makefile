@@ -12,10 +12,15 @@ RUN_ARGS   ?=
 # benchmarks pay nothing for it, so CUDA=OFF is not needed to measure them.
 CUDA       ?= AUTO
 
+# The Python package's virtual environment and the interpreter that makes it
+# (docs/python.md).
+VENV       ?= .venv
+PYTHON     ?= python3
+
 FUZZ_SECONDS ?= 1800
 FUZZ_SEED  ?= 2
 
-.PHONY: all setup build run test test-sanitize fuzz bench install clean
+.PHONY: all setup build run test test-sanitize fuzz bench install clean python
 
 all: build
 
@@ -32,8 +37,15 @@ build: setup $(BUILD)/CMakeCache.txt
 run: build
 	@scripts/run-example $(BUILD)/solvent
 
-test: build
+# The library's tests and the Python package's (a ctest entry, so both run
+# side by side).
+test: build python
+	cmake -S . -B $(BUILD) -DSOLVENT_PYTHON=$(abspath $(VENV))/bin/python > /dev/null
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The Python package, built against $(BUILD) and installed into $(VENV).
+python: build
+	@PYTHON=$(PYTHON) scripts/python-env $(VENV) $(BUILD)
 
 # Unit and tool tests under AddressSanitizer and UndefinedBehaviorSanitizer,
 # with the allocation-failure campaign (CI runs this too).
@@ -62,4 +74,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_BENCH) out
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_BENCH) out $(VENV)

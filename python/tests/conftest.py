@@ -1,0 +1,54 @@
+"""Where the tests find the repository's tool and examples."""
+import os
+import pathlib
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def repo():
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def tool():
+    """The `solvent` program of the build the package was made against."""
+    build = pathlib.Path(os.environ.get("SOLVENT_BUILD_DIR", REPO / "build"))
+    path = build / "solvent"
+    if not path.exists():
+        pytest.fail(f"{path} not found: build Solvent first (make build)")
+    return path
+
+
+# A two-port on a 6 x 4 grid of 0.5 mm cells: a 3 mm strip, 1 mm wide,
+# along the middle rows, raw edge ports at both ends, no radiation — small
+# enough for a thousand runs.
+STRIP = {
+    "units": "mm",
+    "effects": {"radiation": False},
+    "substrate": {"thickness": 0.8, "eps_r": 4.4, "tan_delta": 0.02},
+    "metal": {"conductivity": 5.8e7, "thickness": 0.035},
+    "grid": {"dx": 0.5, "dy": 0.5, "nx": 6, "ny": 4},
+    "pixels": ["......", "######", "######", "......"],
+    "ports": [{"name": "in", "side": "left", "x": 0, "y": [0.5, 1.5], "calibration": "none"},
+              {"name": "out", "side": "right", "x": 3, "y": [0.5, 1.5], "calibration": "none"}],
+}
+
+
+@pytest.fixture
+def strip():
+    import copy
+    return copy.deepcopy(STRIP)
+
+
+@pytest.fixture
+def tiny(strip):
+    """The strip cut to one row of four cells: the cheapest two-port."""
+    strip["grid"].update(nx=4, ny=1)
+    strip["pixels"] = ["####"]
+    for port in strip["ports"]:
+        port["y"] = [0, 0.5]
+    strip["ports"][1]["x"] = 2
+    return strip
