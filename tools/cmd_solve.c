@@ -249,7 +249,11 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     sv_planar_job *job = NULL;
     sv_planar_options o;
     job_options(a, f, nf, &o);
-    if (sv_ctx_create(&ctx) || sv_em_project_read(ctx, a->project, &p)) goto fail;
+    if (sv_ctx_create(&ctx)) goto fail;
+    sv_ctx_set_log(ctx, tool_log_warnings, (void *)"solve"); /* the project's warnings, while it is read */
+    sv_status read = sv_em_project_read(ctx, a->project, &p);
+    sv_ctx_set_log(ctx, NULL, NULL);
+    if (read) goto fail;
     if ((rc = check_output(a, p))) goto done;
     rc = 1;
     if (sv_planar_job_create(ctx, p, &o, &job)) goto fail;

@@ -140,6 +140,11 @@ void tool_say(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "solvent %s: %s\n", cmd, sv_escape_text(raw, shown, sizeof shown));
 }
 
+void tool_log_warnings(void *cmd, sv_log_level level, const char *message)
+{
+    if (level >= SV_LOG_WARN) tool_say((const char *)cmd, "warning: %s", message);
+}
+
 void tool_say_model_failure(const char *cmd, const char *project, const sv_em_project *p, double f_hz)
 {
     char shown[256], hint[320] = "";

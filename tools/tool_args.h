@@ -56,6 +56,11 @@ int tool_check_not_input(const char *cmd, const char *opt, const char *out, cons
  * or FIFO that streams the file. Returns 0, or 2 after a message. */
 int tool_check_touchstone_name(const char *cmd, const char *path, int ports);
 
+/* A log callback for sv_ctx_set_log (user: the command's name): the
+ * library's warnings (a project's switches that do nothing, ...) on stderr
+ * as "solvent CMD: warning: ...", the rest dropped. */
+void tool_log_warnings(void *cmd, sv_log_level level, const char *message);
+
 /* A library call on `project` failed: its message on stderr, prefixed with
  * the project's name unless the message names it already, and for a
  * singular model at f_hz (> 0) the likely cause when the cells are

@@ -632,25 +632,25 @@ static sv_status check_thickness(const reader *r, const sv_em_stackup *st)
     return perr(r, "metal.thickness", exp, v);
 }
 
-/* A switch given as true (or "exact") that has nothing to act on is
- * refused: whoever wrote it expects a different result than they would
- * get, e.g. a loss tangent they forgot. A false switch is always fine. */
-static sv_status check_effects_act(const reader *r, const cJSON *e, const sv_em_project *p)
+/* A switch given as true (or "exact") that has nothing to act on changes
+ * nothing: the result is the project's as written, but whoever wrote the
+ * switch may expect otherwise (a forgotten loss tangent), so the context's
+ * log gets a warning naming it. Not a refusal: templates that write every
+ * switch and vary tan d or dispersion down to none are ordinary. */
+static void warn_idle_switches(const reader *r, const cJSON *e, const sv_em_project *p)
 {
     const cJSON *far = cJSON_GetObjectItemCaseSensitive(e, "dispersion_far_field");
     if (cJSON_IsTrue(far) && !p->dispersion)
-        return bad(r, "effects.dispersion_far_field", far,
-                   "does nothing without effects.dispersion = true: expected dispersion on, or this field left out");
+        sv_log(p->ctx, SV_LOG_WARN, "%s: effects.dispersion_far_field = true does nothing without effects.dispersion "
+               "= true", r->file);
     const cJSON *dl = cJSON_GetObjectItemCaseSensitive(e, "dielectric_loss");
     if ((cJSON_IsTrue(dl) || cJSON_IsString(dl)) && p->st.tan_delta == 0)
-        return bad(r, "effects.dielectric_loss", dl,
-                   "does nothing with substrate.tan_delta 0 (or missing): expected a substrate.tan_delta > 0, or "
-                   "this field left out");
+        sv_log(p->ctx, SV_LOG_WARN, "%s: effects.dielectric_loss = %s does nothing with substrate.tan_delta 0 (or "
+               "missing)", r->file, cJSON_IsTrue(dl) ? "true" : "\"exact\"");
     const cJSON *tm = cJSON_GetObjectItemCaseSensitive(e, "thick_metal");
     if (cJSON_IsTrue(tm) && !(p->st.t > 0))
-        return bad(r, "effects.thick_metal", tm,
-                   "does nothing without a metal.thickness > 0: expected a thickness, or this field left out");
-    return check_thickness(r, &p->st);
+        sv_log(p->ctx, SV_LOG_WARN, "%s: effects.thick_metal = true does nothing without a metal.thickness > 0",
+               r->file);
 }
 
 /* "effects": switches for the physics beyond the zero-thickness lossless
@@ -691,7 +691,8 @@ static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project 
     st->thick_metal = thick && st->t > 0;
     if (!dloss) st->tan_delta = 0;
     st->exact_dielectric_loss = exact;
-    return e ? check_effects_act(r, e, p) : check_thickness(r, st);
+    if (e) warn_idle_switches(r, e, p);
+    return check_thickness(r, st);
 }
 
 /* The drawing and the ports are on the grid; the mesh splits each cell

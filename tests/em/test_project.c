@@ -199,14 +199,6 @@ static void test_error_messages(void **state)
         {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion\": 0}", "effects.dispersion = 0"},
         {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"trl\"", "ports[1].calibration = \"trl\""},
         {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"none\", \"reference_plane\": 1", "needs a calibrated port"},
-        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion_far_field\": true}",
-         "effects.dispersion_far_field = true: does nothing without effects.dispersion = true"},
-        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": true}",
-         "effects.dielectric_loss = true: does nothing with substrate.tan_delta 0"},
-        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": \"exact\"}",
-         "effects.dielectric_loss = \"exact\": does nothing"},
-        {"\"conductivity\": 5.8e7, \"thickness\": 0.035", "\"conductivity\": \"inf\"}, \"effects\": {\"thick_metal\": true",
-         "effects.thick_metal = true: does nothing without a metal.thickness"},
         {"\"thickness\": 0.035", "\"thickness\": 1000", "metal.thickness = 1000: thicker than 2 times substrate.thickness (1.6)"},
         {"\"tolerance\": 1e-5", "\"tolerance\": 0.6", "sweep.tolerance = 0.6: expected a number > 0 and <= 0.5"},
         {"}}", "}", "invalid JSON"},
@@ -279,27 +271,53 @@ static void test_subdivide(void **state)
     free(sub);
 }
 
-/* Effects that act pass: a false switch always, a thick metal up to twice
- * the substrate, and any thickness as a sheet (it then sets Zs alone). */
+/* The context's warnings, gathered. */
+static void gather(void *user, sv_log_level level, const char *message)
+{
+    char *all = user;
+    if (level == SV_LOG_WARN) snprintf(all + strlen(all), 4096 - strlen(all), "%s\n", message);
+}
+
+/* Effect switches: read as written, with a warning on the context's log
+ * for one given as true that has nothing to act on; thick metal up to
+ * twice the substrate, any thickness as a sheet (it then sets Zs alone). */
 static void test_effects_that_act(void **state)
 {
     (void)state;
-    const char *fine[][2] = {
-        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion_far_field\": false}"},
-        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion\": true, \"dispersion_far_field\": true}"},
-        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": false}"},
-        {"\"thickness\": 0.035", "\"thickness\": 3.1"},
-        {"\"thickness\": 0.035}", "\"thickness\": 1000}, \"effects\": {\"thick_metal\": false}"},
+    const char *cases[][3] = {
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion_far_field\": false}", NULL},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion\": true, \"dispersion_far_field\": true}",
+         NULL},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": false}", NULL},
+        {"\"thickness\": 0.035", "\"thickness\": 3.1", NULL},
+        {"\"thickness\": 0.035}", "\"thickness\": 1000}, \"effects\": {\"thick_metal\": false}", NULL},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion_far_field\": true}",
+         "case.json: effects.dispersion_far_field = true does nothing without effects.dispersion = true"},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": true}",
+         "case.json: effects.dielectric_loss = true does nothing with substrate.tan_delta 0"},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": \"exact\"}",
+         "effects.dielectric_loss = \"exact\" does nothing"},
+        {"\"conductivity\": 5.8e7, \"thickness\": 0.035", "\"conductivity\": \"inf\"}, \"effects\": {\"thick_metal\": true",
+         "effects.thick_metal = true does nothing without a metal.thickness > 0"},
     };
-    for (size_t k = 0; k < sizeof fine / sizeof fine[0]; k++) {
-        char *text = mutate(fine[k][0], fine[k][1]);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    char warnings[4096];
+    sv_ctx_set_log(ctx, gather, warnings);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *text = mutate(cases[k][0], cases[k][1]);
         sv_em_project *p = NULL;
-        sv_status s = sv_em_project_parse(NULL, text, strlen(text), "case.json", &p);
+        warnings[0] = 0;
+        sv_status s = sv_em_project_parse(ctx, text, strlen(text), "case.json", &p);
         if (s) printf("case %zu: %s\n", k, sv_last_error());
+        if (warnings[0]) printf("case %zu: %s", k, warnings);
         assert_int_equal(s, SV_OK);
+        if (cases[k][2]) assert_non_null(strstr(warnings, cases[k][2]));
+        else assert_int_equal(warnings[0], 0);
         sv_em_project_destroy(p);
         free(text);
     }
+    sv_ctx_destroy(ctx);
 }
 
 /* A 10 mm line on 1 mm cells, ports at x = 0 (P1) and x = 10 (P2), their

@@ -290,10 +290,13 @@ expect 1 "nul.csv: row 1, column 2: '\\\\x00': expected ',' between values" -- "
 # a NUL in the project's JSON is refused with its place
 { head -c 20 "$p"; printf '\0'; tail -c +21 "$p"; } >"$tmp/nul.json"
 expect 1 "nul.json: line 1 \(byte 20\): a NUL byte \('\\\\x00'\)" -- "$tool" solve "$tmp/nul.json" --freq 1GHz -o "$tmp/e.s2p"
-# effect switches with nothing to act on, and metal far thicker than its board, are refused
-sed 's/"ny": 4}/"ny": 4}, "effects": {"dispersion_far_field": true}/' "$p" >"$tmp/far.json"
-expect 1 "effects.dispersion_far_field = true: does nothing without effects.dispersion = true" -- \
-  "$tool" solve "$tmp/far.json" --freq 1GHz -o "$tmp/e.s2p"
+# effect switches with nothing to act on are read with a warning; metal far thicker than its board is refused
+sed 's/"ny": 4}/"ny": 4}, "effects": {"dispersion_far_field": true, "dielectric_loss": true}/' "$p" >"$tmp/idle.json"
+expect 0 "idle.json: effects.dispersion_far_field = true does nothing without effects.dispersion = true" -- \
+  "$tool" solve "$tmp/idle.json" --freq 1GHz -o "$tmp/idle.s2p"
+grep -q "solvent solve: warning: .*idle.json: effects.dielectric_loss = true does nothing with substrate.tan_delta 0" "$tmp/err" ||
+  fail "no warning for dielectric_loss without a loss tangent"
+expect 0 "sweep: warning: .*dispersion_far_field" -- "$tool" sweep "$tmp/idle.json" -o "$tmp/idle.s2p" --quiet
 sed 's/"conductivity": "inf"/"conductivity": 5.8e7, "thickness": 1000/' "$p" >"$tmp/thick1000.json"
 expect 1 "metal.thickness = 1000: thicker than 2 times substrate.thickness \(1.6\)" -- \
   "$tool" solve "$tmp/thick1000.json" --freq 1GHz -o "$tmp/e.s2p"
