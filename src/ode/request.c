@@ -126,7 +126,8 @@ static sv_status check_atol_scale(const sv_ode_problem *P, const sv_ode_options 
                                   const char *nm)
 {
     double scale = 1;
-    for (size_t q = 0; q < (size_t)E->ntraj * P->n; q++)
+    size_t values = (size_t)(E->y0_shared ? 1 : E->ntraj) * P->n; /* one y0 for all, or one each */
+    for (size_t q = 0; q < values; q++)
         if (fabs(E->y0[q]) > scale) scale = fabs(E->y0[q]);
     double hi = SV_ODE_ATOL_MAX_SCALE * scale;
     for (int i = 0; i < P->n; i++) {

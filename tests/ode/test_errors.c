@@ -132,6 +132,14 @@ static void test_bad_requests(void **s)
     expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "atol_vec[0] = 20");
     avec[0] = 4;
     assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+    /* one y0 shared by a large ensemble: its n values alone set the scale */
+    double p2[2000], out2[2000];
+    for (int k = 0; k < 2000; k++) p2[k] = k % 2 ? 0 : 1;
+    sv_ode_ensemble shared = {.ntraj = 1000, .nsave = 2, .tsave = ts, .y0 = &y0, .y0_shared = 1, .params = p2,
+                              .out = out2};
+    assert_int_equal(sv_ode_solve(NULL, P, &o, &shared), SV_OK);
+    avec[0] = 4.5;
+    expect_error(sv_ode_solve(NULL, P, &o, &shared), SV_ERR_ARG, "atol_vec[0] = 4.5: expected at most 4 ");
     y0 = 1;
     sv_ode_options_default(&o);
     ts[1] = 0.5;
