@@ -89,6 +89,7 @@ typedef struct codegen_args {
     int stats;
     size_t memory_limit;
     char defname[256];
+    tool_seen seen;
 } codegen_args;
 
 /* One option at argv[*a] (its value taken too); 1 when understood, else 0
@@ -97,6 +98,7 @@ static int parse_option(codegen_args *A, int argc, char **argv, int *a)
 {
     const char *s = argv[*a];
     int has_value = *a + 1 < argc;
+    if (strcmp(s, "--stats") && tool_seen_once(&A->seen, "codegen", s)) return 0;
     if (!strcmp(s, "-o") && has_value) {
         A->outp = argv[++*a];
     } else if (!strcmp(s, "--name") && has_value) {
@@ -206,8 +208,10 @@ static int write_kernels(const codegen_args *A, const sv_sparse_lu *lu)
         sv_status c = sv_atomic_file_close(af, s == SV_OK);
         if (s == SV_OK) s = c;
     }
-    if (s) {
-        fprintf(stderr, "solvent codegen: %s\n", sv_last_error());
+    if (s) { /* the library's message, naming the file unless it does */
+        char shown[256];
+        if (strstr(sv_last_error(), sv_escape_text(A->outp, shown, sizeof shown))) tool_say("codegen", "%s", sv_last_error());
+        else tool_say("codegen", "-o %s: %s", A->outp, sv_last_error());
         return s == SV_ERR_ARG ? 2 : 1;
     }
     fprintf(stderr, "solvent codegen: wrote %s (table '%s': n = %d, %d slots, %lld updates)\n", A->outp, A->name,

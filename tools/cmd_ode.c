@@ -24,16 +24,19 @@ static void usage(FILE *o)
             "  --ensemble N       N trajectories (default 1). Parameters are perturbed by up to\n"
             "                     +-10 %% (seeded); problems without parameters perturb y0;\n"
             "                     eb50 takes N wavenumbers log-spaced in [1e-4, 0.5] Mpc^-1\n"
-            "  --rtol X --atol X  tolerances, >= 0 (default: the problem's suggested ones)\n"
+            "  --rtol X --atol X  tolerances, >= 0 (default: the problem's suggested ones); rtol at most\n"
+            "                     0.1, atol at most max(1, the largest |y0|)\n"
             "  --method M         rodas5p (default) or tsit5\n"
             "  --lu P             double (default) or single (refined to double accuracy)\n"
             "  --jac S            analytic (default), complex, jvp or fd (inexact)\n"
-            "  --arg X            problem argument: bruss2d grid N (8), eb50 wavenumber k (0.01)\n"
+            "  --arg X            problem argument: bruss2d grid N (8), eb50 wavenumber k (0.01);\n"
+            "                     the other problems take none\n"
             "  --t1 T             end time (default: the problem's)\n"
             "  --save K           K save times equally spaced in (t0, t1] (default 1: the end)\n"
             "  --first-step H     initial step (default: Hairer-Wanner estimate)\n"
             "  --max-steps M      step attempts per trajectory (default 1000000)\n"
-            "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4, 8 or 16 (the solver's choice)\n"
+            "  --lanes W          trajectories side by side in SIMD lanes: 1, 2, 4, 8 or 16 (default: the\n"
+            "                     solver's choice)\n"
             "  --threads T        threads (default: OMP_NUM_THREADS or all cores)\n"
             "  --seed S           seed of the ensemble perturbation (1)\n"
             "  --sens LIST        forward sensitivities to parameters and initial values, e.g. p1,p3,y2\n"
@@ -63,11 +66,9 @@ static int progress_bar(void *u, const char *phase, double f)
  * open_lo. 1 when understood, 0 after a message. */
 static int parse_double(const char *opt, const char *s, double lo, int open_lo, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(x)) {
-        tool_say("ode", "%s '%s': expected a number", opt, s);
+    double x;
+    if (tool_parse_number(s, &x)) {
+        tool_say("ode", "%s '%s': expected %s", opt, s, TOOL_NUMBER_EXPECTED);
         return 0;
     }
     if (isfinite(lo) && (open_lo ? !(x > lo) : !(x >= lo))) {
@@ -89,6 +90,20 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, long *v)
     }
     *v = x;
     return 1;
+}
+
+/* --lanes: the widths the solver offers (sv_ode_options.lanes; its 0, the
+ * solver's choice, is what leaving the option out means). */
+static int parse_lanes(const char *s, long *v)
+{
+    static const char *const widths[] = {"1", "2", "4", "8", "16", NULL};
+    for (int k = 0; widths[k]; k++)
+        if (!strcmp(s, widths[k])) {
+            *v = 1L << k;
+            return 1;
+        }
+    tool_say("ode", "--lanes '%s': expected 1, 2, 4, 8 or 16", s);
+    return 0;
 }
 
 /* v as one of names (NULL-terminated): its index, which is the enum value
@@ -172,7 +187,7 @@ static int parse_option(ode_args *A, const char *a, const char *v)
     if (!strcmp(a, "--first-step")) return parse_double(a, v, 0, 0, &A->first);
     if (!strcmp(a, "--save")) return parse_int(a, v, 1, 1000000, &A->nsave);
     if (!strcmp(a, "--max-steps")) return parse_int(a, v, 1, 2000000000L, &A->max_steps);
-    if (!strcmp(a, "--lanes")) return parse_int(a, v, 1, 16, &A->lanes);
+    if (!strcmp(a, "--lanes")) return parse_lanes(v, &A->lanes);
     if (!strcmp(a, "--threads")) return parse_int(a, v, 1, 1024, &A->threads);
     if (!strcmp(a, "--seed")) return parse_int(a, v, 0, 2147483647L, &A->seed);
     if (!strcmp(a, "--out")) {
@@ -180,6 +195,10 @@ static int parse_option(ode_args *A, const char *a, const char *v)
         return 1;
     }
     if (!strcmp(a, "--sens")) {
+        if (!*v) {
+            tool_say("ode", "--sens '': expected a comma-separated list of directions, e.g. p1,p3,y2");
+            return 0;
+        }
         A->sens = v;
         return 1;
     }
@@ -215,6 +234,7 @@ static int parse_args(int argc, char **argv, ode_args *A)
     *A = (ode_args){.name = argv[1], .rtol = -1, .atol = -1, .t1 = NAN, .ntraj = 1, .nsave = 1, .seed = 1,
                     .max_steps = 1000000, .method = SV_ODE_RODAS5P, .lu = SV_ODE_LU_DOUBLE,
                     .jac = SV_ODE_JAC_ANALYTIC};
+    tool_seen seen = {0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--quiet")) {
@@ -229,7 +249,7 @@ static int parse_args(int argc, char **argv, ode_args *A)
             tool_say("ode", "option %s needs a value", a);
             return 2;
         }
-        if (!parse_option(A, a, argv[++i])) return 2;
+        if (tool_seen_once(&seen, "ode", a) || !parse_option(A, a, argv[++i])) return 2;
     }
     return -1;
 }

@@ -108,6 +108,7 @@ static int parse_value(const char *s, const char *v, solve_args *a)
 static int parse_args(int argc, char **argv, solve_args *a)
 {
     *a = (solve_args){.unit = "GHz", .version = 1, .format = SV_EM_TS_RI};
+    tool_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
@@ -121,7 +122,8 @@ static int parse_args(int argc, char **argv, solve_args *a)
                 fprintf(stderr, "solvent solve: %s needs a value\n", s);
                 return 2;
             }
-            int code = parse_value(s, argv[++i], a);
+            int code = tool_seen_once(&seen, "solve", s);
+            if (!code) code = parse_value(s, argv[++i], a);
             if (code) return code;
         } else if (s[0] == '-' && s[1]) {
             tool_say("solve", "unknown option '%s' (see --help)", s);
@@ -247,7 +249,11 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     sv_planar_job *job = NULL;
     sv_planar_options o;
     job_options(a, f, nf, &o);
-    if (sv_ctx_create(&ctx) || sv_em_project_read(ctx, a->project, &p)) goto fail;
+    if (sv_ctx_create(&ctx)) goto fail;
+    sv_ctx_set_log(ctx, tool_log_warnings, (void *)"solve"); /* the project's warnings, while it is read */
+    sv_status read = sv_em_project_read(ctx, a->project, &p);
+    sv_ctx_set_log(ctx, NULL, NULL);
+    if (read) goto fail;
     if ((rc = check_output(a, p))) goto done;
     rc = 1;
     if (sv_planar_job_create(ctx, p, &o, &job)) goto fail;

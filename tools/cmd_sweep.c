@@ -87,21 +87,12 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
-
 int cmd_sweep_main(int argc, char **argv)
 {
     sweep_args a;
     memset(&a, 0, sizeof(a));
     a.precision = SV_SWEEP_MIXED;
+    tool_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -111,6 +102,7 @@ int cmd_sweep_main(int argc, char **argv)
             tool_say("sweep", "%s needs a value (see --help)", o);                            \
             return 2;                                                                         \
         }                                                                                     \
+        if (tool_seen_once(&seen, "sweep", !strcmp(o, "--output") ? "-o" : o)) return 2;     \
         i++;                                                                                  \
     } while (0)
 #define BAD(what)                                                                             \
@@ -141,7 +133,11 @@ int cmd_sweep_main(int argc, char **argv)
             if (tool_parse_freq(v, &a.stop)) BAD(TOOL_FREQ_EXPECTED);
         } else if (!strcmp(o, "--tol")) {
             NEED_VALUE();
-            if (parse_double(v, &a.tol) || !(a.tol > 0 && a.tol < 1)) BAD("a number between 0 and 1");
+            if (tool_parse_number(v, &a.tol) || !(a.tol > 0 && a.tol <= SV_SWEEP_TOLERANCE_MAX)) {
+                char exp[96];
+                snprintf(exp, sizeof exp, "a number > 0 and <= %g (SV_SWEEP_TOLERANCE_MAX)", SV_SWEEP_TOLERANCE_MAX);
+                BAD(exp);
+            }
         } else if (!strcmp(o, "--exact")) {
             a.exact = 1;
         } else if (!strcmp(o, "--precision")) {

@@ -31,7 +31,10 @@ static int open_project(sweep_job *j)
 {
     if (sv_ctx_create(&j->ctx)) return lib_fail(j, 0);
     sv_ctx_set_progress(j->ctx, sweep_bar_draw, &j->bar);
-    if (sv_em_project_read(j->ctx, j->a->project, &j->prj)) return lib_fail(j, 0);
+    sv_ctx_set_log(j->ctx, tool_log_warnings, (void *)"sweep"); /* the project's warnings, while it is read */
+    sv_status read = sv_em_project_read(j->ctx, j->a->project, &j->prj);
+    sv_ctx_set_log(j->ctx, NULL, NULL);
+    if (read) return lib_fail(j, 0);
     return 0;
 }
 

@@ -14,12 +14,57 @@
 #include "solvent/em.h"
 #include "start.h"
 
-static int parse_freq(const char *s, double *out, int dc)
+/* The end of a decimal number at s ([+-]digits[.digits][e[+-]digits], at
+ * least one digit before the exponent), or NULL: strtod alone would also
+ * take hexadecimal ("0x10" as 16), "inf", "nan" and leading blanks. */
+static const char *decimal_end(const char *s)
 {
+    const char *p = s + (*s == '+' || *s == '-');
+    int digits = 0;
+    for (; isdigit((unsigned char)*p); p++) digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++) digits++;
+    if (!digits) return NULL;
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        q += *q == '+' || *q == '-';
+        if (!isdigit((unsigned char)*q)) return NULL;
+        while (isdigit((unsigned char)*q)) q++;
+        p = q;
+    }
+    return p;
+}
+
+int tool_parse_number_prefix(const char *s, double *out, const char **rest)
+{
+    const char *p = decimal_end(s);
+    if (!p) return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno) return -1;
+    if (end != p) return -1;
+    /* a subnormal is a value; a number that overflows, or underflows to
+     * zero although its digits are not all zero, is not what was written */
+    if (errno == ERANGE && (isinf(v) || v == 0)) return -1;
+    *out = v;
+    *rest = p;
+    return 0;
+}
+
+int tool_parse_number(const char *s, double *out)
+{
+    const char *rest;
+    double v;
+    if (tool_parse_number_prefix(s, &v, &rest) || *rest) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_freq(const char *s, double *out, int dc)
+{
+    const char *end;
+    double v;
+    if (tool_parse_number_prefix(s, &v, &end)) return -1;
     while (isspace((unsigned char)*end)) end++;
     double scale = 1.0;
     if (*end) {
@@ -41,10 +86,9 @@ int tool_parse_freq_dc(const char *s, double *out) { return parse_freq(s, out, 1
 
 int tool_parse_bytes(const char *s, size_t *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v > 0)) return -1;
+    const char *end;
+    double v;
+    if (tool_parse_number_prefix(s, &v, &end) || !(v > 0)) return -1;
     double scale = 1;
     if (*end) {
         switch (toupper((unsigned char)*end)) {
@@ -62,6 +106,17 @@ int tool_parse_bytes(const char *s, size_t *out)
     /* a whole number of bytes: below one would truncate to 0, "no limit" */
     if (v < 1 || v >= 1.8e19) return -1;
     *out = (size_t)v;
+    return 0;
+}
+
+int tool_seen_once(tool_seen *seen, const char *cmd, const char *opt)
+{
+    for (int k = 0; k < seen->n; k++)
+        if (!strcmp(seen->opt[k], opt)) {
+            tool_say(cmd, "%s is given twice: expected it once", opt);
+            return 2;
+        }
+    if (seen->n < (int)(sizeof seen->opt / sizeof seen->opt[0])) seen->opt[seen->n++] = opt;
     return 0;
 }
 
@@ -83,6 +138,11 @@ void tool_say(const char *cmd, const char *fmt, ...)
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     fprintf(stderr, "solvent %s: %s\n", cmd, sv_escape_text(raw, shown, sizeof shown));
+}
+
+void tool_log_warnings(void *cmd, sv_log_level level, const char *message)
+{
+    if (level >= SV_LOG_WARN) tool_say((const char *)cmd, "warning: %s", message);
 }
 
 void tool_say_model_failure(const char *cmd, const char *project, const sv_em_project *p, double f_hz)

@@ -220,6 +220,15 @@ sv_status sv_atomic_file_open(const char *path, sv_atomic_file **out);
 FILE *sv_atomic_file_stream(sv_atomic_file *a);
 sv_status sv_atomic_file_close(sv_atomic_file *a, int commit);
 
+/* ---- input files ------------------------------------------------------- */
+/* Open a file to read it whole as an input (a project, a pixel map, a
+ * pattern file): a regular file only. A directory, FIFO, device or socket
+ * is refused without blocking (open() of a FIFO with no writer would wait
+ * forever). Returns the stream, or NULL with the reason in why[cap]
+ * ("is a directory, not a file", "cannot open: <strerror>", ...) for the
+ * caller's message, which names the file. */
+FILE *sv_input_file_open(const char *path, char *why, size_t cap);
+
 /* ---- timing ------------------------------------------------------------- */
 /* Seconds on a monotonic clock, for measuring intervals. */
 double sv_time_now(void);

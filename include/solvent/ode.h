@@ -195,10 +195,20 @@ typedef enum sv_ode_sens_errcon {
     SV_ODE_SENS_ERR_STATE = 1 /* the state alone (the state's steps as without sensitivities) */
 } sv_ode_sens_errcon;
 
+/* The tolerances' bounds (sv_ode_solve refuses values past them): rtol at
+ * most SV_ODE_RTOL_MAX (a larger relative error allowed per step leaves no
+ * digit of the solution controlled; at least 4 machine epsilons with step
+ * control), and every absolute tolerance at most SV_ODE_ATOL_MAX_SCALE
+ * times the ensemble's state scale, max(1, the largest |y0| of any
+ * trajectory): an error allowed as large as the state itself controls
+ * nothing. */
+#define SV_ODE_RTOL_MAX 0.1
+#define SV_ODE_ATOL_MAX_SCALE 1.0
+
 typedef struct sv_ode_options {
     sv_ode_method method;     /* default (0) Rodas5P */
-    double rtol;              /* default 1e-6; 0 is a value */
-    double atol;              /* default 1e-8 (used when atol_vec is NULL); 0 is a value */
+    double rtol;              /* default 1e-6; 0 is a value; at most SV_ODE_RTOL_MAX */
+    double atol;              /* default 1e-8 (used when atol_vec is NULL); 0 is a value; bounded as above */
     const double *atol_vec;   /* per-component atol (n values) or NULL */
     const double *weights;    /* per-component error weights (n values, >= 0) or NULL = 1 */
     double first_step;        /* 0: Hairer–Wanner estimate per trajectory */
@@ -335,7 +345,8 @@ typedef struct sv_ode_builtin {
 
 /* name: "rober", "hires", "orego", "vdpol", "bruss2d" (arg = grid N, default 8),
  * "eb50" (arg = k in Mpc⁻¹ stored as its parameter, default 0.01), "lorenz",
- * "pollu" (Bari test set, 25 rate constants as parameters).
+ * "pollu" (Bari test set, 25 rate constants as parameters); arg = 0 means
+ * the default, and the problems without an argument refuse any other.
  * jac selects the Jacobian source (complex-step where the problem
  * provides a complex f: rober, hires, vdpol, lorenz, bruss2d). */
 sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_ode_jac_source jac,

@@ -171,9 +171,13 @@ size_t sv_sweep_exact_bytes(int n, int nrhs, int nb, sv_sweep_precision precisio
 size_t sv_sweep_exact_bytes_shape(int n, const sv_sweep_shape *shape, int nrhs, int nb, sv_sweep_precision precision);
 
 /* ---- the adaptive sweep ---------------------------------------------------------- */
+/* The largest tolerance a sweep accepts: a relative residual above one
+ * half leaves no digit of the result controlled. */
+#define SV_SWEEP_TOLERANCE_MAX 0.5
+
 /* A zero-filled struct is the defaults (sv_sweep_options_default). */
 typedef struct sv_sweep_options {
-    double tolerance;      /* relative residual target; 0 = 1e-4 */
+    double tolerance;      /* relative residual target; 0 = 1e-4; at most SV_SWEEP_TOLERANCE_MAX */
     int max_exact;         /* cap on exact solves; 0 = 30 (at most the number of frequencies) */
     int initial;           /* exact solves to start with, at the band's Chebyshev points; 0 = 3 */
     int exact_all;         /* 1: solve every frequency exactly, no reduced model */

@@ -24,6 +24,8 @@ sv_status sv_em_project_band(const sv_em_project *p, const sv_em_sweep *given, s
     if (b.start_hz > SV_EM_MAX_FREQ_HZ || b.stop_hz > SV_EM_MAX_FREQ_HZ)
         return sv_error(SV_ERR_ARG, "start %g Hz, stop %g Hz: expected at most %g Hz", b.start_hz, b.stop_hz,
                         SV_EM_MAX_FREQ_HZ);
+    if (!(b.tolerance <= SV_SWEEP_TOLERANCE_MAX))
+        return sv_error(SV_ERR_ARG, "tolerance %g: expected at most %g", b.tolerance, SV_SWEEP_TOLERANCE_MAX);
     if (b.stop_hz < b.start_hz)
         return sv_error(SV_ERR_ARG, "stop %g Hz is below start %g Hz", b.stop_hz, b.start_hz);
     /* distinct points only: a band of one frequency is one point */

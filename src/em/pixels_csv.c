@@ -11,8 +11,9 @@
 /* Read the whole file (≤ 64 MiB: a pixel map, not a data set). */
 static sv_status slurp(const char *path, const char *field, char **out, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return sv_error(SV_ERR_IO, "%s = \"%s\": cannot open: %s", field, path, strerror(errno));
+    char why[160];
+    FILE *f = sv_input_file_open(path, why, sizeof why);
+    if (!f) return sv_error(SV_ERR_IO, "%s = \"%s\": %s", field, path, why);
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     while (buf) {
@@ -41,18 +42,30 @@ static sv_status slurp(const char *path, const char *field, char **out, size_t *
     return SV_OK;
 }
 
+/* The byte at line[q] as shown in a message: itself when printable ASCII,
+ * else an escape ('\x00', '\xef'): a NUL must not end the message early. */
+static const char *shown_byte(const char *line, size_t q, size_t len, char out[8])
+{
+    if (q >= len) return "(nothing)";
+    unsigned char c = (unsigned char)line[q];
+    if (c >= 0x20 && c < 0x7f) snprintf(out, 8, "%c", c);
+    else snprintf(out, 8, "\\x%02x", c);
+    return out;
+}
+
 /* One line of the map into row j of `metal`; blanks around the values are
  * allowed, a trailing comma is not. */
 static sv_status parse_row(const char *line, size_t len, const char *path, int row, int nx, unsigned char *cells)
 {
     int col = 0;
     size_t q = 0;
+    char b[8];
     for (;;) {
         while (q < len && (line[q] == ' ' || line[q] == '\t')) q++;
         char c = q < len ? line[q] : 0;
-        if (c != '0' && c != '1')
+        if (q >= len || (c != '0' && c != '1'))
             return sv_error(SV_ERR_PARSE, "%s: row %d, column %d: '%s': expected 0 (empty) or 1 (metal)", path,
-                            row + 1, col + 1, c ? (char[2]){c, 0} : "(nothing)");
+                            row + 1, col + 1, shown_byte(line, q, len, b));
         if (col >= nx)
             return sv_error(SV_ERR_PARSE, "%s: row %d has more than %d values: expected grid.nx = %d columns", path,
                             row + 1, nx, nx);
@@ -61,8 +74,8 @@ static sv_status parse_row(const char *line, size_t len, const char *path, int r
         while (q < len && (line[q] == ' ' || line[q] == '\t')) q++;
         if (q >= len) break;
         if (line[q] != ',')
-            return sv_error(SV_ERR_PARSE, "%s: row %d, column %d: '%c': expected ',' between values", path, row + 1,
-                            col, line[q]);
+            return sv_error(SV_ERR_PARSE, "%s: row %d, column %d: '%s': expected ',' between values", path, row + 1,
+                            col, shown_byte(line, q, len, b));
         q++;
     }
     if (col != nx)
@@ -84,6 +97,8 @@ sv_status sv_em_pixels_csv_read(const char *path, const char *field, int nx, int
     }
     int row = 0;
     size_t q = 0;
+    /* the UTF-8 byte-order mark some editors (Excel) put first */
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) q = 3;
     while (q < len && !s) {
         size_t e = q;
         while (e < len && text[e] != '\n') e++;

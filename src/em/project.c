@@ -491,6 +491,41 @@ static sv_status check_port_edge(const reader *r, const cJSON *c, const char *fi
     return SV_OK;
 }
 
+/* Ports a (left or bottom) and b (right or top) face each other across a
+ * common stretch: opposite sides, overlapping spans, a before b. */
+static int ports_face(const sv_em_port_def *a, const sv_em_port_def *b)
+{
+    int across = (a->side == SV_EM_LEFT && b->side == SV_EM_RIGHT) || (a->side == SV_EM_BOTTOM && b->side == SV_EM_TOP);
+    return across && a->line < b->line && a->k0 < b->k1 && b->k0 < a->k1;
+}
+
+/* Reference planes moved towards each other must leave line between them:
+ * planes that meet or pass each other describe no two-port (the feed's
+ * transfer matrices would be applied to line that is not there, and a
+ * lossy line comes out with gain). */
+static sv_status check_planes_apart(const reader *r, const sv_em_project *p)
+{
+    for (int i = 0; i < p->nports; i++)
+        for (int j = 0; j < p->nports; j++) {
+            const sv_em_port_def *a = &p->ports[i], *b = &p->ports[j];
+            if (!ports_face(a, b)) continue;
+            int along_x = a->side == SV_EM_LEFT;
+            double d = along_x ? p->grid.dx : p->grid.dy, o = along_x ? p->grid.x0 : p->grid.y0;
+            double pa = o + a->line * d + a->ref_shift, pb = o + b->line * d - b->ref_shift;
+            if (pb - pa > 1e-9 * d) continue;
+            char where[64];
+            snprintf(where, sizeof where, "ports[%d] and ports[%d] reference_plane", i, j);
+            return sv_error(SV_ERR_PARSE,
+                            "%s: %s: the reference planes of ports '%s' (%s = %g) and '%s' (%s = %g) %s: expected "
+                            "shifts that leave line between them (together less than %g, the ports' distance; "
+                            "file units)",
+                            r->file, where, a->name, along_x ? "x" : "y", pa / r->scale, b->name,
+                            along_x ? "x" : "y", pb / r->scale, pb < pa ? "cross" : "meet",
+                            (b->line - a->line) * d / r->scale);
+        }
+    return SV_OK;
+}
+
 /* ports[idx]: its fields in turn, then its place on the metal. */
 static sv_status read_port(const reader *r, const cJSON *c, sv_em_project *p, int idx)
 {
@@ -526,7 +561,7 @@ static sv_status read_ports(const reader *r, const cJSON *root, sv_em_project *p
         sv_status s = read_port(r, c, p, idx);
         if (s) return s;
     }
-    return SV_OK;
+    return check_planes_apart(r, p);
 }
 
 static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
@@ -553,7 +588,7 @@ static sv_status read_sweep(const reader *r, const cJSON *root, sv_em_sweep *sw)
     if ((s = get_num(r, s0, "start", "sweep.start", 1, 0, 0, SV_EM_MAX_FREQ_HZ / scale, &sw->start_hz))) return s;
     if ((s = get_num(r, s0, "stop", "sweep.stop", 1, 0, 1, SV_EM_MAX_FREQ_HZ / scale, &sw->stop_hz))) return s;
     if ((s = get_int(r, s0, "points", "sweep.points", 1, 10000000, &sw->points))) return s;
-    if ((s = get_num(r, s0, "tolerance", "sweep.tolerance", 0, 0, 1, 0.5, &sw->tolerance))) return s;
+    if ((s = get_num(r, s0, "tolerance", "sweep.tolerance", 0, 0, 1, SV_SWEEP_TOLERANCE_MAX, &sw->tolerance))) return s;
     sw->start_hz *= scale;
     sw->stop_hz *= scale;
     if (sw->stop_hz < sw->start_hz)
@@ -575,6 +610,47 @@ static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, co
     if (!cJSON_IsBool(v)) return bad(r, field, v, "expected true or false");
     *out = cJSON_IsTrue(v);
     return SV_OK;
+}
+
+/* Thick metal is checked against Hammerstad-Jensen and a 2-D
+ * finite-difference reference up to t/W 0.5 and t/h 1.1 (tests/em/
+ * test_lines.c, docs/em.md); a conductor more than this many times as
+ * thick as its substrate is outside anything the model was checked on, and
+ * outside any printed board. */
+#define THICK_METAL_MAX_RATIO 2.0
+
+static sv_status check_thickness(const reader *r, const sv_em_stackup *st)
+{
+    if (!st->thick_metal || st->t <= THICK_METAL_MAX_RATIO * st->h) return SV_OK;
+    char v[64], exp[320];
+    snprintf(v, sizeof v, "%g", st->t / r->scale);
+    snprintf(exp, sizeof exp,
+             "thicker than %g times substrate.thickness (%g): expected a thinner metal (the thick-metal model holds "
+             "for t up to about the substrate's thickness, docs/em.md), or effects.thick_metal false to treat it "
+             "as a sheet",
+             THICK_METAL_MAX_RATIO, st->h / r->scale);
+    return perr(r, "metal.thickness", exp, v);
+}
+
+/* A switch given as true (or "exact") that has nothing to act on changes
+ * nothing: the result is the project's as written, but whoever wrote the
+ * switch may expect otherwise (a forgotten loss tangent), so the context's
+ * log gets a warning naming it. Not a refusal: templates that write every
+ * switch and vary tan d or dispersion down to none are ordinary. */
+static void warn_idle_switches(const reader *r, const cJSON *e, const sv_em_project *p)
+{
+    const cJSON *far = cJSON_GetObjectItemCaseSensitive(e, "dispersion_far_field");
+    if (cJSON_IsTrue(far) && !p->dispersion)
+        sv_log(p->ctx, SV_LOG_WARN, "%s: effects.dispersion_far_field = true does nothing without effects.dispersion "
+               "= true", r->file);
+    const cJSON *dl = cJSON_GetObjectItemCaseSensitive(e, "dielectric_loss");
+    if ((cJSON_IsTrue(dl) || cJSON_IsString(dl)) && p->st.tan_delta == 0)
+        sv_log(p->ctx, SV_LOG_WARN, "%s: effects.dielectric_loss = %s does nothing with substrate.tan_delta 0 (or "
+               "missing)", r->file, cJSON_IsTrue(dl) ? "true" : "\"exact\"");
+    const cJSON *tm = cJSON_GetObjectItemCaseSensitive(e, "thick_metal");
+    if (cJSON_IsTrue(tm) && !(p->st.t > 0))
+        sv_log(p->ctx, SV_LOG_WARN, "%s: effects.thick_metal = true does nothing without a metal.thickness > 0",
+               r->file);
 }
 
 /* "effects": switches for the physics beyond the zero-thickness lossless
@@ -615,7 +691,8 @@ static sv_status read_effects(const reader *r, const cJSON *root, sv_em_project 
     st->thick_metal = thick && st->t > 0;
     if (!dloss) st->tan_delta = 0;
     st->exact_dielectric_loss = exact;
-    return SV_OK;
+    if (e) warn_idle_switches(r, e, p);
+    return check_thickness(r, st);
 }
 
 /* The drawing and the ports are on the grid; the mesh splits each cell
@@ -626,9 +703,12 @@ sv_status sv_em_project_split_cells(sv_em_project *p, int k)
     if (!p) return sv_error(SV_ERR_ARG, "sv_em_project_split_cells: the project is NULL");
     int total = sv_em_project_subdivide(p) * k;
     sv_em_grid *g = &p->grid;
-    if (k < 1 || total > SUBDIVIDE_MAX)
-        return sv_error(SV_ERR_ARG, "split of %d x %d: expected 1 to %d x %d in all (the project's grid.subdivide is %d)",
-                        k, k, SUBDIVIDE_MAX, SUBDIVIDE_MAX, sv_em_project_subdivide(p));
+    if (k < 1) return sv_error(SV_ERR_ARG, "split of %d x %d: expected k >= 1", k, k);
+    if (total > SUBDIVIDE_MAX)
+        return sv_error(SV_ERR_ARG,
+                        "split of %d x %d on the project's grid.subdivide of %d is %d x %d in all: expected at most "
+                        "%d x %d in all",
+                        k, k, sv_em_project_subdivide(p), total, total, SUBDIVIDE_MAX, SUBDIVIDE_MAX);
     if ((double)g->nx * g->ny * k * k > 1e8)
         return sv_error(SV_ERR_ARG, "split of %d x %d: %d x %d cells would become more than 1e8", k, k, g->nx, g->ny);
     if (k == 1) return SV_OK;
@@ -703,6 +783,20 @@ sv_status sv_em_project_from_json(sv_ctx *ctx, const cJSON *root, const char *na
     return project_from_tree(ctx, root, &r, out);
 }
 
+/* JSON text holds no raw NUL (RFC 8259: control characters appear only
+ * escaped); a parser that stops at one would read a cut string or miss the
+ * rest of the file, so the first one is refused with its place. */
+static sv_status check_no_nul(const reader *r, const char *text, size_t len)
+{
+    const char *nul = memchr(text, 0, len);
+    if (!nul) return SV_OK;
+    size_t off = (size_t)(nul - text);
+    int line = 1;
+    for (size_t q = 0; q < off; q++) line += text[q] == '\n';
+    return sv_error(SV_ERR_PARSE, "%s: line %d (byte %zu): a NUL byte ('\\x00'): expected JSON text, which holds "
+                    "none", r->file, line, off);
+}
+
 sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, sv_em_project **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_parse: out is NULL");
@@ -712,6 +806,8 @@ sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const c
     const char *slash = name ? strrchr(name, '/') : NULL;
     if (slash && (size_t)(slash - name) < sizeof r.dir)
         snprintf(r.dir, sizeof r.dir, "%.*s", slash == name ? 1 : (int)(slash - name), name);
+    sv_status s = check_no_nul(&r, text, len);
+    if (s) return s;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
@@ -729,7 +825,7 @@ sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const c
                             (size_t)(end - text));
         }
     }
-    sv_status s = project_from_tree(ctx, root, &r, out);
+    s = project_from_tree(ctx, root, &r, out);
     cJSON_Delete(root);
     return s;
 }
@@ -739,8 +835,9 @@ sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_read: out is NULL");
     *out = NULL;
     if (!path) return sv_error(SV_ERR_ARG, "sv_em_project_read: path is NULL");
-    FILE *f = fopen(path, "rb");
-    if (!f) return sv_error(SV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char why[160];
+    FILE *f = sv_input_file_open(path, why, sizeof why);
+    if (!f) return sv_error(SV_ERR_IO, "%s: %s", path, why);
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     if (!buf) {

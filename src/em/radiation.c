@@ -269,6 +269,26 @@ typedef struct plan {
     double *cs;     /* Q² × nexp */
 } plan;
 
+/* Far past the electrical-size limit the expansion's powers (k0·a)^e
+ * overflow: the terms cannot be formed at such a frequency, and the refusal
+ * says where the model holds instead of a LAPACK code. */
+static sv_status beyond_expansion(const sv_em_model *m, double fmax_hz)
+{
+    return sv_error(SV_ERR_ARG,
+                    "radiation at %g Hz: the circuit, %g m across, is %.3g wavelengths there, past what the "
+                    "radiation's moment expansion can represent (the model holds up to %g Hz, docs/em.md): "
+                    "expected frequencies below that, or effects.radiation false",
+                    fmax_hz, 2 * sv_em_radiation_size(m), 2 * sv_em_radiation_size(m) * fmax_hz / SV_EM_C0,
+                    sv_em_radiation_limit_hz(m));
+}
+
+static int all_finite(const double *v, size_t n)
+{
+    for (size_t q = 0; q < n; q++)
+        if (!isfinite(v[q])) return 0;
+    return 1;
+}
+
 static sv_status plan_make(sv_ctx *ctx, const sv_em_model *m, double fmax_hz, double tol, plan *pl)
 {
     memset(pl, 0, sizeof *pl);
@@ -287,7 +307,7 @@ static sv_status plan_make(sv_ctx *ctx, const sv_em_model *m, double fmax_hz, do
         double sc = pow(pl->k0d, e);
         for (size_t q = 0; q < qq; q++) pl->cs[(size_t)e * qq + q] *= sc;
     }
-    return SV_OK;
+    return all_finite(pl->cs, qq * pl->nexp) ? SV_OK : beyond_expansion(m, fmax_hz);
 }
 
 /* The monomials C_e couples: those of total degree lo..hi (N = the pair's
@@ -352,8 +372,12 @@ static sv_status compress_band(sv_em_radiation *rad, int nexp, const double *s, 
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nexp, nexp, (int)rows, 1, s, (int)rows, s, (int)rows, 0,
                     g, nexp);
         /* eigenvalues ascending: σ_j² = lam[nexp − 1 − j] */
-        lapack_int info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'L', nexp, g, nexp, lam);
-        if (info) st = sv_error(SV_ERR_NOCONV, "radiation band compression: dsyev info %d", (int)info);
+        if (!all_finite(g, (size_t)nexp * nexp)) {
+            st = SV_ERR_NONFINITE; /* the expansion overflowed: the caller names the frequency */
+        } else {
+            lapack_int info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'L', nexp, g, nexp, lam);
+            if (info) st = sv_error(SV_ERR_NOCONV, "radiation band compression: dsyev info %d", (int)info);
+        }
     }
     if (!st) {
         double top = fmax(lam[nexp - 1], 0);
@@ -478,6 +502,7 @@ sv_status sv_em_radiation_create(sv_ctx *ctx, const sv_em_model *m, double fmax_
     }
     if (!s) s = project_coefficients(ctx, &pl, rad->rank, rr, sp, team);
     if (!s) s = compress_band(rad, pl.nexp, sp, tol);
+    if (s == SV_ERR_NONFINITE) s = beyond_expansion(m, fmax_hz);
     if (!s) s = sv_progress(ctx, "radiation terms", 0.6);
     if (!s) rad->info.moment_rank = rad->rank;
     if (!s) s = compress_rank(rad, mt, 1e-2 * tol);

@@ -40,6 +40,10 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
         return sv_error(SV_ERR_ARG,
                         "unknown built-in problem '%s': expected rober, hires, orego, vdpol, bruss2d, eb50, lorenz or pollu",
                         name);
+    /* an argument the problem has no use for would be silently ignored */
+    if (arg != 0 && strcmp(name, "bruss2d") && strcmp(name, "eb50"))
+        return sv_error(SV_ERR_ARG, "%s: arg = %g: this problem takes no argument (only bruss2d's grid N and eb50's "
+                        "wavenumber k do)", name, arg);
     sv_ode_builtin *b = ode_builtin_record_new();
     if (!b) return sv_error(SV_ERR_NOMEM, "%s: out of memory", name);
     b->name = names[k];

@@ -4,6 +4,7 @@
  * problem and the method can serve. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "request.h"
 
@@ -30,8 +31,9 @@ static sv_ode_options resolve_options(const sv_ode_options *in)
 static sv_status check_tolerances(const sv_ode_problem *P, const sv_ode_options *o, const char *nm)
 {
     int n = P->n;
-    if (!(o->rtol >= 0) || !isfinite(o->rtol))
-        return sv_error(SV_ERR_ARG, "%s: rtol = %g: expected a finite value >= 0", nm, o->rtol);
+    if (!(o->rtol >= 0) || !(o->rtol <= SV_ODE_RTOL_MAX))
+        return sv_error(SV_ERR_ARG, "%s: rtol = %g: expected a value >= 0 and <= %g (a larger relative tolerance "
+                        "controls no digit of the solution)", nm, o->rtol, SV_ODE_RTOL_MAX);
     if (o->fixed_step <= 0 && o->rtol > 0 && o->rtol < 4 * DBL_EPSILON)
         return sv_error(SV_ERR_ARG, "%s: rtol = %g is below what double precision can deliver (>= %g)", nm, o->rtol,
                         4 * DBL_EPSILON);
@@ -118,6 +120,28 @@ static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *
     return SV_OK;
 }
 
+/* Absolute tolerances within SV_ODE_ATOL_MAX_SCALE times the state's
+ * scale (ode.h): past it the error test passes steps whatever their error. */
+static sv_status check_atol_scale(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E,
+                                  const char *nm)
+{
+    double scale = 1;
+    size_t values = (size_t)(E->y0_shared ? 1 : E->ntraj) * P->n; /* one y0 for all, or one each */
+    for (size_t q = 0; q < values; q++)
+        if (fabs(E->y0[q]) > scale) scale = fabs(E->y0[q]);
+    double hi = SV_ODE_ATOL_MAX_SCALE * scale;
+    for (int i = 0; i < P->n; i++) {
+        double a = o->atol_vec ? o->atol_vec[i] : o->atol;
+        if (!(a > hi)) continue;
+        char which[32] = "atol";
+        if (o->atol_vec) snprintf(which, sizeof which, "atol_vec[%d]", i);
+        return sv_error(SV_ERR_ARG, "%s: %s = %g: expected at most %g (%g times the state's scale %g, the "
+                        "largest |y0| or 1: an error allowed as large as the state controls nothing)",
+                        nm, which, a, hi, SV_ODE_ATOL_MAX_SCALE, scale);
+    }
+    return SV_OK;
+}
+
 /* A sensitivity request the problem and the method can serve. */
 static sv_status check_sensitivities(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E,
                                      const char *nm)
@@ -154,6 +178,7 @@ sv_status ode_request_check(const sv_ode_problem *P, const sv_ode_options *opt, 
     *resolved = resolve_options(opt);
     sv_status st = check_options(P, resolved, nm);
     if (st == SV_OK) st = check_ensemble(P, E, nm);
+    if (st == SV_OK && E->ntraj > 0) st = check_atol_scale(P, resolved, E, nm);
     if (st == SV_OK) st = check_sensitivities(P, resolved, E, nm);
     return st;
 }

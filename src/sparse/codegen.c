@@ -5,6 +5,7 @@
  * factor_chunks). Each kernel variant (precision, lanes) is the same list of
  * macro calls under different macro definitions, cut into functions of
  * about SV_CHUNK operations. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
@@ -50,8 +51,13 @@ sv_status sv_sparse_codegen_check(const sv_sparse_lu *lu, const sv_sparse_codege
 typedef struct emitter {
     FILE *f;
     int col;
-    int err;
+    int err; /* the first failed write's errno (EIO when it set none), else 0 */
 } emitter;
+
+static void note_error(emitter *e)
+{
+    if (!e->err) e->err = errno ? errno : EIO;
+}
 
 static void put(emitter *e, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -64,7 +70,7 @@ static void put(emitter *e, const char *fmt, ...)
     va_start(ap, fmt);
     int r = vfprintf(e->f, fmt, ap);
     va_end(ap);
-    if (r < 0) e->err = 1;
+    if (r < 0) note_error(e);
     else e->col += r;
 }
 
@@ -77,15 +83,15 @@ static void op(emitter *e, const char *fmt, ...)
 static void op(emitter *e, const char *fmt, ...)
 {
     if (e->col > 100) {
-        if (fputs("\n   ", e->f) < 0) e->err = 1;
+        if (fputs("\n   ", e->f) < 0) note_error(e);
         e->col = 3;
     }
     va_list ap;
     va_start(ap, fmt);
-    if (fputc(' ', e->f) == EOF) e->err = 1;
+    if (fputc(' ', e->f) == EOF) note_error(e);
     int r = vfprintf(e->f, fmt, ap);
     va_end(ap);
-    if (r < 0) e->err = 1;
+    if (r < 0) note_error(e);
     else e->col += r + 1;
 }
 
@@ -391,6 +397,7 @@ sv_status sv_sparse_codegen_write(const sv_sparse_lu *lu, const sv_sparse_codege
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
         if (o.emit & variants[v].bit) variant(&e, lu, variants[v].T, variants[v].W, variants[v].tag);
     write_table(&e, lu, o.emit, name);
-    if (e.err || ferror(out)) return sv_error(SV_ERR_IO, "sv_sparse_codegen_write: writing the generated C failed");
+    if (e.err || ferror(out))
+        return sv_error(SV_ERR_IO, "writing the generated C failed: %s", strerror(e.err ? e.err : EIO));
     return SV_OK;
 }

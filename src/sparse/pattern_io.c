@@ -79,18 +79,40 @@ static sv_status read_header(FILE *f, const char *path, int *mirror)
     return SV_OK;
 }
 
+#define MM_N_MAX 100000000L       /* rows of a pattern */
+#define MM_ENTRIES_MAX 500000000L /* entries of a pattern */
+
+/* One decimal count of the size line at *c (moved past it); *big set when
+ * it does not fit a long (its value is then meaningless). 0, or -1 when
+ * there is no number. */
+static int size_field(const char **c, long *v, int *big)
+{
+    char *end;
+    errno = 0;
+    *v = strtol(*c, &end, 10);
+    if (end == *c) return -1;
+    if (errno == ERANGE) *big = 1;
+    *c = end;
+    return 0;
+}
+
 /* The size line "rows cols entries" of a square matrix. */
 static sv_status read_size(FILE *f, const char *path, long *lineno, long *n, long *ne)
 {
-    char line[MM_LINE_MAX], *c;
+    char line[MM_LINE_MAX], *first;
     long nr = -1, nc = -1;
     *ne = -1;
-    sv_status s = next_line(f, path, line, lineno, &c);
+    sv_status s = next_line(f, path, line, lineno, &first);
     if (s) return s;
+    const char *c = first;
     if (!c) return sv_error(SV_ERR_PARSE, "pattern file '%s': expected 'rows cols entries', found the end of the file", path);
-    if (sscanf(c, "%ld %ld %ld", &nr, &nc, ne) != 3)
+    int big = 0;
+    if (size_field(&c, &nr, &big) || size_field(&c, &nc, &big) || size_field(&c, ne, &big))
         return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: expected 'rows cols entries'", path, *lineno);
-    if (nr < 1 || nc != nr || *ne < 0 || nr > 100000000 || *ne > 500000000)
+    if (big || nr > MM_N_MAX || nc > MM_N_MAX || *ne > MM_ENTRIES_MAX)
+        return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: size too large: expected n <= %ld and at most %ld "
+                                      "entries", path, *lineno, (long)MM_N_MAX, (long)MM_ENTRIES_MAX);
+    if (nr < 1 || nc != nr || *ne < 0)
         return sv_error(SV_ERR_PARSE, "pattern file '%s', line %ld: size %ld x %ld with %ld entries: expected a square "
                                       "matrix, n >= 1", path, *lineno, nr, nc, *ne);
     *n = nr;
@@ -136,8 +158,9 @@ sv_status sv_sparse_pattern_read_mm(sv_ctx *ctx, const char *path, sv_sparse_pat
     if (!out) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_read_mm: out is NULL");
     *out = NULL;
     if (!path) return sv_error(SV_ERR_ARG, "sv_sparse_pattern_read_mm: path is NULL");
-    FILE *f = fopen(path, "r");
-    if (!f) return sv_error(SV_ERR_IO, "pattern file '%s': cannot open: %s", path, strerror(errno));
+    char why[160];
+    FILE *f = sv_input_file_open(path, why, sizeof why);
+    if (!f) return sv_error(SV_ERR_IO, "pattern file '%s': %s", path, why);
     int *rows = NULL, *cols = NULL, mirror = 0;
     long lineno = 1, n = 0, ne = 0, m = 0;
     sv_status st = read_header(f, path, &mirror);

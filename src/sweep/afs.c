@@ -58,8 +58,9 @@ static void fill_defaults(const sv_sweep_options *in, sv_sweep_options *o)
 
 static sv_status check_options(const sv_sweep_options *o)
 {
-    if (!(o->tolerance > 0) || !isfinite(o->tolerance))
-        return sv_error(SV_ERR_ARG, "tolerance = %g: expected a finite value > 0", o->tolerance);
+    if (!(o->tolerance > 0 && o->tolerance <= SV_SWEEP_TOLERANCE_MAX))
+        return sv_error(SV_ERR_ARG, "tolerance = %g: expected a value > 0 and <= %g", o->tolerance,
+                        SV_SWEEP_TOLERANCE_MAX);
     if (o->max_exact < 1) return sv_error(SV_ERR_ARG, "max_exact = %d: expected >= 1", o->max_exact);
     if (o->initial < 1) return sv_error(SV_ERR_ARG, "initial = %d: expected >= 1", o->initial);
     if (!(o->deflation > 0 && o->deflation < 1))

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "support_em.h"
@@ -198,6 +199,8 @@ static void test_error_messages(void **state)
         {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion\": 0}", "effects.dispersion = 0"},
         {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"trl\"", "ports[1].calibration = \"trl\""},
         {"\"z0\": 75", "\"z0\": 75, \"calibration\": \"none\", \"reference_plane\": 1", "needs a calibrated port"},
+        {"\"thickness\": 0.035", "\"thickness\": 1000", "metal.thickness = 1000: thicker than 2 times substrate.thickness (1.6)"},
+        {"\"tolerance\": 1e-5", "\"tolerance\": 0.6", "sweep.tolerance = 0.6: expected a number > 0 and <= 0.5"},
         {"}}", "}", "invalid JSON"},
         {"}}", "}} x", "unexpected text"},
     };
@@ -257,6 +260,212 @@ static void test_subdivide(void **state)
     sv_em_project_destroy(a);
     sv_em_project_destroy(b);
     free(sub);
+    /* a split on top of grid.subdivide states the split it makes in all */
+    sub = mutate("\"ny\": 3}", "\"ny\": 3, \"subdivide\": 4}");
+    a = em_test_project(sub);
+    assert_int_equal(sv_em_project_split_cells(a, 5), SV_ERR_ARG);
+    printf("%s\n", sv_last_error());
+    assert_non_null(strstr(sv_last_error(), "split of 5 x 5 on the project's grid.subdivide of 4 is 20 x 20 in all: "
+                                            "expected at most 16 x 16"));
+    sv_em_project_destroy(a);
+    free(sub);
+}
+
+/* The context's warnings, gathered. */
+static void gather(void *user, sv_log_level level, const char *message)
+{
+    char *all = user;
+    if (level == SV_LOG_WARN) snprintf(all + strlen(all), 4096 - strlen(all), "%s\n", message);
+}
+
+/* Effect switches: read as written, with a warning on the context's log
+ * for one given as true that has nothing to act on; thick metal up to
+ * twice the substrate, any thickness as a sheet (it then sets Zs alone). */
+static void test_effects_that_act(void **state)
+{
+    (void)state;
+    const char *cases[][3] = {
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion_far_field\": false}", NULL},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion\": true, \"dispersion_far_field\": true}",
+         NULL},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": false}", NULL},
+        {"\"thickness\": 0.035", "\"thickness\": 3.1", NULL},
+        {"\"thickness\": 0.035}", "\"thickness\": 1000}, \"effects\": {\"thick_metal\": false}", NULL},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dispersion_far_field\": true}",
+         "case.json: effects.dispersion_far_field = true does nothing without effects.dispersion = true"},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": true}",
+         "case.json: effects.dielectric_loss = true does nothing with substrate.tan_delta 0"},
+        {"\"title\": \"t\"", "\"title\": \"t\", \"effects\": {\"dielectric_loss\": \"exact\"}",
+         "effects.dielectric_loss = \"exact\" does nothing"},
+        {"\"conductivity\": 5.8e7, \"thickness\": 0.035", "\"conductivity\": \"inf\"}, \"effects\": {\"thick_metal\": true",
+         "effects.thick_metal = true does nothing without a metal.thickness > 0"},
+    };
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    char warnings[4096];
+    sv_ctx_set_log(ctx, gather, warnings);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *text = mutate(cases[k][0], cases[k][1]);
+        sv_em_project *p = NULL;
+        warnings[0] = 0;
+        sv_status s = sv_em_project_parse(ctx, text, strlen(text), "case.json", &p);
+        if (s) printf("case %zu: %s\n", k, sv_last_error());
+        if (warnings[0]) printf("case %zu: %s", k, warnings);
+        assert_int_equal(s, SV_OK);
+        if (cases[k][2]) assert_non_null(strstr(warnings, cases[k][2]));
+        else assert_int_equal(warnings[0], 0);
+        sv_em_project_destroy(p);
+        free(text);
+    }
+    sv_ctx_destroy(ctx);
+}
+
+/* A 10 mm line on 1 mm cells, ports at x = 0 (P1) and x = 10 (P2), their
+ * reference planes moved in by d1 and d2: the planes are at d1 and 10 - d2. */
+static sv_status line_with_planes(double d1, double d2)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4, \"tan_delta\": 0.02},"
+             " \"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
+             " \"grid\": {\"dx\": 1, \"dy\": 1, \"nx\": 20, \"ny\": 4},"
+             " \"rectangles\": [{\"x\": [0, 10], \"y\": [1, 3]}, {\"x\": [14, 20], \"y\": [1, 3]}],"
+             " \"ports\": [{\"name\": \"P1\", \"side\": \"left\", \"x\": 0, \"y\": [1, 3], \"reference_plane\": %g},"
+             "  {\"name\": \"P2\", \"side\": \"right\", \"x\": 10, \"y\": [1, 3], \"reference_plane\": %g},"
+             "  {\"name\": \"P3\", \"side\": \"left\", \"x\": 14, \"y\": [1, 3], \"reference_plane\": -3}]}",
+             d1, d2);
+    sv_em_project *p = NULL;
+    sv_status s = sv_em_project_parse(NULL, json, strlen(json), "line.json", &p);
+    sv_em_project_destroy(p);
+    return s;
+}
+
+/* Reference planes that meet or pass each other describe no two-port: refused
+ * naming both ports (both moved in by 6 mm gave |S21| = 1.00126 on a lossy
+ * line); planes that leave line between them pass. P3 faces away from P2
+ * (its strip lies beyond P2's) and is moved out: it never meets P2. */
+static void test_reference_planes(void **state)
+{
+    (void)state;
+    assert_int_equal(line_with_planes(4, 4), SV_OK);
+    assert_int_equal(line_with_planes(-2, 9), SV_OK);
+    struct { double d1, d2; const char *expect; } refused[] = {
+        {6, 6, "ports 'P1' (x = 6) and 'P2' (x = 4) cross"},
+        {5, 5, "ports 'P1' (x = 5) and 'P2' (x = 5) meet"},
+        {10, 0, "ports 'P1' (x = 10) and 'P2' (x = 10) meet"},
+        {12, -1, "ports 'P1' (x = 12) and 'P2' (x = 11) cross"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        sv_status s = line_with_planes(refused[k].d1, refused[k].d2);
+        printf("planes %g, %g: %s\n", refused[k].d1, refused[k].d2, sv_last_error());
+        assert_int_equal(s, SV_ERR_PARSE);
+        assert_non_null(strstr(sv_last_error(), refused[k].expect));
+        assert_non_null(strstr(sv_last_error(), "ports[0] and ports[1] reference_plane"));
+        assert_non_null(strstr(sv_last_error(), "less than 10, the ports' distance"));
+    }
+}
+
+/* JSON text holds no raw NUL: refused with its place, whether before the
+ * object or inside a string ("a\0" would otherwise read as "a"). A UTF-8
+ * byte-order mark is accepted. */
+static void test_nul_and_bom(void **state)
+{
+    (void)state;
+    size_t n = strlen(good);
+    char *buf = malloc(n + 4);
+    buf[0] = 0;
+    memcpy(buf + 1, good, n);
+    sv_em_project *p = NULL;
+    assert_int_equal(sv_em_project_parse(NULL, buf, n + 1, "nul.json", &p), SV_ERR_PARSE);
+    printf("%s\n", sv_last_error());
+    assert_non_null(strstr(sv_last_error(), "nul.json: line 1 (byte 0): a NUL byte ('\\x00')"));
+    size_t at = (size_t)(strstr(good, "\"name\": \"a\"") - good) + 10; /* just after the a */
+    memcpy(buf, good, at);
+    buf[at] = 0;
+    memcpy(buf + at + 1, good + at, n - at);
+    assert_int_equal(sv_em_project_parse(NULL, buf, n + 1, "nul.json", &p), SV_ERR_PARSE);
+    char expect[64];
+    snprintf(expect, sizeof expect, "(byte %zu): a NUL byte", at);
+    assert_non_null(strstr(sv_last_error(), expect));
+    assert_null(p);
+    memcpy(buf, "\xef\xbb\xbf", 3);
+    memcpy(buf + 3, good, n);
+    assert_int_equal(sv_em_project_parse(NULL, buf, n + 3, "bom.json", &p), SV_OK);
+    sv_em_project_destroy(p);
+    free(buf);
+}
+
+/* The JSON of a 3 x 2 map read from the CSV file at csv. */
+static void csv_project(char *json, size_t cap, const char *csv)
+{
+    snprintf(json, cap,
+             "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1, \"eps_r\": 4},"
+             " \"metal\": {\"conductivity\": \"inf\"}, \"grid\": {\"dx\": 1, \"dy\": 1, \"nx\": 3, \"ny\": 2},"
+             " \"pixels\": {\"csv\": \"%s\"}, \"ports\": [{\"name\": \"a\", \"side\": \"left\", \"x\": 0, \"y\": [0, 1]}]}",
+             csv);
+}
+
+/* A CSV map: a byte-order mark is skipped (Excel writes one), a NUL is
+ * shown escaped, the message whole. */
+static void test_csv_bom_and_nul(void **state)
+{
+    (void)state;
+    char csv[256], json[1024];
+    snprintf(csv, sizeof csv, "/tmp/sv_test_csv_bom_%d.csv", (int)getpid());
+    FILE *f = fopen(csv, "wb");
+    assert_non_null(f);
+    fputs("\xef\xbb\xbf" "0,1,0\r\n1,1,1\r\n", f);
+    fclose(f);
+    csv_project(json, sizeof json, csv);
+    sv_em_project *p = NULL;
+    assert_int_equal(sv_em_project_parse(NULL, json, strlen(json), "t.json", &p), SV_OK);
+    /* first line = top row j = 1 */
+    assert_true(!sv_em_project_metal(p, 0, 1) && sv_em_project_metal(p, 1, 1) && sv_em_project_metal(p, 0, 0));
+    sv_em_project_destroy(p);
+    f = fopen(csv, "wb");
+    fwrite("0,1,0\n1,\0,1\n", 1, 12, f);
+    fclose(f);
+    assert_int_equal(sv_em_project_parse(NULL, json, strlen(json), "t.json", &p), SV_ERR_PARSE);
+    printf("%s\n", sv_last_error());
+    assert_non_null(strstr(sv_last_error(), "row 2, column 2: '\\x00': expected 0 (empty) or 1 (metal)"));
+    f = fopen(csv, "wb");
+    fwrite("0,1,0\n1\0,1\n", 1, 12, f);
+    fclose(f);
+    assert_int_equal(sv_em_project_parse(NULL, json, strlen(json), "t.json", &p), SV_ERR_PARSE);
+    assert_non_null(strstr(sv_last_error(), "row 2, column 1: '\\x00': expected ',' between values"));
+    remove(csv);
+}
+
+/* Inputs that are not regular files are refused at once: a FIFO with no
+ * writer once blocked open() forever (the alarm turns a hang into a
+ * failure), a directory read as "read error". */
+static void test_not_regular_inputs(void **state)
+{
+    (void)state;
+    char fifo[256], dir[256], json[1024];
+    snprintf(fifo, sizeof fifo, "/tmp/sv_test_fifo_%d", (int)getpid());
+    snprintf(dir, sizeof dir, "/tmp/sv_test_dir_%d", (int)getpid());
+    remove(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    alarm(10);
+    sv_em_project *p = NULL;
+    assert_int_equal(sv_em_project_read(NULL, fifo, &p), SV_ERR_IO);
+    assert_non_null(strstr(sv_last_error(), "is a FIFO (named pipe), not a regular file"));
+    assert_int_equal(sv_em_project_read(NULL, dir, &p), SV_ERR_IO);
+    assert_non_null(strstr(sv_last_error(), "is a directory, not a file"));
+    csv_project(json, sizeof json, fifo);
+    assert_int_equal(sv_em_project_parse(NULL, json, strlen(json), "t.json", &p), SV_ERR_IO);
+    printf("%s\n", sv_last_error());
+    assert_non_null(strstr(sv_last_error(), "pixels.csv = \""));
+    assert_non_null(strstr(sv_last_error(), "is a FIFO"));
+    csv_project(json, sizeof json, dir);
+    assert_int_equal(sv_em_project_parse(NULL, json, strlen(json), "t.json", &p), SV_ERR_IO);
+    assert_non_null(strstr(sv_last_error(), "is a directory"));
+    alarm(0);
+    assert_null(p);
+    remove(fifo);
+    rmdir(dir);
 }
 
 /* Truncations at every byte and random byte mutations: OK or a parse error,
@@ -307,6 +516,11 @@ int main(void)
         cmocka_unit_test(test_csv_and_effects),
         cmocka_unit_test(test_subdivide),
         cmocka_unit_test(test_error_messages),
+        cmocka_unit_test(test_effects_that_act),
+        cmocka_unit_test(test_reference_planes),
+        cmocka_unit_test(test_nul_and_bom),
+        cmocka_unit_test(test_csv_bom_and_nul),
+        cmocka_unit_test(test_not_regular_inputs),
         cmocka_unit_test(test_fuzz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,8 @@ static void test_computable_ranges(void **state)
     accepts((fields){.sub = "\"thickness\": 1e-6, \"eps_r\": 4.4"});
     accepts((fields){.sub = "\"thickness\": 1000, \"eps_r\": 4.4"});
     accepts((fields){.met = "\"conductivity\": 1e-3, \"thickness\": 1e-6"});
-    accepts((fields){.met = "\"conductivity\": 1e10, \"thickness\": 1000"});
+    /* a metal modelled thick is at most twice the substrate: 1 m on 1 m */
+    accepts((fields){.sub = "\"thickness\": 1000, \"eps_r\": 4.4", .met = "\"conductivity\": 1e10, \"thickness\": 1000"});
     accepts((fields){.met = "\"conductivity\": \"inf\", \"thickness\": 0"});
     /* beyond them: refused by field, before the numerics see NaN */
     refuses((fields){.sub = "\"thickness\": 5e-324, \"eps_r\": 4.4"}, "substrate.thickness = 4.94065645841247e-324");
@@ -137,12 +138,14 @@ static void test_cell_size_range(void **state)
 /* A calibrated port's reference plane moves at most the grid's extent
  * along its feed (10 mm here), either way: far beyond it the feed line's
  * transfer matrix overflowed in the calibration with a message naming no
- * field. */
+ * field. Moved all the way in it meets the other port's plane (x = 10):
+ * refused as such. */
 static void test_reference_plane_range(void **state)
 {
     (void)state;
-    accepts((fields){.px = "0, \"reference_plane\": 10"});
+    accepts((fields){.px = "0, \"reference_plane\": 9.5"});
     accepts((fields){.px = "0, \"reference_plane\": -10"});
+    refuses((fields){.px = "0, \"reference_plane\": 10"}, "ports 'a' (x = 10) and 'b' (x = 10) meet");
     const char *expect = "expected a length from -10 to 10 (file units: the grid's extent along the port's feed)";
     refuses((fields){.px = "0, \"reference_plane\": 10.5"}, "ports[0].reference_plane = 10.5: ");
     refuses((fields){.px = "0, \"reference_plane\": 1e300"}, expect);

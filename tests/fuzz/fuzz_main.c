@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzz_edges.h"
 #include "fuzz_run.h"
 
 typedef struct seed_file {
@@ -117,7 +118,7 @@ static void tally(counts *c, fz_kind kind, const fz_verdict *v)
     c->exit_code[v->rc >= 0 && v->rc <= 3 ? v->rc : 4]++;
 }
 
-static const char *const kind_name[FZ_KINDS] = {"solve", "sweep", "codegen"};
+static const char *const kind_name[FZ_KINDS] = {"solve", "sweep", "codegen", "ode"};
 
 /* A failing case: its input and what went wrong, kept for the report. */
 static void keep_failure(const options *o, counts *c, const char *label, fz_kind kind, const fz_buf *input,
@@ -128,7 +129,8 @@ static void keep_failure(const options *o, counts *c, const char *label, fz_kind
     snprintf(dir, sizeof dir, "%s/failures", o->work);
     mkdir(dir, 0700);
     snprintf(path, sizeof path, "%s/%s%s", dir, label,
-             strchr(label, '.') ? "" : kind == FZ_CODEGEN ? ".mtx" : ".json"); /* corpus labels are file names */
+             strchr(label, '.') ? "" : kind == FZ_CODEGEN ? ".mtx" : kind == FZ_ODE ? ".txt" : ".json");
+    /* corpus labels are file names; an ode case keeps its command line */
     FILE *f = fopen(path, "wb");
     if (f) fwrite(input->data, 1, input->len, f), fclose(f);
     fprintf(stderr, "fuzz: FAIL %s (%s, %s; exit %d after %.2f s): %s\n      input kept as %s\n", label,
@@ -162,7 +164,7 @@ static void run_corpus(const options *o, const fz_config *cfg, counts *c)
             exit(2);
         }
         fz_verdict v;
-        int bad = fz_run(cfg, kind, FZ_OUT_FILE, &one.f[0].text, 0, NULL, rc, *regex ? regex : NULL, &v, &out);
+        int bad = fz_run(cfg, kind, FZ_OUT_FILE, &one.f[0].text, NULL, 0, NULL, rc, *regex ? regex : NULL, &v, &out);
         tally(c, kind, &v);
         c->corpus++;
         if (bad) keep_failure(o, c, file, kind, &one.f[0].text, &v, "corpus");
@@ -193,13 +195,87 @@ static void prepare_kills(const fz_config *cfg, const seeds *projects, kill_targ
             x->seed = &projects->f[k];
             x->kind = (fz_kind)kind;
             fz_verdict v;
-            if (fz_run(cfg, x->kind, FZ_OUT_FILE, &x->seed->text, 0, NULL, 0, NULL, &v, &x->reference)) {
+            if (fz_run(cfg, x->kind, FZ_OUT_FILE, &x->seed->text, NULL, 0, NULL, 0, NULL, &v, &x->reference)) {
                 fprintf(stderr, "fuzz: the kill campaign's reference run of %s failed: %s\n", x->seed->name, v.why);
                 exit(2);
             }
             x->seconds = v.seconds;
         }
     }
+}
+
+/* One case of the edge inputs (fuzz_edges.h): frequencies as text, planes
+ * and effects, byte-order marks and NULs, CSV maps, inputs that are not
+ * regular files, ODE tolerances. */
+static void run_edge_case(const options *o, const fz_config *cfg, counts *c, fz_rng *r, const seeds *projects,
+                          const seeds *patterns, const char *label, fz_buf *input, fz_buf *out)
+{
+    fz_extra x = {0};
+    fz_buf map = {0};
+    fz_kind kind = FZ_SOLVE;
+    const seed_file *base = pick(r, projects);
+    fz_buf_set(input, base->text.data, base->text.len);
+    char freq[256], descr[300];
+    const char *how = "", *ode[13];
+    switch (fz_below(r, 8)) {
+    case 0:
+        fz_edge_freq_list(r, freq, sizeof freq);
+        x.freq = freq, x.edge_args = 1, how = "--freq at its edges";
+        break;
+    case 1:
+        kind = FZ_SWEEP;
+        if (fz_below(r, 2)) x.start = fz_edge_freq(r);
+        if (!x.start || fz_below(r, 2)) x.stop = fz_edge_freq(r);
+        x.edge_args = 1, how = "--start/--stop at their edges";
+        break;
+    case 2:
+        kind = fz_below(r, 4) ? FZ_SOLVE : FZ_SWEEP;
+        how = fz_edge_project(r, input);
+        break;
+    case 3:
+        if (fz_below(r, 3) == 0) {
+            kind = FZ_CODEGEN;
+            base = pick(r, patterns);
+            fz_buf_set(input, base->text.data, base->text.len);
+        }
+        how = fz_edge_bytes(r, input);
+        break;
+    case 4:
+        how = fz_edge_csv_case(r, input, &map, "map.csv");
+        x.map = &map;
+        break;
+    case 5: {
+        unsigned which = fz_below(r, 4);
+        kind = which == 0 ? FZ_SWEEP : which == 1 ? FZ_CODEGEN : FZ_SOLVE;
+        if (kind == FZ_CODEGEN) fz_buf_set(input, "", 0);
+        if (which == 3) { /* the project is fine, its map is not a file */
+            fz_edge_csv_case(r, input, &map, "map.csv");
+            x.map = &map;
+            x.map_as = fz_below(r, 2) ? FZ_IN_FIFO : FZ_IN_DIR;
+        } else {
+            x.input = fz_below(r, 2) ? FZ_IN_FIFO : FZ_IN_DIR;
+        }
+        how = x.input == FZ_IN_FIFO || x.map_as == FZ_IN_FIFO ? "a FIFO with no writer" : "a directory";
+        break;
+    }
+    default:
+        kind = FZ_ODE;
+        x.problem = fz_edge_ode(r, ode);
+        x.ode = ode;
+        fz_buf_set(input, "", 0);
+        for (int k = 0; ode[k]; k++) { /* the command line is the case's record */
+            fz_buf_append(input, ode[k], strlen(ode[k]));
+            fz_buf_append(input, "\n", 1);
+        }
+        how = "ode tolerances and arguments";
+        break;
+    }
+    snprintf(descr, sizeof descr, "%s, %s", kind == FZ_ODE ? x.problem : base->name, how);
+    fz_verdict v;
+    if (fz_run(cfg, kind, FZ_OUT_FILE, input, &x, 0, NULL, -1, NULL, &v, out))
+        keep_failure(o, c, label, kind, input, &v, descr);
+    tally(c, kind, &v);
+    fz_buf_free(&map);
 }
 
 static void usage(void)
@@ -280,14 +356,18 @@ int main(int argc, char **argv)
         if (what < 5 && nkills) { /* killed at a random moment of a good run */
             kill_target *k = &kills[fz_below(&r, (unsigned)nkills)];
             double at = k->seconds * 1.2 * (double)(fz_next(&r) % 1000) / 1000.0;
-            if (fz_run(&cfg, k->kind, FZ_OUT_FILE, &k->seed->text, at > 0 ? at : 1e-3, &k->reference, -1, NULL, &v,
-                       &out))
+            if (fz_run(&cfg, k->kind, FZ_OUT_FILE, &k->seed->text, NULL, at > 0 ? at : 1e-3, &k->reference, -1, NULL,
+                       &v, &out))
                 keep_failure(&o, &c, label, k->kind, &k->seed->text, &v, "killed");
             tally(&c, k->kind, &v);
             c.kills++;
             continue;
         }
-        fz_kind kind = what < 55 ? FZ_SOLVE : what < 70 ? FZ_SWEEP : FZ_CODEGEN;
+        if (what < 17) { /* an input at its edges */
+            run_edge_case(&o, &cfg, &c, &r, &projects, &patterns, label, &input, &out);
+            continue;
+        }
+        fz_kind kind = what < 59 ? FZ_SOLVE : what < 72 ? FZ_SWEEP : FZ_CODEGEN;
         const seeds *s = kind == FZ_CODEGEN ? &patterns : &projects;
         const seed_file *base = pick(&r, s), *other = pick(&r, s);
         fz_buf_set(&input, base->text.data, base->text.len);
@@ -303,16 +383,16 @@ int main(int argc, char **argv)
         unsigned w = fz_below(&r, 100);
         fz_output where = w < 4 ? FZ_OUT_SYMLINK : w < 7 ? FZ_OUT_INPUT : FZ_OUT_FILE;
         c.symlinked += where == FZ_OUT_SYMLINK, c.onto_input += where == FZ_OUT_INPUT;
-        if (fz_run(&cfg, kind, where, &input, 0, NULL, -1, NULL, &v, &out))
+        if (fz_run(&cfg, kind, where, &input, NULL, 0, NULL, -1, NULL, &v, &out))
             keep_failure(&o, &c, label, kind, &input, &v, descr);
         tally(&c, kind, &v);
     }
-    printf("fuzz: seed %llu: %ld cases (%ld corpus, %ld solve, %ld sweep, %ld codegen; %ld killed on purpose, "
+    printf("fuzz: seed %llu: %ld cases (%ld corpus, %ld solve, %ld sweep, %ld codegen, %ld ode; %ld killed on purpose, "
            "%ld written through a symlink, %ld with the input as the output) in %.1f s\n"
            "fuzz: exits 0: %ld, 1: %ld, 2: %ld, 3: %ld, other: %ld\n"
            "fuzz: %ld crashes, %ld sanitizer reports, %ld hangs, %ld wrong exits, %ld bad messages, %ld data lost; "
            "%ld failing cases\n",
-           o.seed, c.cases, c.corpus, c.by_kind[FZ_SOLVE], c.by_kind[FZ_SWEEP], c.by_kind[FZ_CODEGEN], c.kills,
+           o.seed, c.cases, c.corpus, c.by_kind[FZ_SOLVE], c.by_kind[FZ_SWEEP], c.by_kind[FZ_CODEGEN], c.by_kind[FZ_ODE], c.kills,
            c.symlinked, c.onto_input, now() - t0, c.exit_code[0], c.exit_code[1], c.exit_code[2], c.exit_code[3], c.exit_code[4], c.crash,
            c.sanitizer, c.hang, c.wrong_exit, c.bad_message, c.data_lost, c.failed);
     fflush(stdout); /* before a sanitizer's exit-time check could end the process */

@@ -199,22 +199,43 @@ static int matches(const char *text, const char *regex)
 }
 
 /* The exit codes a run of `kind` may end with (1 for each allowed code). */
-static int allowed_exit(fz_kind kind, int rc, const fz_buf *err)
+static int allowed_exit(fz_kind kind, const fz_extra *x, int rc, const fz_buf *err)
 {
     if (rc == 0 || rc == 1) return 1;
     if (kind == FZ_SWEEP && rc == 3) return 1; /* written, tolerance not met */
     /* a mutated port count meets the Touchstone name rule */
     if (kind != FZ_CODEGEN && rc == 2 && strstr(err->data, "-port result needs a name ending in")) return 1;
+    /* arguments at their edges: refused as bad arguments, naming the option or the value */
+    if (rc == 2 && (kind == FZ_ODE || x->edge_args) && strstr(err->data, "solvent ")) return 1;
     return 0;
+}
+
+/* Whatever an earlier case left at path (a file, a FIFO, a folder) goes. */
+static void clear_path(const char *path)
+{
+    if (unlink(path) && errno == EISDIR) rmdir(path);
+    rmdir(path);
+}
+
+/* path as `as` asks: the bytes of b in a regular file, a FIFO with no
+ * writer, or an empty folder. 0 or -1. */
+static int make_input(const char *path, fz_input as, const fz_buf *b)
+{
+    if (as == FZ_IN_FIFO) return mkfifo(path, 0600);
+    if (as == FZ_IN_DIR) return mkdir(path, 0700);
+    return write_file(path, b->data, b->len);
 }
 
 /* The input, and the output's previous state as `where` asks. */
 static void prepare(const fz_config *cfg, fz_output where, const char *in, const char *out, const char *real,
-                    const fz_buf *input)
+                    const char *map, const fz_buf *input, const fz_extra *x)
 {
+    clear_path(in);
+    clear_path(map);
     unlink(out);
     unlink(real);
-    int bad = write_file(in, input->data, input->len);
+    int bad = x->problem ? 0 : make_input(in, x->input, input);
+    if (x->map) bad |= make_input(map, x->map_as, x->map);
     if (where == FZ_OUT_FILE) bad |= write_file(out, previous, sizeof previous - 1);
     if (where == FZ_OUT_SYMLINK)
         bad |= write_file(real, previous, sizeof previous - 1) | symlink(strrchr(real, '/') + 1, out);
@@ -225,43 +246,92 @@ static void prepare(const fz_config *cfg, fz_output where, const char *in, const
     }
 }
 
-int fz_run(const fz_config *cfg, fz_kind kind, fz_output where, const fz_buf *input, double kill_after_s,
-           const fz_buf *reference, int expect_rc, const char *expect_msg, fz_verdict *v, fz_buf *output)
+/* The command line of a case: the kind's arguments, the extras, the memory limit. */
+static void command_line(const fz_config *cfg, fz_kind kind, const fz_extra *x, const char *in, const char *out,
+                         char **argv)
 {
-    memset(v, 0, sizeof *v);
-    char in[4200], out[4200], real[4200], err[4200];
-    const char *ext = kind == FZ_CODEGEN ? "c" : "s2p";
-    snprintf(in, sizeof in, "%s/case.%s", cfg->work, kind == FZ_CODEGEN ? "mtx" : "json");
-    snprintf(out, sizeof out, "%s/out.%s", cfg->work, ext);
-    snprintf(real, sizeof real, "%s/real.%s", cfg->work, ext);
-    snprintf(err, sizeof err, "%s/stderr.txt", cfg->work);
-    prepare(cfg, where, in, out, real, input);
-    char *argv[24];
     int a = 0;
     argv[a++] = (char *)cfg->tool;
     if (kind == FZ_CODEGEN) {
-        char *rest[] = {"codegen", in, "-o", out, "--max-updates", "20000", "--max-subst", "20000", NULL};
+        char *rest[] = {"codegen", (char *)in, "-o", (char *)out, "--max-updates", "20000", "--max-subst", "20000", NULL};
         for (int k = 0; rest[k]; k++) argv[a++] = rest[k];
     } else if (kind == FZ_SOLVE) {
-        char *rest[] = {"solve", in, "--freq", "1GHz,3.5GHz", "-o", out, "--threads", "1", NULL};
+        char *rest[] = {"solve", (char *)in, "--freq", x->freq ? (char *)x->freq : "1GHz,3.5GHz", "-o", (char *)out,
+                        "--threads", "1", NULL};
         for (int k = 0; rest[k]; k++) argv[a++] = rest[k];
+    } else if (kind == FZ_SWEEP) {
+        char *rest[] = {"sweep", (char *)in, "-o", (char *)out, "--points", "4", "--max-exact", "4", "--threads", "1",
+                        "--device", "cpu", "--quiet", NULL};
+        for (int k = 0; rest[k]; k++) argv[a++] = rest[k];
+        if (x->start) argv[a++] = "--start", argv[a++] = (char *)x->start;
+        if (x->stop) argv[a++] = "--stop", argv[a++] = (char *)x->stop;
     } else {
-        char *rest[] = {"sweep", in, "-o", out, "--points", "4", "--max-exact", "4", "--threads", "1", "--device",
-                        "cpu", "--quiet", NULL};
+        argv[a++] = "ode";
+        argv[a++] = (char *)x->problem;
+        for (int k = 0; x->ode && x->ode[k] && k < 12; k++) argv[a++] = (char *)x->ode[k];
+        char *rest[] = {"--threads", "1", "--quiet", "--out", (char *)out, NULL};
         for (int k = 0; rest[k]; k++) argv[a++] = rest[k];
+        argv[a] = NULL;
+        return; /* ode has no --memory-limit */
     }
     if (strcmp(cfg->memory, "none")) { /* "none": for builds older than the option */
         argv[a++] = "--memory-limit";
         argv[a++] = (char *)cfg->memory;
     }
     argv[a] = NULL;
+}
+
+/* What a finished run wrote, or why it is no result (NULL: fine). */
+static const char *output_problem(fz_kind kind, const fz_buf *output)
+{
+    if (kind == FZ_CODEGEN) return strstr(output->data, "const sv_sparse_kernels") ? NULL : "no kernel table";
+    if (kind != FZ_ODE) return touchstone_problem(output);
+    if (strncmp(output->data, "traj,status,t", 13)) return "no CSV header";
+    for (size_t k = 0; k + 3 <= output->len; k++)
+        if (!strncasecmp(output->data + k, "nan", 3) || !strncasecmp(output->data + k, "inf", 3))
+            return "a non-finite value";
+    return NULL;
+}
+
+/* An input that is not a regular file (the project, or its map) must be
+ * refused at once, naming the file and what it is. */
+static void check_not_regular(const fz_extra *x, const fz_buf *e, fz_verdict *v)
+{
+    int project = x->input != FZ_IN_FILE;
+    const char *name = project ? "case." : "map.csv";
+    if (v->rc != 1 || !strstr(e->data, name) ||
+        (!strstr(e->data, "is a directory") && !strstr(e->data, "not a regular file")))
+        flag(v, &v->wrong_exit, project ? "a project that is not a regular file was not refused"
+                                        : "a map that is not a regular file was not refused",
+             e->data);
+}
+
+int fz_run(const fz_config *cfg, fz_kind kind, fz_output where, const fz_buf *input, const fz_extra *x,
+           double kill_after_s, const fz_buf *reference, int expect_rc, const char *expect_msg, fz_verdict *v,
+           fz_buf *output)
+{
+    static const fz_extra none = {0};
+    if (!x) x = &none;
+    memset(v, 0, sizeof *v);
+    char in[4200], out[4200], real[4200], err[4200], map[4200];
+    const char *ext = kind == FZ_CODEGEN ? "c" : kind == FZ_ODE ? "csv" : "s2p";
+    snprintf(in, sizeof in, "%s/case.%s", cfg->work, kind == FZ_CODEGEN ? "mtx" : "json");
+    snprintf(out, sizeof out, "%s/out.%s", cfg->work, ext);
+    snprintf(real, sizeof real, "%s/real.%s", cfg->work, ext);
+    snprintf(err, sizeof err, "%s/stderr.txt", cfg->work);
+    snprintf(map, sizeof map, "%s/map.csv", cfg->work);
+    prepare(cfg, where, in, out, real, map, input, x);
+    char *argv[40];
+    command_line(cfg, kind, x, in, out, argv);
 
     int timed_out;
     int status = run_tool(argv, err, cfg->timeout_s, kill_after_s, &timed_out, &v->seconds);
+    int regular = x->input == FZ_IN_FILE && (!x->map || x->map_as == FZ_IN_FILE);
     fz_buf e = {0}, now_in = {0};
     read_file(err, &e);
     read_file(out, output); /* through the symlink, when there is one */
-    read_file(in, &now_in);
+    if (x->input == FZ_IN_FILE && !x->problem) read_file(in, &now_in); /* a FIFO would block */
+    clear_path(in), clear_path(map); /* no FIFO left for the next case's writer to block on */
     struct stat ls;
     if (where == FZ_OUT_SYMLINK && (lstat(out, &ls) || !S_ISLNK(ls.st_mode)))
         flag(v, &v->data_lost, "the output's symlink was replaced", NULL);
@@ -275,7 +345,8 @@ int fz_run(const fz_config *cfg, fz_kind kind, fz_output where, const fz_buf *in
         flag(v, &v->sanitizer, "a sanitizer report", e.data);
     size_t bad = bad_text(&e);
     if (bad) flag(v, &v->bad_message, "a control character or invalid UTF-8 on stderr", e.data + bad - 1);
-    if (now_in.len != input->len || memcmp(now_in.data, input->data, input->len))
+    if (x->input == FZ_IN_FILE && !x->problem &&
+        (now_in.len != input->len || memcmp(now_in.data, input->data, input->len)))
         flag(v, &v->data_lost, "the input file changed", NULL);
     char tmpname[256];
     if (leftovers(cfg->work, tmpname, sizeof tmpname)) flag(v, &v->data_lost, "a temporary file was left", tmpname);
@@ -289,24 +360,23 @@ int fz_run(const fz_config *cfg, fz_kind kind, fz_output where, const fz_buf *in
         int whole = reference && output->len == reference->len && !memcmp(output->data, reference->data, output->len);
         if (!unchanged && !whole) flag(v, &v->data_lost, "a killed run left a partial output", NULL);
     } else if (!killed && !timed_out && v->rc != FZ_SANITIZER_EXIT) {
+        if (!regular) check_not_regular(x, &e, v);
         if (expect_rc >= 0 && v->rc != expect_rc) {
             char d[64];
             snprintf(d, sizeof d, "exit %d, the corpus expects %d", v->rc, expect_rc);
             flag(v, &v->wrong_exit, "a corpus case's exit code", d);
-        } else if (expect_rc < 0 && !allowed_exit(kind, v->rc, &e)) {
+        } else if (expect_rc < 0 && !allowed_exit(kind, x, v->rc, &e)) {
             flag(v, &v->wrong_exit, "an exit code the command does not document here", e.data);
         }
         if (expect_msg && !matches(e.data, expect_msg)) flag(v, &v->wrong_exit, "not the corpus case's message", e.data);
         if (v->rc == 0 || v->rc == 3) {
-            const char *why = unchanged ? "the output was not written"
-                              : kind == FZ_CODEGEN ? (strstr(output->data, "const sv_sparse_kernels") ? NULL
-                                                                                                     : "no kernel table")
-                                                   : touchstone_problem(output);
+            const char *why = unchanged ? "the output was not written" : output_problem(kind, output);
             if (why) flag(v, &v->wrong_exit, "exit 0 with a bad output", why);
         } else {
             if (!unchanged) flag(v, &v->data_lost, "a failed run changed the previous output", NULL);
             if (!strstr(e.data, "solvent ")) flag(v, &v->wrong_exit, "a failure without a message", NULL);
-            else if (v->rc == 1 && !strstr(e.data, "case.")) flag(v, &v->wrong_exit, "a message not naming the input", e.data);
+            else if (v->rc == 1 && kind != FZ_ODE && !strstr(e.data, "case."))
+                flag(v, &v->wrong_exit, "a message not naming the input", e.data);
         }
     }
     fz_buf_free(&e);

@@ -116,6 +116,32 @@ static void test_bad_requests(void **s)
     o.lanes = 3;
     expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "lanes = 3");
     sv_ode_options_default(&o);
+    o.rtol = 1e300; /* once accepted: rober came out as (-1.9e57, -1e30, -3.1e34) */
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "rtol = 1e+300: expected a value >= 0 and <= 0.1");
+    o.rtol = INFINITY;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "rtol = inf");
+    o.rtol = SV_ODE_RTOL_MAX; /* the bound itself is a value */
+    o.atol = 1e300;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "atol = 1e+300: expected at most 1 ");
+    /* the bound is the state's scale, max(1, the largest |y0|): 1 above, 4 here */
+    y0 = -4;
+    o.atol = 4.5;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "atol = 4.5: expected at most 4 ");
+    double avec[1] = {20};
+    o.atol_vec = avec;
+    expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "atol_vec[0] = 20");
+    avec[0] = 4;
+    assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+    /* one y0 shared by a large ensemble: its n values alone set the scale */
+    double p2[2000], out2[2000];
+    for (int k = 0; k < 2000; k++) p2[k] = k % 2 ? 0 : 1;
+    sv_ode_ensemble shared = {.ntraj = 1000, .nsave = 2, .tsave = ts, .y0 = &y0, .y0_shared = 1, .params = p2,
+                              .out = out2};
+    assert_int_equal(sv_ode_solve(NULL, P, &o, &shared), SV_OK);
+    avec[0] = 4.5;
+    expect_error(sv_ode_solve(NULL, P, &o, &shared), SV_ERR_ARG, "atol_vec[0] = 4.5: expected at most 4 ");
+    y0 = 1;
+    sv_ode_options_default(&o);
     ts[1] = 0.5;
     expect_error(sv_ode_solve(NULL, P, &o, &e), SV_ERR_ARG, "tsave must increase");
     ts[1] = 2;
@@ -228,6 +254,10 @@ static void test_bad_problems(void **s)
     sv_ode_builtin *b = NULL;
     expect_error(sv_ode_builtin_create(NULL, "nosuch", 0, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG, "nosuch");
     expect_error(sv_ode_builtin_create(NULL, "bruss2d", 2.5, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG, "grid N");
+    /* an argument a problem has no use for is refused, not ignored */
+    expect_error(sv_ode_builtin_create(NULL, "rober", 5, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG,
+                 "rober: arg = 5: this problem takes no argument");
+    expect_error(sv_ode_builtin_create(NULL, "pollu", 1, SV_ODE_JAC_ANALYTIC, &b), SV_ERR_ARG, "pollu: arg = 1");
 }
 
 /* Sizes whose products do not fit: a dense problem whose n² Jacobian

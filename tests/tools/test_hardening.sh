@@ -193,7 +193,7 @@ expect 2 "unknown option '--\\\\x1b\[31m'" -- "$tool" sweep "$p" $'--\033[31m'
 
 # --- item 12: `solvent ode` exit codes: 2 for any argument the library refuses ---
 expect 2 "rtol = 1e-30" -- "$tool" ode rober --rtol 1e-30 --quiet
-expect 2 "lanes = 3" -- "$tool" ode rober --lanes 3 --quiet
+expect 2 "--lanes '3': expected 1, 2, 4, 8 or 16" -- "$tool" ode rober --lanes 3 --quiet
 expect 2 "rtol = 0 and atol = 0" -- "$tool" ode rober --rtol 0 --atol 0 --quiet
 expect 2 "--rtol '-1': expected a number >= 0" -- "$tool" ode rober --rtol -1 --quiet
 expect 2 "--atol '-1e-9': expected a number >= 0" -- "$tool" ode rober --atol -1e-9 --quiet
@@ -223,6 +223,86 @@ printf '%%%%MatrixMarket matrix coordinate pattern general\n1000000 1000000 1\n1
 expect 1 "1000000 entries, so at least as many substitution terms: more than --max-subst 50000" -- \
   "$tool" codegen "$tmp/big.mtx" -o "$tmp/h.c"
 [[ ! -e "$tmp/h.c" ]] || fail "codegen wrote kernels past its limits"
+
+# --- issue 40: inputs at their edges ---
+# numbers as people write them: hexadecimal, inf and nan refused naming the
+# text (0x10 was read as 16 Hz); a subnormal frequency is read as written
+expect 2 "--freq: '0x10': expected a decimal frequency" -- "$tool" solve "$p" --freq 0x10 -o "$tmp/e.s2p"
+expect 2 "--freq: 'inf'" -- "$tool" solve "$p" --freq inf -o "$tmp/e.s2p"
+expect 2 "--freq: 'nan'" -- "$tool" solve "$p" --freq 1e9,nan -o "$tmp/e.s2p"
+expect 2 "--freq: '1e-400'" -- "$tool" solve "$p" --freq 1e-400 -o "$tmp/e.s2p"
+expect 2 "--start '0x1p3'" -- "$tool" sweep "$p" --start 0x1p3 --quiet
+expect 2 "--memory-limit '0x10'" -- "$tool" sweep "$p" --memory-limit 0x10 --quiet
+expect 2 "--rtol 'nan': expected a decimal number" -- "$tool" ode rober --rtol nan --quiet
+"$tool" solve "$p" --freq 1e-320 -o "$tmp/e.s2p" >/dev/null 2>"$tmp/err"
+[[ $? -ne 2 ]] && ! grep -q "expected a decimal frequency" "$tmp/err" || fail "--freq 1e-320 (subnormal) refused as out of range"
+# one value per option: a repeated one is refused, not the last taken
+expect 2 "--subdivide is given twice" -- "$tool" sweep "$p" --subdivide 2 --subdivide 3 --quiet
+expect 2 "-o is given twice" -- "$tool" sweep "$p" -o "$tmp/a.s2p" --output "$tmp/b.s2p" --quiet
+expect 2 "--freq is given twice" -- "$tool" solve "$p" --freq 1e9 --freq 2e9 -o "$tmp/e.s2p"
+expect 2 "--rtol is given twice" -- "$tool" ode rober --rtol 1e-6 --rtol 1e-7 --quiet
+expect 2 "--name is given twice" -- "$tool" codegen "$pattern" -o "$tmp/e.c" --name a --name b
+# the combined split is stated
+sed 's/"ny": 4}/"ny": 4, "subdivide": 4}/' "$p" >"$tmp/sub4.json"
+expect 1 "split of 5 x 5 on the project's grid.subdivide of 4 is 20 x 20 in all" -- \
+  "$tool" sweep "$tmp/sub4.json" --subdivide 5 -o "$tmp/e.s2p" --quiet
+# the sweep's tolerance is bounded where the library bounds it
+expect 2 "--tol '0.6': expected a number > 0 and <= 0.5" -- "$tool" sweep "$p" --tol 0.6 --quiet
+expect 0 "" -- "$tool" sweep "$p" --tol 0.5 -o "$tmp/tol.s2p" --quiet
+# ode: tolerances bounded (rober at 1e300 ended at y = (-1.9e57, -1e30, -3.1e34), exit 0),
+# an empty --sens and an unused --arg refused, --help and --lanes agree
+expect 2 "rtol = 1e\+300: expected a value >= 0 and <= 0.1" -- "$tool" ode rober --rtol 1e300 --atol 1e300 --quiet
+expect 2 "atol = 1e\+300: expected at most 1 " -- "$tool" ode rober --atol 1e300 --quiet
+expect 2 "--sens '': expected a comma-separated list" -- "$tool" ode rober --sens "" --quiet
+expect 2 "rober: arg = 5: this problem takes no argument" -- "$tool" ode rober --arg 5 --quiet
+"$tool" ode --help | grep -q "rtol at most" || fail "ode --help does not state the tolerances' bounds"
+lanes=$("$tool" ode --help | grep -A1 -- "--lanes" | grep -oE "[0-9]+(, [0-9]+)* or [0-9]+")
+[[ $lanes == "1, 2, 4, 8 or 16" ]] || fail "ode --help lists lanes '$lanes'"
+for w in 1 2 4 8 16; do expect 0 "" -- "$tool" ode rober --lanes $w --quiet; done
+expect 2 "--lanes '0': expected 1, 2, 4, 8 or 16" -- "$tool" ode rober --lanes 0 --quiet
+# codegen: a size that overflows is "too large", a full disk names the file and the error
+printf '%%%%MatrixMarket matrix coordinate pattern general\n99999999999999999999 99999999999999999999 1\n1 1\n' >"$tmp/over.mtx"
+expect 1 "over.mtx', line 2: size too large: expected n <= 100000000" -- "$tool" codegen "$tmp/over.mtx" -o "$tmp/e.c"
+[[ -w /dev/full ]] && expect 1 "-o /dev/full: .*No space left on device" -- "$tool" codegen "$pattern" -o /dev/full --name k
+# reference planes that cross (|S21| = 1.00126 on a lossy line) are refused naming both ports
+sed 's/"x": 0, "y": \[1, 3\]}/"x": 0, "y": [1, 3], "reference_plane": 6}/; s/"x": 10, "y": \[1, 3\]}/"x": 10, "y": [1, 3], "reference_plane": 6}/' \
+  "$p" >"$tmp/cross.json"
+expect 1 "cross.json: ports\[0\] and ports\[1\] reference_plane: the reference planes of ports 'P1' \(x = 6\) and 'P2' \(x = 4\) cross" -- \
+  "$tool" solve "$tmp/cross.json" --freq 1GHz -o "$tmp/e.s2p"
+# inputs that are not regular files: refused at once (a FIFO with no writer hung in open())
+mkfifo "$tmp/fifo.json" "$tmp/csv/fifo.csv"
+mkdir "$tmp/dir.json" "$tmp/csv/dir.csv"
+expect 1 "fifo.json: is a FIFO \(named pipe\), not a regular file" -- timeout 20 "$tool" solve "$tmp/fifo.json" --freq 1GHz -o "$tmp/e.s2p"
+expect 1 "dir.json: is a directory" -- timeout 20 "$tool" sweep "$tmp/dir.json" -o "$tmp/e.s2p" --quiet
+expect 1 "fifo.json'?: is a FIFO" -- timeout 20 "$tool" codegen "$tmp/fifo.json" -o "$tmp/e.c"
+for m in fifo dir; do
+  sed "s|map.s2p|$m.csv|" "$tmp/csv/p.json" >"$tmp/csv/$m.json"
+  expect 1 "pixels.csv = .*$m.csv.*: is a (FIFO|directory)" -- timeout 20 "$tool" solve "$tmp/csv/$m.json" --freq 1GHz -o "$tmp/e.s2p"
+done
+# a CSV map with a byte-order mark (Excel's) is read; a NUL is shown escaped
+{ printf '\xef\xbb\xbf'; cat "$tmp/csv/keep.csv"; } >"$tmp/csv/bom.csv"
+sed 's|map.s2p|bom.csv|' "$tmp/csv/p.json" >"$tmp/csv/bom.json"
+expect 0 "" -- "$tool" solve "$tmp/csv/bom.json" --freq 1GHz -o "$tmp/csv/bom.s2p"
+cmp -s <(grep -v '^!' "$tmp/csv/bom.s2p") <(grep -v '^!' "$tmp/csv/ok.s2p") || fail "the map with a byte-order mark gave other S"
+printf '0,0\0,0,0,0,0,0,0,0\n' | cat - <(tail -n 3 "$tmp/csv/keep.csv") >"$tmp/csv/nul.csv"
+sed 's|map.s2p|nul.csv|' "$tmp/csv/p.json" >"$tmp/csv/nul.json"
+expect 1 "nul.csv: row 1, column 2: '\\\\x00': expected ',' between values" -- "$tool" solve "$tmp/csv/nul.json" --freq 1GHz -o "$tmp/e.s2p"
+# a NUL in the project's JSON is refused with its place
+{ head -c 20 "$p"; printf '\0'; tail -c +21 "$p"; } >"$tmp/nul.json"
+expect 1 "nul.json: line 1 \(byte 20\): a NUL byte \('\\\\x00'\)" -- "$tool" solve "$tmp/nul.json" --freq 1GHz -o "$tmp/e.s2p"
+# effect switches with nothing to act on are read with a warning; metal far thicker than its board is refused
+sed 's/"ny": 4}/"ny": 4}, "effects": {"dispersion_far_field": true, "dielectric_loss": true}/' "$p" >"$tmp/idle.json"
+expect 0 "idle.json: effects.dispersion_far_field = true does nothing without effects.dispersion = true" -- \
+  "$tool" solve "$tmp/idle.json" --freq 1GHz -o "$tmp/idle.s2p"
+grep -q "solvent solve: warning: .*idle.json: effects.dielectric_loss = true does nothing with substrate.tan_delta 0" "$tmp/err" ||
+  fail "no warning for dielectric_loss without a loss tangent"
+expect 0 "sweep: warning: .*dispersion_far_field" -- "$tool" sweep "$tmp/idle.json" -o "$tmp/idle.s2p" --quiet
+sed 's/"conductivity": "inf"/"conductivity": 5.8e7, "thickness": 1000/' "$p" >"$tmp/thick1000.json"
+expect 1 "metal.thickness = 1000: thicker than 2 times substrate.thickness \(1.6\)" -- \
+  "$tool" solve "$tmp/thick1000.json" --freq 1GHz -o "$tmp/e.s2p"
+# frequencies far past the radiation's range: the frequency and the range, not a LAPACK code
+expect 1 "radiation at 1e\+14 Hz: .*the model holds up to [0-9.e+]+ Hz" -- "$tool" solve "$p" --freq 1e14 -o "$tmp/e.s2p"
+[[ ! -e "$tmp/e.s2p" && ! -e "$tmp/e.c" ]] || fail "a refused input was solved"
 
 no_temporaries "$tmp"
 echo "test_hardening: ok"

@@ -42,7 +42,7 @@ set +e
 "$tool" ode rober --lu half 2> "$tmp/err"; rc=$?
 [[ $rc -eq 2 ]] && grep -q "expected single or double" "$tmp/err" || fail "--lu half: rc $rc"
 "$tool" ode rober --rtol abc 2> "$tmp/err"; rc=$?
-[[ $rc -eq 2 ]] && grep -q "expected a number" "$tmp/err" || fail "--rtol abc: rc $rc"
+[[ $rc -eq 2 ]] && grep -q "expected a decimal number" "$tmp/err" || fail "--rtol abc: rc $rc"
 # impossible tolerance: an argument the library refuses (exit 2, as --help
 # says), no output file
 "$tool" ode rober --rtol 1e-30 --out "$tmp/none.csv" 2> "$tmp/err"; rc=$?

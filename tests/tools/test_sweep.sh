@@ -87,7 +87,7 @@ expect 0 "split 2 x 2" -- "$tool" sweep "$tmp/p2.json" -o "$tmp/s2b.s2p" --point
 cmp -s <(data "$tmp/s2a.s2p") <(data "$tmp/s2b.s2p") || fail "--subdivide 2 differs from grid.subdivide 2"
 expect 0 "" -- "$tool" sweep "$tmp/p.json" -o "$tmp/s1.s2p" --points 5 --stop 3GHz --quiet
 cmp -s <(data "$tmp/s2a.s2p") <(data "$tmp/s1.s2p") && fail "--subdivide 2 changed nothing"
-expect 1 "expected 1 to 16 x 16 in all" -- "$tool" sweep "$tmp/p2.json" -o "$tmp/s9.s2p" --subdivide 9
+expect 1 "split of 9 x 9 on the project.s grid.subdivide of 2 is 18 x 18 in all: expected at most 16 x 16" -- "$tool" sweep "$tmp/p2.json" -o "$tmp/s9.s2p" --subdivide 9
 [[ ! -e "$tmp/s9.s2p" ]] || fail "a refused split left an output file"
 
 # effects.dispersion: said on the summary's model line, and it moves S
