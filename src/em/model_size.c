@@ -56,7 +56,7 @@ sv_status sv_em_check_validity(const sv_em_project *p, const sv_em_options *opts
                                          : "the metal is electrically large there (k0*a = 4, a its half-diagonal)";
     return sv_error(SV_ERR_ARG,
                     "frequency %.6g GHz is above %.4g GHz, the limit of the model's radiation terms: %s, and beyond it "
-                    "S can exceed 1 on a lossy circuit; refused unless allow_beyond_validity is set (docs/em.md, "
+                    "S can exceed 1 on a lossy circuit; refused unless allowed (allow_beyond_validity, the tool's --allow-beyond-validity; docs/em.md, "
                     "\"Electrical-size limit\")",
                     freq_hz / 1e9, limit / 1e9, bound);
 }
