@@ -27,7 +27,8 @@ static void size_parts(const sv_em_model *m, sv_em_model_size *z)
                                                               sv_em_radiation_tolerance(m), NULL)
                                 : 0;
     size_t far = p->dispersion && p->dispersion_far ? sv_em_disp_far_build_bytes() : 0;
-    size_t kept = SMALL_PARTS + sizeof(sv_em_model) + sizeof(sv_em_basis) * (size_t)(m->n > 0 ? m->n : 1) + z->tables;
+    size_t basis = sizeof(sv_em_basis) * (size_t)(m->n > 0 ? m->n : 1);
+    size_t kept = SMALL_PARTS + sizeof(sv_em_model) + basis + z->tables;
     size_t step = z->wall_shares > z->radiation ? z->wall_shares : z->radiation;
     z->peak = kept + (step > z->radiation + far ? step : z->radiation + far);
 }
@@ -51,12 +52,13 @@ sv_status sv_em_check_validity(const sv_em_project *p, const sv_em_options *opts
     double limit = sv_em_radiation_limit_hz(&shape);
     if (!(freq_hz > limit)) return SV_OK;
     const sv_em_stackup *st = &p->st;
-    double k_size = SV_EM_RAD_KA_MAX / sv_em_radiation_size(&shape), k_thin = SV_EM_RAD_K1H_MAX / (st->h * sqrt(st->eps_r));
+    double k_size = SV_EM_RAD_KA_MAX / sv_em_radiation_size(&shape);
+    double k_thin = SV_EM_RAD_K1H_MAX / (st->h * sqrt(st->eps_r));
     const char *bound = k_thin <= k_size ? "the substrate is no longer thin there (k0*h*sqrt(eps_r) = 0.5)"
                                          : "the metal is electrically large there (k0*a = 4, a its half-diagonal)";
     return sv_error(SV_ERR_ARG,
                     "frequency %.6g GHz is above %.4g GHz, the limit of the model's radiation terms: %s, and beyond it "
-                    "S can exceed 1 on a lossy circuit; refused unless allowed (allow_beyond_validity, the tool's --allow-beyond-validity; docs/em.md, "
-                    "\"Electrical-size limit\")",
+                    "S can exceed 1 on a lossy circuit; refused unless allowed (allow_beyond_validity, the tool's "
+                    "--allow-beyond-validity; docs/em.md, \"Electrical-size limit\")",
                     freq_hz / 1e9, limit / 1e9, bound);
 }

@@ -50,7 +50,6 @@ void planar_estimate(sv_planar_job *j)
     m->limit = limit_in_force(j);
 }
 
-
 /* How a refusal names the limit. */
 static const char *limit_name(const sv_planar_job *j)
 {
@@ -64,7 +63,7 @@ static void mesh_part(const sv_em_model_size *z, char *buf, size_t len)
 {
     char b[32];
     if (z->wall_shares >= z->radiation && z->wall_shares > 0)
-        snprintf(buf, len, "thick metal's wall shares %s: a dense matrix of the metal's %d cells",
+        snprintf(buf, len, "thick metal's wall shares %s: a dense matrix over the metal's %d cells",
                  sv_format_bytes(z->wall_shares, b, sizeof b), z->cells);
     else if (z->radiation > 0)
         snprintf(buf, len, "the radiation terms %s while they are made", sv_format_bytes(z->radiation, b, sizeof b));
