@@ -33,7 +33,12 @@ static const char usage_text[] =
     "                   its grid.subdivide): a finer mesh of the same drawing\n"
     "  --threads N      threads (default: all cores)\n"
     "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
-    "                   K, M, G, T; default: the machine's available memory)\n\n"
+    "                   K, M, G, T; default: the machine's available memory)\n"
+    "  --allow-beyond-validity\n"
+    "                   solve above the model's limit with radiation on (where the\n"
+    "                   radiation terms' thin-slab expansion stops holding and S may\n"
+    "                   exceed 1 on a lossy circuit); without it such a frequency is\n"
+    "                   refused, naming the limit\n\n"
     "Exit codes: 0 success, 1 a failed run, 2 bad arguments, 130 interrupted\n"
     "(Ctrl-C or SIGTERM: nothing written).\n";
 
@@ -47,7 +52,7 @@ static int cmp_double(const void *a, const void *b)
 
 typedef struct solve_args {
     const char *project, *out, *freqs, *unit;
-    int version, threads, split;
+    int version, threads, split, allow_beyond_validity;
     size_t memory_limit;
     sv_em_ts_format format;
 } solve_args;
@@ -125,6 +130,8 @@ static int parse_args(int argc, char **argv, solve_args *a)
             int code = tool_seen_once(&seen, "solve", s);
             if (!code) code = parse_value(s, argv[++i], a);
             if (code) return code;
+        } else if (!strcmp(s, "--allow-beyond-validity")) {
+            a->allow_beyond_validity = 1;
         } else if (s[0] == '-' && s[1]) {
             tool_say("solve", "unknown option '%s' (see --help)", s);
             return 2;
@@ -196,6 +203,7 @@ static void job_options(const solve_args *a, const double *f, int nf, sv_planar_
     o->precision = SV_SWEEP_DOUBLE;
     o->device = SV_PLANAR_DEVICE_CPU;
     o->subdivide = a->split;
+    o->allow_beyond_validity = a->allow_beyond_validity;
     o->threads = a->threads;
     o->memory_limit = tool_memory_limit(a->memory_limit); /* never past ulimit -v's room */
     o->memory_limit_name = o->memory_limit != a->memory_limit ? tool_ulimit_room
@@ -207,7 +215,9 @@ static void job_options(const solve_args *a, const double *f, int nf, sv_planar_
 static void say_validity(const sv_planar_report *r)
 {
     if (r->radiation && r->stop_hz > r->model_limit_hz)
-        fprintf(stderr, "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md)\n",
+        fprintf(stderr,
+                "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md); "
+                "solved there as --allow-beyond-validity asks: S may exceed 1\n",
                 r->model_limit_hz / 1e9);
     if (r->dispersion_limit_hz > 0 && r->stop_hz > r->dispersion_limit_hz)
         fprintf(stderr, "solvent solve: note: above %.4g GHz dispersion's expansion may leave eps_eff more than 2 %% off (docs/em.md)\n",

@@ -24,7 +24,7 @@ static void usage(FILE *out)
             "usage: solvent sweep PROJECT.json [-o OUT.sNp] [--plot OUT.svg|png] [--points N]\n"
             "                     [--start F] [--stop F] [--tol T] [--exact] [--precision single|double]\n"
             "                     [--threads N] [--memory-limit B] [--max-exact N] [--device D] [--subdivide K]\n"
-            "                     [--quiet]\n"
+            "                     [--allow-beyond-validity] [--quiet]\n"
             "\n"
             "Computes the S-parameters of the project's circuit at N frequencies from\n"
             "--start to --stop (default: the project's \"sweep\" section) with adaptive\n"
@@ -58,6 +58,10 @@ static void usage(FILE *out)
             "  --threads N           threads (default: OMP_NUM_THREADS or all cores)\n"
             "  --memory-limit B      refuse to start if the estimate exceeds B bytes (suffixes\n"
             "                        K, M, G, T; default: the machine's available memory)\n"
+            "  --allow-beyond-validity  solve above the model's limit with radiation on (where\n"
+            "                        the radiation terms' thin-slab expansion stops holding\n"
+            "                        and S may exceed 1 on a lossy circuit); without it a band\n"
+            "                        reaching above the limit is refused, naming it\n"
             "  --quiet               no progress bar and no summary\n"
             "  -h, --help            this text\n"
             "\n"
@@ -140,6 +144,8 @@ int cmd_sweep_main(int argc, char **argv)
             }
         } else if (!strcmp(o, "--exact")) {
             a.exact = 1;
+        } else if (!strcmp(o, "--allow-beyond-validity")) {
+            a.allow_beyond_validity = 1;
         } else if (!strcmp(o, "--precision")) {
             NEED_VALUE();
             if (!strcmp(v, "single") || !strcmp(v, "mixed")) a.precision = SV_SWEEP_MIXED;

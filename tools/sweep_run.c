@@ -87,6 +87,7 @@ static void job_options(const sweep_args *a, sv_planar_options *o)
     o->band = (sv_em_sweep){.start_hz = a->start, .stop_hz = a->stop, .points = a->points, .tolerance = a->tol};
     o->start_dc = a->start_dc;
     o->exact_all = a->exact;
+    o->allow_beyond_validity = a->allow_beyond_validity;
     o->precision = a->precision;
     o->max_exact = a->max_exact;
     o->subdivide = a->split;

@@ -20,6 +20,7 @@ typedef struct sweep_args {
     int split;                 /* --subdivide K: every cell of the project split K × K (0, 1: none) */
     double start, stop, tol;
     int start_dc;              /* --start 0: the band starts at DC */
+    int allow_beyond_validity; /* --allow-beyond-validity: above the model's limit too */
     size_t memory_limit;
     sv_sweep_precision precision;
     sweep_device device;

@@ -192,6 +192,11 @@ typedef struct sv_em_options {
      * default: chosen by a Ritz step on the metal's inductance along that
      * axis when the walls are that tall, else 1. */
     double wall_current_share[2];
+    /* 1: solve above sv_em_model_limit_hz with radiation on (sv_em_solve),
+     * where the radiation terms' thin-slab expansion no longer holds and S
+     * may come out non-passive (|S| > 1 on a lossy circuit); 0 (default):
+     * such a frequency is refused, naming the limit. */
+    int allow_beyond_validity;
 } sv_em_options;
 /* accuracy 1e-8, far_ratio 0 (chosen from the accuracy). */
 void sv_em_options_default(sv_em_options *opts);
@@ -292,6 +297,28 @@ int sv_em_model_edge_profiled(const sv_em_model *m);
  * k0·a > 4 with a the half-diagonal of the metal, or a substrate no longer
  * thin, k0·h·√εr > 0.5; docs/em.md, "Radiation"). */
 double sv_em_model_limit_hz(const sv_em_model *m);
+/* What sv_em_model_create would make and hold for a project and options,
+ * from a counting pass over the project (nothing large allocated), so that
+ * a caller can refuse a mesh before making it. Bytes as the core
+ * allocator counts them. */
+typedef struct sv_em_model_size {
+    int unknowns, cells;
+    double limit_hz;    /* sv_em_model_limit_hz of that model */
+    double design_hz;   /* the band top its radiation terms are sized for */
+    size_t tables;      /* thick metal's wall tables and the edge memo: kept with the model */
+    size_t wall_shares; /* thick metal's Ritz steps while they run (a dense matrix of the metal's
+                           cells or of an axis's rooftops; 0 for walls under half a cell tall) */
+    size_t radiation;   /* the radiation terms while they are made (0 without radiation) */
+    size_t peak;        /* the most the model's creation holds at once */
+} sv_em_model_size;
+sv_status sv_em_model_size_of(const sv_em_project *p, const sv_em_options *opts, sv_em_model_size *out);
+/* SV_ERR_ARG naming freq_hz, the limit and the bound that sets it when the
+ * project radiates and freq_hz is above the limit of its model
+ * (sv_em_model_limit_hz), unless opts->allow_beyond_validity: beyond the
+ * radiation terms' thin-slab expansion a lossy circuit's S can exceed 1
+ * (docs/em.md, "Electrical-size limit"). opts may be NULL (the defaults).
+ * sv_em_solve and the planar job apply it. */
+sv_status sv_em_check_validity(const sv_em_project *p, const sv_em_options *opts, double freq_hz);
 /* With "dispersion": the frequency up to which its expansion (the first
  * order in k0², with or without its far field resummed) keeps εeff within
  * about 2 % (k0·h·√εr ≤ 0.45 resummed, 0.33 for the first order alone;

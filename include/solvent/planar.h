@@ -80,17 +80,26 @@ typedef struct sv_planar_options {
                                       memory limit", or "available memory" for that default);
                                       borrowed until the job is destroyed */
     unsigned outputs;              /* sv_planar_output flags */
+    /* 1: solve frequencies above the model's limit (sv_em_model_limit_hz)
+     * with radiation on, where S may come out non-passive; 0 (default): a
+     * job reaching above it is refused at creation, naming the limit
+     * (sv_em_check_validity). */
+    int allow_beyond_validity;
 } sv_planar_options;
 
 void sv_planar_options_default(sv_planar_options *opts);
 
 /* What a job will hold at most, estimated before anything large exists. */
 typedef struct sv_planar_memory {
-    size_t model;       /* the model's terms, the assembly's tables, the radiation terms */
+    size_t mesh;        /* while the mesh is made, before the rest: its tables, thick metal's
+                           Ritz steps, the radiation terms' making (sv_em_model_size_of) */
+    size_t model;       /* the model's terms, the assembly's tables, the radiation terms, the
+                           mesh's tables */
     size_t solves;      /* the sweep (basis, reduced model, exact solve) or the direct solves */
     size_t calibration; /* the ports' thru standards (after the solves, beside the model; 0: none) */
     size_t small;       /* mesh, network parameters */
-    size_t total;       /* model + the larger of solves and calibration + small */
+    size_t total;       /* the larger of mesh and model + the larger of solves and calibration
+                           + small */
     size_t limit;       /* the limit it was held to (0: none) */
 } sv_planar_memory;
 
@@ -120,9 +129,10 @@ typedef struct sv_planar_report {
     /* time, s */
     double seconds_mesh, seconds_assembly, seconds_exact, seconds_reduced, seconds_calibration,
         seconds_total;
-    /* counted memory (sv_alloc), bytes: the context's peak is reset between the assembly and
-     * the sweep, so that each has its own */
-    size_t peak_assembly, peak_sweep, peak;
+    /* counted memory (sv_alloc), bytes: the context's peak is reset before the mesh, the
+     * assembly and the sweep, so that each has its own; peak_mesh is what the mesh's
+     * creation added to what the context held */
+    size_t peak_mesh, peak_assembly, peak_sweep, peak;
     sv_planar_memory estimate;
 } sv_planar_report;
 
@@ -150,7 +160,11 @@ typedef struct sv_planar_job sv_planar_job;
  * mesh and its radiation terms (a second or two on the largest boards,
  * reported on the context's progress as an operation of its own, phase
  * "radiation terms", and stoppable), and estimates the memory; nothing
- * large yet. SV_ERR_ARG naming the value for a bad option or band. */
+ * large yet. SV_ERR_ARG naming the value for a bad option or band, or the
+ * first frequency above the model's limit (unless allow_beyond_validity);
+ * SV_ERR_BUDGET naming the need when the mesh alone would not fit the
+ * limit (before any of it is made; while it is made the limit is held as
+ * the context's budget). */
 sv_status sv_planar_job_create(sv_ctx *ctx, const sv_em_project *project, const sv_planar_options *opts,
                                sv_planar_job **out);
 /* The same from a project file. */

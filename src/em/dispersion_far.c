@@ -257,6 +257,15 @@ void sv_em_disp_far_change(const sv_em_disp_far *f, double k0, double rho, doubl
  * scale, itself a few per cent of εeff. */
 #define FAR_TOL 3e-3
 
+size_t sv_em_disp_far_build_bytes(void)
+{
+    /* the samples (twice), U, Vᵀ, the singular values and dgesdd's work
+     * (3·m² + 4·m² + 4·m for an m × cols matrix, m < cols) and iwork */
+    size_t m = FAR_NK, cols = 2 * FAR_NT;
+    return sizeof(sv_em_disp_far) + sizeof(double) * (2 * m * cols + m * m + m * cols + m + 7 * m * m + 4 * m + cols) +
+           sizeof(lapack_int) * 8 * m;
+}
+
 sv_status sv_em_disp_far_for(sv_ctx *ctx, const sv_em_model *m, sv_em_disp_far **out)
 {
     const sv_em_grid *g = &m->prj->grid;

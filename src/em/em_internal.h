@@ -122,6 +122,10 @@ struct sv_em_model {
     struct sv_em_edge_memo *memo;
     int lent;                 /* 1: walls and memo belong to the model they were shared from */
 };
+/* A model's shape without its parts (model.c): the options resolved, the
+ * unknowns and cells counted, prj set, nothing allocated; what the size
+ * functions (model_size.c) take. */
+sv_status sv_em_model_shape(const sv_em_project *p, const sv_em_options *opts, sv_em_model *shape);
 
 /* ---- Green's functions and integrals (green.c) ---- */
 /* F(x, y, z) of the closed-form rectangle integral (even-symmetrised). */
@@ -189,6 +193,9 @@ double sv_em_disp_far_Hphi(double x, double eps_r);
 void sv_em_disp_far_change(const sv_em_disp_far *f, double k0, double rho, double *dA, double *dphi);
 /* The far field of model m: its band's top and its grid's diagonal. */
 sv_status sv_em_disp_far_for(sv_ctx *ctx, const sv_em_model *m, sv_em_disp_far **out);
+/* Bytes sv_em_disp_far_make holds at most while it runs (a constant: its
+ * samples and their SVD). */
+size_t sv_em_disp_far_build_bytes(void);
 
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
@@ -296,6 +303,10 @@ int sv_em_walls_range(const sv_em_project *p);
  * y-directed currents' for m (1 where the walls are under half a cell
  * tall); a share already set (> 0) is kept. */
 sv_status sv_em_walls_choose_shares(sv_ctx *ctx, const sv_em_model *m, double *charge, double currents[2]);
+/* Bytes the Ritz steps of sv_em_walls_choose_shares hold at most for m's
+ * mesh and options (a dense matrix of its cells or of an axis's rooftops;
+ * 0 when no step runs): a size, from the counts alone. */
+size_t sv_em_walls_share_bytes(const sv_em_model *m);
 /* G's factor for unknowns q and o of one axis on a shared cell: 1 for a
  * sheet; the overlap of their face and wall currents for thick metal. */
 double sv_em_walls_gram_factor(const sv_em_model *m, int q, int o);

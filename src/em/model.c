@@ -120,6 +120,13 @@ static sv_status cell_tables(sv_ctx *ctx, sv_em_model *m, const sv_em_model *lik
     return s;
 }
 
+sv_status sv_em_model_shape(const sv_em_project *p, const sv_em_options *opts, sv_em_model *shape)
+{
+    *shape = (sv_em_model){.prj = p};
+    sv_status s = resolve_options(opts, &shape->opts);
+    return s ? s : count_unknowns(p, shape);
+}
+
 sv_status sv_em_model_create(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts, sv_em_model **out)
 {
     return sv_em_model_create_sharing(ctx, p, opts, NULL, out);
@@ -131,9 +138,8 @@ sv_status sv_em_model_create_sharing(sv_ctx *ctx, const sv_em_project *p, const 
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_model_create: out is NULL");
     *out = NULL;
     if (!p) return sv_error(SV_ERR_ARG, "sv_em_model_create: project is NULL");
-    sv_em_model shape = {0};
-    sv_status s = resolve_options(opts, &shape.opts);
-    if (!s) s = count_unknowns(p, &shape);
+    sv_em_model shape;
+    sv_status s = sv_em_model_shape(p, opts, &shape);
     if (s) return s;
     sv_em_model *m = sv_calloc(ctx, 1, sizeof *m, "em model");
     if (!m) return sv_last_status();

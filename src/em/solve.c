@@ -12,6 +12,8 @@ sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double
                                     "quasi-static model is singular at DC)",
                         freq_hz);
     const sv_em_model *em = sv_em_affine_em(a);
+    sv_status valid = sv_em_check_validity(em->prj, &em->opts, freq_hz);
+    if (valid) return valid;
     int n = em->n, np = em->prj->nports;
     double complex *x = sv_alloc(ctx, sizeof *x * (size_t)n * (size_t)np, "em port solutions");
     if (!x) return sv_last_status();

@@ -377,10 +377,37 @@ static sv_status ritz(sv_ctx *ctx, const sv_em_model *m, int of_current, int axi
     return st;
 }
 
+/* 1 when the walls are tall enough for the Ritz steps (below, the shares are 1). */
+static int walls_tall(const sv_em_project *p) { return p->st.t >= 0.5 * fmin(p->grid.dx, p->grid.dy); }
+
+/* A Ritz problem of n items at most: its dense matrix and solution, the
+ * grid's lists (the charge's cells and places, or the rooftop map), the
+ * faces' offsets over the grid and each thread's pairs. */
+static size_t problem_bytes(const sv_em_project *p, size_t n)
+{
+    size_t grid = (size_t)p->grid.nx * p->grid.ny, range = 2 * (size_t)sv_em_walls_range(p) + 1;
+    size_t box = range * range * (size_t)sv_threads_team();
+    return sizeof(double) * (n * n + n + grid) + sizeof(int) * (2 * grid + n) + grid +
+           box * (sizeof(int) + sizeof(pair_parts));
+}
+
+size_t sv_em_walls_share_bytes(const sv_em_model *m)
+{
+    const sv_em_project *p = m->prj;
+    if (!p->st.thick_metal || !walls_tall(p)) return 0;
+    size_t most = 0;
+    if (m->opts.wall_share == 0) most = problem_bytes(p, (size_t)m->ncells);
+    for (int ax = 0; ax < 2; ax++) {
+        size_t n = (size_t)(ax ? m->ny_edges : m->nx_edges);
+        if (m->opts.wall_current_share[ax] == 0 && problem_bytes(p, n) > most) most = problem_bytes(p, n);
+    }
+    return most;
+}
+
 sv_status sv_em_walls_choose_shares(sv_ctx *ctx, const sv_em_model *m, double *charge, double currents[2])
 {
     const sv_em_project *p = m->prj;
-    int tall = p->st.t >= 0.5 * fmin(p->grid.dx, p->grid.dy);
+    int tall = walls_tall(p);
     sv_status st = SV_OK;
     if (*charge == 0 && !tall) *charge = 1;
     if (*charge == 0) st = ritz(ctx, m, 0, 0, charge);

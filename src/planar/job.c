@@ -29,19 +29,55 @@ static sv_status check_options(const sv_planar_options *o)
     return SV_OK;
 }
 
-/* The mesh, its radiation terms sized for the top frequency: a second or
- * two on the largest boards, so the creation reports its own progress. */
+/* The mesh's options: its radiation terms sized for the top frequency. */
+static void mesh_options(const sv_planar_job *j, sv_em_options *eo)
+{
+    sv_em_options_default(eo);
+    eo->max_freq_hz = j->freq[j->nf - 1];
+    eo->allow_beyond_validity = j->o.allow_beyond_validity;
+}
+
+/* Every frequency within the model's limit, unless the caller allows
+ * beyond it: the first one above is named. */
+static sv_status check_validity(sv_planar_job *j)
+{
+    sv_em_options eo;
+    mesh_options(j, &eo);
+    sv_status s = SV_OK;
+    for (int i = 0; i < j->nf && !s; i++) s = sv_em_check_validity(j->prj, &eo, j->freq[i]);
+    return s;
+}
+
+/* The mesh's size from its counts, refused past the limit before any of it. */
+static sv_status check_mesh_memory(sv_planar_job *j)
+{
+    sv_em_options eo;
+    mesh_options(j, &eo);
+    sv_status s = sv_em_model_size_of(j->prj, &eo, &j->mesh_size);
+    if (s) return s;
+    planar_estimate_mesh(j);
+    return planar_check_mesh_memory(j);
+}
+
+/* The mesh, its radiation terms: a second or two on the largest boards, so
+ * the creation reports its own progress; within the limit, held as the
+ * context's budget while it is made. */
 static sv_status make_mesh(sv_planar_job *j)
 {
     double t0 = sv_time_now();
     sv_em_options eo;
-    sv_em_options_default(&eo);
-    eo.max_freq_hz = j->freq[j->nf - 1];
+    mesh_options(j, &eo);
     int threads = sv_ctx_threads(j->ctx);
+    size_t budget = sv_ctx_memory_limit(j->ctx);
     if (j->o.threads) sv_ctx_set_threads(j->ctx, j->o.threads);
+    if (j->rep.estimate.limit) sv_ctx_set_memory_limit(j->ctx, j->rep.estimate.limit);
+    sv_ctx_reset_peak(j->ctx);
+    size_t held = sv_ctx_memory_current(j->ctx);
     sv_progress_span whole = sv_progress_span_begin(j->ctx, 0, 1);
     sv_status s = sv_em_model_create(j->ctx, j->prj, &eo, &j->em);
     sv_progress_span_end(j->ctx, whole);
+    j->rep.peak_mesh = sv_ctx_memory_peak(j->ctx) - held;
+    sv_ctx_set_memory_limit(j->ctx, budget);
     sv_ctx_set_threads(j->ctx, threads);
     j->rep.seconds_mesh = sv_time_now() - t0;
     if (s) return s;
@@ -94,6 +130,8 @@ sv_status sv_planar_job_create(sv_ctx *ctx, const sv_em_project *project, const 
     if (!s) s = sv_em_project_copy(ctx, project, &j->prj);
     if (!s && j->o.subdivide > 1) s = sv_em_project_split_cells(j->prj, j->o.subdivide);
     if (!s) s = planar_frequencies(j);
+    if (!s) s = check_validity(j);
+    if (!s) s = check_mesh_memory(j);
     if (!s) s = make_mesh(j);
     if (s) {
         sv_planar_job_destroy(j);
@@ -187,6 +225,7 @@ static shares progress_shares(const sv_planar_job *j)
 static sv_status assemble(sv_planar_job *j)
 {
     double t0 = sv_time_now();
+    sv_ctx_reset_peak(j->ctx);
     sv_status s = sv_em_affine_create(j->ctx, j->em, &j->model);
     j->rep.seconds_assembly = sv_time_now() - t0;
     j->rep.peak_assembly = sv_ctx_memory_peak(j->ctx);
@@ -284,7 +323,8 @@ sv_status sv_planar_job_run(sv_planar_job *j)
     sv_progress_span_end(j->ctx, whole);
     restore_options(j, saved);
     size_t peak = sv_ctx_memory_peak(j->ctx);
-    j->rep.peak = peak > j->rep.peak_assembly ? peak : j->rep.peak_assembly;
+    size_t before = j->rep.peak_assembly > j->rep.peak_mesh ? j->rep.peak_assembly : j->rep.peak_mesh;
+    j->rep.peak = peak > before ? peak : before;
     release_run(j);
     j->rep.seconds_total = sv_time_now() - t0;
     if (s) {

@@ -15,12 +15,29 @@ static int outputs_kept(const sv_planar_job *j)
     return 1 + !!(o & SV_PLANAR_OUTPUT_Y) + !!(o & SV_PLANAR_OUTPUT_Z) + !!(o & SV_PLANAR_OUTPUT_Y_RAW);
 }
 
+/* The limit a job is held to: its own, the context's budget, or what the
+ * machine has available. */
+static size_t limit_in_force(const sv_planar_job *j)
+{
+    size_t budget = sv_ctx_memory_limit(j->ctx);
+    return j->o.memory_limit ? j->o.memory_limit : budget ? budget : sv_mem_available();
+}
+
+void planar_estimate_mesh(sv_planar_job *j)
+{
+    sv_planar_memory *m = &j->rep.estimate;
+    m->mesh = j->mesh_size.peak;
+    m->total = m->mesh;
+    m->limit = limit_in_force(j);
+}
+
 void planar_estimate(sv_planar_job *j)
 {
     sv_planar_memory *m = &j->rep.estimate;
     const sv_em_model *em = j->em;
     int n = sv_em_model_unknowns(em), p = sv_em_model_ports(em), nf = solved(j);
-    m->model = sv_em_affine_bytes(em) + sv_em_assemble_work_bytes(em) + sv_em_model_radiation_bytes(em);
+    m->model = sv_em_affine_bytes(em) + sv_em_assemble_work_bytes(em) + sv_em_model_radiation_bytes(em) +
+               j->mesh_size.tables;
     sv_sweep_shape shape;
     sv_em_affine_shape(em, &shape);
     m->solves = nf > 0 ? sv_sweep_estimate_bytes_shape(n, &shape, p, p, 0, nf, &j->so) : 0;
@@ -28,9 +45,9 @@ void planar_estimate(sv_planar_job *j)
     m->calibration = nf > 0 ? sv_em_calibration_bytes(em, nf, j->freq + j->dc) : 0;
     /* the mesh; per frequency S and the Y it comes from, and each further output */
     m->small = (size_t)n * 64 + (size_t)j->nf * p * p * 16 * (size_t)(1 + outputs_kept(j));
-    m->total = m->model + (m->solves > m->calibration ? m->solves : m->calibration) + m->small;
-    size_t budget = sv_ctx_memory_limit(j->ctx);
-    m->limit = j->o.memory_limit ? j->o.memory_limit : budget ? budget : sv_mem_available();
+    size_t run = m->model + (m->solves > m->calibration ? m->solves : m->calibration) + m->small;
+    m->total = run > m->mesh ? run : m->mesh;
+    m->limit = limit_in_force(j);
 }
 
 /* How a refusal names the limit. */
@@ -39,6 +56,30 @@ static const char *limit_name(const sv_planar_job *j)
     if (j->o.memory_limit_name) return j->o.memory_limit_name;
     if (j->o.memory_limit) return "the memory limit";
     return sv_ctx_memory_limit(j->ctx) ? "the context's memory budget" : "available memory";
+}
+
+/* The mesh's largest part, named for a refusal. */
+static void mesh_part(const sv_em_model_size *z, char *buf, size_t len)
+{
+    char b[32];
+    if (z->wall_shares >= z->radiation && z->wall_shares > 0)
+        snprintf(buf, len, "thick metal's wall shares %s: a dense matrix over the metal's %d cells",
+                 sv_format_bytes(z->wall_shares, b, sizeof b), z->cells);
+    else if (z->radiation > 0)
+        snprintf(buf, len, "the radiation terms %s while they are made", sv_format_bytes(z->radiation, b, sizeof b));
+    else
+        snprintf(buf, len, "its tables %s", sv_format_bytes(z->tables, b, sizeof b));
+}
+
+sv_status planar_check_mesh_memory(const sv_planar_job *j)
+{
+    const sv_planar_memory *m = &j->rep.estimate;
+    if (!m->limit || m->mesh <= m->limit) return SV_OK;
+    char need[32], limit[32], part[160];
+    mesh_part(&j->mesh_size, part, sizeof part);
+    return sv_error(SV_ERR_BUDGET, "the mesh of %d unknowns needs about %s (%s), more than the %s limit (%s)",
+                    j->mesh_size.unknowns, sv_format_bytes(m->mesh, need, sizeof need), part,
+                    sv_format_bytes(m->limit, limit, sizeof limit), limit_name(j));
 }
 
 sv_status planar_check_memory(const sv_planar_job *j)

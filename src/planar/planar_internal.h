@@ -17,6 +17,7 @@ struct sv_planar_job {
     sv_em_affine *model;       /* the affine model */
     sv_gpu_solver *gpu;        /* set when the exact solves run on a device */
     sv_em_calibration *cal;    /* set when a port is calibrated */
+    sv_em_model_size mesh_size; /* what the mesh holds (before it is made) */
     sv_sweep_options so;
     sv_sweep_result *res;      /* the solves above DC */
     /* the frequencies (frequencies.c) */
@@ -35,7 +36,12 @@ struct sv_planar_job {
 
 /* The frequencies: the list given or the band, resolved against the project. */
 sv_status planar_frequencies(sv_planar_job *j);
-/* The memory estimate (into j->rep.estimate, with the limit in force). */
+/* The mesh's memory (from j->mesh_size) and the limit in force, into
+ * j->rep.estimate, before the mesh is made. */
+void planar_estimate_mesh(sv_planar_job *j);
+/* SV_ERR_BUDGET naming the mesh's parts when they exceed the limit. */
+sv_status planar_check_mesh_memory(const sv_planar_job *j);
+/* The run's memory estimate, once the mesh exists (into j->rep.estimate). */
 void planar_estimate(sv_planar_job *j);
 /* SV_ERR_BUDGET naming the estimate's parts when it exceeds the limit. */
 sv_status planar_check_memory(const sv_planar_job *j);

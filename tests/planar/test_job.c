@@ -63,6 +63,23 @@ static double max_diff(int count, const double complex *a, const double complex 
     return d;
 }
 
+/* The estimate covers what a job held: at least the allocator's peak over
+ * each stage (the mesh's creation, the run), not more than `most` times the
+ * job's peak, and the mesh's not more than three times its own (the
+ * radiation terms' making is sized for their largest rank). */
+static void check_estimate(const char *name, const sv_planar_report *r, double most)
+{
+    const sv_planar_memory *m = &r->estimate;
+    size_t run = m->model + (m->solves > m->calibration ? m->solves : m->calibration) + m->small;
+    size_t ran = r->peak_assembly > r->peak_sweep ? r->peak_assembly : r->peak_sweep;
+    double mesh = (double)m->mesh / (double)r->peak_mesh, stage = (double)run / (double)ran;
+    double whole = (double)m->total / (double)r->peak;
+    printf("%s, %d unknowns: mesh %.2f / %.2f MiB (%.2f), run %.2f / %.2f MiB (%.2f), job %.2f\n", name, r->unknowns,
+           m->mesh / 1048576.0, r->peak_mesh / 1048576.0, mesh, run / 1048576.0, ran / 1048576.0, stage, whole);
+    if (!(mesh >= 1 && mesh <= 3 && stage >= 1 && whole >= 1 && whole <= most))
+        fail_msg("%s: the estimate against the peak: mesh %.3f, run %.3f, job %.3f", name, mesh, stage, whole);
+}
+
 /* The adaptive sweep in mixed precision against every frequency solved by
  * LAPACK on a full double copy (the independent reference solver): the
  * same S to the sweep's accuracy, reciprocal and passive. */
@@ -73,7 +90,9 @@ static void test_sweep_against_lapack(void **state)
     sv_planar_options_default(&o);
     o.device = SV_PLANAR_DEVICE_CPU;
     o.band.tolerance = 1e-8;
-    sv_planar_job *fast = run_job(NULL, pixel_project, &o);
+    sv_ctx *ctx; /* counting what the sweep holds */
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_planar_job *fast = run_job(ctx, pixel_project, &o);
     o.exact_all = 1;
     o.precision = SV_SWEEP_LAPACK;
     sv_planar_job *ref = run_job(NULL, pixel_project, &o);
@@ -95,8 +114,12 @@ static void test_sweep_against_lapack(void **state)
     assert_true(r.checks.reciprocity < 1e-10);
     assert_true(r.checks.max_singular < 1);
     assert_int_equal(r.exact_all, 0);
+    /* its estimate covers what it held, within three times (the sweep's
+     * holds room for the cap's 30 exact solves, where this one needs 6) */
+    check_estimate("pixel two-port, adaptive sweep", &r, 3);
     sv_planar_job_destroy(fast);
     sv_planar_job_destroy(ref);
+    sv_ctx_destroy(ctx);
 }
 
 /* DC and above from one list: DC against the strip's closed-form
@@ -238,15 +261,20 @@ static void test_memory_refused(void **state)
     sv_em_project *p = project(ctx, pixel_project);
     sv_planar_options o;
     sv_planar_options_default(&o);
-    o.memory_limit = 1 << 20;
-    o.memory_limit_name = "--memory-limit";
     sv_planar_job *job;
-    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
     sv_planar_memory m;
+    /* a limit the mesh fits, the run not */
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
     sv_planar_job_memory(job, &m);
-    assert_true(m.total > m.limit && m.limit == 1 << 20);
+    sv_planar_job_destroy(job);
+    o.memory_limit = (m.mesh + m.total) / 2;
+    o.memory_limit_name = "--memory-limit";
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
+    sv_planar_job_memory(job, &m);
+    assert_true(m.total > m.limit && m.limit == o.memory_limit && m.mesh < m.limit);
     assert_true(m.model > 0 && m.solves > 0 && m.calibration > 0);
-    assert_int_equal(m.total, m.model + (m.solves > m.calibration ? m.solves : m.calibration) + m.small);
+    size_t run = m.model + (m.solves > m.calibration ? m.solves : m.calibration) + m.small;
+    assert_int_equal(m.total, run > m.mesh ? run : m.mesh);
     size_t before = sv_ctx_memory_current(ctx);
     sv_ctx_reset_peak(ctx);
     assert_int_equal(sv_planar_job_run(job), SV_ERR_BUDGET);
@@ -254,7 +282,9 @@ static void test_memory_refused(void **state)
     assert_non_null(strstr(msg, "this sweep needs about"));
     assert_non_null(strstr(msg, "the model's terms"));
     assert_non_null(strstr(msg, "calibration standards"));
-    assert_non_null(strstr(msg, "more than the 1.0 MiB limit (--memory-limit)"));
+    char limit[64], named[96];
+    snprintf(named, sizeof named, "more than the %s limit (--memory-limit)", sv_format_bytes(m.limit, limit, sizeof limit));
+    assert_non_null(strstr(msg, named));
     assert_true(sv_ctx_memory_peak(ctx) - before < 4096); /* nothing large was allocated */
     assert_true(sv_ctx_memory_current(ctx) <= before);
     assert_null(sv_planar_job_network(job));
@@ -263,6 +293,156 @@ static void test_memory_refused(void **state)
     sv_planar_job_destroy(job);
     sv_em_project_destroy(p);
     assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    sv_ctx_destroy(ctx);
+}
+
+/* The pixelated two-port with a metal thickness, effects and each port's
+ * calibration of the caller's, into buf. */
+static const char *pixel_variant(char *buf, size_t len, const char *thickness, const char *effects,
+                                 const char *calibration)
+{
+    const char *metal = strstr(pixel_project, "\"metal\""), *grid = strstr(pixel_project, "\"grid\"");
+    const char *ports = strstr(pixel_project, "\"ports\""), *sweep = strstr(pixel_project, "\"sweep\"");
+    snprintf(buf, len,
+             "%.*s\"metal\": {\"conductivity\": 5.8e7, \"thickness\": %s}, %.*s\"effects\": {%s},"
+             " \"ports\": [{\"name\": \"in\", \"side\": \"left\", \"x\": 0, \"y\": [2, 3], \"calibration\": \"%s\"},"
+             " {\"name\": \"out\", \"side\": \"right\", \"x\": 12, \"y\": [2, 3], \"calibration\": \"%s\"}], %s",
+             (int)(metal - pixel_project), pixel_project, thickness, (int)(ports - grid), grid, effects, calibration,
+             calibration, sweep);
+    return buf;
+}
+
+/* Thick metal's Ritz steps on a finer mesh: walls taller than half a cell,
+ * the mesh split 2 × 2 (the rest of the effects: test_sweep_against_lapack,
+ * every default and calibrated ports; test_validity_limit, dispersion). */
+static void test_memory_estimate_covers(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    char json[4096];
+    pixel_variant(json, sizeof json, "0.3", "\"radiation\": false, \"edge_profile\": false, \"edge_cells\": false",
+                  "none");
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.device = SV_PLANAR_DEVICE_CPU;
+    o.subdivide = 2;
+    o.exact_all = 1;
+    o.band = (sv_em_sweep){.start_hz = 2e9, .stop_hz = 12e9, .points = 2};
+    sv_planar_job *job = run_job(ctx, json, &o);
+    sv_planar_report r;
+    assert_int_equal(sv_planar_job_report(job, &r), SV_OK);
+    check_estimate("tall walls, split 2", &r, 2);
+    sv_planar_job_destroy(job);
+    sv_ctx_destroy(ctx);
+}
+
+/* A limit between the run's estimate and the mesh's need (the radiation
+ * terms while they are made, near the model's limit, on a mesh of a few
+ * hundred unknowns) is refused at creation, before the mesh, naming it. */
+static void test_mesh_memory_refused(void **state)
+{
+    (void)state;
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    char json[4096];
+    sv_em_project *p = project(ctx, pixel_variant(json, sizeof json, "0.035", "", "none"));
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.band = (sv_em_sweep){.start_hz = 2e9, .stop_hz = 24e9, .points = 12};
+    sv_planar_job *job;
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
+    sv_planar_memory m;
+    sv_planar_job_memory(job, &m);
+    size_t run = m.model + (m.solves > m.calibration ? m.solves : m.calibration) + m.small;
+    printf("mesh %.2f MiB, run %.2f MiB\n", m.mesh / 1048576.0, run / 1048576.0);
+    assert_true(m.mesh > 2 * run);
+    sv_planar_job_destroy(job);
+    o.memory_limit = (run + m.mesh) / 2;
+    size_t before = sv_ctx_memory_current(ctx);
+    sv_ctx_reset_peak(ctx);
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_ERR_BUDGET);
+    assert_null(job);
+    const char *msg = sv_last_error();
+    printf("%s\n", msg);
+    assert_non_null(strstr(msg, "the mesh of"));
+    assert_non_null(strstr(msg, "the radiation terms"));
+    assert_true(sv_ctx_memory_peak(ctx) - before < 64 * 1024); /* the project's copy, nothing of the mesh */
+    assert_int_equal(sv_ctx_memory_current(ctx), before);
+    sv_em_project_destroy(p);
+    sv_ctx_destroy(ctx);
+}
+
+/* Frequencies above the model's limit with radiation on are refused at
+ * creation, naming the first and the limit (this lossy 50 Ω line, calibrated,
+ * gives |S| up to 1.29 between 12 and 16 GHz with dispersion, 1.75 at 18 GHz
+ * without); allowed on request; within the limit, with dispersion, every S
+ * is passive. */
+static void test_validity_limit(void **state)
+{
+    (void)state;
+    static const char line[] =
+        "{\"units\": \"mm\", \"substrate\": {\"thickness\": 1.6, \"eps_r\": 4.4, \"tan_delta\": 0.02},"
+        " \"metal\": {\"conductivity\": 5.8e7, \"thickness\": 0.035},"
+        " \"effects\": {\"dispersion\": true, \"thick_metal\": false, \"edge_profile\": false, \"edge_cells\": false},"
+        " \"grid\": {\"dx\": 1, \"dy\": 0.6124, \"nx\": 20, \"ny\": 5}, \"rectangles\": [{\"x\": [0, 20], \"y\": [0, 3.062]}],"
+        " \"ports\": [{\"name\": \"P1\", \"side\": \"left\", \"x\": 0, \"y\": [0, 3.062]},"
+        "            {\"name\": \"P2\", \"side\": \"right\", \"x\": 20, \"y\": [0, 3.062]}]}";
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_em_project *p = project(ctx, line);
+    char sheet[2048]; /* the same line without dispersion: quicker to assemble */
+    snprintf(sheet, sizeof sheet, "%s", line);
+    memcpy(strstr(sheet, "\"dispersion\": true"), "\"dispersion\":false", 18);
+    /* k0·h·√εr = 0.5 sets the limit here (k0·a = 4 only at 18.8 GHz) */
+    double limit = 0.5 * 299792458.0 / (2 * 3.14159265358979323846 * 1.6e-3 * sqrt(4.4));
+    const double beyond[] = {2e9, 18e9};
+    sv_planar_options o;
+    sv_planar_options_default(&o);
+    o.freq_hz = beyond;
+    o.nfreq = 2;
+    o.exact_all = 1;
+    o.device = SV_PLANAR_DEVICE_CPU;
+    sv_planar_job *job = (sv_planar_job *)1;
+    size_t held = sv_ctx_memory_current(ctx);
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_ERR_ARG);
+    assert_null(job);
+    const char *msg = sv_last_error();
+    printf("%s\n", msg);
+    char named[64];
+    snprintf(named, sizeof named, "above %.4g GHz", limit / 1e9);
+    assert_non_null(strstr(msg, "frequency 18 GHz"));
+    assert_non_null(strstr(msg, named));
+    assert_non_null(strstr(msg, "allow_beyond_validity"));
+    assert_int_equal(sv_ctx_memory_current(ctx), held);
+    /* on request it runs, and the report says where the limit is */
+    o.allow_beyond_validity = 1;
+    sv_em_project *q = project(ctx, sheet);
+    assert_int_equal(sv_planar_job_create(ctx, q, &o, &job), SV_OK);
+    assert_int_equal(sv_planar_job_run(job), SV_OK);
+    sv_planar_report r;
+    assert_int_equal(sv_planar_job_report(job, &r), SV_OK);
+    sv_assert_close(r.model_limit_hz, limit, 1e-12, 0);
+    printf("beyond the limit, allowed: largest singular value %.6f\n", r.checks.max_singular);
+    assert_true(r.checks.max_singular > 1.1); /* what the refusal keeps from a user */
+    sv_planar_job_destroy(job);
+    sv_em_project_destroy(q);
+    /* up to the limit: passive and reciprocal at every frequency */
+    double within[3];
+    for (int i = 0; i < 3; i++) within[i] = 0.999 * limit * (i + 1) / 3;
+    o.allow_beyond_validity = 0;
+    o.freq_hz = within;
+    o.nfreq = 3;
+    assert_int_equal(sv_planar_job_create(ctx, p, &o, &job), SV_OK);
+    assert_int_equal(sv_planar_job_run(job), SV_OK);
+    assert_int_equal(sv_planar_job_report(job, &r), SV_OK);
+    printf("within the limit: largest singular value %.6f, max |S - S^T| %.2e\n", r.checks.max_singular,
+           r.checks.reciprocity);
+    assert_true(r.checks.max_singular <= 1 + 1e-9);
+    assert_true(r.checks.reciprocity <= 1e-9);
+    check_estimate("the line with dispersion, calibrated", &r, 2);
+    sv_planar_job_destroy(job);
+    sv_em_project_destroy(p);
     sv_ctx_destroy(ctx);
 }
 
@@ -379,7 +559,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_against_lapack), cmocka_unit_test(test_network_parameters),
         cmocka_unit_test(test_project_is_copied),    cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_memory_refused),       cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_memory_refused),       cmocka_unit_test(test_memory_estimate_covers),
+        cmocka_unit_test(test_mesh_memory_refused),  cmocka_unit_test(test_validity_limit),
+        cmocka_unit_test(test_progress),
         cmocka_unit_test(test_cancel_anywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
