@@ -85,12 +85,13 @@ typedef struct sv_planar_options {
     size_t memory_limit;
     const char *memory_limit_name;
     unsigned outputs;
+    int allow_beyond_validity;
     ...;
 } sv_planar_options;
 void sv_planar_options_default(sv_planar_options *opts);
 
 typedef struct sv_planar_memory {
-    size_t model, solves, calibration, small, total, limit;
+    size_t mesh, model, solves, calibration, small, total, limit;
     ...;
 } sv_planar_memory;
 
@@ -110,7 +111,7 @@ typedef struct sv_planar_report {
     char device[...];
     double seconds_mesh, seconds_assembly, seconds_exact, seconds_reduced, seconds_calibration,
         seconds_total;
-    size_t peak_assembly, peak_sweep, peak;
+    size_t peak_mesh, peak_assembly, peak_sweep, peak;
     sv_planar_memory estimate;
     ...;
 } sv_planar_report;

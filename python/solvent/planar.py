@@ -81,12 +81,12 @@ class Project:
 
     def sweep(self, f=None, *, band=None, points=None, start_dc=False, tolerance=None, outputs=(),
               exact_all=False, precision="mixed", max_exact=0, subdivide=0, device="auto", threads=0,
-              memory_limit=None, progress=False):
+              memory_limit=None, allow_beyond_validity=False, progress=False):
         """S-parameters of the project (see solvent.sweep)."""
         return sweep(self, f, band=band, points=points, start_dc=start_dc, tolerance=tolerance,
                      outputs=outputs, exact_all=exact_all, precision=precision, max_exact=max_exact,
                      subdivide=subdivide, device=device, threads=threads, memory_limit=memory_limit,
-                     progress=progress)
+                     allow_beyond_validity=allow_beyond_validity, progress=progress)
 
 
 @dataclass
@@ -140,7 +140,7 @@ class SweepResult:
 
 def sweep(project, f=None, *, band=None, points=None, start_dc=False, tolerance=None, outputs=(),
           exact_all=False, precision="mixed", max_exact=0, subdivide=0, device="auto", threads=0,
-          memory_limit=None, progress=False):
+          memory_limit=None, allow_beyond_validity=False, progress=False):
     """S-parameters of a project (a Project, a project file's path, or a
     project dict), as `solvent sweep` computes them: calibrated ports,
     the adaptive sweep, the DC point when the band starts at 0.
@@ -155,7 +155,9 @@ def sweep(project, f=None, *, band=None, points=None, start_dc=False, tolerance=
        "lapack"; max_exact: cap on the sweep's exact solves (0: 30);
     subdivide: mesh every cell k × k; device: "auto", "cpu", "gpu";
     threads: 0 = all cores; memory_limit: bytes (or "512M", "4G"), default
-       the machine's available memory; progress: True for a bar on
+       the machine's available memory; allow_beyond_validity: solve
+       frequencies above the model's limit (refused by default: S may come
+       out non-passive there); progress: True for a bar on
        stderr, or a callable(phase, fraction).
 
     Ctrl-C stops the run within a second and raises KeyboardInterrupt."""
@@ -164,6 +166,7 @@ def sweep(project, f=None, *, band=None, points=None, start_dc=False, tolerance=
     keep = []
     opts = _options(f, band, points, start_dc, tolerance, outputs, exact_all, precision, max_exact,
                     subdivide, device, threads, memory_limit, keep)
+    opts.allow_beyond_validity = int(bool(allow_beyond_validity))
     ctx = new_context(threads)
     job = ffi.new("sv_planar_job **")
     try:

@@ -184,3 +184,11 @@ def test_repeated_calls_leak_nothing(tiny, monkeypatch):
     tracemalloc.stop()
     assert second - first < 10_000
     assert tally["checked"] > 1500 and tally["holding"] == 0
+
+
+def test_beyond_the_models_limit_is_refused_unless_asked(repo):
+    """The stub (h = 1.6 mm, εr 4.4) holds to 7.1 GHz: 9 GHz is refused
+    with the limit named, and solved when asked."""
+    with pytest.raises(solvent.ArgumentError, match="7.1"):
+        solvent.sweep(repo / "examples/stub.json", f=[9e9])
+    assert solvent.sweep(repo / "examples/stub.json", f=[9e9], allow_beyond_validity=True).s.shape == (1, 2, 2)
