@@ -128,7 +128,7 @@ static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, int axis, int width
         sv_sweep_options so;
         sv_sweep_options_default(&so);
         so.tolerance = 1e-6;
-        s = sv_sweep_run(ctx, sv_em_affine_model(a), nf, freq, &so, &res);
+        s = sv_em_sweep_run(ctx, a, nf, freq, &so, &res);
     }
     sv_em_parts_end(&parts);
     if (!s) memcpy(y, res->h, sizeof(double complex) * 4 * (size_t)nf);

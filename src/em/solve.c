@@ -1,5 +1,6 @@
 /* The direct solve at one frequency: the planar model's exact solve by the
- * sweep engine (double precision), then the port admittances. */
+ * sweep engine (double precision), or where the charge term swamps the
+ * others, the loop–tree solve (lowfreq.c); then the port admittances. */
 #include <math.h>
 
 #include "em_internal.h"
@@ -11,6 +12,7 @@ sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double
         return sv_error(SV_ERR_ARG, "sv_em_solve: frequency = %g Hz: expected a finite value > 0 (the "
                                     "quasi-static model is singular at DC)",
                         freq_hz);
+    if (sv_em_affine_low_frequency(a, freq_hz)) return sv_em_solve_loop_tree(ctx, a, freq_hz, y);
     const sv_em_model *em = sv_em_affine_em(a);
     int n = em->n, np = em->prj->nports;
     double complex *x = sv_alloc(ctx, sizeof *x * (size_t)n * (size_t)np, "em port solutions");
