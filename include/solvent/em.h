@@ -76,6 +76,11 @@ typedef struct sv_em_grid {
 /* The highest frequency a project, a band or a solve accepts (Hz), checked
  * after any unit is applied. */
 #define SV_EM_MAX_FREQ_HZ 1e15
+/* The lowest frequency above DC a solve takes (Hz): below it a planar
+ * circuit's S is its DC limit to double precision (its changes are of
+ * order ω·L/Z0 and ω·R·C) while a lossless thru's admittance 1/(jωL)
+ * heads for overflow; 0 itself is the DC limit (sv_em_dc_s). */
+#define SV_EM_MIN_FREQ_HZ 1e-9
 
 /* A frequency band: the project's sweep section, or the band a sweep runs. */
 typedef struct sv_em_sweep {

@@ -376,5 +376,8 @@ double sv_em_affine_others_share(const sv_em_affine *a, double freq_hz);
 /* Below this share the residuals a double solve of Z(f) is refined with
  * round Ψ's part beyond the others' (u/share > 1e-7 of ‖Z‖): lowfreq.c solves there. */
 #define SV_EM_LOWFREQ_SHARE 2e-9
+/* SV_ERR_ARG unless f is finite and from SV_EM_MIN_FREQ_HZ to
+ * SV_EM_MAX_FREQ_HZ (what a solve above DC takes); `who` opens the message. */
+sv_status sv_em_check_solve_frequency(const char *who, double freq_hz);
 
 #endif

@@ -349,8 +349,8 @@ static sv_status solve_system(sv_ctx *ctx, const sv_em_affine *a, const loop_tre
 sv_status sv_em_solve_loop_tree(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y)
 {
     if (!a || !y) return sv_error(SV_ERR_ARG, "sv_em_solve_loop_tree: NULL argument");
-    if (!(freq_hz > 0) || !isfinite(freq_hz))
-        return sv_error(SV_ERR_ARG, "sv_em_solve_loop_tree: frequency = %g Hz: expected a finite value > 0", freq_hz);
+    sv_status st = sv_em_check_solve_frequency("sv_em_solve_loop_tree", freq_hz);
+    if (st) return st;
     const sv_em_model *em = sv_em_affine_em(a);
     int n = em->n;
     size_t nn;
@@ -358,7 +358,7 @@ sv_status sv_em_solve_loop_tree(sv_ctx *ctx, const sv_em_affine *a, double freq_
         return sv_error(SV_ERR_ARG, "sv_em_solve_loop_tree: n = %d: the full matrix would overflow size_t", n);
     forest f;
     loop_tree lt = {0};
-    sv_status st = forest_make(ctx, em, &f);
+    st = forest_make(ctx, em, &f);
     if (st) return st;
     st = loops_make(ctx, em, &f, &lt);
     forest_free(ctx, &f);

@@ -6,6 +6,18 @@
 
 #include "em_internal.h"
 
+sv_status sv_em_check_solve_frequency(const char *who, double freq_hz)
+{
+    if (isfinite(freq_hz) && freq_hz >= SV_EM_MIN_FREQ_HZ && freq_hz <= SV_EM_MAX_FREQ_HZ) return SV_OK;
+    if (freq_hz > 0 && freq_hz < SV_EM_MIN_FREQ_HZ)
+        return sv_error(SV_ERR_ARG, "%s: frequency = %g Hz: below %g Hz the circuit's S is its DC limit to "
+                                    "double precision (use 0 Hz for DC)",
+                        who, freq_hz, SV_EM_MIN_FREQ_HZ);
+    return sv_error(SV_ERR_ARG, "%s: frequency = %g Hz: expected a finite value from %g to %g Hz (0 Hz, DC, "
+                                "is the model's DC limit: sv_em_dc_s)",
+                    who, freq_hz, SV_EM_MIN_FREQ_HZ, SV_EM_MAX_FREQ_HZ);
+}
+
 int sv_em_affine_low_frequency(const sv_em_affine *a, double freq_hz)
 {
     return a && freq_hz > 0 && sv_em_affine_others_share(a, freq_hz) < SV_EM_LOWFREQ_SHARE;
@@ -95,7 +107,11 @@ sv_status sv_em_sweep_run(sv_ctx *ctx, const sv_em_affine *a, int nfreq, const d
     *out = NULL;
     if (!a || !freq) return sv_error(SV_ERR_ARG, "sv_em_sweep_run: NULL argument");
     int low = 0;
-    for (int i = 0; i < nfreq; i++) low += sv_em_affine_low_frequency(a, freq[i]);
+    for (int i = 0; i < nfreq; i++) {
+        sv_status st = sv_em_check_solve_frequency("sv_em_sweep_run", freq[i]);
+        if (st) return st;
+        low += sv_em_affine_low_frequency(a, freq[i]);
+    }
     if (low == 0) return sv_sweep_run(ctx, sv_em_affine_model(a), nfreq, freq, opts, out);
     double t0 = sv_time_now();
     sv_sweep_result *r = NULL;
