@@ -346,6 +346,10 @@ sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double
  * in double: what sv_em_solve uses below the threshold; elsewhere a second
  * method to check the first by). */
 sv_status sv_em_solve_loop_tree(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y);
+/* Bytes the loop–tree solve holds: its N × N complex matrix, solutions
+ * and graph (its loops' lists, a few MB at most where the matrix takes GB,
+ * not counted); for a memory estimate. */
+size_t sv_em_loop_tree_bytes(const sv_em_model *m);
 /* 1 if f is below the loop–tree path's threshold (sv_em_solve and
  * sv_em_sweep_run solve it there). */
 int sv_em_affine_low_frequency(const sv_em_affine *a, double freq_hz);

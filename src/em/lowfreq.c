@@ -23,6 +23,32 @@
 
 #include "em_internal.h"
 
+sv_status sv_em_check_solve_frequency(const char *who, double freq_hz)
+{
+    if (isfinite(freq_hz) && freq_hz >= SV_EM_MIN_FREQ_HZ && freq_hz <= SV_EM_MAX_FREQ_HZ) return SV_OK;
+    if (freq_hz > 0 && freq_hz < SV_EM_MIN_FREQ_HZ)
+        return sv_error(SV_ERR_ARG, "%s: frequency = %g Hz: below %g Hz the circuit's S is its DC limit to "
+                                    "double precision (use 0 Hz for DC)",
+                        who, freq_hz, SV_EM_MIN_FREQ_HZ);
+    return sv_error(SV_ERR_ARG, "%s: frequency = %g Hz: expected a finite value from %g to %g Hz (0 Hz, DC, "
+                                "is the model's DC limit: sv_em_dc_s)",
+                    who, freq_hz, SV_EM_MIN_FREQ_HZ, SV_EM_MAX_FREQ_HZ);
+}
+
+size_t sv_em_loop_tree_bytes(const sv_em_model *m)
+{
+    if (!m) return 0;
+    size_t n = (size_t)m->n, np = (size_t)m->prj->nports, cells = (size_t)m->prj->grid.nx * m->prj->grid.ny + 1;
+    /* the matrix; solutions, scaling and pivots; the forest (the loops' lists, 5 bytes per edge of each
+     * loop's tree path, are not counted: a few MB where the matrix takes GB) */
+    return 16 * n * n + n * (32 * np + 24) + cells * 6 * sizeof(int);
+}
+
+int sv_em_affine_low_frequency(const sv_em_affine *a, double freq_hz)
+{
+    return a && freq_hz > 0 && sv_em_affine_others_share(a, freq_hz) < SV_EM_LOWFREQ_SHARE;
+}
+
 /* The loop–tree basis: tree[q] marks tree edges; a cotree edge q's loop is
  * q itself (+1) and the tree edges idx[ptr[q]..ptr[q+1]) with signs val. */
 typedef struct loop_tree {

@@ -6,23 +6,6 @@
 
 #include "em_internal.h"
 
-sv_status sv_em_check_solve_frequency(const char *who, double freq_hz)
-{
-    if (isfinite(freq_hz) && freq_hz >= SV_EM_MIN_FREQ_HZ && freq_hz <= SV_EM_MAX_FREQ_HZ) return SV_OK;
-    if (freq_hz > 0 && freq_hz < SV_EM_MIN_FREQ_HZ)
-        return sv_error(SV_ERR_ARG, "%s: frequency = %g Hz: below %g Hz the circuit's S is its DC limit to "
-                                    "double precision (use 0 Hz for DC)",
-                        who, freq_hz, SV_EM_MIN_FREQ_HZ);
-    return sv_error(SV_ERR_ARG, "%s: frequency = %g Hz: expected a finite value from %g to %g Hz (0 Hz, DC, "
-                                "is the model's DC limit: sv_em_dc_s)",
-                    who, freq_hz, SV_EM_MIN_FREQ_HZ, SV_EM_MAX_FREQ_HZ);
-}
-
-int sv_em_affine_low_frequency(const sv_em_affine *a, double freq_hz)
-{
-    return a && freq_hz > 0 && sv_em_affine_others_share(a, freq_hz) < SV_EM_LOWFREQ_SHARE;
-}
-
 /* A result for nf frequencies, allocated as the sweep's own
  * (sv_sweep_result_destroy frees it). */
 static sv_status result_alloc(sv_ctx *ctx, int nf, int np, const double *freq, sv_sweep_result **out)
@@ -84,15 +67,17 @@ static sv_status sweep_high(sv_ctx *ctx, const sv_em_affine *a, int nf, const do
     return st;
 }
 
-/* Each frequency below the threshold by the loop–tree solve. */
-static sv_status solve_low(sv_ctx *ctx, const sv_em_affine *a, sv_sweep_result *r)
+/* Each frequency below the threshold by the loop–tree solve, reported
+ * (and stopped when asked) between them. */
+static sv_status solve_low(sv_ctx *ctx, const sv_em_affine *a, int low, sv_sweep_result *r)
 {
     size_t pp = (size_t)r->nout * (size_t)r->nrhs;
     double t0 = sv_time_now();
     sv_status st = SV_OK;
-    for (int i = 0; !st && i < r->nfreq; i++)
+    for (int i = 0, done = 0; !st && i < r->nfreq; i++)
         if (sv_em_affine_low_frequency(a, r->freq[i])) {
-            st = sv_em_solve_loop_tree(ctx, a, r->freq[i], r->h + (size_t)i * pp);
+            st = sv_progress(ctx, "low-frequency solves", (double)done++ / low);
+            if (!st) st = sv_em_solve_loop_tree(ctx, a, r->freq[i], r->h + (size_t)i * pp);
             r->exact[i] = 1;
             r->n_exact++;
         }
@@ -116,8 +101,14 @@ sv_status sv_em_sweep_run(sv_ctx *ctx, const sv_em_affine *a, int nfreq, const d
     double t0 = sv_time_now();
     sv_sweep_result *r = NULL;
     sv_status st = result_alloc(ctx, nfreq, sv_em_affine_em(a)->prj->nports, freq, &r);
+    /* the swept frequencies' share of the progress, then the low ones' */
+    sv_progress_span span = sv_progress_span_begin(ctx, 0, (double)(nfreq - low) / nfreq);
     if (!st) st = sweep_high(ctx, a, nfreq, freq, opts, r);
-    if (!st) st = solve_low(ctx, a, r);
+    sv_progress_span_end(ctx, span);
+    span = sv_progress_span_begin(ctx, (double)(nfreq - low) / nfreq, 1);
+    if (!st) st = solve_low(ctx, a, low, r);
+    if (!st) st = sv_progress(ctx, "low-frequency solves", 1.0);
+    sv_progress_span_end(ctx, span);
     if (st) {
         sv_sweep_result_destroy(r);
         return st;
