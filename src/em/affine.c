@@ -44,7 +44,6 @@ struct sv_em_affine {
     double loss_ratio;           /* otherwise Ψ_im ≈ loss_ratio·Ψ (0 for a lossless dielectric) */
     const sv_em_radiation *rad;  /* the mesh's (borrowed; NULL when radiation is off): low-rank terms */
     sv_sweep_term term[MODEL_TERMS_MAX]; /* the sweep's descriptions (arrays borrowed from above) */
-    double norm[MODEL_TERMS_MAX]; /* ‖A_k‖∞ of each model term (the low-frequency routing's shares) */
     sv_sweep_model *model;
 };
 
@@ -183,28 +182,6 @@ static void describe_terms(sv_em_affine *a)
         }
 }
 
-/* ‖A_k‖∞ of model term k. A low-rank term (radiation, coefficient ∝ k0⁴)
- * counts 0: it is negligible wherever the charge term's share matters. */
-static double term_norm(const sv_em_affine *a, int k)
-{
-    const sv_sweep_term *t = &a->term[k];
-    if (t->kind == SV_SWEEP_TERM_PACKED) {
-        const sv_dense_sym *packed = a->kind[k] == TERM_L     ? a->L
-                                     : a->kind[k] == TERM_PSI ? a->Psi
-                                     : a->kind[k] == TERM_DISP ? a->disp[a->sub[k]]
-                                                               : a->PsiI;
-        return sv_dense_sym_norm_inf(packed);
-    }
-    if (t->kind != SV_SWEEP_TERM_CSR) return 0;
-    double top = 0;
-    for (int r = 0; r < a->em->n; r++) {
-        double row = 0;
-        for (int e = t->rowptr[r]; e < t->rowptr[r + 1]; e++) row += fabs(t->values[e]);
-        top = fmax(top, row);
-    }
-    return top;
-}
-
 /* The sweep model: the terms, the coefficients and the port excitations. */
 static sv_status make_model(sv_em_affine *a)
 {
@@ -212,7 +189,6 @@ static sv_status make_model(sv_em_affine *a)
     double *b = sv_alloc(a->ctx, sizeof(double) * (size_t)n * (size_t)p, "port excitations");
     if (!b) return sv_last_status();
     describe_terms(a);
-    for (int k = 0; k < a->nterms; k++) a->norm[k] = term_norm(a, k);
     sv_status st = sv_em_port_rhs(a->em, b, n);
     if (!st) st = sv_sweep_model_create(a->ctx, n, a->nterms, a->term, coefficient, a, p, b, n, &a->model);
     sv_free(a->ctx, b); /* the model keeps its own copy */
@@ -309,10 +285,11 @@ double sv_em_affine_others_share(const sv_em_affine *a, double freq_hz)
 {
     double w = 2 * SV_EM_PI * freq_hz, charge = 0, others = 0;
     for (int k = 0; k < a->nterms; k++) {
+        double norm = sv_sweep_model_term_norm(a->model, k);
         if (sv_em_affine_is_charge(a, k))
-            charge += cabs(sv_em_affine_charge_coefficient(a, k)) * a->norm[k]; /* ω·share */
+            charge += cabs(sv_em_affine_charge_coefficient(a, k)) * norm; /* ω·share */
         else
-            others += w * cabs(term_coefficient(a, a->kind[k], a->sub[k], freq_hz)) * a->norm[k];
+            others += w * cabs(term_coefficient(a, a->kind[k], a->sub[k], freq_hz)) * norm;
     }
     return charge > 0 ? others / charge : INFINITY;
 }
