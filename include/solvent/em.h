@@ -76,6 +76,11 @@ typedef struct sv_em_grid {
 /* The highest frequency a project, a band or a solve accepts (Hz), checked
  * after any unit is applied. */
 #define SV_EM_MAX_FREQ_HZ 1e15
+/* The lowest frequency above DC a solve takes (Hz): below it a planar
+ * circuit's S is its DC limit to double precision (its changes are of
+ * order ω·L/Z0 and ω·R·C) while a lossless thru's admittance 1/(jωL)
+ * heads for overflow; 0 itself is the DC limit (sv_em_dc_s). */
+#define SV_EM_MIN_FREQ_HZ 1e-9
 
 /* A frequency band: the project's sweep section, or the band a sweep runs. */
 typedef struct sv_em_sweep {
@@ -359,8 +364,27 @@ double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double fre
 
 /* Direct solve at one frequency f > 0 (finite): Z(f)·X = B by the sweep
  * engine's exact double-precision solve (sv_sweep_solve_exact with
- * SV_SWEEP_DOUBLE); y gets Y = Bᵀ·X (P × P, column-major). */
+ * SV_SWEEP_DOUBLE), or at low frequencies, where the charge term's share of
+ * ‖Z(f)‖ swamps the others' beyond what double precision keeps, by the
+ * loop–tree basis (docs/em.md, "DC and low frequency"); y gets Y = Bᵀ·X
+ * (P × P, column-major). */
 sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y);
+/* The same Y by the loop–tree basis at any f > 0 (a dense LDLᵀ of order N
+ * in double: what sv_em_solve uses below the threshold; elsewhere a second
+ * method to check the first by). */
+sv_status sv_em_solve_loop_tree(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y);
+/* Bytes the loop–tree solve holds: its N × N complex matrix, solutions
+ * and graph (its loops' lists, a few MB at most where the matrix takes GB,
+ * not counted); for a memory estimate. */
+size_t sv_em_loop_tree_bytes(const sv_em_model *m);
+/* 1 if f is below the loop–tree path's threshold (sv_em_solve and
+ * sv_em_sweep_run solve it there). */
+int sv_em_affine_low_frequency(const sv_em_affine *a, double freq_hz);
+/* The planar model's sweep: sv_sweep_run over the frequencies above the
+ * loop–tree path's threshold, each one below it solved by that path
+ * (counted as exact solves); one result for all nfreq frequencies (> 0). */
+sv_status sv_em_sweep_run(sv_ctx *ctx, const sv_em_affine *a, int nfreq, const double *freq,
+                          const sv_sweep_options *opts, sv_sweep_result **out);
 
 /* ---- DC ---------------------------------------------------------------------- */
 /* The DC limit of the model (docs/em.md): the resistive network of the

@@ -119,6 +119,8 @@ sv_status sv_sweep_model_apply_term(const sv_sweep_model *m, int k, int ncols, c
 /* Y_k = A_k·X for every term k at once, at y + k·n·ncols (ld n), for real X
  * (n × ncols, ld n): the products residuals are made of. */
 sv_status sv_sweep_model_apply_terms(const sv_sweep_model *m, int ncols, const double *x, double *y);
+/* ‖A_k‖∞ of term k as the model measured it at creation (−1 if k is out of range). */
+double sv_sweep_model_term_norm(const sv_sweep_model *m, int k);
 /* An upper bound of ‖Z(f)‖∞ (Σ_k |c_k|·‖A_k‖∞). */
 double sv_sweep_model_norm_inf(const sv_sweep_model *m, double freq);
 

@@ -267,3 +267,29 @@ double complex sv_em_affine_coefficient(const sv_em_affine *a, int k, double fre
     if (!a || k < 0 || k >= a->nterms) return NAN;
     return term_coefficient(a, a->kind[k], a->sub[k], freq_hz);
 }
+
+/* ---- the charge terms (the low-frequency path, lowfreq.c) ---- */
+
+int sv_em_affine_is_charge(const sv_em_affine *a, int k)
+{
+    return a && k >= 0 && k < a->nterms && (a->kind[k] == TERM_PSI || a->kind[k] == TERM_PSI_IM);
+}
+
+/* ω·c_k(f) of a charge term, without the division by ω (finite as f → 0). */
+double complex sv_em_affine_charge_coefficient(const sv_em_affine *a, int k)
+{
+    return a->kind[k] == TERM_PSI ? a->loss_ratio - I : 1;
+}
+
+double sv_em_affine_others_share(const sv_em_affine *a, double freq_hz)
+{
+    double w = 2 * SV_EM_PI * freq_hz, charge = 0, others = 0;
+    for (int k = 0; k < a->nterms; k++) {
+        double norm = sv_sweep_model_term_norm(a->model, k);
+        if (sv_em_affine_is_charge(a, k))
+            charge += cabs(sv_em_affine_charge_coefficient(a, k)) * norm; /* ω·share */
+        else
+            others += w * cabs(term_coefficient(a, a->kind[k], a->sub[k], freq_hz)) * norm;
+    }
+    return charge > 0 ? others / charge : INFINITY;
+}

@@ -128,7 +128,7 @@ static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, int axis, int width
         sv_sweep_options so;
         sv_sweep_options_default(&so);
         so.tolerance = 1e-6;
-        s = sv_sweep_run(ctx, sv_em_affine_model(a), nf, freq, &so, &res);
+        s = sv_em_sweep_run(ctx, a, nf, freq, &so, &res);
     }
     sv_em_parts_end(&parts);
     if (!s) memcpy(y, res->h, sizeof(double complex) * 4 * (size_t)nf);
@@ -245,14 +245,14 @@ static sv_status extract(const double complex *y1, const double complex *y2, dou
 
 /* The box at f from the one at fref (lumped there), ref: E = [a b; c d]
  * with b = Zs, c = Yp, then Zc and γ; Im Zs and Yp scale with f/f_ref (a
- * series inductance and a shunt capacitance with their losses), Re Zs is
- * kept, a and d (the residual ideal transformer) are kept, det renormalised
- * to 1. γ from the line's Z' (its resistance kept, its reactance scaled) and
- * Y' (scaled): γ² = Z'·Y'. */
-static void lumped_box(const double complex ref[6], double fref, double f, double complex box[6])
+ * series inductance and a shunt capacitance with their losses), Re Zs by
+ * `loss` (loss_ratio), a and d (the residual ideal transformer) are kept,
+ * det renormalised to 1. γ from the line's Z' (its resistance kept, its
+ * reactance scaled) and Y' (scaled): γ² = Z'·Y'. */
+static void lumped_box(const double complex ref[6], double fref, double f, double loss, double complex box[6])
 {
     double r = f / fref;
-    double complex a = ref[0], b = creal(ref[1]) + I * cimag(ref[1]) * r, c = ref[2] * r, d = ref[3];
+    double complex a = ref[0], b = creal(ref[1]) * loss + I * cimag(ref[1]) * r, c = ref[2] * r, d = ref[3];
     double complex det = csqrt(a * d - b * c);
     box[0] = a / det;
     box[1] = b / det;
@@ -262,6 +262,20 @@ static void lumped_box(const double complex ref[6], double fref, double f, doubl
     double complex g = csqrt((creal(zl) + I * cimag(zl) * r) * yl * r);
     box[5] = cimag(g) < 0 ? -g : g;
     box[4] = box[5] / (yl * r);
+}
+
+/* How the box's series resistance scales from f_ref to f on lossy metal:
+ * it is the port's excess loss over the feed's (the current crowding at
+ * its edge), which goes as the metal's surface resistance above its DC
+ * value and vanishes at DC, where the current is uniform and the DC limit
+ * has none. Lossless metal's (radiation's) is kept. */
+static double loss_ratio(const sv_em_stackup *st, double fref, double f)
+{
+    if (!isfinite(st->sigma)) return 1;
+    double rdc = creal(sv_em_surface_impedance(st->sigma, st->t, 0));
+    double at = creal(sv_em_surface_impedance(st->sigma, st->t, f)) - rdc;
+    double ref = creal(sv_em_surface_impedance(st->sigma, st->t, fref)) - rdc;
+    return ref > 0 && at >= 0 ? at / ref : 1;
 }
 
 /* Lengths of the standards in cells: the first at least three feed widths
@@ -380,7 +394,7 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const 
         const double complex *a = y1 + 4 * (size_t)i, *b = y2 + 4 * (size_t)i;
         double complex g = propagation(a, b, l1, l2), *box = i > nf ? lo : sd->box + 6 * (size_t)i;
         if (i < nf && cabs(ccosh(g * (l2 - l1)) - 1) < CAL_CONDITIONED)
-            lumped_box(lo, flo, fall[i], box);
+            lumped_box(lo, flo, fall[i], loss_ratio(&m->prj->st, flo, fall[i]), box);
         else
             s = extract(a, b, l1, l2, fall[i], fall[i] < fref ? zc * (g / gref) * (fref / fall[i]) : zc, box);
     }

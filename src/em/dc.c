@@ -117,7 +117,11 @@ static sv_status dc_solve(const sv_em_model *m, const dc_net *net, const double 
 }
 
 /* What the solve gives to its tolerance, exactly: no coupling between ports
- * on separate pieces, and no current through a port alone on its piece. */
+ * on separate pieces, no current through a port alone on its piece, and
+ * Kirchhoff's current law on each piece (no path to ground at DC: a
+ * column's currents sum to zero), which makes the diagonal the negated sum
+ * of its symmetrised couplings rather than a difference of two large
+ * numbers that may leave Y a little active. */
 static void dc_exact_zeros(const sv_em_model *m, const int *comp, double *y)
 {
     int nx = m->prj->grid.nx, np = m->prj->nports, pc[np], alone[np];
@@ -131,6 +135,17 @@ static void dc_exact_zeros(const sv_em_model *m, const int *comp, double *y)
     for (int k = 0; k < np; k++)
         for (int i = 0; i < np; i++)
             if (pc[i] != pc[k] || (i == k && alone[k])) y[i + (size_t)np * k] = 0;
+    for (int k = 0; k < np; k++)
+        for (int i = k + 1; i < np; i++) {
+            double c = 0.5 * (y[i + (size_t)np * k] + y[k + (size_t)np * i]);
+            y[i + (size_t)np * k] = y[k + (size_t)np * i] = c;
+        }
+    for (int k = 0; k < np; k++) {
+        double sum = 0;
+        for (int i = 0; i < np; i++)
+            if (i != k) sum += y[i + (size_t)np * k];
+        if (!alone[k]) y[k + (size_t)np * k] = -sum;
+    }
 }
 
 /* Y at DC per unit σ·t (P × P): Gp_k·δ − Pᵀ·(K + Gp)⁻¹·P. */

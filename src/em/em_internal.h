@@ -375,4 +375,20 @@ size_t sv_em_radiation_build_bytes(int n, double a, double fmax_hz, double tol, 
 double sv_em_radiation_size(const sv_em_model *m);
 double sv_em_radiation_limit_hz(const sv_em_model *m);
 
+/* ---- the charge terms and the low-frequency path (affine.c, lowfreq.c) ---- */
+/* 1 if model term k is a charge term (Ψ, Ψ_im: coefficient ∝ 1/ω, null
+ * space the loop currents). */
+int sv_em_affine_is_charge(const sv_em_affine *a, int k);
+/* ω·c_k of charge term k (finite at any f). */
+double complex sv_em_affine_charge_coefficient(const sv_em_affine *a, int k);
+/* The other terms' share of ‖Z(f)‖∞ against the charge terms'
+ * (Σ|c_k|·‖A_k‖∞ of each; ∞ without a charge term). */
+double sv_em_affine_others_share(const sv_em_affine *a, double freq_hz);
+/* Below this share the residuals a double solve of Z(f) is refined with
+ * round Ψ's part beyond the others' (u/share > 1e-7 of ‖Z‖): lowfreq.c solves there. */
+#define SV_EM_LOWFREQ_SHARE 2e-9
+/* SV_ERR_ARG unless f is finite and from SV_EM_MIN_FREQ_HZ to
+ * SV_EM_MAX_FREQ_HZ (what a solve above DC takes); `who` opens the message. */
+sv_status sv_em_check_solve_frequency(const char *who, double freq_hz);
+
 #endif

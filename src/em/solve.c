@@ -1,5 +1,6 @@
 /* The direct solve at one frequency: the planar model's exact solve by the
- * sweep engine (double precision), then the port admittances. */
+ * sweep engine (double precision), or where the charge term swamps the
+ * others, the loop–tree solve (lowfreq.c); then the port admittances. */
 #include <math.h>
 
 #include "em_internal.h"
@@ -7,10 +8,9 @@
 sv_status sv_em_solve(sv_ctx *ctx, const sv_em_affine *a, double freq_hz, double complex *y)
 {
     if (!a || !y) return sv_error(SV_ERR_ARG, "sv_em_solve: NULL argument");
-    if (!(freq_hz > 0) || !isfinite(freq_hz))
-        return sv_error(SV_ERR_ARG, "sv_em_solve: frequency = %g Hz: expected a finite value > 0 (the "
-                                    "quasi-static model is singular at DC)",
-                        freq_hz);
+    sv_status st = sv_em_check_solve_frequency("sv_em_solve", freq_hz);
+    if (st) return st;
+    if (sv_em_affine_low_frequency(a, freq_hz)) return sv_em_solve_loop_tree(ctx, a, freq_hz, y);
     const sv_em_model *em = sv_em_affine_em(a);
     sv_status valid = sv_em_check_validity(em->prj, &em->opts, freq_hz);
     if (valid) return valid;

@@ -7,11 +7,23 @@
 
 #include "planar_internal.h"
 
+/* Frequency i: 0 (DC), or from the lowest a solve takes to the highest. */
+static sv_status check_one(const double *f, int i)
+{
+    if (!isfinite(f[i]) || f[i] < 0 || f[i] > SV_EM_MAX_FREQ_HZ)
+        return sv_error(SV_ERR_ARG, "frequency %d = %g Hz: expected 0 to %g Hz", i, f[i], SV_EM_MAX_FREQ_HZ);
+    if (f[i] > 0 && f[i] < SV_EM_MIN_FREQ_HZ)
+        return sv_error(SV_ERR_ARG, "frequency %d = %g Hz: expected 0 (DC) or %g Hz and above: below that, S is "
+                                    "the DC limit to double precision (use 0)",
+                        i, f[i], SV_EM_MIN_FREQ_HZ);
+    return SV_OK;
+}
+
 static sv_status check_list(const double *f, int nf)
 {
     for (int i = 0; i < nf; i++) {
-        if (!isfinite(f[i]) || f[i] < 0 || f[i] > SV_EM_MAX_FREQ_HZ)
-            return sv_error(SV_ERR_ARG, "frequency %d = %g Hz: expected 0 to %g Hz", i, f[i], SV_EM_MAX_FREQ_HZ);
+        sv_status s = check_one(f, i);
+        if (s) return s;
         if (i > 0 && !(f[i] > f[i - 1]))
             return sv_error(SV_ERR_ARG, "frequency %d = %g Hz after %g Hz: expected ascending, distinct frequencies",
                             i, f[i], f[i - 1]);
@@ -54,7 +66,9 @@ static sv_status from_band(sv_planar_job *j)
     j->tolerance = band.tolerance;
     j->freq = sv_alloc(j->ctx, sizeof(double) * (size_t)j->nf, "the job's frequencies");
     if (!j->freq) return sv_last_status();
-    return sv_em_band_frequencies(&band, j->freq);
+    s = sv_em_band_frequencies(&band, j->freq);
+    for (int i = 0; !s && i < j->nf; i++) s = check_one(j->freq, i);
+    return s;
 }
 
 sv_status planar_frequencies(sv_planar_job *j)

@@ -242,7 +242,7 @@ static sv_status solve(sv_planar_job *j)
     int nf = j->nf - j->dc;
     if (nf == 0) return SV_OK;
     sv_ctx_reset_peak(j->ctx);
-    sv_status s = sv_sweep_run(j->ctx, sv_em_affine_model(j->model), nf, j->freq + j->dc, &j->so, &j->res);
+    sv_status s = sv_em_sweep_run(j->ctx, j->model, nf, j->freq + j->dc, &j->so, &j->res);
     if (s) return s;
     const sv_sweep_result *r = j->res;
     sv_planar_report *rep = &j->rep;

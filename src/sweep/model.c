@@ -364,6 +364,11 @@ sv_status sv_sweep_model_residual(const sv_sweep_model *m, double freq, const do
     return SV_OK;
 }
 
+double sv_sweep_model_term_norm(const sv_sweep_model *m, int k)
+{
+    return m && k >= 0 && k < m->nterms ? m->term_norm[k] : -1.0;
+}
+
 double sv_sweep_model_norm_inf(const sv_sweep_model *m, double freq)
 {
     if (!m) return -1.0;

@@ -327,6 +327,23 @@ static sv_status run_sweep(sv_ctx *ctx, outcome *o)
     return st;
 }
 
+/* The planar model's sweep across its low-frequency threshold: two
+ * loop–tree solves (the graph, its loops, the matrix) and one exact solve
+ * of Z(f), merged into one result. */
+static sv_status run_low_sweep(sv_ctx *ctx, outcome *o)
+{
+    const double f[3] = {10, 1e3, 2.5e9};
+    sv_sweep_result *r = (sv_sweep_result *)&r;
+    sv_status st = sv_em_sweep_run(ctx, sweep_model.a, 3, f, NULL, &r);
+    if (st == SV_OK) {
+        digest_complex(o, r->h, 3 * 9);
+        sv_sweep_result_destroy(r);
+    } else {
+        assert_null(r);
+    }
+    return st;
+}
+
 /* The planar job on the calibration's two-port with raw ports (the
  * calibration has its own campaign) and without radiation: the project's
  * copy, the frequencies, the mesh, the estimate, the assembly, direct
@@ -508,6 +525,12 @@ static void test_sweep(void **state)
     campaign_on_model("sweep", run_sweep, NULL, &sweep_model);
 }
 
+static void test_low_sweep(void **state)
+{
+    (void)state;
+    campaign_on_model("low-frequency sweep", run_low_sweep, NULL, &sweep_model);
+}
+
 static void test_planar_job(void **state)
 {
     (void)state;
@@ -534,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_wall_shares),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_low_sweep),
         cmocka_unit_test(test_direct_solve_dispersion),
     };
     return cmocka_run_group_tests_name("allocation failures", tests, NULL, NULL);

@@ -223,7 +223,7 @@ static void test_bad_options(void **state)
     assert_int_equal(sv_ctx_create(&ctx), SV_OK);
     sv_em_project *p = project(ctx, strip_project);
     size_t held = sv_ctx_memory_current(ctx);
-    const double unsorted[] = {2e9, 1e9}, negative[] = {-1, 1e9}, nan_f[] = {NAN};
+    const double unsorted[] = {2e9, 1e9}, negative[] = {-1, 1e9}, nan_f[] = {NAN}, sub_nhz[] = {0, 1e-300};
     struct {
         sv_planar_options o;
         const char *named;
@@ -231,6 +231,8 @@ static void test_bad_options(void **state)
         {.o = {.freq_hz = unsorted, .nfreq = 2}, "ascending"},
         {.o = {.freq_hz = negative, .nfreq = 2}, "frequency 0 = -1 Hz"},
         {.o = {.freq_hz = nan_f, .nfreq = 1}, "frequency 0 = nan"},
+        {.o = {.freq_hz = sub_nhz, .nfreq = 2}, "frequency 1 = 1e-300 Hz: expected 0 (DC) or 1e-09 Hz and above"},
+        {.o = {.band = {.start_hz = 1e-12, .stop_hz = 1e-10, .points = 3}}, "frequency 0 = 1e-12 Hz"},
         {.o = {.freq_hz = unsorted, .nfreq = 0}, "nfreq = 0"},
         {.o = {.subdivide = 17}, "subdivide = 17"},
         {.o = {.max_exact = -1}, "max_exact = -1"},
