@@ -302,6 +302,8 @@ static sv_status run_steps(sv_planar_job *j)
     sv_status s = planar_check_memory(j);
     if (!s) s = in_span(j, assemble, at, sh.assembly);
     at += sh.assembly;
+    if (!s) planar_estimate_low_frequencies(j);
+    if (!s) s = planar_check_memory(j);
     if (!s) s = planar_choose_device(j);
     if (!s) s = in_span(j, solve, at, sh.sweep);
     at += sh.sweep;

@@ -50,6 +50,19 @@ void planar_estimate(sv_planar_job *j)
     m->limit = limit_in_force(j);
 }
 
+void planar_estimate_low_frequencies(sv_planar_job *j)
+{
+    sv_planar_memory *m = &j->rep.estimate;
+    int low = 0;
+    for (int i = j->dc; i < j->nf && !low; i++) low = sv_em_affine_low_frequency(j->model, j->freq[i]);
+    if (!low) return;
+    /* the loop-tree solves run one frequency at a time, apart from the sweep's */
+    size_t loop_tree = sv_em_loop_tree_bytes(j->em);
+    if (loop_tree > m->solves) m->solves = loop_tree;
+    size_t run = m->model + (m->solves > m->calibration ? m->solves : m->calibration) + m->small;
+    if (run > m->total) m->total = run;
+}
+
 /* How a refusal names the limit. */
 static const char *limit_name(const sv_planar_job *j)
 {

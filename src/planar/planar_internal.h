@@ -44,6 +44,10 @@ sv_status planar_check_mesh_memory(const sv_planar_job *j);
 /* The run's memory estimate, once the mesh exists (into j->rep.estimate). */
 void planar_estimate(sv_planar_job *j);
 /* SV_ERR_BUDGET naming the estimate's parts when it exceeds the limit. */
+/* Once the model exists: the loop-tree solves' matrix (16·N² bytes) in the
+ * solves' part when a frequency falls below the model's low-frequency
+ * threshold (known only from its terms' norms). */
+void planar_estimate_low_frequencies(sv_planar_job *j);
 sv_status planar_check_memory(const sv_planar_job *j);
 /* A GPU asked for: refused before any work when none can be used. */
 sv_status planar_check_device(const sv_planar_job *j);
