@@ -17,6 +17,15 @@ import solvent
 from solvent import _compile, ode
 from solvent._native import ffi, lib
 
+@pytest.fixture(autouse=True, scope="module")
+def fresh_cache(tmp_path_factory):
+    """Compiled right-hand sides go to a cache of this run's own: the first
+    solve of each source compiles it, as on a fresh machine."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOLVENT_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
 # Van der Pol in its classic form (the built-in vdpol is the ε form with
 # rescaled time):  y1' = y2,  y2' = μ (1 − y1²) y2 − y1,  stiff for μ = 1000
 # along its slow phase.
@@ -104,6 +113,22 @@ def test_stiff_c_source_agrees_with_radau():
 
 RHS_PROTOTYPE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_double),
                                  ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), ctypes.c_void_p)
+
+
+def test_c_source_is_compiled_once():
+    """One object per source in the cache, named by its hash; solving the
+    same source again (in a new process too: the file is looked up first)
+    compiles nothing."""
+    source = VDP_F + "/* compiled once */\n"
+    folder = _compile.cache_dir()
+    before = set(folder.glob("*.so")) if folder.exists() else set()
+    ode.solve(source, [2.0, 0.0], [0, 0.1], [5.0])
+    made = set(folder.glob("*.so")) - before
+    assert len(made) == 1
+    stamp = next(iter(made)).stat().st_mtime_ns
+    _compile._loaded.clear()  # as a new process would: only the file remains
+    ode.solve(source, [2.0, 0.0], [0, 0.1], [5.0])
+    assert set(folder.glob("*.so")) - before == made and next(iter(made)).stat().st_mtime_ns == stamp
 
 
 def test_every_rhs_form_gives_the_same_trajectories():
