@@ -279,6 +279,17 @@ def test_value_and_grad_matches_central_differences_of_the_loss():
     for k in range(3):
         fd = _central(loss_at, guess, k, 1e-4 * guess[k])
         assert grad[k] == pytest.approx(fd, rel=1e-5), f"rate {k + 1}"
+    # With respect to the initial state (y0 1-D: the gradient's shape (3,)).
+    # y2(0) acts through the fast initial transient: differences of adaptive
+    # solutions scatter by ~1e-5 there (h from 1e-6 to 1e-8), hence 1e-4.
+    y0 = np.array([1.0, 0.0, 0.0])
+    _, grad_y0 = ode.value_and_grad("rober", y0, t_save, guess, data, sigma, wrt="y0", **tight)
+
+    def loss_from(v):
+        return ode.value_and_grad("rober", v, t_save, guess, data, sigma, wrt="y0", **tight)[0]
+
+    for i in range(3):
+        assert grad_y0[i] == pytest.approx(_central(loss_from, y0, i, 1e-6), rel=1e-4), f"y0[{i}]"
     # An ensemble of two experiments sharing the rates: their gradients add up.
     y0s = np.array([[1.0, 0.0, 0.0], [0.5, 0.0, 0.5]])
     data2 = ode.solve("rober", y0s, t_save, truth, **tight)
