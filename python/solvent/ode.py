@@ -236,8 +236,6 @@ def _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, name):
     desc = _new_desc(n, nparams, pattern, nonautonomous, keep, name)
     for field, address in symbols.items():
         setattr(desc, field, ffi.cast(C_CALLBACKS[field], address))
-    if "f" not in symbols:  # only the batched form given: the library needs f as well
-        raise _arg_error("rhs: f is required")
     desc.jac_source = _jac_source(symbols)
     desc.sens_source = _sens_source(symbols)
     return _Problem(_create(ctx, desc), keep, name=name)
@@ -335,7 +333,9 @@ class _PythonRhs:
             out = np.frombuffer(ffi.buffer(dydt, 8 * self.n * W), dtype=np.float64).reshape(self.n, W).T
             out[...] = _shaped(self.f(T, Y, P), (W, self.n), "f(t, Y, P)")
             return 0
-        except BaseException as exc:  # noqa: B036 (anything, Ctrl-C included, ends the solve's use of f)
+        # Whatever f raises (BaseException too: anything escaping a cffi
+        # callback would leave dydt unwritten and report success).
+        except BaseException as exc:  # noqa: B036
             self.error = exc
             return -1
 
@@ -352,7 +352,7 @@ class _PythonRhs:
             out = np.frombuffer(ffi.buffer(values, 8 * self.nnz * W), dtype=np.float64).reshape(self.nnz, W).T
             out[...] = _shaped(np.reshape(result, (W, -1)), (W, self.nnz), "jac(t, Y, P)")
             return 0
-        except BaseException as exc:  # noqa: B036
+        except BaseException as exc:  # noqa: B036 (as in rhs)
             self.error = exc
             return -1
 
