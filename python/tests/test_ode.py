@@ -393,12 +393,11 @@ def test_ctrl_c_stops_a_long_ensemble(monkeypatch):
 
     timer = threading.Timer(0.3, press_ctrl_c)
     timer.start()
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt):  # (uninterrupted it takes about a minute here)
         ode.solve("orego", np.tile([1.0, 2.0, 3.0], (400_000, 1)), [0, 360], progress=lambda phase, f: None)
     stopped = time.monotonic()
     timer.join()
-    assert asked and stopped - asked[0] < 1.0 and stopped - started < 1.3
+    assert asked and stopped - asked[0] < 1.0
     assert contexts and lib.sv_ctx_memory_current(contexts[-1]) == 0
 
 
