@@ -1,11 +1,12 @@
-"""Solvent: planar EM sweeps (and, as they land, designs and ODE ensembles)
-from Python, over the Solvent C library. docs/python.md is the guide."""
+"""Solvent: planar EM sweeps and ODE ensembles (solvent.ode) from Python,
+over the Solvent C library. docs/python.md is the guide."""
 from ._core import ArgumentError, BudgetError, ParseError, SolventError
 from ._native import ffi as _ffi
 from ._native import lib as _lib
+from . import ode
 from .planar import Project, SweepResult, sweep
 
 __version__ = _ffi.string(_lib.sv_version_string()).decode()
 
-__all__ = ["Project", "SweepResult", "sweep", "SolventError", "ArgumentError", "ParseError", "BudgetError",
+__all__ = ["ode", "Project", "SweepResult", "sweep", "SolventError", "ArgumentError", "ParseError", "BudgetError",
            "__version__"]

@@ -153,6 +153,163 @@ typedef struct sv_em_ts_options {
 void sv_em_ts_options_default(sv_em_ts_options *opts);
 sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts, int p, int nf,
                                  const double *freq_hz, const double _Complex *data, const double *z0);
+/* ODE ensembles (include/solvent/ode.h) */
+typedef int (*sv_ode_rhs_fn)(double t, const double *y, const double *p, double *dydt, void *user);
+typedef int (*sv_ode_rhs_batch_fn)(int W, const double *t, const double *y, const double *p, double *dydt,
+                                   void *user);
+typedef int (*sv_ode_jac_fn)(double t, const double *y, const double *p, double *values, double *dfdt, void *user);
+typedef int (*sv_ode_jac_batch_fn)(int W, const double *t, const double *y, const double *p, double *values,
+                                   double *dfdt, void *user);
+typedef int (*sv_ode_rhs_complex_fn)(double _Complex t, const double _Complex *y, const double *p,
+                                     double _Complex *dydt, void *user);
+typedef int (*sv_ode_jvp_fn)(double t, const double *y, const double *p, double vt, const double *v, double *jv,
+                             void *user);
+typedef int (*sv_ode_dfdp_fn)(double t, const double *y, const double *p, int k, double *dfdp_k, void *user);
+typedef int (*sv_ode_rhs_complex_p_fn)(double _Complex t, const double _Complex *y, const double _Complex *p,
+                                       double _Complex *dydt, void *user);
+typedef int (*sv_ode_tangent_fn)(double t, const double *y, const double *p, const double *v, const double *vp,
+                                 double *out, void *user);
+typedef int (*sv_ode_tangent_complex_fn)(double _Complex t, const double _Complex *y, const double *p,
+                                         const double *v, const double *vp, double _Complex *out, void *user);
+typedef int (*sv_ode_jac_dir_fn)(double t, const double *y, const double *p, const double *v, const double *vp,
+                                 double *dvals, double *ddfdt, void *user);
+typedef int (*sv_ode_dfdp_batch_fn)(int W, const double *t, const double *y, const double *p, int k, double *dfdp_k,
+                                    void *user);
+typedef int (*sv_ode_tangent_batch_fn)(int W, const double *t, const double *y, const double *p, const double *v,
+                                       const double *vp, double *out, void *user);
+typedef int (*sv_ode_jac_dir_batch_fn)(int W, const double *t, const double *y, const double *p, const double *v,
+                                       const double *vp, double *dvals, double *ddfdt, void *user);
+
+typedef enum sv_ode_sens_source { SV_ODE_SENS_ANALYTIC, SV_ODE_SENS_COMPLEX_STEP, SV_ODE_SENS_TANGENT,
+                                  SV_ODE_SENS_FD } sv_ode_sens_source;
+typedef enum sv_ode_jac_source { SV_ODE_JAC_ANALYTIC, SV_ODE_JAC_COMPLEX_STEP, SV_ODE_JAC_JVP, SV_ODE_JAC_FD }
+    sv_ode_jac_source;
+
+typedef struct sv_ode_problem_desc {
+    const char *name;
+    int n;
+    int nparams;
+    sv_ode_rhs_fn f;
+    sv_ode_rhs_batch_fn f_batch;
+    const int *rowptr;
+    const int *colind;
+    sv_ode_jac_source jac_source;
+    sv_ode_jac_fn jac;
+    sv_ode_jac_batch_fn jac_batch;
+    sv_ode_rhs_complex_fn f_complex;
+    sv_ode_jvp_fn jvp;
+    int nonautonomous;
+    void *user;
+    int nsens_params;
+    const int *sens_params;
+    int nsens_y0;
+    const int *sens_y0;
+    sv_ode_sens_source sens_source;
+    sv_ode_dfdp_fn dfdp;
+    sv_ode_rhs_complex_p_fn f_complex_p;
+    sv_ode_tangent_fn tangent;
+    sv_ode_jac_dir_fn jac_dir;
+    sv_ode_tangent_complex_fn tangent_complex;
+    sv_ode_dfdp_batch_fn dfdp_batch;
+    sv_ode_tangent_batch_fn tangent_batch;
+    sv_ode_jac_dir_batch_fn jac_dir_batch;
+    ...;
+} sv_ode_problem_desc;
+
+typedef struct sv_ode_problem sv_ode_problem;
+sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *desc, sv_ode_problem **out);
+void sv_ode_problem_destroy(sv_ode_problem *prob);
+int sv_ode_problem_n(const sv_ode_problem *prob);
+int sv_ode_problem_nparams(const sv_ode_problem *prob);
+int sv_ode_problem_nnz(const sv_ode_problem *prob);
+int sv_ode_problem_nsens(const sv_ode_problem *prob);
+sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int nsens_params, const int *sens_params,
+                                   int nsens_y0, const int *sens_y0, sv_ode_problem **out);
+
+typedef enum sv_ode_method { SV_ODE_RODAS5P, SV_ODE_TSIT5 } sv_ode_method;
+
+typedef struct sv_ode_options {
+    sv_ode_method method;
+    double rtol;
+    double atol;
+    const double *atol_vec;
+    const double *weights;
+    double first_step;
+    double max_step;
+    long max_steps;
+    const double *tstops;
+    int ntstops;
+    ...;
+} sv_ode_options;
+void sv_ode_options_default(sv_ode_options *opt);
+
+typedef enum sv_ode_traj_status { SV_ODE_SUCCESS, SV_ODE_MAX_STEPS, SV_ODE_STEP_TOO_SMALL, SV_ODE_NONFINITE,
+                                  SV_ODE_F_FAILED, SV_ODE_NOT_RUN } sv_ode_traj_status;
+const char *sv_ode_traj_status_string(sv_ode_traj_status s);
+
+typedef struct sv_ode_stats {
+    long accepted, rejected;
+    long nf;
+    long njac;
+    long nfactor;
+    long nsolve;
+    long nrefine;
+    long nrefused;
+    long nexact;
+    long nsens_rhs;
+    long nsens_jac;
+    double t_reached;
+    ...;
+} sv_ode_stats;
+
+typedef struct sv_ode_ensemble {
+    int ntraj;
+    double t0;
+    int nsave;
+    const double *tsave;
+    const double *y0;
+    int y0_shared;
+    const double *params;
+    int params_shared;
+    double *out;
+    double *sens_out;
+    const double *sens0;
+    int sens0_shared;
+    sv_ode_traj_status *status;
+    sv_ode_stats *stats;
+    ...;
+} sv_ode_ensemble;
+
+sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *prob, const sv_ode_options *opt, sv_ode_ensemble *ens);
+sv_status sv_ode_loss_gradient(const sv_ode_problem *prob, const sv_ode_ensemble *ens, const double *data,
+                               const double *sigma, double *loss, double *grad);
+
+typedef struct sv_ode_builtin {
+    const char *name;
+    sv_ode_problem *prob;
+    double t0, t1;
+    double *y0;
+    double *params;
+    double *tstops;
+    int ntstops;
+    double rtol, atol;
+    double *atol_vec;
+    ...;
+} sv_ode_builtin;
+sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_ode_jac_source jac,
+                                sv_ode_builtin **out);
+void sv_ode_builtin_destroy(sv_ode_builtin *b);
+const char *const *sv_ode_builtin_names(void);
+
+/* A Python right-hand side: the solver calls these (cffi callbacks that
+ * take the interpreter's lock); user is the solve's handle (ode.py). */
+extern "Python" int sv_py_ode_f(double t, const double *y, const double *p, double *dydt, void *user);
+extern "Python" int sv_py_ode_f_batch(int W, const double *t, const double *y, const double *p, double *dydt,
+                                      void *user);
+extern "Python" int sv_py_ode_jac(double t, const double *y, const double *p, double *values, double *dfdt,
+                                  void *user);
+extern "Python" int sv_py_ode_jac_batch(int W, const double *t, const double *y, const double *p, double *values,
+                                        double *dfdt, void *user);
 """
 
 
