@@ -52,3 +52,18 @@ def tiny(strip):
         port["y"] = [0, 0.5]
     strip["ports"][1]["x"] = 2
     return strip
+
+
+def capture_contexts(monkeypatch, module):
+    """Every library context `module` makes from now on, in a list (for a
+    few calls: the list keeps them alive)."""
+    contexts = []
+    make = module.new_context
+
+    def capture(threads=0):
+        ctx = make(threads)
+        contexts.append(ctx)
+        return ctx
+
+    monkeypatch.setattr(module, "new_context", capture)
+    return contexts

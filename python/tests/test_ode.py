@@ -14,6 +14,7 @@ import pytest
 import scipy.integrate
 
 import solvent
+from conftest import capture_contexts
 from solvent import _compile, ode
 from solvent._native import ffi, lib
 
@@ -333,19 +334,6 @@ def test_failed_trajectories_are_reported():
         ode.solve("rober", np.tile([1.0, 0, 0], (3, 1)), [0, 1e5], max_steps=20)
 
 
-def _capture_contexts(monkeypatch):  # for a few calls: the list holds every context
-    contexts = []
-    make = ode.new_context
-
-    def capture(threads=0):
-        ctx = make(threads)
-        contexts.append(ctx)
-        return ctx
-
-    monkeypatch.setattr(ode, "new_context", capture)
-    return contexts
-
-
 def test_repeated_calls_leak_nothing(monkeypatch):
     """Two equal rounds of solves (C source, built-in with sensitivities,
     Python f) after a first: Python's heap grows by less than a few
@@ -384,7 +372,7 @@ def test_ctrl_c_stops_a_long_ensemble(monkeypatch):
     """A Ctrl-C 0.3 s into an ensemble that runs many seconds raises
     KeyboardInterrupt within a second and leaves the context holding
     nothing."""
-    contexts = _capture_contexts(monkeypatch)
+    contexts = capture_contexts(monkeypatch, ode)
     asked = []
 
     def press_ctrl_c():

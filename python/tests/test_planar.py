@@ -13,6 +13,7 @@ import pytest
 import skrf
 
 import solvent
+from conftest import capture_contexts
 from solvent import planar
 from solvent._native import lib
 
@@ -103,24 +104,11 @@ def test_progress_rises_to_one(strip):
     assert all(phase for phase, _ in seen)
 
 
-def _capture_contexts(monkeypatch):
-    contexts = []
-    make = planar.new_context
-
-    def capture(threads=0):
-        ctx = make(threads)
-        contexts.append(ctx)
-        return ctx
-
-    monkeypatch.setattr(planar, "new_context", capture)
-    return contexts
-
-
 def test_ctrl_c_stops_a_sweep_and_frees_everything(repo, monkeypatch):
     """A Ctrl-C one second into pixel2port's sweep (which runs several
     seconds) raises KeyboardInterrupt within a second, and the library
     holds nothing afterwards."""
-    contexts = _capture_contexts(monkeypatch)
+    contexts = capture_contexts(monkeypatch, planar)
     project = solvent.Project.from_file(repo / "examples/pixel2port.json")
     asked = []
 
