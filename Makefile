@@ -64,11 +64,20 @@ fuzz: setup
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD_SAN)/tests/fuzz/fuzz_tool --tool $(BUILD_SAN)/solvent --src . \
 	  --work $(BUILD_SAN)/fuzz-long --seed $(FUZZ_SEED) --seconds $(FUZZ_SECONDS) --timeout 300
 
+# BENCH=python: the Python package against the tool of the same build
+# (bench/python/bench_python.py).
 bench:
+ifeq ($(BENCH),python)
+	@$(MAKE) --no-print-directory python
+	@mkdir -p bench/results
+	$(VENV)/bin/python bench/python/bench_python.py --tool $(BUILD)/solvent > bench/results/python.jsonl.tmp
+	@cat bench/results/python.jsonl.tmp && mv bench/results/python.jsonl.tmp bench/results/python.jsonl
+else
 	@scripts/setup --bench
 	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_BUILD_BENCH=ON -DSOLVENT_BUILD_TESTS=OFF -DSOLVENT_CUDA=$(CUDA)
 	cmake --build $(BUILD_BENCH) -j $(JOBS)
 	@scripts/run-bench $(BUILD_BENCH)/bench-bin "$(BENCH)"
+endif
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

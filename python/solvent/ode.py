@@ -52,6 +52,16 @@ def builtin_names():
     return names
 
 
+def builtin_defaults(name, arg=None):
+    """What a built-in problem brings: y0, params, t_save (its t0 and t1),
+    rtol, atol, atol_vec and tstops, as numpy arrays and floats."""
+    problem = _builtin_problem(new_context(), name, arg)
+    defaults = {key: (value.copy() if isinstance(value, np.ndarray) else value)
+                for key, value in problem.defaults.items()}
+    _release(problem, problem.handle)
+    return defaults
+
+
 def _arg_error(message):
     return ArgumentError(lib.SV_ERR_ARG, message)
 

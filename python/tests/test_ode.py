@@ -463,3 +463,10 @@ def test_sparse_jacobian_from_c_source_and_from_python_agree():
     from_source = ode.solve(CHAIN_JAC, y0, t_save, params, sparsity=mask)
     from_python = ode.solve(chain_numpy, y0, t_save, params, sparsity=mask, jac=chain_jac_numpy)
     np.testing.assert_array_equal(from_python, from_source)
+
+
+def test_builtin_defaults_are_robertsons():
+    """Robertson (1966): y0 = (1, 0, 0), rate constants 0.04, 3e7 and 1e4."""
+    rober = ode.builtin_defaults("rober")
+    np.testing.assert_array_equal(rober["y0"], [1.0, 0.0, 0.0])
+    assert sorted(rober["params"]) == [0.04, 1e4, 3e7]
