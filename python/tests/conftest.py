@@ -2,6 +2,8 @@
 import os
 import pathlib
 
+import tracemalloc
+
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -67,3 +69,35 @@ def capture_contexts(monkeypatch, module):
 
     monkeypatch.setattr(module, "new_context", capture)
     return contexts
+
+
+def check_contexts(monkeypatch, module):
+    """A tally of the contexts `module` makes from now on: each is checked
+    for memory it still holds when the next one is made (so that none is
+    kept alive). Returns {"checked": …, "holding": …}."""
+    make = module.new_context
+    tally = {"last": None, "checked": 0, "holding": 0}
+
+    def checking(threads=0):
+        from solvent._native import lib
+        if tally["last"] is not None:
+            tally["checked"] += 1
+            tally["holding"] += lib.sv_ctx_memory_current(tally["last"]) != 0
+        tally["last"] = make(threads)
+        return tally["last"]
+
+    monkeypatch.setattr(module, "new_context", checking)
+    return tally
+
+
+def heap_growth(round_of_calls):
+    """Bytes Python's heap grows in the third of three equal rounds over
+    the second (the first fills caches)."""
+    round_of_calls()
+    tracemalloc.start()
+    round_of_calls()
+    first = tracemalloc.get_traced_memory()[0]
+    round_of_calls()
+    second = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return second - first

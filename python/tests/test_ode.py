@@ -7,14 +7,13 @@ import ctypes
 import subprocess
 import threading
 import time
-import tracemalloc
 
 import numpy as np
 import pytest
 import scipy.integrate
 
 import solvent
-from conftest import capture_contexts
+from conftest import capture_contexts, check_contexts, heap_growth
 from solvent import _compile, ode
 from solvent._native import ffi, lib
 
@@ -339,17 +338,7 @@ def test_repeated_calls_leak_nothing(monkeypatch):
     Python f) after a first: Python's heap grows by less than a few
     objects' worth, and every context ends holding nothing (each checked
     when the next one is made)."""
-    make = ode.new_context
-    tally = {"last": None, "checked": 0, "holding": 0}
-
-    def checking(threads=0):
-        if tally["last"] is not None:
-            tally["checked"] += 1
-            tally["holding"] += lib.sv_ctx_memory_current(tally["last"]) != 0
-        tally["last"] = make(threads)
-        return tally["last"]
-
-    monkeypatch.setattr(ode, "new_context", checking)
+    tally = check_contexts(monkeypatch, ode)
 
     def round_of_calls():
         for _ in range(40):
@@ -357,14 +346,7 @@ def test_repeated_calls_leak_nothing(monkeypatch):
             ode.solve("rober", t_save=[0, 1], sensitivities="params")
             ode.solve(vdp_numpy, [2.0, 0.0], [0, 0.01], [5.0])
 
-    round_of_calls()  # the first round also fills caches
-    tracemalloc.start()
-    round_of_calls()
-    first = tracemalloc.get_traced_memory()[0]
-    round_of_calls()
-    second = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    assert second - first < 10_000
+    assert heap_growth(round_of_calls) < 10_000
     assert tally["checked"] >= 359 and tally["holding"] == 0
 
 

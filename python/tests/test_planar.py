@@ -6,14 +6,13 @@ import json
 import subprocess
 import threading
 import time
-import tracemalloc
 
 import numpy as np
 import pytest
 import skrf
 
 import solvent
-from conftest import capture_contexts
+from conftest import capture_contexts, check_contexts, heap_growth
 from solvent import planar
 from solvent._native import lib
 
@@ -143,19 +142,9 @@ def test_repeated_calls_leak_nothing(tiny, monkeypatch):
     heap grows no more in the second round than a few objects' worth, and
     every context ends holding nothing (each checked when the next one is
     made)."""
-    make = planar.new_context
-    tally = {"last": None, "checked": 0, "holding": 0}
-
-    def checking(threads=0):
-        if tally["last"] is not None:
-            tally["checked"] += 1
-            tally["holding"] += lib.sv_ctx_memory_current(tally["last"]) != 0
-        tally["last"] = make(threads)
-        return tally["last"]
-
     text = json.dumps(tiny)
     project = solvent.Project.from_json(text)  # its context holds it: made before the checks
-    monkeypatch.setattr(planar, "new_context", checking)
+    tally = check_contexts(monkeypatch, planar)
 
     def round_of_calls():
         for _ in range(500):
@@ -163,14 +152,7 @@ def test_repeated_calls_leak_nothing(tiny, monkeypatch):
         for _ in range(10):
             project.sweep(f=[1e9])
 
-    round_of_calls()  # the first round also fills caches
-    tracemalloc.start()
-    round_of_calls()
-    first = tracemalloc.get_traced_memory()[0]
-    round_of_calls()
-    second = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    assert second - first < 10_000
+    assert heap_growth(round_of_calls) < 10_000
     assert tally["checked"] > 1500 and tally["holding"] == 0
 
 
