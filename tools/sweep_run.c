@@ -152,8 +152,6 @@ static int run_job(sweep_job *j)
 static int write_touchstone(sweep_job *j)
 {
     const sv_planar_network *net = j->net;
-    int equal_z0 = 1;
-    for (int k = 1; k < net->p; k++) equal_z0 &= net->z0[k] == net->z0[0];
     char comment[512];
     snprintf(comment, sizeof comment,
              "solvent %s sweep of %s: %d unknowns, %d frequencies, %d exact solves, tolerance %.1e%s",
@@ -161,7 +159,7 @@ static int write_touchstone(sweep_job *j)
              j->rep.converged ? "" : " (NOT met)");
     sv_em_ts_options ts;
     sv_em_ts_options_default(&ts);
-    ts.version = equal_z0 ? 1 : 2;
+    ts.version = SV_EM_TS_VERSION_FOR_Z0;
     ts.comment = comment;
     if (sv_em_touchstone_write(j->outname, &ts, net->p, net->nf, net->freq_hz, net->s, net->z0)) return lib_fail(j, 0);
     return 0;

@@ -427,8 +427,10 @@ typedef enum sv_em_ts_param { SV_EM_TS_S = 0, SV_EM_TS_Y = 1, SV_EM_TS_Z = 2 } s
 
 /* Options of a Touchstone file. A zero-filled struct (or opts = NULL) means
  * the defaults, the same as sv_em_ts_options_default. */
+#define SV_EM_TS_VERSION_FOR_Z0 (-1)
 typedef struct sv_em_ts_options {
-    int version;               /* 1 (1.1) or 2 (2.0); 0 = 1 */
+    int version;               /* 1 (1.1) or 2 (2.0); 0 = 1; SV_EM_TS_VERSION_FOR_Z0: 1 when every
+                                  port has the same z0, else 2 (which alone holds several) */
     sv_em_ts_format format;    /* default RI */
     sv_em_ts_param param;      /* default S */
     const char *unit;          /* "Hz", "kHz", "MHz", "GHz" (NULL = "GHz") */

@@ -140,6 +140,7 @@ sv_status sv_planar_job_run(sv_planar_job *job);
 const sv_planar_network *sv_planar_job_network(const sv_planar_job *job);
 sv_status sv_planar_job_report(const sv_planar_job *job, sv_planar_report *out);
 
+#define SV_EM_TS_VERSION_FOR_Z0 ...
 typedef enum sv_em_ts_format { SV_EM_TS_RI, SV_EM_TS_MA, SV_EM_TS_DB } sv_em_ts_format;
 typedef enum sv_em_ts_param { SV_EM_TS_S, SV_EM_TS_Y, SV_EM_TS_Z } sv_em_ts_param;
 typedef struct sv_em_ts_options {

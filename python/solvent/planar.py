@@ -119,14 +119,12 @@ class SweepResult:
         when every port has the same z0, else 2 unless given)."""
         path = os.fspath(path)
         p = self.s.shape[1]
-        if version is None:
-            version = 1 if np.all(self.z0 == self.z0[0]) else 2
         if format not in _TS_FORMATS:
             raise ArgumentError(lib.SV_ERR_ARG, f"format {format!r}: expected one of {sorted(_TS_FORMATS)}")
         keep = []  # the C strings live until the call returns
         opts = ffi.new("sv_em_ts_options *")
         lib.sv_em_ts_options_default(opts)
-        opts.version = int(version)
+        opts.version = lib.SV_EM_TS_VERSION_FOR_Z0 if version is None else int(version)
         opts.format = _TS_FORMATS[format]
         opts.unit = _c_string(unit, keep)
         opts.comment = _c_string(comment, keep) if comment else ffi.NULL

@@ -51,6 +51,11 @@ static sv_status check_write(const sv_em_ts_options *opts, int p, int nf, const 
         if (!o->unit) o->unit = "GHz";
     }
     if (p < 1 || p > 9999) return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: ports = %d: expected 1..9999", p);
+    if (o->version == SV_EM_TS_VERSION_FOR_Z0) {
+        o->version = 1;
+        for (int k = 1; k < p; k++)
+            if (z0[k] != z0[0]) o->version = 2;
+    }
     if (nf < 1) return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: frequencies = %d: expected >= 1", nf);
     if (o->version != 1 && o->version != 2)
         return sv_error(SV_ERR_ARG, "sv_em_touchstone_write: version = %d: expected 1 or 2", o->version);

@@ -141,6 +141,31 @@ static void test_touchstone_errors(void **state)
     assert_int_equal(sv_em_touchstone_write(path, &o, 2, 2, f, d, z50), SV_ERR_ARG);
 }
 
+/* SV_EM_TS_VERSION_FOR_Z0: version 1 while one reference serves every
+ * port, version 2 (which alone holds several) otherwise. */
+static void test_touchstone_version_for_z0(void **state)
+{
+    (void)state;
+    double f[2] = {1e9, 2e9}, z_same[2] = {50, 50}, z_differ[2] = {50, 75};
+    double complex d[8] = {0.1, 0.9, 0.9, 0.1, 0.2, 0.8, 0.8, 0.2};
+    char path[256];
+    snprintf(path, sizeof path, "%s/version_for_z0.s2p", SV_BINARY_DIR);
+    sv_em_ts_options o;
+    sv_em_ts_options_default(&o);
+    o.version = SV_EM_TS_VERSION_FOR_Z0;
+    const double *z0s[2] = {z_same, z_differ};
+    for (int c = 0; c < 2; c++) {
+        assert_int_equal(sv_em_touchstone_write(path, &o, 2, 2, f, d, z0s[c]), SV_OK);
+        sv_em_touchstone *t;
+        assert_int_equal(sv_em_touchstone_read(NULL, path, &t), SV_OK);
+        assert_int_equal(t->version, c == 0 ? 1 : 2);
+        assert_true(t->z0[1] == z0s[c][1]);
+        sv_em_touchstone_destroy(t);
+    }
+    assert_int_equal(o.version, SV_EM_TS_VERSION_FOR_Z0); /* the caller's options are not changed */
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +173,7 @@ int main(void)
         cmocka_unit_test(test_touchstone_roundtrip),
         cmocka_unit_test(test_touchstone_order),
         cmocka_unit_test(test_touchstone_errors),
+        cmocka_unit_test(test_touchstone_version_for_z0),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
