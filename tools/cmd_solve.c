@@ -214,7 +214,7 @@ static void job_options(const solve_args *a, const double *f, int nf, sv_planar_
 /* Where the model stops holding, when the frequencies reach past it. */
 static void say_validity(const sv_planar_report *r)
 {
-    if (r->radiation && r->stop_hz > r->model_limit_hz)
+    if (r->beyond_limit)
         fprintf(stderr,
                 "solvent solve: warning: above %.4g GHz the model no longer holds (electrical size, docs/em.md); "
                 "solved there as --allow-beyond-validity asks: S may exceed 1\n",

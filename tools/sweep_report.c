@@ -93,7 +93,7 @@ static void print_stackup(const sweep_job *j)
 static void print_validity(const sweep_job *j)
 {
     const sv_planar_report *r = &j->rep;
-    if (r->radiation && r->stop_hz > r->model_limit_hz)
+    if (r->beyond_limit)
         printf("  validity     WARNING: above %.4g GHz the model no longer holds (electrical size, docs/em.md); "
                "solved there as --allow-beyond-validity asks: S may exceed 1 (the checks line)\n",
                r->model_limit_hz / 1e9);

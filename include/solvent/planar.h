@@ -109,6 +109,8 @@ typedef struct sv_planar_report {
     int unknowns, ports, terms, subdivide;
     int lossy_metal, radiation, dispersion, dispersion_far_terms, edge_profiles, calibrated;
     double model_limit_hz;      /* above it the model no longer holds (sv_em_model_limit_hz) */
+    int beyond_limit;           /* 1: frequencies above model_limit_hz were solved with radiation on
+                                   (allow_beyond_validity): S may exceed 1 there (see checks) */
     double dispersion_limit_hz; /* with dispersion: sv_em_model_dispersion_limit_hz; else 0 */
     /* the frequencies */
     double start_hz, stop_hz, tolerance;

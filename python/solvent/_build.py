@@ -98,7 +98,9 @@ typedef struct sv_planar_memory {
 typedef struct sv_planar_report {
     int unknowns, ports, terms, subdivide;
     int lossy_metal, radiation, dispersion, dispersion_far_terms, edge_profiles, calibrated;
-    double model_limit_hz, dispersion_limit_hz;
+    double model_limit_hz;
+    int beyond_limit;
+    double dispersion_limit_hz;
     double start_hz, stop_hz, tolerance;
     int nfreq, dc;
     sv_sweep_precision precision;

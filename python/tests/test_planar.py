@@ -161,4 +161,6 @@ def test_beyond_the_models_limit_is_refused_unless_asked(repo):
     with the limit named, and solved when asked."""
     with pytest.raises(solvent.ArgumentError, match="7.1"):
         solvent.sweep(repo / "examples/stub.json", f=[9e9])
-    assert solvent.sweep(repo / "examples/stub.json", f=[9e9], allow_beyond_validity=True).s.shape == (1, 2, 2)
+    beyond = solvent.sweep(repo / "examples/stub.json", f=[9e9], allow_beyond_validity=True)
+    assert beyond.s.shape == (1, 2, 2) and beyond.report["beyond_limit"] == 1
+    assert solvent.sweep(repo / "examples/stub.json", f=[7e9]).report["beyond_limit"] == 0

@@ -233,6 +233,7 @@ static sv_status assemble(sv_planar_job *j)
     j->rep.terms = sv_sweep_model_nterms(sv_em_affine_model(j->model));
     j->rep.radiation = sv_em_affine_radiates(j->model);
     j->rep.dispersion = sv_em_affine_disperses(j->model);
+    j->rep.beyond_limit = j->rep.radiation && j->rep.stop_hz > j->rep.model_limit_hz;
     return SV_OK;
 }
 

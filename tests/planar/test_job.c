@@ -457,6 +457,7 @@ static void test_validity_limit(void **state)
     sv_assert_close(r.model_limit_hz, limit, 1e-12, 0);
     printf("beyond the limit, allowed: largest singular value %.6f\n", r.checks.max_singular);
     assert_true(r.checks.max_singular > 1.1); /* what the refusal keeps from a user */
+    assert_int_equal(r.beyond_limit, 1);       /* and the report flags */
     sv_planar_job_destroy(job);
     sv_em_project_destroy(q);
     /* up to the limit: passive and reciprocal at every frequency */
@@ -472,6 +473,7 @@ static void test_validity_limit(void **state)
            r.checks.reciprocity);
     assert_true(r.checks.max_singular <= 1 + 1e-9);
     assert_true(r.checks.reciprocity <= 1e-9);
+    assert_int_equal(r.beyond_limit, 0);
     check_estimate("the line with dispersion, calibrated", &r, 2);
     sv_planar_job_destroy(job);
     sv_em_project_destroy(p);
