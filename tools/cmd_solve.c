@@ -274,7 +274,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
             rc = TOOL_EXIT_INTERRUPTED;
             goto done;
         }
-        tool_say_model_failure("solve", a->project, p, f[0] > 0 || nf == 1 ? f[0] : f[1]);
+        tool_say_model_failure("solve", a->project);
         if (sv_last_status() == SV_ERR_BUDGET && strstr(sv_last_error(), "more than the"))
             fprintf(stderr, "  Give a larger --memory-limit if the machine has the memory.\n");
         goto done;
@@ -286,7 +286,7 @@ static int solve_run(const solve_args *a, const double *f, int nf)
     rc = 0;
     goto done;
 fail:
-    tool_say_model_failure("solve", a->project, p, 0);
+    tool_say_model_failure("solve", a->project);
 done:
     sv_planar_job_destroy(job);
     sv_em_project_destroy(p);

@@ -16,25 +16,25 @@
 
 /* A library call failed: its message naming the project, exit code 1; or
  * the user interrupted it: 130. */
-static int lib_fail(sweep_job *j, double f_hz)
+static int lib_fail(sweep_job *j)
 {
     sweep_bar_end(&j->bar);
     if (sv_last_status() == SV_ERR_CANCELLED && tool_interrupted()) {
         tool_say("sweep", "%s: interrupted: nothing written", j->a->project);
         return TOOL_EXIT_INTERRUPTED;
     }
-    tool_say_model_failure("sweep", j->a->project, j->prj, f_hz);
+    tool_say_model_failure("sweep", j->a->project);
     return 1;
 }
 
 static int open_project(sweep_job *j)
 {
-    if (sv_ctx_create(&j->ctx)) return lib_fail(j, 0);
+    if (sv_ctx_create(&j->ctx)) return lib_fail(j);
     sv_ctx_set_progress(j->ctx, sweep_bar_draw, &j->bar);
     sv_ctx_set_log(j->ctx, tool_log_warnings, (void *)"sweep"); /* the project's warnings, while it is read */
     sv_status read = sv_em_project_read(j->ctx, j->a->project, &j->prj);
     sv_ctx_set_log(j->ctx, NULL, NULL);
-    if (read) return lib_fail(j, 0);
+    if (read) return lib_fail(j);
     return 0;
 }
 
@@ -127,7 +127,7 @@ static int create_job(sweep_job *j)
 {
     sv_planar_options o;
     job_options(j->a, &o);
-    return sv_planar_job_create(j->ctx, j->prj, &o, &j->job) ? lib_fail(j, 0) : 0;
+    return sv_planar_job_create(j->ctx, j->prj, &o, &j->job) ? lib_fail(j) : 0;
 }
 
 static int run_job(sweep_job *j)
@@ -139,9 +139,7 @@ static int run_job(sweep_job *j)
         return 0;
     }
     sv_status st = sv_last_status();
-    int nf;
-    const double *f = sv_planar_job_frequencies(j->job, &nf);
-    int code = lib_fail(j, f[0] > 0 || nf == 1 ? f[0] : f[1]); /* the lowest solved: where a breakdown starts */
+    int code = lib_fail(j);
     if (st == SV_ERR_BUDGET && strstr(sv_last_error(), "more than the"))
         fprintf(stderr, "  Give a larger %s if the machine has the memory%s.\n",
                 strstr(sv_last_error(), tool_ulimit_room) ? "address-space limit (ulimit -v)" : "--memory-limit",
@@ -161,7 +159,7 @@ static int write_touchstone(sweep_job *j)
     sv_em_ts_options_default(&ts);
     ts.version = SV_EM_TS_VERSION_FOR_Z0;
     ts.comment = comment;
-    if (sv_em_touchstone_write(j->outname, &ts, net->p, net->nf, net->freq_hz, net->s, net->z0)) return lib_fail(j, 0);
+    if (sv_em_touchstone_write(j->outname, &ts, net->p, net->nf, net->freq_hz, net->s, net->z0)) return lib_fail(j);
     return 0;
 }
 

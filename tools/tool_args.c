@@ -145,23 +145,12 @@ void tool_log_warnings(void *cmd, sv_log_level level, const char *message)
     if (level >= SV_LOG_WARN) tool_say((const char *)cmd, "warning: %s", message);
 }
 
-void tool_say_model_failure(const char *cmd, const char *project, const sv_em_project *p, double f_hz)
+void tool_say_model_failure(const char *cmd, const char *project)
 {
-    char shown[256], hint[320] = "";
+    char shown[256];
     const char *m = sv_last_error()[0] ? sv_last_error() : "failed";
-    if (sv_last_status() == SV_ERR_SINGULAR && p && f_hz > 0) {
-        sv_em_grid g;
-        sv_em_project_grid(p, &g);
-        double cell = g.dx > g.dy ? g.dx : g.dy, waves = cell * f_hz / 299792458.0;
-        /* the low-frequency breakdown: jωL drowns in Ψ/ω's rounding */
-        if (waves < 1e-7)
-            snprintf(hint, sizeof hint,
-                     " (at %g Hz the cells, %g m, are %.1e wavelengths: a model this small electrically is "
-                     "singular in double precision; use larger cells or a higher frequency)",
-                     f_hz, cell, waves);
-    }
-    if (strstr(m, sv_escape_text(project, shown, sizeof shown))) tool_say(cmd, "%s%s", m, hint);
-    else tool_say(cmd, "%s: %s%s", project, m, hint);
+    if (strstr(m, sv_escape_text(project, shown, sizeof shown))) tool_say(cmd, "%s", m);
+    else tool_say(cmd, "%s: %s", project, m);
 }
 
 int tool_check_not_input(const char *cmd, const char *opt, const char *out, const char *const *inputs, int n)

@@ -62,10 +62,9 @@ int tool_check_touchstone_name(const char *cmd, const char *path, int ports);
 void tool_log_warnings(void *cmd, sv_log_level level, const char *message);
 
 /* A library call on `project` failed: its message on stderr, prefixed with
- * the project's name unless the message names it already, and for a
- * singular model at f_hz (> 0) the likely cause when the cells are
- * electrically tiny there. */
-void tool_say_model_failure(const char *cmd, const char *project, const sv_em_project *p, double f_hz);
+ * the project's name unless the message names it already (the library's
+ * message says why and what to do: no tool adds its own diagnosis). */
+void tool_say_model_failure(const char *cmd, const char *project);
 
 /* "solvent CMD: " and the formatted message on stderr, escaped as the
  * library's messages are (sv_escape_text): values echoed from the command

@@ -402,8 +402,16 @@ sv_status sv_em_dc_s(sv_ctx *ctx, const sv_em_model *m, const double *z0, double
 sv_status sv_em_port_admittance(const sv_em_model *m, const double complex *x, int ldx, double complex *y);
 /* Z = Y⁻¹ (SV_ERR_SINGULAR if Y is singular). P × P column-major. */
 sv_status sv_em_y_to_z(int p, const double complex *y, double complex *z);
-/* S = (I − R·Y·R)(I + R·Y·R)⁻¹ with R = diag(√z0_k), z0 > 0 real per port. */
+/* S = (I − R·Y·R)(I + R·Y·R)⁻¹ with R = diag(√z0_k), z0 > 0 real per port.
+ * Where ports are joined by a near short (lossless metal far below its
+ * first resonance: |z0·Y| ~ z0/(ωL)), forming I + R·Y·R rounds away the
+ * small part of Y that S depends on: when the rounding bound
+ * P·ε·max|R·Y·R| exceeds SV_EM_S_ROUNDING_MAX, SV_ERR_SINGULAR naming it
+ * (S would be non-reciprocal or active by that much). */
+#define SV_EM_S_ROUNDING_MAX 1e-9
 sv_status sv_em_y_to_s(int p, const double complex *y, const double *z0, double complex *s);
+/* That rounding bound, P·ε·max|R·Y·R|. */
+double sv_em_y_to_s_rounding(int p, const double complex *y, const double *z0);
 /* max |S − Sᵀ| entrywise. */
 double sv_em_reciprocity_error(int p, const double complex *s);
 /* Largest singular value of S (passive: ≤ 1). */

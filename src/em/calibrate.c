@@ -20,7 +20,12 @@
  * proportional to f, so below f_ref Zc(f) = Zc·(γ(f)/γ_ref)·(f_ref/f) (a
  * fixed Zc would leave the mismatch in the box as an ideal transformer:
  * 2.4 % at 3 MHz). Above it the radiation terms' conductance breaks that
- * proportion and the loss is a small part of Z': Zc stays.
+ * proportion and the loss is a small part of Z': Zc stays. On lossless
+ * metal Z' = jωL' has no resistance to change Zc at any frequency, and the
+ * scaling would carry radiation's share of γ_ref down to frequencies where
+ * the line has none: the box would then remove more loss than the line
+ * has (S active by 3e-6 on a lossless 50 Ω line at 0.6 GHz), so Zc stays
+ * there too.
  *
  * Far below the reference frequency cosh(γ·Δℓ) − 1 sinks towards the
  * standards' own rounding and the extraction is noise; there the box is the
@@ -268,10 +273,13 @@ static void lumped_box(const double complex ref[6], double fref, double f, doubl
  * it is the port's excess loss over the feed's (the current crowding at
  * its edge), which goes as the metal's surface resistance above its DC
  * value and vanishes at DC, where the current is uniform and the DC limit
- * has none. Lossless metal's (radiation's) is kept. */
+ * has none. On lossless metal it is the discontinuity's radiation, which
+ * for a small source goes as (f/f_ref)² (a short dipole's R = 80π²(ℓ/λ)²;
+ * Balanis, Antenna Theory, 3rd ed., eq. 4-37): kept constant, the
+ * resistance removed at 1 Hz would exceed the line's and make S active. */
 static double loss_ratio(const sv_em_stackup *st, double fref, double f)
 {
-    if (!isfinite(st->sigma)) return 1;
+    if (!isfinite(st->sigma)) return (f / fref) * (f / fref);
     double rdc = creal(sv_em_surface_impedance(st->sigma, st->t, 0));
     double at = creal(sv_em_surface_impedance(st->sigma, st->t, f)) - rdc;
     double ref = creal(sv_em_surface_impedance(st->sigma, st->t, fref)) - rdc;
@@ -381,6 +389,7 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const 
     if (!s) s = line_y(ctx, m, sd->axis, sd->width, n2, nall, fall, y2);
     sv_em_parts_end(&parts);
     const double l1 = n1 * d, l2 = n2 * d, fref = fall[nf], flo = fall[nf + 1];
+    const int lossy = isfinite(m->prj->st.sigma); /* Zc scales below f_ref (the top of the file) */
     double complex zc = 0, gref = 0, lo[6];
     if (!s) {
         const double complex *y1r = y1 + 4 * (size_t)nf, *y2r = y2 + 4 * (size_t)nf;
@@ -396,7 +405,7 @@ static sv_status make_standard(sv_ctx *ctx, const sv_em_model *m, int nf, const 
         if (i < nf && cabs(ccosh(g * (l2 - l1)) - 1) < CAL_CONDITIONED)
             lumped_box(lo, flo, fall[i], loss_ratio(&m->prj->st, flo, fall[i]), box);
         else
-            s = extract(a, b, l1, l2, fall[i], fall[i] < fref ? zc * (g / gref) * (fref / fall[i]) : zc, box);
+            s = extract(a, b, l1, l2, fall[i], fall[i] < fref && lossy ? zc * (g / gref) * (fref / fall[i]) : zc, box);
     }
     sv_free(ctx, y1);
     sv_free(ctx, fall);

@@ -2,6 +2,7 @@
  * S = (I + A)⁻¹(I − A) with A = R·Y·R, R = diag(√z0) (the two factors are
  * functions of A, so they commute), and the checks users apply. LAPACK does
  * the small dense algebra. */
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -55,6 +56,14 @@ sv_status sv_em_y_to_z(int p, const double complex *y, double complex *z)
     return s ? s : check_all(p, z, "sv_em_y_to_z: Z");
 }
 
+double sv_em_y_to_s_rounding(int p, const double complex *y, const double *z0)
+{
+    double amax = 0;
+    for (int c = 0; c < p; c++)
+        for (int r = 0; r < p; r++) amax = fmax(amax, sqrt(z0[r] * z0[c]) * cabs(y[r + (size_t)p * c]));
+    return p * DBL_EPSILON * amax;
+}
+
 sv_status sv_em_y_to_s(int p, const double complex *y, const double *z0, double complex *s)
 {
     if (p < 1 || !y || !z0 || !s) return sv_error(SV_ERR_ARG, "sv_em_y_to_s: p = %d or NULL argument", p);
@@ -63,6 +72,14 @@ sv_status sv_em_y_to_s(int p, const double complex *y, const double *z0, double 
             return sv_error(SV_ERR_ARG, "sv_em_y_to_s: z0[%d] = %g: expected a finite value > 0", k, z0[k]);
     sv_status st = check_all(p, y, "sv_em_y_to_s: Y");
     if (st) return st;
+    double rounding = sv_em_y_to_s_rounding(p, y, z0);
+    if (rounding > SV_EM_S_ROUNDING_MAX)
+        return sv_error(SV_ERR_SINGULAR,
+                        "S cannot be formed to %.0e: the ports are joined by a near short (|z0·Y| reaches %.2g), "
+                        "so rounding leaves S non-reciprocal or active by up to %.1e; lossless metal does this far "
+                        "below its first resonance: give the metal its conductivity or raise the frequency "
+                        "(S at 0 Hz, the DC limit, is exact)",
+                        SV_EM_S_ROUNDING_MAX, rounding / (p * DBL_EPSILON), rounding);
     double complex *a = malloc(sizeof *a * (size_t)p * p);
     if (!a) return sv_error(SV_ERR_NOMEM, "sv_em_y_to_s: no memory for %d ports", p);
     for (int c = 0; c < p; c++)

@@ -59,6 +59,28 @@ static sv_status check_mesh_memory(sv_planar_job *j)
     return planar_check_mesh_memory(j);
 }
 
+typedef struct ctx_saved {
+    int threads;
+    size_t limit;
+} ctx_saved;
+
+static ctx_saved apply_options(sv_planar_job *j)
+{
+    ctx_saved saved = {sv_ctx_threads(j->ctx), sv_ctx_memory_limit(j->ctx)};
+    if (j->o.threads) sv_ctx_set_threads(j->ctx, j->o.threads);
+    if (j->rep.estimate.limit) sv_ctx_set_memory_limit(j->ctx, j->rep.estimate.limit);
+    return saved;
+}
+
+/* (Without a context there is nothing to restore, and the setters' own
+ * complaint would replace a failed run's message.) */
+static void restore_options(sv_planar_job *j, ctx_saved saved)
+{
+    if (!j->ctx) return;
+    sv_ctx_set_threads(j->ctx, saved.threads);
+    sv_ctx_set_memory_limit(j->ctx, saved.limit);
+}
+
 /* The mesh, its radiation terms: a second or two on the largest boards, so
  * the creation reports its own progress; within the limit, held as the
  * context's budget while it is made. */
@@ -67,18 +89,14 @@ static sv_status make_mesh(sv_planar_job *j)
     double t0 = sv_time_now();
     sv_em_options eo;
     mesh_options(j, &eo);
-    int threads = sv_ctx_threads(j->ctx);
-    size_t budget = sv_ctx_memory_limit(j->ctx);
-    if (j->o.threads) sv_ctx_set_threads(j->ctx, j->o.threads);
-    if (j->rep.estimate.limit) sv_ctx_set_memory_limit(j->ctx, j->rep.estimate.limit);
+    ctx_saved saved = apply_options(j);
     sv_ctx_reset_peak(j->ctx);
     size_t held = sv_ctx_memory_current(j->ctx);
     sv_progress_span whole = sv_progress_span_begin(j->ctx, 0, 1);
     sv_status s = sv_em_model_create(j->ctx, j->prj, &eo, &j->em);
     sv_progress_span_end(j->ctx, whole);
     j->rep.peak_mesh = sv_ctx_memory_peak(j->ctx) - held;
-    sv_ctx_set_memory_limit(j->ctx, budget);
-    sv_ctx_set_threads(j->ctx, threads);
+    restore_options(j, saved);
     j->rep.seconds_mesh = sv_time_now() - t0;
     if (s) return s;
     j->p = sv_em_model_ports(j->em);
@@ -277,25 +295,6 @@ static sv_status in_span(sv_planar_job *j, planar_step step, double lo, double s
 }
 
 /* The context as the options ask for while the job runs, and back after. */
-typedef struct ctx_saved {
-    int threads;
-    size_t limit;
-} ctx_saved;
-
-static ctx_saved apply_options(sv_planar_job *j)
-{
-    ctx_saved saved = {sv_ctx_threads(j->ctx), sv_ctx_memory_limit(j->ctx)};
-    if (j->o.threads) sv_ctx_set_threads(j->ctx, j->o.threads);
-    if (j->rep.estimate.limit) sv_ctx_set_memory_limit(j->ctx, j->rep.estimate.limit);
-    return saved;
-}
-
-static void restore_options(sv_planar_job *j, ctx_saved saved)
-{
-    sv_ctx_set_threads(j->ctx, saved.threads);
-    sv_ctx_set_memory_limit(j->ctx, saved.limit);
-}
-
 static sv_status run_steps(sv_planar_job *j)
 {
     shares sh = progress_shares(j);

@@ -3,6 +3,7 @@
  * passivity checks, Y and Z on request, and the DC point from the model's
  * DC limit. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "planar_internal.h"
@@ -120,6 +121,25 @@ sv_status planar_keep_raw(sv_planar_job *j)
     return s;
 }
 
+/* S at the non-DC frequencies with the checks, a refusal naming its
+ * frequency (a near short's rounding, sv_em_y_to_s). */
+static sv_status network_s(sv_planar_job *j, int nf, const double complex *y, double complex *s_out)
+{
+    size_t pp = block(j);
+    for (int i = 0; i < nf; i++) {
+        sv_em_s_checks checks;
+        sv_status s = sv_em_y_to_s_all(j->p, 1, y + i * pp, j->z0, s_out + i * pp, &checks);
+        if (s) {
+            char why[768];
+            snprintf(why, sizeof why, "%s", sv_last_error());
+            return sv_error(s, "at %.6g Hz: %s", j->freq[j->dc + i], why);
+        }
+        j->rep.checks.reciprocity = fmax(j->rep.checks.reciprocity, checks.reciprocity);
+        j->rep.checks.max_singular = fmax(j->rep.checks.max_singular, checks.max_singular);
+    }
+    return SV_OK;
+}
+
 sv_status planar_network(sv_planar_job *j)
 {
     sv_status s = allocate(j);
@@ -128,7 +148,7 @@ sv_status planar_network(sv_planar_job *j)
     size_t pp = block(j), off = (size_t)j->dc * pp;
     if (nf > 0) {
         const sv_sweep_result *r = j->res;
-        s = sv_em_y_to_s_all(j->p, nf, r->h, j->z0, j->s + off, &j->rep.checks);
+        s = network_s(j, nf, r->h, j->s + off);
         memcpy(j->exact + j->dc, r->exact, (size_t)nf);
         memcpy(j->fallback + j->dc, r->fallback, (size_t)nf);
         if (!s && j->y) memcpy(j->y + off, r->h, sizeof *j->y * (size_t)nf * pp);

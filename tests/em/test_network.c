@@ -2,6 +2,7 @@
  * ports), and Touchstone round trips in every version, format and
  * parameter, the data order of hand-written files, and atomic writes. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ static void test_series_impedance(void **state)
        seen from z1 and z2: S11 = (z2 − z1 − z1 z2 ys)/(z1 + z2 + z1 z2 ys) */
     double complex ys = 0.01 + 0.02 * I;
     double zz[2] = {50, 75};
-    double complex Y2[4] = {ys + 1e6, -1e6, -1e6, 1e6}; /* a stiff link approximates the through */
+    double complex Y2[4] = {ys + 1e3, -1e3, -1e3, 1e3}; /* a stiff link (1 mΩ) approximates the through */
     assert_int_equal(sv_em_y_to_s(2, Y2, zz, S), SV_OK);
     double complex e11 = (zz[1] - zz[0] - zz[0] * zz[1] * ys) / (zz[0] + zz[1] + zz[0] * zz[1] * ys);
     sv_assert_close(creal(S[0]), creal(e11), 1e-4, 1);
@@ -47,6 +48,22 @@ static void test_series_impedance(void **state)
     assert_int_equal(sv_em_y_to_s(2, Y, bad, S), SV_ERR_ARG);
     double complex Yn[4] = {NAN, 0, 0, 1};
     assert_int_equal(sv_em_y_to_s(2, Yn, z0, S), SV_ERR_NONFINITE);
+    /* a near short: a 1 mΩ series resistor still gives S to 1e-10 of the
+       closed form; at 0.1 µΩ, |z0·Y| = 5e8, forming I + z0·Y would round S
+       by 2e-7: refused, saying why */
+    for (int k = 0; k < 2; k++) {
+        double r = k ? 1e-7 : 1e-3;
+        double complex Ys[4] = {1 / r, -1 / r, -1 / r, 1 / r};
+        sv_status st = sv_em_y_to_s(2, Ys, z0, S);
+        if (k) {
+            assert_int_equal(st, SV_ERR_SINGULAR);
+            assert_non_null(strstr(sv_last_error(), "near short"));
+            sv_assert_close(sv_em_y_to_s_rounding(2, Ys, z0), 2 * DBL_EPSILON * 50 / r, 1e-12, 0);
+        } else {
+            assert_int_equal(st, SV_OK);
+            assert_true(cabs(S[0] - r / (r + 100)) <= 1e-10 && cabs(S[1] - 100 / (r + 100)) <= 1e-10);
+        }
+    }
     double mx;
     double complex U[4] = {0, 1, 1, 0};
     assert_int_equal(sv_em_max_singular_value(2, U, &mx), SV_OK);

@@ -180,8 +180,14 @@ expect 1 "substrate.thickness = 1e\+308: expected a length" -- "$tool" solve "$t
 sed 's/"dx": 1,/"dx": 1e-7,/' "$p" >"$tmp/cell.json"
 expect 1 "grid.dx = 1e-07: expected a length from 1e-06" -- "$tool" solve "$tmp/cell.json" --freq 1GHz -o "$tmp/n.s2p"
 # a model electrically tiny is solved (the loop-tree path); below 1 nHz the
-# frequency is refused: the message names the file, the frequency and the cause
-sed 's/"units": "mm"/"units": "m"/; s/"thickness": 1.6/"thickness": 1/' "$p" >"$tmp/tiny.json"
+# frequency is refused: the message names the file, the frequency and the
+# cause; on lossless metal its ports are joined by a near short there, and S
+# could not be formed to 1e-9: refused, saying what to do
+sed 's/"units": "mm"/"units": "m"/; s/"thickness": 1.6/"thickness": 1/' "$p" >"$tmp/lossless_tiny.json"
+expect 1 "lossless_tiny.json: at 0.001 Hz: .*near short.*conductivity" -- \
+  "$tool" solve "$tmp/lossless_tiny.json" --freq 1e-3Hz -o "$tmp/tiny.s2p"
+[[ ! -e "$tmp/tiny.s2p" ]] || fail "a refused near short was written"
+sed 's/"conductivity": "inf"/"conductivity": 5.8e7, "thickness": 35e-6/' "$tmp/lossless_tiny.json" >"$tmp/tiny.json"
 expect 0 "" -- "$tool" solve "$tmp/tiny.json" --freq 1e-3Hz -o "$tmp/tiny.s2p"
 expect 1 "tiny.json: frequency 0 = 1e-12 Hz: .*DC limit" -- "$tool" solve "$tmp/tiny.json" --freq 1e-12Hz -o "$tmp/tiny.s2p"
 [[ -s "$tmp/tiny.s2p" ]] || fail "the tiny model solved at 1e-3 Hz wrote nothing"
