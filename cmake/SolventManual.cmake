@@ -1,7 +1,12 @@
 # Manual pages and bash completion, generated from the tool's own --help texts
 # (scripts/make-manpages with help2man, scripts/make-completion) after the tool
 # is built, and installed by `make install`: solvent(1), solvent-COMMAND(1),
-# and the completion under share/bash-completion/completions.
+# and the completion under share/bash-completion/completions. Not in the
+# sanitizer build, which is never installed and whose tool should not run
+# during the build.
+if(SOLVENT_SANITIZE)
+  return()
+endif()
 find_program(SV_HELP2MAN help2man)
 set(sv_manual_dir ${PROJECT_BINARY_DIR}/manual)
 set(sv_tool_help_sources ${sv_tool_src} ${PROJECT_SOURCE_DIR}/scripts/make-completion)
