@@ -36,4 +36,18 @@ mkdir -p "$tmp/cm"
 cmake -S "$src/examples/consumer" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/cm" >/dev/null
 "$tmp/cm/consumer"
-echo "install test: pkg-config and find_package consumers both ran"
+# 3. the manual pages and the bash completion, generated from --help (cmake/SolventManual.cmake)
+man1="$tmp/prefix/share/man/man1"
+if command -v help2man >/dev/null; then
+  for page in solvent solvent-sweep solvent-solve solvent-ode solvent-codegen; do
+    [[ -s "$man1/$page.1" ]] || { echo "FAIL: manual page $page.1 not installed" >&2; exit 1; }
+  done
+  grep -q -- 'max\\-exact' "$man1/solvent-sweep.1" || { echo "FAIL: solvent-sweep.1 lacks --max-exact" >&2; exit 1; }
+fi
+comp="$tmp/prefix/share/bash-completion/completions/solvent"
+[[ -s "$comp" ]] || { echo "FAIL: bash completion not installed" >&2; exit 1; }
+complete_words() { bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _solvent; echo "${COMPREPLY[*]}"' _ "$comp" "$@"; }
+[[ $(complete_words solvent swe) == sweep ]] || { echo "FAIL: completion of 'solvent swe': $(complete_words solvent swe)" >&2; exit 1; }
+[[ $(complete_words solvent sweep --pl) == --plot ]] || { echo "FAIL: completion of 'solvent sweep --pl'" >&2; exit 1; }
+[[ $(complete_words solvent ode ro) == rober ]] || { echo "FAIL: completion of 'solvent ode ro'" >&2; exit 1; }
+echo "install test: pkg-config and find_package consumers both ran; manual pages and completion installed"
