@@ -11,7 +11,8 @@ int cmd_info_main(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: solvent info\n\nPrints Solvent's version, the OpenBLAS build it uses and the\n"
-               "number of threads it will run (set with OMP_NUM_THREADS or --threads).\n");
+               "number of threads a command will run (OMP_NUM_THREADS unless the\n"
+               "command is given its own thread count).\n");
         return 0;
     }
     if (argc > 1) {

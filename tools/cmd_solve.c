@@ -31,7 +31,7 @@ static const char usage_text[] =
     "  --unit U         frequency unit in the file: Hz, kHz, MHz, GHz (default)\n"
     "  --subdivide K    mesh every cell of the project as K x K cells (on top of\n"
     "                   its grid.subdivide): a finer mesh of the same drawing\n"
-    "  --threads N      threads (default: all cores)\n"
+    "  --threads N      threads (default: OMP_NUM_THREADS or all cores)\n"
     "  --memory-limit B refuse to start if the estimate exceeds B bytes (suffixes\n"
     "                   K, M, G, T; default: the machine's available memory)\n"
     "  --allow-beyond-validity\n"

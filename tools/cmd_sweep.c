@@ -22,7 +22,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: solvent sweep PROJECT.json [-o OUT.sNp] [--plot OUT.svg|png] [--points N]\n"
-            "                     [--start F] [--stop F] [--tol T] [--exact] [--precision single|double]\n"
+            "                     [--start F] [--stop F] [--tol T] [--exact] [--precision single|double|reference]\n"
             "                     [--threads N] [--memory-limit B] [--max-exact N] [--device D] [--subdivide K]\n"
             "                     [--allow-beyond-validity] [--quiet]\n"
             "\n"

@@ -19,7 +19,8 @@ static void usage(FILE *out)
     fprintf(out,
             "\n'solvent COMMAND --help' describes a command.\n"
             "Exit codes: 0 success, 1 a failed run (bad input, no convergence, memory),\n"
-            "            2 bad command-line arguments, 130 interrupted (Ctrl-C: nothing written).\n");
+            "            2 bad command-line arguments, 3 (sweep) outputs written but the sweep\n"
+            "            stopped at its cap on exact solves, 130 interrupted (Ctrl-C: nothing written).\n");
 }
 
 int main(int argc, char **argv)
