@@ -243,24 +243,16 @@ static sv_status join_hole(const region *r, const loops *L, int k, ivec *poly, i
     return insert_pairs(poly, at + 1, tmp->v, tmp->n / 2);
 }
 
-static int cmp_hole(const void *a, const void *b, const loops *L)
-{
-    int ka = *(const int *)a, kb = *(const int *)b;
-    const int *va = L->xy.v + 2 * ((size_t)L->first.v[ka] + lowest_left(L, ka));
-    const int *vb = L->xy.v + 2 * ((size_t)L->first.v[kb] + lowest_left(L, kb));
-    if (va[1] != vb[1]) return va[1] < vb[1] ? -1 : 1;
-    return (va[0] > vb[0]) - (va[0] < vb[0]);
-}
+/* A hole with its joining key: its lowest, then leftmost corner. */
+typedef struct hole {
+    int loop, x, y;
+} hole;
 
-/* Holes of a piece in joining order (insertion sort: qsort has no context). */
-static void sort_holes(int *h, int n, const loops *L)
+static int cmp_hole(const void *a, const void *b)
 {
-    for (int a = 1; a < n; a++)
-        for (int b = a; b > 0 && cmp_hole(&h[b - 1], &h[b], L) > 0; b--) {
-            int t = h[b];
-            h[b] = h[b - 1];
-            h[b - 1] = t;
-        }
+    const hole *p = a, *q = b;
+    if (p->y != q->y) return p->y < q->y ? -1 : 1;
+    return (p->x > q->x) - (p->x < q->x);
 }
 
 static sv_status emit(const sink *out, const ivec *poly)
@@ -293,25 +285,29 @@ static sv_status outline_rows(sv_ctx *ctx, const region *r, const int *lab, int 
     return st;
 }
 
-/* Piece c: its outline with its holes joined, or split when too long. */
-static sv_status outline_piece(sv_ctx *ctx, const region *r, const int *lab, const loops *L, int c, const sink *out,
-                               ivec *poly, ivec *tmp, ivec *holes)
+/* Piece c (its loops: group[0..n)): its outline with its holes joined,
+ * or split when too long. */
+static sv_status outline_piece(sv_ctx *ctx, const region *r, const int *lab, const loops *L, int c, const int *group,
+                               int n, const sink *out, ivec *poly, ivec *tmp, hole *holes)
 {
-    int outer = -1;
-    holes->n = 0;
+    int outer = -1, nh = 0;
     sv_status st;
-    for (size_t k = 0; k < L->len.n; k++) {
-        if (L->piece.v[k] != c) continue;
-        if (L->area2[k] > 0) outer = (int)k;
-        else if ((st = ivec_push(holes, (int)k))) return st;
+    for (int q = 0; q < n; q++) {
+        int k = group[q];
+        if (L->area2[k] > 0) {
+            outer = k;
+            continue;
+        }
+        const int *v = L->xy.v + 2 * ((size_t)L->first.v[k] + lowest_left(L, k));
+        holes[nh++] = (hole){k, v[0], v[1]};
     }
     if (outer < 0) return sv_error(SV_ERR_INTERNAL, "cell map outline: piece %d has no outer loop", c);
-    sort_holes(holes->v, (int)holes->n, L);
+    qsort(holes, (size_t)nh, sizeof *holes, cmp_hole);
     poly->n = 0;
     for (int q = 0; q < 2 * L->len.v[outer]; q++)
         if ((st = ivec_push(poly, L->xy.v[2 * (size_t)L->first.v[outer] + q]))) return st;
-    for (size_t q = 0; q < holes->n && poly->n / 2 <= (size_t)out->max_points; q++)
-        if ((st = join_hole(r, L, holes->v[q], poly, tmp))) return st;
+    for (int q = 0; q < nh && poly->n / 2 <= (size_t)out->max_points; q++)
+        if ((st = join_hole(r, L, holes[q].loop, poly, tmp))) return st;
     if (poly->n / 2 <= (size_t)out->max_points) return emit(out, poly);
     /* too long: the piece's rows in two halves */
     int j0 = r->h, j1 = -1;
@@ -327,25 +323,44 @@ static sv_status outline_piece(sv_ctx *ctx, const region *r, const int *lab, con
     return outline_rows(ctx, r, lab, c, mid, j1, out);
 }
 
+/* The loops grouped by piece (a counting sort): piece c's are
+ * order[start[c - 1] .. start[c]). */
+static sv_status group_loops(sv_ctx *ctx, const loops *L, int count, int **order, int **start)
+{
+    size_t n = L->len.n;
+    *order = sv_alloc(ctx, (n + 1) * sizeof **order, "cell map outline (loop order)");
+    *start = sv_calloc(ctx, (size_t)count + 2, sizeof **start, "cell map outline (loop groups)");
+    if (!*order || !*start) return sv_last_status();
+    for (size_t k = 0; k < n; k++) (*start)[L->piece.v[k]]++;
+    for (int c = 1; c <= count + 1; c++) (*start)[c] += (*start)[c - 1];
+    for (size_t k = n; k-- > 0;) (*order)[--(*start)[L->piece.v[k]]] = (int)k;
+    /* now start[c] is where piece c's loops begin (start[0] = 0: no piece 0) */
+    return SV_OK;
+}
+
 static sv_status outline_region(sv_ctx *ctx, const region *r, const sink *out)
 {
     int *lab = sv_alloc(ctx, (size_t)r->w * r->h * sizeof *lab, "cell map outline (labels)");
     if (!lab) return sv_last_status();
     loops L = {{ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}, NULL};
-    ivec poly = {ctx, NULL, 0, 0}, tmp = {ctx, NULL, 0, 0}, holes = {ctx, NULL, 0, 0};
-    int count = 0;
+    ivec poly = {ctx, NULL, 0, 0}, tmp = {ctx, NULL, 0, 0};
+    int count = 0, *order = NULL, *start = NULL;
+    hole *holes = NULL;
     sv_status st = label_pieces(ctx, r, lab, &count);
     if (!st) st = trace_all(ctx, r, lab, &L);
-    for (int c = 1; c <= count && !st; c++) st = outline_piece(ctx, r, lab, &L, c, out, &poly, &tmp, &holes);
+    if (!st) st = group_loops(ctx, &L, count, &order, &start);
+    if (!st && !(holes = sv_alloc(ctx, (L.len.n + 1) * sizeof *holes, "cell map outline (holes)")))
+        st = sv_last_status();
+    for (int c = 1; c <= count && !st; c++)
+        st = outline_piece(ctx, r, lab, &L, c, order + start[c], start[c + 1] - start[c], out, &poly, &tmp, holes);
     ivec_free(&L.xy);
     ivec_free(&L.first);
     ivec_free(&L.len);
     ivec_free(&L.piece);
-    sv_free(ctx, L.area2);
     ivec_free(&poly);
     ivec_free(&tmp);
-    ivec_free(&holes);
-    sv_free(ctx, lab);
+    void *const own[] = {L.area2, order, start, holes, lab};
+    sv_free_each(ctx, own, SV_COUNT(own));
     return st;
 }
 

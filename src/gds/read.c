@@ -61,12 +61,13 @@ static sv_status next_rec(cursor *c, rec *r)
         return perr(c, r->offset, "record length %s: expected an even number >= 4 (not a GDSII stream, or "
                     "corrupt)%s", v, NULL);
     }
+    if (r->type >= GDS_REC_LIMIT)
+        return perr(c, r->offset, "unknown %s (not a GDSII stream, or corrupt)%s", gds_rec_name(r->type, nb), NULL);
     if (c->at + n > c->len) {
         char v[64];
         snprintf(v, sizeof v, "%zu bytes, %zu left in the file", n, c->len - c->at);
         return perr(c, r->offset, "%s record of %s: truncated", gds_rec_name(r->type, nb), v);
     }
-    if (r->type >= GDS_REC_LIMIT) return perr(c, r->offset, "unknown %s%s", gds_rec_name(r->type, nb), NULL);
     r->d = p + 4;
     r->n = n - 4;
     c->at += n;
