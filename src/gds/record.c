@@ -120,11 +120,15 @@ void gds_put_record(gds_buf *w, gds_rec type, gds_data data, const void *bytes, 
 void gds_put_i16s(gds_buf *w, gds_rec type, const int *v, int n)
 {
     unsigned char b[64];
-    for (int k = 0; k < n && k < 32; k++) {
+    if (n > 32) { /* no record of 2-byte integers holds more (BGNLIB's 12 are the most) */
+        w->failed = 1;
+        return;
+    }
+    for (int k = 0; k < n; k++) {
         b[2 * k] = (unsigned char)(((unsigned)v[k] >> 8) & 0xFF);
         b[2 * k + 1] = (unsigned char)((unsigned)v[k] & 0xFF);
     }
-    gds_put_record(w, type, GDS_INT2, b, 2 * (size_t)(n < 32 ? n : 32));
+    gds_put_record(w, type, GDS_INT2, b, 2 * (size_t)n);
 }
 
 void gds_put_i32s(gds_buf *w, gds_rec type, const int32_t *v, int n)
@@ -148,16 +152,23 @@ void gds_put_i32s(gds_buf *w, gds_rec type, const int32_t *v, int n)
 void gds_put_reals(gds_buf *w, gds_rec type, const double *v, int n)
 {
     unsigned char b[64];
-    for (int k = 0; k < n && k < 8; k++)
+    if (n > 8) { /* UNITS's 2 are the most */
+        w->failed = 1;
+        return;
+    }
+    for (int k = 0; k < n; k++)
         if (gds_real8_encode(v[k], b + 8 * k)) w->failed = 1;
-    gds_put_record(w, type, GDS_REAL8, b, 8 * (size_t)(n < 8 ? n : 8));
+    gds_put_record(w, type, GDS_REAL8, b, 8 * (size_t)n);
 }
 
 void gds_put_string(gds_buf *w, gds_rec type, const char *s)
 {
     unsigned char b[130];
     size_t n = strlen(s);
-    if (n > 126) n = 126; /* names are checked by the writer before */
+    if (n > 126) { /* the writer checks names before */
+        w->failed = 1;
+        return;
+    }
     memcpy(b, s, n);
     if (n % 2) b[n++] = 0; /* strings are padded to an even length */
     gds_put_record(w, type, GDS_ASCII, b, n);

@@ -102,6 +102,7 @@ static sv_status build_stream(gds_buf *w, const sv_gds_shapes *s, const sv_gds_w
     if (st) return st;
     gds_put_record(w, GDS_ENDSTR, GDS_NODATA, NULL, 0);
     gds_put_record(w, GDS_ENDLIB, GDS_NODATA, NULL, 0);
+    /* the values were checked above: what is left is memory */
     if (w->failed) return sv_error(SV_ERR_NOMEM, "GDSII stream: no memory for %zu bytes", w->len);
     return SV_OK;
 }
