@@ -21,7 +21,7 @@ static const char usage_text[] =
     "  --layer L        GDSII layer, 0 to 32767 (default 1)\n"
     "  --datatype D     GDSII datatype, 0 to 32767 (default 0)\n"
     "  --cell NAME      the structure's name (default TOP)\n"
-    "  --db-unit U      database unit in metres (default 1e-9); every grid line\n"
+    "  --db-unit U      database unit in metres, at most 1e-6 (default 1e-9); every grid line\n"
     "                   must be a whole number of them\n\n"
     "Exit codes: 0 success, 1 a failed run, 2 bad arguments.\n";
 
@@ -49,8 +49,8 @@ static int parse_value(const char *s, const char *v, gds_args *a)
     else if (!strcmp(s, "--cell")) a->cell = v;
     else if (!strcmp(s, "--layer")) return parse_int(s, v, &a->layer);
     else if (!strcmp(s, "--datatype")) return parse_int(s, v, &a->datatype);
-    else if (tool_parse_number(v, &a->db_unit) || !(a->db_unit >= 1e-15 && a->db_unit <= 1e-3)) {
-        tool_say("gds", "--db-unit %s: expected a length in metres from 1e-15 to 1e-3", v);
+    else if (tool_parse_number(v, &a->db_unit) || !(a->db_unit >= 1e-15 && a->db_unit <= 1e-6)) {
+        tool_say("gds", "--db-unit %s: expected a length in metres from 1e-15 to 1e-6 (the user unit, 1 um)", v);
         return 2;
     }
     return 0;

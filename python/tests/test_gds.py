@@ -159,3 +159,23 @@ def test_off_grid_refused_unless_snapped(tool, tmp_path):
     gdstk_cells = centres_inside(top.get_polygons(layer=1, datatype=0), 40, 30, 10, 10, 0, 0)
     assert np.array_equal(solvent_cells, gdstk_cells)
     assert gdstk_cells.sum() > 100
+
+
+def test_command_line_refusals(tool, tmp_path):
+    gdstk_layout(tmp_path / "layout.gds")
+    board = gds_project(tmp_path)
+    for args, message in [
+        (["-o", tmp_path / "layout.gds"], "is the input file"),       # its own input
+        (["-o", tmp_path / "x.gds", "--layer", "40000"], "--layer 40000: expected an integer from 0 to 32767"),
+        (["-o", tmp_path / "x.gds", "--db-unit", "2e-6"], "--db-unit 2e-6: expected a length in metres"),
+        (["-o", tmp_path / "x.gds", "--layer", "1", "--layer", "2"], "--layer"),
+        ([], "usage: solvent gds"),
+    ]:
+        r = run(tool, "gds", board, *args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert message in r.stderr, (args, r.stderr)
+    assert not (tmp_path / "x.gds").exists()
+    # a grid line that is no whole number of database units
+    r = run(tool, "gds", board, "-o", tmp_path / "x.gds", "--db-unit", "3e-8")
+    assert r.returncode == 1 and "not a whole number of database units" in r.stderr
+    assert not (tmp_path / "x.gds").exists()
