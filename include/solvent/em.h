@@ -102,8 +102,9 @@ int sv_em_project_subdivide(const sv_em_project *p);
 sv_status sv_em_project_split_cells(sv_em_project *p, int k);
 void sv_em_project_sweep(const sv_em_project *p, sv_em_sweep *out);
 int sv_em_project_ports(const sv_em_project *p);
-/* The CSV file the pixel map was read from ("pixels": {"csv": ...}, its
- * path resolved against the project's folder), or NULL: an input too. */
+/* The file the metal was read from ("pixels": {"csv": ...} or "gds":
+ * {"file": ...}, its path resolved against the project's folder), or NULL:
+ * an input too. */
 const char *sv_em_project_pixels_file(const sv_em_project *p);
 const char *sv_em_project_port_name(const sv_em_project *p, int k);
 double sv_em_project_port_z0(const sv_em_project *p, int k);

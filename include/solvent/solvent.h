@@ -6,6 +6,7 @@
 #include "solvent/dense.h"
 #include "solvent/eft.h"
 #include "solvent/sparse.h"
+#include "solvent/gds.h"
 #include "solvent/em.h"
 #include "solvent/em_assembly.h"
 #include "solvent/em_tables.h"

@@ -10,6 +10,7 @@
 
 #include "em_internal.h"
 #include "project_json.h"
+#include "solvent/gds.h"
 
 typedef struct reader {
     const char *file;   /* for messages */
@@ -280,6 +281,73 @@ static sv_status read_pixels_csv(const reader *r, const cJSON *px, sv_em_project
     if (!(p->pixels_file = sv_alloc(p->ctx, len, "project pixel file name"))) return sv_last_status();
     memcpy(p->pixels_file, path, len);
     return sv_em_pixels_csv_read(path, field, p->grid.nx, p->grid.ny, p->metal);
+}
+
+static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, const char *field, int *out);
+
+/* gds.cell, gds.layer, gds.datatype (default 0) and gds.snap. */
+static sv_status read_gds_select(const reader *r, const cJSON *gd, sv_gds_select *sel, int *snap)
+{
+    sv_status s;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(gd, "cell");
+    if (c && (!cJSON_IsString(c) || !c->valuestring[0]))
+        return bad(r, "gds.cell", c, "expected a structure's name (or no field: the file's one top structure)");
+    *sel = (sv_gds_select){c ? c->valuestring : NULL, 0, 0};
+    *snap = 0;
+    if ((s = get_int(r, gd, "layer", "gds.layer", 0, 65535, &sel->layer))) return s;
+    if (cJSON_GetObjectItemCaseSensitive(gd, "datatype") &&
+        (s = get_int(r, gd, "datatype", "gds.datatype", 0, 65535, &sel->datatype)))
+        return s;
+    return get_bool(r, gd, "snap", "gds.snap", snap);
+}
+
+/* The layout's shapes on the selected layer onto the project's grid. */
+static sv_status rasterise_gds(const reader *r, const char *path, const sv_gds_select *sel, int snap,
+                               sv_em_project *p)
+{
+    const sv_em_grid *g = &p->grid;
+    sv_gds_grid grid = {g->nx, g->ny, g->dx, g->dy, g->x0, g->y0};
+    sv_gds_library *lib = NULL;
+    sv_gds_shapes *shapes = NULL;
+    double db = 0;
+    sv_status s = sv_gds_read(p->ctx, path, &lib);
+    if (!s) {
+        sv_gds_library_units(lib, NULL, &db);
+        if (!(s = sv_gds_flatten(lib, sel, &shapes))) s = sv_gds_rasterise(shapes, &grid, db, snap, p->metal);
+    }
+    sv_gds_shapes_destroy(shapes);
+    sv_gds_library_destroy(lib);
+    if (!s) return SV_OK;
+    char why[1024];
+    snprintf(why, sizeof why, "%s", sv_last_error());
+    return sv_error(s, "%s: gds: %s", r->file, why);
+}
+
+/* "gds": {"file", "cell", "layer", "datatype", "snap"}: the metal of a
+ * structure of a GDSII layout on one layer, rasterised onto the grid
+ * (src/gds; docs/how-to/gds.md), the file's path relative to the project
+ * file's folder. The file is kept as the project's metal file, an input a
+ * caller's outputs must not overwrite. */
+static sv_status read_gds(const reader *r, const cJSON *root, sv_em_project *p)
+{
+    const cJSON *gd = cJSON_GetObjectItemCaseSensitive(root, "gds");
+    if (!gd) return SV_OK;
+    sv_status s;
+    static const char *const k[] = {"file", "cell", "layer", "datatype", "snap", NULL};
+    if ((s = need_object(r, gd, "gds")) || (s = check_keys(r, gd, "gds", k))) return s;
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(gd, "file");
+    if (!cJSON_IsString(f) || !f->valuestring[0]) return bad(r, "gds.file", f, "expected the path of a GDSII file");
+    sv_gds_select sel;
+    int snap;
+    if ((s = read_gds_select(r, gd, &sel, &snap))) return s;
+    if (p->pixels_file) return bad(r, "gds.file", f, "a project reads its metal from one file: pixels.csv or gds");
+    char path[8192];
+    snprintf(path, sizeof path, "%s%s%s", f->valuestring[0] == '/' ? "" : r->dir,
+             f->valuestring[0] == '/' || !r->dir[0] ? "" : "/", f->valuestring);
+    size_t len = strlen(path) + 1;
+    if (!(p->pixels_file = sv_alloc(p->ctx, len, "project GDSII file name"))) return sv_last_status();
+    memcpy(p->pixels_file, path, len);
+    return rasterise_gds(r, path, &sel, snap, p);
 }
 
 static sv_status read_pixels(const reader *r, const cJSON *root, sv_em_project *p)
@@ -737,7 +805,7 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     sv_status s;
     if (!cJSON_IsObject(root)) return bad(r, "(top level)", root, "expected a JSON object { ... }");
     static const char *const k[] = {"title", "units", "substrate", "metal", "grid", "pixels", "rectangles",
-                                    "ports", "sweep", "effects", NULL};
+                                    "ports", "sweep", "effects", "gds", NULL};
     if ((s = check_keys(r, root, "", k))) return s;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (t && !cJSON_IsString(t)) return bad(r, "title", t, "expected a string");
@@ -748,13 +816,15 @@ static sv_status parse_root(reader *r, const cJSON *root, sv_em_project *p)
     if ((s = read_grid(r, root, &p->grid, &split))) return s;
     p->metal = sv_calloc(p->ctx, (size_t)p->grid.nx * p->grid.ny, 1, "project metal map");
     if (!p->metal) return sv_last_status();
-    if (!cJSON_GetObjectItemCaseSensitive(root, "pixels") && !cJSON_GetObjectItemCaseSensitive(root, "rectangles"))
-        return bad(r, "pixels/rectangles", NULL, "expected at least one of them to draw the metal");
+    if (!cJSON_GetObjectItemCaseSensitive(root, "pixels") && !cJSON_GetObjectItemCaseSensitive(root, "rectangles") &&
+        !cJSON_GetObjectItemCaseSensitive(root, "gds"))
+        return bad(r, "pixels/rectangles/gds", NULL, "expected at least one of them to draw the metal");
     if ((s = read_pixels(r, root, p))) return s;
     if ((s = read_rects(r, root, p))) return s;
+    if ((s = read_gds(r, root, p))) return s;
     size_t nm = 0;
     for (size_t q = 0; q < (size_t)p->grid.nx * p->grid.ny; q++) nm += p->metal[q];
-    if (nm == 0) return perr(r, "pixels/rectangles", "no metal cell: expected at least one", NULL);
+    if (nm == 0) return perr(r, "pixels/rectangles/gds", "no metal cell: expected at least one", NULL);
     if ((s = read_ports(r, root, p))) return s;
     if ((s = sv_em_project_split_cells(p, split))) return s;
     if ((s = read_sweep(r, root, &p->sweep))) return s;
