@@ -114,12 +114,12 @@ static sv_status check_one(newton *N, long tr, const char *nm)
     int kv = 0, row = 0;
     double size = weighted_size(N, &kv);
     if (size <= 1) return SV_OK;
-    double res = max_residual(N, N->f, &row);
+    max_residual(N, N->f, &row);
     int j = m->alg_col[kv];
     return sv_error(SV_ERR_ARG, "%s: trajectory %ld: initial values not consistent: algebraic equation %d has "
                     "residual f_%d(t0, y0) = %.6g; Newton's correction changes y_%d by %.6g, %.3g times its "
                     "tolerance (set options.init = compute to compute consistent algebraic variables)",
-                    nm, tr, row, row, N->f[row] >= 0 ? res : -res, j, -N->r[kv], size);
+                    nm, tr, row, row, N->f[row], j, -N->r[kv], size);
 }
 
 /* Newton with a halving line search on max|g| over the algebraic rows. */
