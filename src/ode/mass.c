@@ -154,10 +154,12 @@ static sv_status factor_block(sv_ctx *ctx, int n, ode_mass *m, const char *nm)
         return sv_error(SV_ERR_SINGULAR, "%s: mass matrix is singular on its %d non-zero rows and columns (LAPACK "
                         "dgetrf: zero pivot %d): only semi-explicit index-1 DAEs are supported", nm, nd, (int)info);
     }
-    if (m->nalg == 0)
+    if (m->nalg == 0) {
         m->lu = a;
-    else
-        sv_free(ctx, a);
+    } else { /* a DAE: the block was only checked */
+        sv_free_each(ctx, (void *const[]){a, m->ipiv}, 2);
+        m->ipiv = NULL;
+    }
     return SV_OK;
 }
 

@@ -342,6 +342,7 @@ static void test_refusals(void **s)
     sv_ode_stats stats;
     assert_int_equal(ode_run_builtin(b, &o, y, &st, &stats), SV_ERR_ARG);
     assert_non_null(strstr(sv_last_error(), "Tsit5 cannot solve a DAE"));
+    sv_ode_builtin_destroy(b);
 
     /* sensitivities with a mass matrix: refused whatever the method */
     const double M[4] = {2, 1, 1, 3};
