@@ -19,9 +19,9 @@
  * retried smaller.
  *
  * "rober_dae": Robertson's kinetics (the test set's "rober") with y3 from
- * the conservation law, as Hairer & Wanner write it (Solving ODEs II,
- * §VI.1, (1.4')): y1' and y2' as in the ODE, 0 = y1 + y2 + y3 − 1. Its
- * solution is the ODE's, so the ODE's reference values apply. */
+ * the conservation law: y1' and y2' as in the ODE, 0 = y1 + y2 + y3 − 1.
+ * The ODE keeps y1 + y2 + y3 = 1 exactly (its right-hand sides sum to 0),
+ * so both have one solution and the ODE's reference values apply. */
 #include <math.h>
 #include <string.h>
 

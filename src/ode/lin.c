@@ -24,8 +24,8 @@
  * factor of the same M for the rest of the step.
  *
  * With a mass matrix (a DAE when singular) the stage matrix is
- * shift·M − J (Hairer & Wanner, Solving ODEs II, §VI.4, (4.22): (M − hγJ)
- * scaled by 1/(hγ)), over the union of M's and J's patterns (plus the
+ * shift·M − J (Hairer & Wanner, Solving ODEs II, §VI.4: M − hγJ scaled
+ * by 1/(hγ)), over the union of M's and J's patterns (plus the
  * diagonal): the same analysis, kernels and fallbacks. The algebraic
  * rows then hold −J alone, and since nothing pivots their diagonal
  * ∂g_i/∂y_i must be non-zero in the elimination order chosen below.

@@ -6,7 +6,8 @@
  * The semi-explicit form (M = [M_dd 0; 0 0] up to a permutation of rows
  * and of columns, M_dd non-singular) is required of a singular M: it is
  * the form Hairer & Wanner's index-1 theory for Rosenbrock methods treats
- * (Solving ODEs II, §VI.1 and §VI.4, problem (1.3) reduced to (1.1)), and
+ * (Solving ODEs II, chapter VI: index-1 problems and, §VI.4, Rosenbrock
+ * methods for them), and
  * it names the algebraic equations and variables that the initial-value
  * check and Newton's method (init.c) work on. */
 #include <lapacke.h>

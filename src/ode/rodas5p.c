@@ -4,8 +4,8 @@
  * loaded and factored for every attempt since h changed.
  *
  * With a mass matrix M (a DAE when singular) the stages are those of the
- * Rosenbrock method for M·y' = f (Hairer & Wanner, Solving ODEs II, §VI.4,
- * (4.22)) in the transformed form OrdinaryDiffEq uses for Rodas5P
+ * Rosenbrock method for M·y' = f (Hairer & Wanner, Solving ODEs II, §VI.4)
+ * in the transformed form OrdinaryDiffEq uses for Rodas5P
  * (lib/OrdinaryDiffEqRosenbrock/src/rosenbrock_perform_step.jl: the
  * C-sum is multiplied by the mass matrix, `mul!(du2, mass_matrix, du1)`):
  *   (M/(hγ) − J) k_i = f(t + c_i h, U_i) + h d_i f_t + M·Σ_j (C_ij/h) k_j.
