@@ -20,7 +20,7 @@ static void usage(FILE *o)
     fprintf(o,
             "usage: solvent ode PROBLEM [options]\n\n"
             "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu (ODEs);\n"
-            "         akzo, rober_dae (index-1 DAEs with a singular mass matrix)\n\n"
+            "         akzo, rober_dae, transamp (index-1 DAEs with a singular mass matrix)\n\n"
             "options:\n"
             "  --ensemble N       N trajectories (default 1). Parameters are perturbed by up to\n"
             "                     +-10 %% (seeded); problems without parameters perturb y0;\n"

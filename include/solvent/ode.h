@@ -159,11 +159,12 @@ typedef struct sv_ode_problem_desc {
      * mass NULL: the identity (an ODE). Otherwise its values: in the CSR
      * pattern mass_rowptr / mass_colind (n + 1 and mass_rowptr[n] entries,
      * columns sorted, no duplicates), or, with both NULL, dense row-major
-     * (n² values). M may be singular (an index-1 DAE) when it is in
-     * semi-explicit form: as many zero rows (the algebraic equations) as
-     * zero columns (the algebraic variables), the rest of M non-singular.
-     * A DAE needs Rodas5P; Tsit5 takes a non-singular M only. Forward
-     * sensitivities are refused with any M. */
+     * (n² values). M may be singular (an index-1 DAE): in semi-explicit
+     * form (its zero rows the algebraic equations, as many zero columns
+     * the algebraic variables, the rest non-singular) at any n, in any
+     * other form (e.g. circuits' (−C, C) rows) up to n = 1024, where its
+     * null spaces are found by SVD. A DAE needs Rodas5P; Tsit5 takes a
+     * non-singular M only. Forward sensitivities are refused with any M. */
     const double *mass;
     const int *mass_rowptr;
     const int *mass_colind;
@@ -181,7 +182,8 @@ int sv_ode_problem_nnz(const sv_ode_problem *prob);
 int sv_ode_problem_ncolors(const sv_ode_problem *prob);
 /* Sensitivity directions (nsens_params + nsens_y0). */
 int sv_ode_problem_nsens(const sv_ode_problem *prob);
-/* Algebraic equations: M's zero rows (0 without a mass matrix). */
+/* Algebraic constraints: n − rank M (M's zero rows in semi-explicit
+ * form; 0 without a mass matrix). */
 int sv_ode_problem_nalg(const sv_ode_problem *prob);
 /* A new problem: prob's description (callbacks, pattern, sources) with
  * these sensitivity directions, e.g. for a built-in problem. */
@@ -223,13 +225,14 @@ typedef enum sv_ode_sens_errcon {
  * 0 = f_i(t0, y0, p) must hold at t0. */
 typedef enum sv_ode_init {
     /* the default: checked; sv_ode_solve fails (SV_ERR_ARG) naming the
-     * trajectory, the equation, its residual and the variable's change
-     * when one Newton correction of the algebraic variables exceeds their
-     * tolerance (atol_i + rtol·|y_i|) */
+     * trajectory, the equation (or constraint), its residual and the
+     * variable's change when one Newton correction of the algebraic
+     * variables exceeds their tolerance (atol_i + rtol·|y_i|) */
     SV_ODE_INIT_CHECK = 0,
     /* computed: Newton's method on the algebraic variables from the given
-     * values, the differential ones kept (IDA's IDACalcIC, IDA_YA_YDP_INIT);
-     * the values used are in sv_ode_ensemble.y0_out */
+     * values, the differential ones kept (IDA's IDACalcIC, IDA_YA_YDP_INIT;
+     * for a non-semi-explicit M, y moves in M's null space, so M·y0 is
+     * kept); the values used are in sv_ode_ensemble.y0_out */
     SV_ODE_INIT_COMPUTE = 1
 } sv_ode_init;
 
@@ -380,8 +383,9 @@ typedef struct sv_ode_builtin {
  * "eb50" (arg = k in Mpc⁻¹ stored as its parameter, default 0.01), "lorenz",
  * "pollu" (Bari test set, 25 rate constants as parameters), the DAEs
  * "akzo" (Bari test set's Chemical Akzo Nobel, index 1, its nine constants
- * as parameters) and "rober_dae" (ROBER with y3 from the conservation
- * law, docs/how-to/ode-dae.md); arg = 0 means
+ * as parameters), "rober_dae" (ROBER with y3 from the conservation law)
+ * and "transamp" (Bari test set's transistor amplifier, a non-diagonal
+ * singular M; docs/how-to/ode-dae.md); arg = 0 means
  * the default, and the problems without an argument refuse any other.
  * jac selects the Jacobian source (complex-step where the problem
  * provides a complex f: rober, hires, vdpol, lorenz, bruss2d). */

@@ -5,7 +5,7 @@
 #include "builtin_internal.h"
 
 static const char *const names[] = {"rober", "hires",  "orego", "vdpol",     "bruss2d",
-                                    "eb50",  "lorenz", "pollu", "akzo", "rober_dae", NULL};
+                                    "eb50",  "lorenz", "pollu", "akzo", "rober_dae", "transamp", NULL};
 
 const char *const *sv_ode_builtin_names(void) { return names; }
 
@@ -41,7 +41,7 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
     if (!names[k])
         return sv_error(SV_ERR_ARG,
                         "unknown built-in problem '%s': expected rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu, "
-                        "akzo or rober_dae",
+                        "akzo, rober_dae or transamp",
                         name);
     /* an argument the problem has no use for would be silently ignored */
     if (arg != 0 && strcmp(name, "bruss2d") && strcmp(name, "eb50"))

@@ -21,7 +21,16 @@
  * "rober_dae": Robertson's kinetics (the test set's "rober") with y3 from
  * the conservation law: y1' and y2' as in the ODE, 0 = y1 + y2 + y3 − 1.
  * The ODE keeps y1 + y2 + y3 = 1 exactly (its right-hand sides sum to 0),
- * so both have one solution and the ODE's reference values apply. */
+ * so both have one solution and the ODE's reference values apply.
+ *
+ * "transamp": the test set's transistor amplifier (problem "transamp",
+ * index 1, n = 8, t in [0, 0.2]): node voltages of a two-transistor
+ * amplifier driven by U_e(t) = 0.1 sin(200πt), in nodal form M·y' = f with
+ * the capacitors' singular, non-diagonal M (rows (−C_k, C_k) and
+ * (C_k, −C_k)) — not semi-explicit: its algebraic constraints are sums of
+ * rows (mass.c), e.g. f1 + f2 = 0. Constants U_b = 6, U_F = 0.026,
+ * α = 0.99, β = 1e-6, R_0 = 1000, R_1..R_9 = 9000, C_k = k·1e-6; the test
+ * set's consistent y0 = (0, 3, 3, 6, 3, 3, 6, 0). */
 #include <math.h>
 #include <string.h>
 
@@ -125,10 +134,71 @@ SV_ODE_LANES_INLINE int rober_dae_jb_lanes(const int W, const double *t, const d
     return 0;
 }
 
+/* ---- transistor amplifier ---- */
+#define TA_UB 6.0
+#define TA_UF 0.026
+#define TA_ALPHA 0.99
+#define TA_BETA 1e-6
+#define TA_R0 1000.0
+#define TA_R 9000.0
+#define TA_PI 3.1415926535897931 /* the test set's pi */
+static const int ta_rowptr[9] = {0, 1, 3, 5, 8, 10, 12, 15, 16};
+static const int ta_colind[16] = {0, 1, 2, 1, 2, 1, 2, 3, 4, 5, 4, 5, 4, 5, 6, 7};
+static const double ta_mass[64] = {
+    -1e-6, 1e-6,  0,     0,     0,     0,     0,     0,     /**/ 1e-6, -1e-6, 0, 0, 0, 0, 0, 0,
+    0,     0,     -2e-6, 0,     0,     0,     0,     0,     /**/ 0, 0, 0, -3e-6, 3e-6, 0, 0, 0,
+    0,     0,     0,     3e-6,  -3e-6, 0,     0,     0,     /**/ 0, 0, 0, 0, 0, -4e-6, 0, 0,
+    0,     0,     0,     0,     0,     0,     -5e-6, 5e-6,  /**/ 0, 0, 0, 0, 0, 0, 5e-6, -5e-6};
+
+SV_ODE_LANES_INLINE int transamp_fb_lanes(const int W, const double *t, const double *restrict y,
+                                          const double *restrict p, double *restrict dy, void *u)
+{
+    (void)p, (void)u;
+    for (int w = 0; w < W; w++) {
+        double ue = 0.1 * sin(200 * TA_PI * t[w]);
+        double fac1 = TA_BETA * (exp((Y(1) - Y(2)) / TA_UF) - 1), fac2 = TA_BETA * (exp((Y(4) - Y(5)) / TA_UF) - 1);
+        D(0) = (Y(0) - ue) / TA_R0;
+        D(1) = Y(1) / TA_R + (Y(1) - TA_UB) / TA_R + (1 - TA_ALPHA) * fac1;
+        D(2) = Y(2) / TA_R - fac1;
+        D(3) = (Y(3) - TA_UB) / TA_R + TA_ALPHA * fac1;
+        D(4) = Y(4) / TA_R + (Y(4) - TA_UB) / TA_R + (1 - TA_ALPHA) * fac2;
+        D(5) = Y(5) / TA_R - fac2;
+        D(6) = (Y(6) - TA_UB) / TA_R + TA_ALPHA * fac2;
+        D(7) = Y(7) / TA_R;
+    }
+    return 0;
+}
+SV_ODE_LANES_INLINE int transamp_jb_lanes(const int W, const double *t, const double *restrict y,
+                                          const double *restrict p, double *restrict jv, double *dfdt, void *u)
+{
+    (void)p, (void)u;
+    for (int w = 0; w < W; w++) {
+        double g1 = TA_BETA * exp((Y(1) - Y(2)) / TA_UF) / TA_UF, g2 = TA_BETA * exp((Y(4) - Y(5)) / TA_UF) / TA_UF;
+        double *J = jv + w;
+#define JE(e) J[(e) * W]
+        JE(0) = 1 / TA_R0;
+        JE(1) = 2 / TA_R + (1 - TA_ALPHA) * g1, JE(2) = -(1 - TA_ALPHA) * g1;
+        JE(3) = -g1, JE(4) = 1 / TA_R + g1;
+        JE(5) = TA_ALPHA * g1, JE(6) = -TA_ALPHA * g1, JE(7) = 1 / TA_R;
+        JE(8) = 2 / TA_R + (1 - TA_ALPHA) * g2, JE(9) = -(1 - TA_ALPHA) * g2;
+        JE(10) = -g2, JE(11) = 1 / TA_R + g2;
+        JE(12) = TA_ALPHA * g2, JE(13) = -TA_ALPHA * g2, JE(14) = 1 / TA_R;
+        JE(15) = 1 / TA_R;
+#undef JE
+        if (dfdt) { /* ∂f/∂t: only U_e(t) in f1 */
+            for (int i = 0; i < 8; i++) dfdt[i * W + w] = 0;
+            dfdt[w] = -0.1 * 200 * TA_PI * cos(200 * TA_PI * t[w]) / TA_R0;
+        }
+    }
+    return 0;
+}
+
 SV_ODE_BATCH_BY_LANES(akzo)
 SV_ODE_BATCH_BY_LANES(rober_dae)
 SV_ODE_SCALAR_WRAPPERS(akzo)
 SV_ODE_SCALAR_WRAPPERS(rober_dae)
+SV_ODE_BATCH_BY_LANES(transamp)
+SV_ODE_SCALAR_WRAPPERS(transamp)
 
 sv_status ode_builtin_dae(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg)
 {
@@ -149,6 +219,15 @@ sv_status ode_builtin_dae(sv_ode_builtin *b, const char *name, sv_ode_problem_de
         SV_ODE_FILL(d, rober_dae, 3, 3);
         d->mass = rober_dae_mass;
         return ode_builtin_set(b, d, 0, 1e11, y0, p, 1e-6, 1e-10);
+    }
+    if (!strcmp(name, "transamp")) {
+        static const double y0[8] = {0, 3, 3, 6, 3, 3, 6, 0};
+        SV_ODE_FILL(d, transamp, 8, 0);
+        d->rowptr = ta_rowptr;
+        d->colind = ta_colind;
+        d->nonautonomous = 1;
+        d->mass = ta_mass;
+        return ode_builtin_set(b, d, 0, 0.2, y0, NULL, 1e-6, 1e-6);
     }
     return SV_ERR_UNSUPPORTED;
 }

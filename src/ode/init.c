@@ -14,6 +14,7 @@
  * integrator accepts per step. */
 #include <lapacke.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "init.h"
@@ -27,7 +28,7 @@ typedef struct newton {
     const sv_ode_options *o;
     double t0;
     const double *p;
-    double *y, *f, *ytry, *ftry, *jv, *dfdt, *G, *r;
+    double *y, *f, *ytry, *ftry, *jv, *dfdt, *G, *r, *g, *dy, *jvr;
     int *ipiv;
     ode_jac_work *jw;
     long nf;
@@ -42,54 +43,117 @@ static int eval_f(newton *N, const double *y, double *out)
     return N->P->d.f(N->t0, y, N->p, out, N->P->d.user);
 }
 
-static double max_residual(const newton *N, const double *f, int *which)
+/* The constraints' residuals g (nalg values) from f: the algebraic rows of
+ * a semi-explicit M, or wᵀf for its left null vectors (mass.c). */
+static void constraints(const newton *N, const double *f, double *g)
 {
     const ode_mass *m = N->P->mass;
-    double worst = -1;
+    const int n = N->P->n;
     for (int k = 0; k < m->nalg; k++) {
-        double a = fabs(f[m->alg_row[k]]);
-        if (!(a <= worst)) worst = a, *which = m->alg_row[k]; /* NaN counts as worst */
+        if (m->alg_row) {
+            g[k] = f[m->alg_row[k]];
+        } else {
+            double s = 0;
+            for (int i = 0; i < n; i++) s += m->wl[i + (size_t)n * k] * f[i];
+            g[k] = s;
+        }
+    }
+}
+
+/* max_k |g_k| at f, and its k (NaN counts as the largest). */
+static double max_residual(const newton *N, const double *f, int *which)
+{
+    constraints(N, f, N->g);
+    double worst = -1;
+    for (int k = 0; k < N->P->mass->nalg; k++) {
+        double a = fabs(N->g[k]);
+        if (!(a <= worst)) worst = a, *which = k;
     }
     return worst;
 }
 
-/* δ = (∂g/∂z)⁻¹ g at y (r holds δ): 0, or a non-zero LAPACK info
- * (singular block) or −1 (a Jacobian callback failed). */
+/* G = ∂g/∂z at y, column-major: J's block on the algebraic rows and
+ * columns, or Wᵀ J V. */
+static void constraint_jacobian(newton *N)
+{
+    const sv_ode_problem *P = N->P;
+    const ode_mass *m = P->mass;
+    const int n = P->n, na = m->nalg;
+    memset(N->G, 0, sizeof(double) * (size_t)na * na);
+    if (m->alg_row) {
+        for (int k = 0; k < na; k++) {
+            int i = m->alg_row[k];
+            for (int e = P->rowptr[i]; e < P->rowptr[i + 1]; e++) {
+                int j = P->colind[e], l = 0;
+                while (l < na && m->alg_col[l] != j) l++;
+                if (l < na) N->G[k + (size_t)na * l] = N->jv[e];
+            }
+        }
+        return;
+    }
+    memset(N->jvr, 0, sizeof(double) * (size_t)n * na); /* J V */
+    for (int l = 0; l < na; l++)
+        for (int e = 0; e < P->nnz; e++)
+            N->jvr[P->erow[e] + (size_t)n * l] += N->jv[e] * m->vr[P->colind[e] + (size_t)n * l];
+    for (int l = 0; l < na; l++)
+        for (int k = 0; k < na; k++) {
+            double s = 0;
+            for (int i = 0; i < n; i++) s += m->wl[i + (size_t)n * k] * N->jvr[i + (size_t)n * l];
+            N->G[k + (size_t)na * l] = s;
+        }
+}
+
+/* Newton's correction at y: δ = G⁻¹ g (in r) and the change of y it
+ * means, dy = V δ (the algebraic variables alone in the semi-explicit
+ * form). Returns 0, a positive LAPACK info (G singular) or −1 (a Jacobian
+ * callback failed). */
 static int correction(newton *N)
 {
     const sv_ode_problem *P = N->P;
     const ode_mass *m = P->mass;
-    const int na = m->nalg;
+    const int n = P->n, na = m->nalg;
     unsigned char mask = 1, fail = 0;
     ode_jacobian_lanewise(P, N->jw, 1, &mask, &N->t0, N->y, N->p, N->f, N->jv, N->dfdt, &fail, &N->nf);
     if (fail) return -1;
-    /* G[k][l] = ∂g_k/∂z_l, column-major, from the pattern's entries */
-    memset(N->G, 0, sizeof(double) * (size_t)na * na);
-    for (int k = 0; k < na; k++) {
-        int i = m->alg_row[k];
-        for (int e = P->rowptr[i]; e < P->rowptr[i + 1]; e++) {
-            int j = P->colind[e], l = 0;
-            while (l < na && m->alg_col[l] != j) l++;
-            if (l < na) N->G[k + (size_t)na * l] = N->jv[e];
+    constraint_jacobian(N);
+    constraints(N, N->f, N->r);
+    int info = (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, N->G, na, N->ipiv, N->r, na);
+    if (info) return info;
+    for (int j = 0; j < n; j++) N->dy[j] = 0;
+    for (int l = 0; l < na; l++) {
+        if (m->alg_col) {
+            N->dy[m->alg_col[l]] = N->r[l];
+        } else {
+            for (int j = 0; j < n; j++) N->dy[j] += m->vr[j + (size_t)n * l] * N->r[l];
         }
-        N->r[k] = N->f[i];
     }
-    return (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, N->G, na, N->ipiv, N->r, na);
+    return 0;
 }
 
 /* The correction's size against the tolerances (max over the variables),
  * and the variable where it is largest. */
 static double weighted_size(const newton *N, int *which)
 {
-    const ode_mass *m = N->P->mass;
     double worst = -1;
-    for (int k = 0; k < m->nalg; k++) {
-        int j = m->alg_col[k];
+    for (int j = 0; j < N->P->n; j++) {
         double tol = atol_of(N, j) + N->o->rtol * fabs(N->y[j]);
-        double s = tol > 0 ? fabs(N->r[k]) / tol : (N->r[k] != 0 ? INFINITY : 0);
-        if (!(s <= worst)) worst = s, *which = k;
+        double s = tol > 0 ? fabs(N->dy[j]) / tol : (N->dy[j] != 0 ? INFINITY : 0);
+        if (!(s <= worst)) worst = s, *which = j;
     }
     return worst;
+}
+
+/* "algebraic equation i has residual f_i(t0, y0) = …" or, for a general
+ * singular M, the k-th constraint wᵀf. */
+static void describe_residual(const newton *N, int k, char *buf, size_t len)
+{
+    const ode_mass *m = N->P->mass;
+    if (m->alg_row)
+        snprintf(buf, len, "algebraic equation %d has residual f_%d(t0, y0) = %.6g", m->alg_row[k], m->alg_row[k],
+                 N->g[k]);
+    else
+        snprintf(buf, len, "algebraic constraint %d (wᵀf with w a left null vector of M) has residual %.6g", k,
+                 N->g[k]);
 }
 
 static sv_status fail_singular(const newton *N, long tr, int info, const char *nm)
@@ -98,48 +162,50 @@ static sv_status fail_singular(const newton *N, long tr, int info, const char *n
         return sv_error(SV_ERR_ARG, "%s: trajectory %ld: the Jacobian callback failed at t0 (consistent initial "
                         "values)", nm, tr);
     const ode_mass *m = N->P->mass;
+    char which[64];
+    if (m->alg_col)
+        snprintf(which, sizeof which, "variable y_%d", m->alg_col[info - 1]);
+    else
+        snprintf(which, sizeof which, "null-space direction %d", info - 1);
     return sv_error(SV_ERR_SINGULAR, "%s: trajectory %ld: ∂g/∂z, the algebraic equations' Jacobian in the algebraic "
-                    "variables, is singular at t0 (LAPACK dgesv: zero pivot %d, variable y_%d): the DAE is not of "
-                    "index 1 there", nm, tr, info, m->alg_col[info - 1]);
+                    "variables, is singular at t0 (LAPACK dgesv: zero pivot %d, %s): the DAE is not of index 1 "
+                    "there", nm, tr, info, which);
 }
 
 /* The check: one correction from y0, within the tolerances. */
 static sv_status check_one(newton *N, long tr, const char *nm)
 {
-    const ode_mass *m = N->P->mass;
     if (eval_f(N, N->y, N->f))
         return sv_error(SV_ERR_ARG, "%s: trajectory %ld: f failed at (t0, y0)", nm, tr);
     int info = correction(N);
     if (info) return fail_singular(N, tr, info, nm);
-    int kv = 0, row = 0;
-    double size = weighted_size(N, &kv);
+    int j = 0, k = 0;
+    double size = weighted_size(N, &j);
     if (size <= 1) return SV_OK;
-    max_residual(N, N->f, &row);
-    int j = m->alg_col[kv];
-    return sv_error(SV_ERR_ARG, "%s: trajectory %ld: initial values not consistent: algebraic equation %d has "
-                    "residual f_%d(t0, y0) = %.6g; Newton's correction changes y_%d by %.6g, %.3g times its "
-                    "tolerance (set options.init = compute to compute consistent algebraic variables)",
-                    nm, tr, row, row, N->f[row], j, -N->r[kv], size);
+    max_residual(N, N->f, &k);
+    char res[160];
+    describe_residual(N, k, res, sizeof res);
+    return sv_error(SV_ERR_ARG, "%s: trajectory %ld: initial values not consistent: %s; Newton's correction changes "
+                    "y_%d by %.6g, %.3g times its tolerance (set options.init = compute to compute consistent "
+                    "algebraic variables)", nm, tr, res, j, -N->dy[j], size);
 }
 
-/* Newton with a halving line search on max|g| over the algebraic rows. */
+/* Newton with a halving line search on max|g|. */
 static sv_status compute_one(newton *N, long tr, const char *nm)
 {
-    const ode_mass *m = N->P->mass;
-    const int n = N->P->n, na = m->nalg;
+    const int n = N->P->n;
     if (eval_f(N, N->y, N->f))
         return sv_error(SV_ERR_ARG, "%s: trajectory %ld: f failed at (t0, y0)", nm, tr);
-    int row = 0, kv = 0;
+    int k = 0, j = 0;
     for (int it = 0; it < ODE_INIT_MAXIT; it++) {
         int info = correction(N);
         if (info) return fail_singular(N, tr, info, nm);
-        double size = weighted_size(N, &kv), g0 = max_residual(N, N->f, &row), lambda = 1;
+        double size = weighted_size(N, &j), g0 = max_residual(N, N->f, &k), lambda = 1;
         int ok = 0; /* whether ytry's f is in ftry */
         for (int h = 0; h <= ODE_INIT_HALVINGS; h++, lambda *= 0.5) {
-            memcpy(N->ytry, N->y, sizeof(double) * (size_t)n);
-            for (int k = 0; k < na; k++) N->ytry[m->alg_col[k]] -= lambda * N->r[k];
+            for (int q = 0; q < n; q++) N->ytry[q] = N->y[q] - lambda * N->dy[q];
             ok = !eval_f(N, N->ytry, N->ftry); /* f failing there (outside its domain): a shorter step */
-            if (ok && max_residual(N, N->ftry, &row) <= g0) break;
+            if (ok && max_residual(N, N->ftry, &k) <= g0) break;
         }
         if (!ok)
             return sv_error(SV_ERR_NOCONV, "%s: trajectory %ld: consistent initial values not found: f failed "
@@ -148,9 +214,11 @@ static sv_status compute_one(newton *N, long tr, const char *nm)
         memcpy(N->f, N->ftry, sizeof(double) * (size_t)n);
         if (lambda == 1 && size <= ODE_INIT_CONVERGED) return SV_OK;
     }
-    double res = max_residual(N, N->f, &row);
+    max_residual(N, N->f, &k);
+    char res[160];
+    describe_residual(N, k, res, sizeof res);
     return sv_error(SV_ERR_NOCONV, "%s: trajectory %ld: consistent initial values not found: after %d Newton "
-                    "iterations algebraic equation %d still has residual %.6g", nm, tr, ODE_INIT_MAXIT, row, res);
+                    "iterations %s", nm, tr, ODE_INIT_MAXIT, res);
 }
 
 static sv_status newton_init(sv_ctx *ctx, newton *N, const sv_ode_problem *P, const sv_ode_options *o, double t0)
@@ -160,7 +228,7 @@ static sv_status newton_init(sv_ctx *ctx, newton *N, const sv_ode_problem *P, co
     N->P = P;
     N->o = o;
     N->t0 = t0;
-    N->y = sv_alloc(ctx, sizeof(double) * (6 * n + (size_t)P->nnz + na * na + na), "ode initial values");
+    N->y = sv_alloc(ctx, sizeof(double) * (7 * n + (size_t)P->nnz + na * na + 2 * na + n * na), "ode initial values");
     N->ipiv = sv_alloc(ctx, sizeof(int) * (na ? na : 1), "ode initial values");
     if (!N->y || !N->ipiv) return sv_last_status();
     N->f = N->y + n;
@@ -170,6 +238,9 @@ static sv_status newton_init(sv_ctx *ctx, newton *N, const sv_ode_problem *P, co
     N->jv = N->dfdt + 2 * n; /* dfdt: n, then room */
     N->G = N->jv + P->nnz;
     N->r = N->G + na * na;
+    N->g = N->r + na;
+    N->dy = N->g + na;
+    N->jvr = N->dy + n;
     return ode_jac_work_create(ctx, P, &N->jw);
 }
 

@@ -26,16 +26,19 @@ static inline double ode_min(double a, double b) { return a < b ? a : b; }
  * tiny systems, fused_rodas5p.h); the general path runs at most 8. */
 #define ODE_WMAX 16
 
-/* A constant mass matrix M (mass.c): CSR, its zero rows and columns (a
- * semi-explicit DAE's algebraic equations and variables), and, when M is
- * non-singular, its LU for Tsit5 (y' = M⁻¹ f). */
+/* A constant mass matrix M (mass.c): CSR; when singular, its algebraic
+ * part — in semi-explicit form its zero rows and columns (the algebraic
+ * equations and variables), otherwise orthonormal bases of its left and
+ * right null spaces (the algebraic constraints wᵀf = 0 and the directions
+ * they fix); when non-singular, its LU for Tsit5 (y' = M⁻¹ f). */
 typedef struct ode_mass {
     int nnz;
     int *rowptr, *colind; /* owned CSR pattern, columns sorted */
     double *val;          /* nnz values */
-    int nalg;             /* zero rows = zero columns */
-    int *alg_row;         /* nalg: the zero rows (algebraic equations), increasing */
-    int *alg_col;         /* nalg: the zero columns (algebraic variables), increasing */
+    int nalg;             /* n − rank M: algebraic constraints */
+    int *alg_row;         /* semi-explicit: the nalg zero rows (algebraic equations), increasing; else NULL */
+    int *alg_col;         /* semi-explicit: the nalg zero columns (algebraic variables), increasing */
+    double *wl, *vr;      /* otherwise: n × nalg column-major bases, Wᵀ M = 0 and M V = 0; else NULL */
     double *lu;           /* n × n row-major LAPACK LU of M when nalg = 0, else NULL */
     int *ipiv;            /* its pivots */
 } ode_mass;

@@ -108,9 +108,8 @@ static sv_status check_mass(const sv_ode_problem *P, const sv_ode_options *o, co
                         "sensitivities need consistent initial values of their own): solve without sens_out", nm);
     if (o->method != SV_ODE_TSIT5) return SV_OK;
     if (m->nalg > 0)
-        return sv_error(SV_ERR_ARG, "%s: Tsit5 cannot solve a DAE: the mass matrix has %d zero row(s) (row %d is an "
-                        "algebraic equation), which an explicit method cannot satisfy; use Rodas5P", nm, m->nalg,
-                        m->alg_row[0]);
+        return sv_error(SV_ERR_ARG, "%s: Tsit5 cannot solve a DAE: the mass matrix is singular (%d algebraic "
+                        "constraint(s)), which an explicit method cannot satisfy; use Rodas5P", nm, m->nalg);
     if (!m->lu)
         return sv_error(SV_ERR_UNSUPPORTED, "%s: Tsit5 with a mass matrix factors M densely, which is limited to "
                         "n <= 4096 (n = %d); use Rodas5P", nm, P->n);

@@ -12,8 +12,11 @@
  *    the tridiagonal M = tridiag(1, 4, 1)/6, whose eigenvectors
  *    sin(jkπ/(n+1)) give the solution in closed form, and a 2 × 2 M with
  *    the closed-form 2 × 2 matrix exponential;
- *  - the refusals: Tsit5 with a DAE, sensitivities with M, M not in
- *    semi-explicit form, an index-2 system, inconsistent y0. */
+ *  - the Bari test set's transistor amplifier ("transamp", reference
+ *    y(0.2) from PSIDE at 1e-14): a singular M without zero rows, and its
+ *    consistent initial values against its constraints written out again;
+ *  - the refusals: Tsit5 with a DAE, sensitivities with M, a non-finite M,
+ *    an index-2 system, inconsistent y0. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <math.h>
 #include <stdio.h>
@@ -169,6 +172,75 @@ static void test_rober_dae_dense_output(void **s)
     for (int k = 0; k < NS; k++) worst = fmax(worst, fabs(out[3 * k] + out[3 * k + 1] + out[3 * k + 2] - 1));
     printf("rober_dae dense output: max |y1 + y2 + y3 - 1| = %.2e\n", worst);
     assert_true(worst <= 1e-7);
+    sv_ode_builtin_destroy(b);
+}
+
+/* ---- a singular M not in semi-explicit form: the transistor amplifier ---------- */
+/* transamp's reference at t = 0.2 (Bari test set, "transamp": PSIDE at
+ * rtol = atol = 1e-14 on a Cray C90) */
+static const double R_TRANSAMP[8] = {-0.5562145012262709e-2, 0.3006522471903042e1, 0.2849958788608128e1,
+                                     0.2926422536206241e1,  0.2704617865010554e1, 0.2761837778393145e1,
+                                     0.4770927631616772e1,  0.1236995868091548e1};
+
+static void test_transamp(void **s)
+{
+    (void)s;
+    sv_ode_builtin *b = builtin("transamp");
+    assert_int_equal(sv_ode_problem_nalg(b->prob), 3); /* rank M = 5 */
+    for (int p = 4; p <= 8; p++) {
+        double tol = pow(10, -p), y[8];
+        sv_ode_options o;
+        sv_ode_options_default(&o);
+        o.rtol = o.atol = tol;
+        sv_ode_stats st = ode_run_success(b, &o, y);
+        double scd = ode_scd(8, y, R_TRANSAMP);
+        printf("transamp tol 1e-%02d: scd %.2f, steps %ld/%ld\n", p, scd, st.accepted, st.rejected);
+        assert_true(scd >= p - 1);
+    }
+    sv_ode_builtin_destroy(b);
+}
+
+/* The test set's f of transamp at t = 0 (U_e = 0), written out again for
+ * the check: its constraints are f1 + f2 = 0, f4 + f5 = 0, f7 + f8 = 0
+ * (M's rows 1 and 2, 4 and 5, 7 and 8 sum to zero). */
+static void transamp_f0(const double *y, double *f)
+{
+    const double ub = 6, uf = 0.026, al = 0.99, be = 1e-6, r = 9000;
+    double g1 = be * (exp((y[1] - y[2]) / uf) - 1), g2 = be * (exp((y[4] - y[5]) / uf) - 1);
+    f[0] = y[0] / 1000, f[1] = y[1] / r + (y[1] - ub) / r + (1 - al) * g1, f[2] = y[2] / r - g1;
+    f[3] = (y[3] - ub) / r + al * g1, f[4] = y[4] / r + (y[4] - ub) / r + (1 - al) * g2, f[5] = y[5] / r - g2;
+    f[6] = (y[6] - ub) / r + al * g2, f[7] = y[7] / r;
+}
+
+/* y2 raised by 0.1 V breaks f1 + f2 = 0: the check names a constraint;
+ * Newton restores all three while keeping the capacitors' charges M·y0
+ * (it moves y only along M's null space). */
+static void test_transamp_consistent_init(void **s)
+{
+    (void)s;
+    sv_ode_builtin *b = builtin("transamp");
+    double y0[8], out[8], y0_out[8], t1 = 1e-3;
+    memcpy(y0, b->y0, sizeof y0);
+    y0[1] += 0.1;
+    sv_ode_ensemble e = {.ntraj = 1, .t0 = 0, .nsave = 1, .tsave = &t1, .y0 = y0, .out = out, .y0_out = y0_out};
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    assert_int_equal(sv_ode_solve(NULL, b->prob, &o, &e), SV_ERR_ARG);
+    printf("check: %s\n", sv_last_error());
+    assert_non_null(strstr(sv_last_error(), "algebraic constraint"));
+    o.init = SV_ODE_INIT_COMPUTE;
+    assert_int_equal(sv_ode_solve(NULL, b->prob, &o, &e), SV_OK);
+    double f[8];
+    transamp_f0(y0_out, f);
+    printf("transamp consistent y0: f1+f2 %.2e, f4+f5 %.2e, f7+f8 %.2e; y1 %.6f y2 %.6f\n", f[0] + f[1], f[3] + f[4],
+           f[6] + f[7], y0_out[0], y0_out[1]);
+    assert_true(fabs(f[0] + f[1]) <= 1e-15 && fabs(f[3] + f[4]) <= 1e-15 && fabs(f[6] + f[7]) <= 1e-15);
+    /* the charges: (M y)_1 = C1 (y2 − y1), (M y)_4 = C3 (y5 − y4), (M y)_7 = C5 (y8 − y7); C2 y3, C4 y6 */
+    sv_assert_close(y0_out[1] - y0_out[0], y0[1] - y0[0], 1e-12, 1);
+    sv_assert_close(y0_out[4] - y0_out[3], y0[4] - y0[3], 1e-12, 1);
+    sv_assert_close(y0_out[7] - y0_out[6], y0[7] - y0[6], 1e-12, 1);
+    sv_assert_close(y0_out[2], y0[2], 1e-12, 1);
+    sv_assert_close(y0_out[5], y0[5], 1e-12, 1);
     sv_ode_builtin_destroy(b);
 }
 
@@ -361,16 +433,23 @@ static void test_refusals(void **s)
     }
     sv_ode_problem_destroy(ps);
 
-    /* M not semi-explicit: a zero row but no zero column */
-    const double m1[4] = {1, 1, 0, 0};
-    sv_ode_problem_desc d = {.name = "bad", .n = 2, .f = two_f, .jac = two_j, .mass = m1};
+    /* a singular M in any form has its algebraic constraints counted:
+     * a zero row but no zero column, and no zero row at all */
+    const double m1[4] = {1, 1, 0, 0}, m2[4] = {1, 1, 1, 1};
+    sv_ode_problem_desc d = {.name = "sing", .n = 2, .f = two_f, .jac = two_j, .mass = m1};
     sv_ode_problem *P = NULL;
-    assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG);
-    assert_non_null(strstr(sv_last_error(), "1 zero rows but 0 zero columns"));
-    /* singular with no zero row */
-    const double m2[4] = {1, 1, 1, 1};
+    assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_OK);
+    assert_int_equal(sv_ode_problem_nalg(P), 1);
+    sv_ode_problem_destroy(P);
     d.mass = m2;
-    assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_ERR_SINGULAR);
+    assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_OK);
+    assert_int_equal(sv_ode_problem_nalg(P), 1);
+    sv_ode_problem_destroy(P);
+    /* a non-finite entry */
+    const double m3[4] = {1, NAN, 0, 1};
+    d.mass = m3;
+    assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_ERR_ARG);
+    assert_non_null(strstr(sv_last_error(), "expected finite"));
     assert_null(P);
 }
 
@@ -411,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_akzo_consistent_init), cmocka_unit_test(test_rober_dae),
         cmocka_unit_test(test_rober_dae_dense_output), cmocka_unit_test(test_fe_mass),
         cmocka_unit_test(test_two_by_two),        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_transamp),          cmocka_unit_test(test_transamp_consistent_init),
         cmocka_unit_test(test_index2_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
