@@ -19,7 +19,8 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "usage: solvent ode PROBLEM [options]\n\n"
-            "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu\n\n"
+            "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu (ODEs);\n"
+            "         akzo, rober_dae, transamp (index-1 DAEs with a singular mass matrix)\n\n"
             "options:\n"
             "  --ensemble N       N trajectories (default 1). Parameters are perturbed by up to\n"
             "                     +-10 %% (seeded); problems without parameters perturb y0;\n"
@@ -42,6 +43,8 @@ static void usage(FILE *o)
             "  --sens LIST        forward sensitivities to parameters and initial values, e.g. p1,p3,y2\n"
             "                     (1-based; eb50's p1 = k moves y0 too); they enter the error control\n"
             "  --sens-errcon E    full (default: state and sensitivities) or state\n"
+            "  --init I           a DAE's initial values: compute (default: Newton on the algebraic\n"
+            "                     variables, as the ensemble perturbs parameters) or check\n"
             "  --out FILE.csv     write traj,t,y1..yn rows (written to a temporary file, then renamed);\n"
             "                     with --sens also dyI/dTHETA columns\n"
             "  --quiet            no progress bar or summary\n\n"
@@ -172,6 +175,7 @@ typedef struct ode_args {
     sv_ode_lu_precision lu;
     sv_ode_jac_source jac;
     sv_ode_sens_errcon sens_errcon;
+    sv_ode_init init;
     const char *sens;
     int quiet;
 } ode_args;
@@ -212,6 +216,9 @@ static int parse_option(ode_args *A, const char *a, const char *v)
     } else if (!strcmp(a, "--sens-errcon")) {
         static const char *const m[] = {"full", "state", NULL}; /* SV_ODE_SENS_ERR_FULL, _STATE */
         if ((k = parse_choice(a, v, m, "full or state")) >= 0) A->sens_errcon = (sv_ode_sens_errcon)k;
+    } else if (!strcmp(a, "--init")) {
+        static const char *const m[] = {"check", "compute", NULL}; /* SV_ODE_INIT_CHECK, _COMPUTE */
+        if ((k = parse_choice(a, v, m, "compute or check")) >= 0) A->init = (sv_ode_init)k;
     } else if (!strcmp(a, "--jac")) {
         static const char *const m[] = {"analytic", "complex", "jvp", "fd", NULL}; /* sv_ode_jac_source order */
         if ((k = parse_choice(a, v, m, "analytic, complex, jvp or fd")) >= 0) A->jac = (sv_ode_jac_source)k;
@@ -233,7 +240,7 @@ static int parse_args(int argc, char **argv, ode_args *A)
     }
     *A = (ode_args){.name = argv[1], .rtol = -1, .atol = -1, .t1 = NAN, .ntraj = 1, .nsave = 1, .seed = 1,
                     .max_steps = 1000000, .method = SV_ODE_RODAS5P, .lu = SV_ODE_LU_DOUBLE,
-                    .jac = SV_ODE_JAC_ANALYTIC};
+                    .jac = SV_ODE_JAC_ANALYTIC, .init = SV_ODE_INIT_COMPUTE};
     tool_seen seen = {0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -354,6 +361,7 @@ static sv_ode_options make_options(const ode_args *A, const sv_ode_builtin *b)
     o.tstops = b->tstops;
     o.ntstops = b->ntstops;
     o.sens_errcon = A->sens_errcon;
+    o.init = A->init;
     return o;
 }
 
@@ -370,6 +378,26 @@ static void print_sens(const sens_spec *sp, int n, const sv_ode_ensemble *e)
         for (int i = 0; i < n && i < 6; i++) printf(" %.10g", S[(size_t)i * sp->ns + j]);
         printf(n > 6 ? " ...\n" : "\n");
     }
+}
+
+/* A DAE's initial values: what the library's Newton iteration changed. */
+static void print_init(const sv_ode_builtin *b, const sv_ode_ensemble *e)
+{
+    int n = sv_ode_problem_n(b->prob), na = sv_ode_problem_nalg(b->prob);
+    if (!na) return;
+    double worst = 0;
+    int wt = 0, wi = 0;
+    for (int t = 0; t < e->ntraj; t++)
+        for (int i = 0; i < n; i++) {
+            double d = fabs(e->y0_out[(size_t)t * n + i] - e->y0[(size_t)t * n + i]);
+            if (d > worst) worst = d, wt = t, wi = i;
+        }
+    if (worst == 0)
+        printf("init      %d algebraic equation%s consistent at t0 (nothing changed)\n", na, na == 1 ? "" : "s");
+    else
+        printf("init      %d algebraic equation%s solved at t0; largest change: y%d of trajectory %d from %.10g to "
+               "%.10g\n", na, na == 1 ? "" : "s", wi + 1, wt, e->y0[(size_t)wt * n + wi],
+               e->y0_out[(size_t)wt * n + wi]);
 }
 
 static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_ode_options *o,
@@ -399,6 +427,7 @@ static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_o
     if (nexact || nref)
         printf("fallbacks %ld factorisations in double-double (M numerically singular), %ld refused attempts\n",
                nexact, nref);
+    print_init(b, e);
     printf("time      %.3f s (%.3g ms per trajectory)\n", elapsed, 1e3 * elapsed / A->ntraj);
     printf("y(t1) of trajectory 0:");
     for (int i = 0; i < n && i < 6; i++) printf(" %.10g", e->out[((size_t)A->nsave - 1) * n + i]);
@@ -447,9 +476,10 @@ int cmd_ode_main(int argc, char **argv)
     double *s0 = ns ? malloc(sizeof(double) * N * n * ns) : NULL;
     sv_ode_traj_status *st = malloc(sizeof *st * N);
     sv_ode_stats *stats = malloc(sizeof *stats * N);
+    double *y0_out = malloc(sizeof(double) * N * n);
     sv_ctx *ctx = NULL;
     sv_ode_problem *P = b->prob, *Psens = NULL;
-    if (!ts || !y0 || !p || !out || !st || !stats || (ns && (!sout || !s0)) || sv_ctx_create(&ctx) != SV_OK) {
+    if (!ts || !y0 || !y0_out || !p || !out || !st || !stats || (ns && (!sout || !s0)) || sv_ctx_create(&ctx) != SV_OK) {
         fprintf(stderr, "solvent ode: out of memory for %ld trajectories × %ld saves × %d values\n", A.ntraj,
                 A.nsave, n);
         goto done;
@@ -467,7 +497,7 @@ int cmd_ode_main(int argc, char **argv)
     sv_ctx_set_progress(ctx, !A.quiet && isatty(2) ? progress_bar : tool_progress_quietly, NULL);
     sv_ode_ensemble e = {.ntraj = (int)A.ntraj, .t0 = b->t0, .nsave = (int)A.nsave, .tsave = ts, .y0 = y0,
                          .params = np ? p : NULL, .out = out, .status = st, .stats = stats, .sens_out = sout,
-                         .sens0 = s0};
+                         .sens0 = s0, .y0_out = y0_out};
     double t0 = sv_time_now();
     sv_status s = sv_ode_solve(ctx, P, &o, &e);
     double el = sv_time_now() - t0;
@@ -486,7 +516,7 @@ int cmd_ode_main(int argc, char **argv)
     if (A.outpath && !write_csv(A.outpath, (int)A.ntraj, (int)A.nsave, n, b->t0, ts, out, st, &sp, sout)) goto done;
     rc = report_failures(&e);
 done:
-    free(ts), free(y0), free(p), free(out), free(st), free(stats), free(sout), free(s0);
+    free(ts), free(y0), free(y0_out), free(p), free(out), free(st), free(stats), free(sout), free(s0);
     sv_ode_problem_destroy(Psens);
     sv_ctx_destroy(ctx);
     sv_ode_builtin_destroy(b);

@@ -18,7 +18,8 @@
  * CVODE's timed runs cover at most the first 2000 trajectories of an
  * ensemble (anchor_ntraj): `ratio` compares time per trajectory.
  * The program links CVODES (CVODE with sensitivities; without them it runs
- * CVODE's algorithm): the sensitivity cases are in bench_ode_sens.c.
+ * CVODE's algorithm): the sensitivity cases are in bench_ode_sens.c, the
+ * DAE cases (Akzo Nobel against IDA) in bench_ode_dae.c.
  *
  * modax's Robertson benchmark (issue 14; its cases "rober_modax_*"): the
  * anchors there are published GPU timings of another machine, quoted as
@@ -605,6 +606,7 @@ int main(int argc, char **argv)
         sv_ode_builtin_destroy(E.b);
     }
     if (!only || !strcmp(only, "sens")) bench_ode_sens(nthreads);
+    if (!only || !strcmp(only, "akzo")) bench_ode_dae(nthreads);
     if (!only || !strcmp(only, "lorenz")) {
         ens E = {.name = "lorenz", .ntraj = 100000, .nsave = 1, .n = 3, .np = 3, .rtol = 1e-6, .atol = 1e-8,
                  .floor = 1e-6, .method = SV_ODE_TSIT5, .y0_shared = 1, .comp = -1};

@@ -48,5 +48,7 @@ int ours_solve(const ens *E, const sv_ode_problem *P, const sv_ode_options *o, i
 
 /* The sensitivity cases (bench_ode_sens.c). */
 void bench_ode_sens(int nthreads);
+/* The DAE cases: Akzo Nobel ensembles against IDA (bench_ode_dae.c). */
+void bench_ode_dae(int nthreads);
 
 #endif

@@ -155,6 +155,19 @@ typedef struct sv_ode_problem_desc {
     sv_ode_dfdp_batch_fn dfdp_batch;
     sv_ode_tangent_batch_fn tangent_batch;
     sv_ode_jac_dir_batch_fn jac_dir_batch;
+    /* Constant mass matrix M of M·y' = f(t, y, p) (docs/how-to/ode-dae.md).
+     * mass NULL: the identity (an ODE). Otherwise its values: in the CSR
+     * pattern mass_rowptr / mass_colind (n + 1 and mass_rowptr[n] entries,
+     * columns sorted, no duplicates), or, with both NULL, dense row-major
+     * (n² values). M may be singular (an index-1 DAE): in semi-explicit
+     * form (its zero rows the algebraic equations, as many zero columns
+     * the algebraic variables, the rest non-singular) at any n, in any
+     * other form (e.g. circuits' (−C, C) rows) up to n = 1024, where its
+     * null spaces are found by SVD. A DAE needs Rodas5P; Tsit5 takes a
+     * non-singular M only. Forward sensitivities are refused with any M. */
+    const double *mass;
+    const int *mass_rowptr;
+    const int *mass_colind;
 } sv_ode_problem_desc;
 
 typedef struct sv_ode_problem sv_ode_problem;
@@ -169,6 +182,9 @@ int sv_ode_problem_nnz(const sv_ode_problem *prob);
 int sv_ode_problem_ncolors(const sv_ode_problem *prob);
 /* Sensitivity directions (nsens_params + nsens_y0). */
 int sv_ode_problem_nsens(const sv_ode_problem *prob);
+/* Algebraic constraints: n − rank M (M's zero rows in semi-explicit
+ * form; 0 without a mass matrix). */
+int sv_ode_problem_nalg(const sv_ode_problem *prob);
 /* A new problem: prob's description (callbacks, pattern, sources) with
  * these sensitivity directions, e.g. for a built-in problem. */
 sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int nsens_params, const int *sens_params,
@@ -204,6 +220,21 @@ typedef enum sv_ode_sens_errcon {
  * nothing. */
 #define SV_ODE_RTOL_MAX 0.1
 #define SV_ODE_ATOL_MAX_SCALE 1.0
+
+/* Initial values of a DAE (M with zero rows): the algebraic equations
+ * 0 = f_i(t0, y0, p) must hold at t0. */
+typedef enum sv_ode_init {
+    /* the default: checked; sv_ode_solve fails (SV_ERR_ARG) naming the
+     * trajectory, the equation (or constraint), its residual and the
+     * variable's change when one Newton correction of the algebraic
+     * variables exceeds their tolerance (atol_i + rtol·|y_i|) */
+    SV_ODE_INIT_CHECK = 0,
+    /* computed: Newton's method on the algebraic variables from the given
+     * values, the differential ones kept (IDA's IDACalcIC, IDA_YA_YDP_INIT;
+     * for a non-semi-explicit M, y moves in M's null space, so M·y0 is
+     * kept); the values used are in sv_ode_ensemble.y0_out */
+    SV_ODE_INIT_COMPUTE = 1
+} sv_ode_init;
 
 typedef struct sv_ode_options {
     sv_ode_method method;     /* default (0) Rodas5P */
@@ -259,6 +290,8 @@ typedef struct sv_ode_options {
      * fails the table-driven kernels stay and the context's log says why. */
     const char *kernel_cache_dir;
     const char *kernel_cc;
+    /* A DAE's initial values: checked (default) or computed (sv_ode_init). */
+    sv_ode_init init;
 } sv_ode_options;
 
 void sv_ode_options_default(sv_ode_options *opt);
@@ -310,6 +343,9 @@ typedef struct sv_ode_ensemble {
     int sens0_shared;
     sv_ode_traj_status *status;/* ntraj (may be NULL) */
     sv_ode_stats *stats;       /* ntraj (may be NULL) */
+    /* ntraj·n: each trajectory's initial values as used (a DAE's
+     * consistent ones when options.init computes them), or NULL */
+    double *y0_out;
 } sv_ode_ensemble;
 
 /* Run every trajectory. Returns SV_OK when the solve ran (even if some
@@ -345,7 +381,11 @@ typedef struct sv_ode_builtin {
 
 /* name: "rober", "hires", "orego", "vdpol", "bruss2d" (arg = grid N, default 8),
  * "eb50" (arg = k in Mpc⁻¹ stored as its parameter, default 0.01), "lorenz",
- * "pollu" (Bari test set, 25 rate constants as parameters); arg = 0 means
+ * "pollu" (Bari test set, 25 rate constants as parameters), the DAEs
+ * "akzo" (Bari test set's Chemical Akzo Nobel, index 1, its nine constants
+ * as parameters), "rober_dae" (ROBER with y3 from the conservation law)
+ * and "transamp" (Bari test set's transistor amplifier, a non-diagonal
+ * singular M; docs/how-to/ode-dae.md); arg = 0 means
  * the default, and the problems without an argument refuse any other.
  * jac selects the Jacobian source (complex-step where the problem
  * provides a complex f: rober, hires, vdpol, lorenz, bruss2d). */

@@ -83,7 +83,8 @@ typedef long long ode_vnl __attribute__((vector_size(8 * ODE_VNAT)));
 
 sv_status (*ode_fused_step_select(const ode_lanes *L))(ode_lanes *L)
 {
-    if (!L->rodas || !L->lin || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
+    /* the fused stages are written for M = I (a mass matrix takes the general step) */
+    if (!L->rodas || !L->lin || L->P->mass || !ode_lin_is_dense(L->lin) || L->n < 2 || L->n > 8) return NULL;
     if (L->sens && (L->nvec - 1 > ODE_FUSED_SENS_MAX || L->W > 8)) return NULL;
     switch (L->W) {
     case 4: return fused_tab_w4[L->n];
@@ -95,7 +96,7 @@ sv_status (*ode_fused_step_select(const ode_lanes *L))(ode_lanes *L)
 
 int ode_fused_lanes(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, int sens)
 {
-    if (sens || o->method != SV_ODE_RODAS5P || o->lu != SV_ODE_LU_DOUBLE || P->n < 2 || P->n > 8) return 0;
+    if (sens || P->mass || o->method != SV_ODE_RODAS5P || o->lu != SV_ODE_LU_DOUBLE || P->n < 2 || P->n > 8) return 0;
     ode_lin *lin;
     if (ode_lin_create(ctx, P, 1, 0, &lin) != SV_OK) {
         /* handled: the workers create their solver again and report this */

@@ -23,6 +23,13 @@
  * keeps its order. A lane whose refinement stagnates falls back to a double
  * factor of the same M for the rest of the step.
  *
+ * With a mass matrix (a DAE when singular) the stage matrix is
+ * shift·M − J (Hairer & Wanner, Solving ODEs II, §VI.4: M − hγJ scaled
+ * by 1/(hγ)), over the union of M's and J's patterns (plus the
+ * diagonal): the same analysis, kernels and fallbacks. The algebraic
+ * rows then hold −J alone, and since nothing pivots their diagonal
+ * ∂g_i/∂y_i must be non-zero in the elimination order chosen below.
+ *
  * Numerically singular M: a lane whose shift keeps fewer than about six
  * of its digits in M (ε·‖J‖∞ > 1e-6·shift: hγ‖J‖ beyond ~4.5e9) is factored
  * and solved in double-double instead (lin_dd.c says why); every other
@@ -55,10 +62,41 @@ struct ode_lin {
     ode_lin_dd *dd;
     const double *jv, *shift;           /* the last load's J and shifts (the double-double lanes') */
     int *jdiag;                         /* Jacobian entry of (k, k), or -1 */
+    const ode_mass *mass;               /* the problem's M, or NULL (identity) */
+    int *mslot;                         /* LU slot of each M entry (mass only) */
+    double *mdiag;                      /* M_kk (mass only) */
 };
 
 /* A float pivot shrunk by more than this (ε_float times it ≈ 6 %) is noise. */
 #define ODE_LIN_FLOAT_NOISE 1e6
+
+/* The stage matrix's pattern for the engine: J's, or with a mass matrix
+ * the union of J's and M's (merged row by row, both sorted). */
+static sv_status load_pattern(ode_lin *L)
+{
+    const sv_ode_problem *P = L->P;
+    if (!L->mass) return sv_sparse_pattern_from_csr(L->ctx, P->n, P->rowptr, P->colind, &L->pat);
+    const ode_mass *m = L->mass;
+    const int n = P->n;
+    int *rp = sv_alloc(L->ctx, sizeof(int) * ((size_t)n + 1 + (size_t)P->nnz + (size_t)m->nnz), "ode pattern union");
+    if (!rp) return sv_last_status();
+    int *ci = rp + n + 1, e = 0;
+    rp[0] = 0;
+    for (int i = 0; i < n; i++) {
+        int a = P->rowptr[i], ae = P->rowptr[i + 1], b = m->rowptr[i], be = m->rowptr[i + 1];
+        while (a < ae || b < be) {
+            int ja = a < ae ? P->colind[a] : n, jb = b < be ? m->colind[b] : n;
+            int j = ja < jb ? ja : jb;
+            ci[e++] = j;
+            a += ja == j;
+            b += jb == j;
+        }
+        rp[i + 1] = e;
+    }
+    sv_status st = sv_sparse_pattern_from_csr(L->ctx, n, rp, ci, &L->pat);
+    sv_free(L->ctx, rp);
+    return st;
+}
 
 /* The engine's analysis of P's pattern plus diagonal: natural order or
  * AMD, whichever needs fewer factor updates (natural on a tie). */
@@ -67,7 +105,7 @@ static sv_status choose_ordering(ode_lin *L)
     const sv_ode_problem *P = L->P;
     sv_ctx *ctx = L->ctx;
     sv_sparse_lu *nat = NULL, *amd = NULL;
-    sv_status st = sv_sparse_pattern_from_csr(ctx, P->n, P->rowptr, P->colind, &L->pat);
+    sv_status st = load_pattern(L);
     if (st != SV_OK) return st;
     /* The natural order's analysis is cheap only for moderate n (its fill
      * on a 2D grid is large); beyond that AMD alone. */
@@ -96,6 +134,26 @@ static sv_status choose_ordering(ode_lin *L)
     return SV_OK;
 }
 
+/* mslot: the LU slot of each of M's entries, and M's diagonal. */
+static sv_status map_mass(ode_lin *L)
+{
+    const ode_mass *m = L->mass;
+    if (!m) return SV_OK;
+    const int n = L->n;
+    L->mslot = sv_alloc(L->ctx, sizeof(int) * (size_t)(m->nnz ? m->nnz : 1), "ode linear solver");
+    L->mdiag = sv_calloc(L->ctx, (size_t)n, sizeof(double), "ode linear solver");
+    if (!L->mslot || !L->mdiag) return sv_last_status();
+    const int *es = sv_sparse_lu_entry_slot(L->lu);
+    for (int i = 0; i < n; i++)
+        for (int e = m->rowptr[i]; e < m->rowptr[i + 1]; e++) {
+            int j = m->colind[e], q = sv_sparse_pattern_find(L->pat, i, j);
+            if (q < 0) return sv_error(SV_ERR_INTERNAL, "ode: mass entry (%d, %d) lost by the sparse engine", i, j);
+            L->mslot[e] = es[q];
+            if (j == i) L->mdiag[i] = m->val[e];
+        }
+    return SV_OK;
+}
+
 /* eslot: the LU slot of each of P's entries (the engine's pattern has the
  * diagonal added, so its entry numbers differ from P's). */
 static sv_status map_entries(ode_lin *L)
@@ -115,7 +173,7 @@ static sv_status map_entries(ode_lin *L)
                             P->colind[e]);
         L->eslot[e] = es[q];
     }
-    return SV_OK;
+    return map_mass(L);
 }
 
 /* Tiny, (nearly) full factor in double: full storage and the unrolled
@@ -139,6 +197,10 @@ static sv_status use_dense_small(ode_lin *L)
     L->nslots = P->n * P->n;
     for (int e = 0; e < P->nnz; e++) L->eslot[e] = P->erow[e] * P->n + P->colind[e];
     for (int i = 0; i < P->n; i++) L->ddiag[i] = i * P->n + i;
+    if (L->mass)
+        for (int i = 0; i < P->n; i++)
+            for (int e = L->mass->rowptr[i]; e < L->mass->rowptr[i + 1]; e++)
+                L->mslot[e] = i * P->n + L->mass->colind[e];
     L->dslot = L->ddiag;
     return SV_OK;
 }
@@ -172,11 +234,12 @@ sv_status ode_lin_create(sv_ctx *ctx, const sv_ode_problem *P, int W, int single
     L->nnz = P->nnz;
     L->single = single;
     L->P = P;
+    L->mass = P->mass;
     sv_status st = choose_ordering(L);
     if (st == SV_OK) st = map_entries(L);
     if (st == SV_OK && wants_dense_small(L)) st = use_dense_small(L);
     if (st == SV_OK) st = alloc_buffers(L);
-    if (st == SV_OK) st = ode_lin_dd_create(ctx, P, W, L->lu, L->eslot, L->dslot, &L->dd);
+    if (st == SV_OK) st = ode_lin_dd_create(ctx, P, W, L->lu, L->eslot, L->dslot, L->mslot, &L->dd);
     if (st == SV_OK)
         *out = L;
     else
@@ -197,7 +260,7 @@ void ode_lin_destroy(ode_lin *L)
     ode_lin_dd_destroy(L->dd);
     sv_sparse_lu_destroy(L->lu);
     sv_sparse_pattern_destroy(L->pat);
-    sv_free_each(L->ctx, (void *const[]){L->eslot, L->buf, L->r, L->fbuf, L->fx, L}, 6);
+    sv_free_each(L->ctx, (void *const[]){L->eslot, L->mslot, L->mdiag, L->buf, L->r, L->fbuf, L->fx, L}, 8);
 }
 
 /* M = shift·I − J written straight into the LU slots (fill slots zeroed):
@@ -233,6 +296,49 @@ void ode_lin_destroy(ode_lin *L)
 DEFINE_LOAD(double, _d)
 DEFINE_LOAD(float, _f)
 
+/* With a mass matrix: shift·M − J, each slot summed in one order (−J,
+ * then + shift·M); a slot without either entry is fill (zero). */
+static void load_mass_d(const ode_lin *L, const double *jv, const double *shift, double *buf)
+{
+    const int W = L->W;
+    const ode_mass *m = L->mass;
+    memset(buf, 0, sizeof(double) * (size_t)L->nslots * W);
+    for (int e = 0; e < L->nnz; e++) {
+        double *b = buf + (size_t)L->eslot[e] * W;
+        const double *v = jv + (size_t)e * W;
+        for (int w = 0; w < W; w++) b[w] = -v[w];
+    }
+    for (int e = 0; e < m->nnz; e++) {
+        double *b = buf + (size_t)L->mslot[e] * W;
+        const double mv = m->val[e];
+        for (int w = 0; w < W; w++) b[w] += shift[w] * mv;
+    }
+}
+
+/* Single mode: the double sums (in buf, which single mode keeps for the
+ * double fallback) rounded once to float. */
+static void load_mass_f(ode_lin *L, const double *jv, const double *shift)
+{
+    load_mass_d(L, jv, shift, L->buf);
+    for (size_t q = 0, len = (size_t)L->nslots * L->W; q < len; q++) L->fbuf[q] = (float)L->buf[q];
+}
+
+/* The stage matrix into buf (double) or fbuf (single), with or without M. */
+static void load_double(ode_lin *L, const double *jv, const double *shift)
+{
+    if (L->mass)
+        load_mass_d(L, jv, shift, L->buf);
+    else
+        load_d(L, jv, shift, L->buf);
+}
+static void load_single(ode_lin *L, const double *jv, const double *shift)
+{
+    if (L->mass)
+        load_mass_f(L, jv, shift);
+    else
+        load_f(L, jv, shift, L->fbuf);
+}
+
 /* worst[w]: how far elimination shrank lane w's pivots, max_k |M_kk / u_kk|
  * with M_kk = shift − J_kk (the factors hold 1/u_kk in the diagonal slots).
  * A pivot shrunk by a factor r carries a relative error of about ε·r. */
@@ -245,7 +351,7 @@ DEFINE_LOAD(float, _f)
             const T *inv = fac + (size_t)L->dslot[k] * W;                              \
             const double *jk = L->jdiag[k] >= 0 ? L->jv + (size_t)L->jdiag[k] * W : NULL; \
             for (int w = 0; w < W; w++) {                                              \
-                double m = L->shift[w] - (jk ? jk[w] : 0.0);                           \
+                double m = (L->mdiag ? L->shift[w] * L->mdiag[k] : L->shift[w]) - (jk ? jk[w] : 0.0); \
                 worst[w] = ode_max(worst[w], fabs(m * (double)inv[w]));                \
             }                                                                          \
         }                                                                              \
@@ -293,9 +399,9 @@ void ode_lin_load(ode_lin *L, const double *jv, const double *shift)
     /* Single mode loads only the float buffer: the double M is built from
      * J (jv, the caller's copy) only if some lane's refinement stagnates. */
     if (L->single) {
-        load_f(L, jv, shift, L->fbuf);
+        load_single(L, jv, shift);
     } else {
-        load_d(L, jv, shift, L->buf);
+        load_double(L, jv, shift);
     }
 }
 
@@ -329,7 +435,7 @@ sv_status ode_lin_factor(ode_lin *L, const unsigned char *mask, unsigned char *b
         pivot_shrink_f(L, L->fbuf, worst);
         for (int w = 0; w < L->W; w++) any |= suspect[w] = mask[w] && worst[w] > ODE_LIN_FLOAT_NOISE;
         if (!any) return SV_OK;
-        load_d(L, L->jv, L->shift, L->buf);
+        load_double(L, L->jv, L->shift);
         st = sv_sparse_lu_factor_batch(L->lu, L->W, L->buf, L->flags);
         if (st != SV_OK) return st;
         L->dfactored = 1;
@@ -364,15 +470,25 @@ static sv_status solve_from(ode_lin *L, const double *b, double *x)
     return solve_raw(L, x);
 }
 
-/* r = b − M x in double, M = shift·I − J from the caller's J. */
+/* r = b − M x in double, M = shift·I − J (or shift·M − J) from the
+ * caller's J. */
 static void residual(ode_lin *L, const double *jv, const double *shift, const double *b, const double *x)
 {
     const int n = L->n, W = L->W;
     const int *rp = L->P->rowptr, *ci = L->P->colind;
+    const ode_mass *m = L->mass;
     for (int i = 0; i < n; i++) {
         double *ri = L->r + (size_t)i * W;
         const double *bi = b + (size_t)i * W, *xi = x + (size_t)i * W;
-        for (int w = 0; w < W; w++) ri[w] = bi[w] - shift[w] * xi[w];
+        if (m) {
+            for (int w = 0; w < W; w++) ri[w] = bi[w];
+            for (int e = m->rowptr[i]; e < m->rowptr[i + 1]; e++) {
+                const double mv = m->val[e], *xj = x + (size_t)m->colind[e] * W;
+                for (int w = 0; w < W; w++) ri[w] -= shift[w] * (mv * xj[w]);
+            }
+        } else {
+            for (int w = 0; w < W; w++) ri[w] = bi[w] - shift[w] * xi[w];
+        }
         for (int e = rp[i]; e < rp[i + 1]; e++) {
             const double *je = jv + (size_t)e * W, *xj = x + (size_t)ci[e] * W;
             for (int w = 0; w < W; w++) ri[w] += je[w] * xj[w];
@@ -436,7 +552,7 @@ static sv_status solve_double(ode_lin *L, const double *jv, const double *shift,
     const int n = L->n, W = L->W;
     sv_status st = SV_OK;
     if (!L->dfactored) {
-        load_d(L, jv, shift, L->buf);
+        load_double(L, jv, shift);
         st = sv_sparse_lu_factor_batch(L->lu, W, L->buf, L->flags);
         if (st != SV_OK) return st;
         L->dfactored = 1;

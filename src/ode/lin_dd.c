@@ -26,6 +26,7 @@ struct ode_lin_dd {
     int n, W, nslots;
     const int *rowptr, *colind, *perm; /* L+U in the factor's numbering */
     const int *eslot, *dslot;          /* Jacobian entry → slot, original diagonal → slot */
+    const int *mslot;                  /* mass matrix entry → slot, or NULL (M = I) */
     const sv_ode_problem *P;
     int *diagpos, *map, *own;          /* own: the full structure of the dense case */
     dd *buf;                           /* W·nslots, lane-major; allocated at first use */
@@ -49,7 +50,7 @@ static sv_status full_structure(ode_lin_dd *D)
 }
 
 sv_status ode_lin_dd_create(sv_ctx *ctx, const sv_ode_problem *P, int W, const sv_sparse_lu *lu, const int *eslot,
-                            const int *dslot, ode_lin_dd **out)
+                            const int *dslot, const int *mslot, ode_lin_dd **out)
 {
     *out = NULL;
     ode_lin_dd *D = sv_calloc(ctx, 1, sizeof *D, "ode double-double LU");
@@ -60,6 +61,7 @@ sv_status ode_lin_dd_create(sv_ctx *ctx, const sv_ode_problem *P, int W, const s
     D->P = P;
     D->eslot = eslot;
     D->dslot = dslot;
+    D->mslot = mslot;
     sv_status st = SV_OK;
     if (lu) {
         D->rowptr = sv_sparse_lu_rowptr(lu);
@@ -95,13 +97,19 @@ void ode_lin_dd_destroy(ode_lin_dd *D)
     if (D) sv_free_each(D->ctx, (void *const[]){D->own, D->diagpos, D->z, D->buf, D}, 5);
 }
 
-/* Lane w's M = shift·I − J into its buffer, the diagonal as the exact sum. */
+/* Lane w's M = shift·I − J (or shift·M − J) into its buffer, the
+ * diagonal as the exact sum. */
 static void load_lane(ode_lin_dd *D, dd *a, const double *jv, double shift, int w)
 {
     const sv_ode_problem *P = D->P;
     const int W = D->W;
     memset(a, 0, sizeof(dd) * (size_t)D->nslots);
-    for (int i = 0; i < D->n; i++) a[D->dslot[i]] = dd_from(shift);
+    if (D->mslot) {
+        for (int e = 0; e < P->mass->nnz; e++)
+            a[D->mslot[e]] = dd_add(a[D->mslot[e]], dd_mul(dd_from(shift), dd_from(P->mass->val[e])));
+    } else {
+        for (int i = 0; i < D->n; i++) a[D->dslot[i]] = dd_from(shift);
+    }
     for (int e = 0; e < P->nnz; e++) {
         dd *s = &a[D->eslot[e]];
         *s = dd_sub(*s, dd_from(jv[(size_t)e * W + w]));

@@ -26,6 +26,23 @@ static inline double ode_min(double a, double b) { return a < b ? a : b; }
  * tiny systems, fused_rodas5p.h); the general path runs at most 8. */
 #define ODE_WMAX 16
 
+/* A constant mass matrix M (mass.c): CSR; when singular, its algebraic
+ * part — in semi-explicit form its zero rows and columns (the algebraic
+ * equations and variables), otherwise orthonormal bases of its left and
+ * right null spaces (the algebraic constraints wᵀf = 0 and the directions
+ * they fix); when non-singular, its LU for Tsit5 (y' = M⁻¹ f). */
+typedef struct ode_mass {
+    int nnz;
+    int *rowptr, *colind; /* owned CSR pattern, columns sorted */
+    double *val;          /* nnz values */
+    int nalg;             /* n − rank M: algebraic constraints */
+    int *alg_row;         /* semi-explicit: the nalg zero rows (algebraic equations), increasing; else NULL */
+    int *alg_col;         /* semi-explicit: the nalg zero columns (algebraic variables), increasing */
+    double *wl, *vr;      /* otherwise: n × nalg column-major bases, Wᵀ M = 0 and M V = 0; else NULL */
+    double *lu;           /* n × n row-major LAPACK LU of M when nalg = 0, else NULL */
+    int *ipiv;            /* its pivots */
+} ode_mass;
+
 struct sv_ode_problem {
     sv_ode_problem_desc d;  /* copy; rowptr/colind below replace the caller's */
     int n, np;
@@ -39,8 +56,19 @@ struct sv_ode_problem {
     int ns;                 /* sensitivity directions: parameters, then initial values */
     int *sens_idx;          /* owned: parameter index (k < nsens_params) or y0 index of each direction */
     int nsp;                /* directions that are parameters */
+    ode_mass *mass;         /* NULL: M = I (an ODE) */
     sv_ctx *ctx;
 };
+
+/* ---- the mass matrix (mass.c) ------------------------------------------- */
+/* Validate and copy the description's M (NULL *out when none is given). */
+sv_status ode_mass_create(sv_ctx *ctx, const sv_ode_problem_desc *d, ode_mass **out);
+void ode_mass_destroy(sv_ctx *ctx, ode_mass *m);
+/* out = M·x over W lanes, slot-major n·W (out does not overlap x). */
+void ode_mass_mul(const ode_mass *m, int n, int W, const double *x, double *out);
+/* x = M⁻¹ x over the W lanes with mask set, slot-major (M non-singular:
+ * m->lu set); work: n doubles. */
+void ode_mass_solve(const ode_mass *m, int n, int W, const unsigned char *mask, double *x, double *work);
 
 /* ---- tableaus ----------------------------------------------------------- */
 typedef struct rodas5p_tab {
@@ -99,12 +127,13 @@ sv_status ode_lin_factor_exact(ode_lin *L, const unsigned char *exact, const dou
  * (slot-major n·W, lane by lane: b and x may alias). */
 void ode_lin_solve_exact(const ode_lin *L, const double *b, double *x);
 /* Double-double LU of single lanes (lin_dd.c) over lu's structure (NULL:
- * full n × n storage in natural order); eslot and dslot as in lin.c. */
+ * full n × n storage in natural order); eslot, dslot and mslot (the mass
+ * matrix's slots, NULL without one) as in lin.c. */
 typedef struct ode_lin_dd ode_lin_dd;
 sv_status ode_lin_dd_create(sv_ctx *ctx, const sv_ode_problem *prob, int W, const sv_sparse_lu *lu,
-                            const int *eslot, const int *dslot, ode_lin_dd **out);
+                            const int *eslot, const int *dslot, const int *mslot, ode_lin_dd **out);
 void ode_lin_dd_destroy(ode_lin_dd *D);
-/* Factor lane w of shift·I − J (J: slot-major pattern values); bad: a zero
+/* Factor lane w of shift·I − J, or shift·M − J (J: slot-major pattern values); bad: a zero
  * or non-finite pivot. SV_ERR_BUDGET/NOMEM when its buffer does not fit. */
 sv_status ode_lin_dd_factor(ode_lin_dd *D, int w, const double *jvals, double shift, unsigned char *bad);
 /* x = M⁻¹ b for lane w (slot-major b and x, which may alias). */

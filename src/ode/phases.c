@@ -36,12 +36,12 @@ static double *out_row(const ode_lanes *L, long tr, int s)
 void ode_phase_save_initial(ode_lanes *L, int w)
 {
     const sv_ode_ensemble *E = L->E;
-    const int n = L->n;
+    const int n = L->n, W = L->W;
     const long tr = L->traj[w];
-    const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
     int s = 0;
     while (s < E->nsave && E->tsave[s] <= E->t0) {
-        memcpy(out_row(L, tr, s), y0, sizeof(double) * n);
+        double *dst = out_row(L, tr, s); /* the lane's y0: a DAE's may have been made consistent */
+        for (int i = 0; i < n; i++) dst[i] = L->y[(size_t)i * W + w];
         if (L->sens) ode_sens_store(L, w, tr, s, L->y);
         s++;
     }
@@ -108,6 +108,7 @@ static void start_f(ode_lanes *L)
     }
     if (!any) return;
     eval_masked(L, m, L->t, L->y, L->f0, 0, NULL);
+    if (!L->rodas) ode_tsit5_slope(L, m, L->f0);
     unsigned char bad[ODE_WMAX] = {0}; /* every lane at once: the loop over w vectorises */
     for (int i = 0; i < n; i++)
         for (int w = 0; w < W; w++) bad[w] |= !(fabs(L->f0[(size_t)i * W + w]) <= DBL_MAX);
@@ -178,6 +179,7 @@ static void first_steps(ode_lanes *L)
     if (!any) return;
     unsigned char refused[ODE_WMAX];
     eval_masked(L, hm, L->tstage, L->U, L->fv, 1, refused);
+    if (!L->rodas) ode_tsit5_slope(L, hm, L->fv);
     /* f refusing the Euler probe y0 + h0·f0: the cautious guess h0 itself */
     for (int w = 0; w < W; w++)
         if (hm[w]) {

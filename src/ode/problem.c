@@ -210,6 +210,12 @@ sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_od
     P->nnz = P->dense ? d->n * d->n : d->rowptr[d->n];
     st = copy_pattern(P, d);
     if (st == SV_OK) st = copy_sens(P, d);
+    if (st == SV_OK) st = ode_mass_create(ctx, d, &P->mass);
+    if (st == SV_OK && P->mass) { /* the owned copy stands for the caller's arrays (sv_ode_problem_with_sens) */
+        P->d.mass = P->mass->val;
+        P->d.mass_rowptr = P->mass->rowptr;
+        P->d.mass_colind = P->mass->colind;
+    }
     if (st == SV_OK) st = color_columns(P);
     if (st == SV_OK)
         *out = P;
@@ -237,6 +243,7 @@ void sv_ode_problem_destroy(sv_ode_problem *P)
 {
     if (!P) return;
     sv_sparse_coloring_destroy(P->coloring);
+    ode_mass_destroy(P->ctx, P->mass);
     sv_free_each(P->ctx, (void *const[]){P->rowptr, P->colind, P->erow, P->sens_idx, P}, 5);
 }
 
@@ -245,6 +252,7 @@ int sv_ode_problem_nparams(const sv_ode_problem *P) { return P ? P->np : 0; }
 int sv_ode_problem_nnz(const sv_ode_problem *P) { return P ? P->nnz : 0; }
 int sv_ode_problem_ncolors(const sv_ode_problem *P) { return P ? P->ncolors : 0; }
 int sv_ode_problem_nsens(const sv_ode_problem *P) { return P ? P->ns : 0; }
+int sv_ode_problem_nalg(const sv_ode_problem *P) { return P && P->mass ? P->mass->nalg : 0; }
 
 void sv_ode_options_default(sv_ode_options *o)
 {

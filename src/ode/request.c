@@ -90,6 +90,29 @@ static sv_status check_options(const sv_ode_problem *P, const sv_ode_options *o,
         if (!(o->tstops[i] > o->tstops[i - 1]))
             return sv_error(SV_ERR_ARG, "%s: tstops must increase (tstops[%d] = %g after %g)", nm, i, o->tstops[i],
                             o->tstops[i - 1]);
+    if (o->init != SV_ODE_INIT_CHECK && o->init != SV_ODE_INIT_COMPUTE)
+        return sv_error(SV_ERR_ARG, "%s: init = %d: expected check (0) or compute (1)", nm, (int)o->init);
+    return SV_OK;
+}
+
+/* A mass matrix the method can serve: a DAE (zero rows) needs an implicit
+ * method, and Tsit5's slopes M⁻¹f need M's LU (mass.c keeps it up to its
+ * dense limit). */
+static sv_status check_mass(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E,
+                            const char *nm)
+{
+    const ode_mass *m = P->mass;
+    if (!m) return SV_OK;
+    if (E->sens_out)
+        return sv_error(SV_ERR_UNSUPPORTED, "%s: forward sensitivities with a mass matrix are not supported (a DAE's "
+                        "sensitivities need consistent initial values of their own): solve without sens_out", nm);
+    if (o->method != SV_ODE_TSIT5) return SV_OK;
+    if (m->nalg > 0)
+        return sv_error(SV_ERR_ARG, "%s: Tsit5 cannot solve a DAE: the mass matrix is singular (%d algebraic "
+                        "constraint(s)), which an explicit method cannot satisfy; use Rodas5P", nm, m->nalg);
+    if (!m->lu)
+        return sv_error(SV_ERR_UNSUPPORTED, "%s: Tsit5 with a mass matrix factors M densely, which is limited to "
+                        "n <= 4096 (n = %d); use Rodas5P", nm, P->n);
     return SV_OK;
 }
 
@@ -179,6 +202,7 @@ sv_status ode_request_check(const sv_ode_problem *P, const sv_ode_options *opt, 
     sv_status st = check_options(P, resolved, nm);
     if (st == SV_OK) st = check_ensemble(P, E, nm);
     if (st == SV_OK && E->ntraj > 0) st = check_atol_scale(P, resolved, E, nm);
+    if (st == SV_OK) st = check_mass(P, resolved, E, nm);
     if (st == SV_OK) st = check_sensitivities(P, resolved, E, nm);
     return st;
 }

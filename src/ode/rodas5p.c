@@ -1,7 +1,21 @@
 /* Rodas5P step attempt over W lanes (stage equations in tableau_rodas5p.h's
  * header comment). The Jacobian is evaluated only for lanes that moved
  * since their last one (a rejected lane retries with the same J), and M is
- * loaded and factored for every attempt since h changed. */
+ * loaded and factored for every attempt since h changed.
+ *
+ * With a mass matrix M (a DAE when singular) the stages are those of the
+ * Rosenbrock method for M·y' = f (Hairer & Wanner, Solving ODEs II, §VI.4)
+ * in the transformed form OrdinaryDiffEq uses for Rodas5P
+ * (lib/OrdinaryDiffEqRosenbrock/src/rosenbrock_perform_step.jl: the
+ * C-sum is multiplied by the mass matrix, `mul!(du2, mass_matrix, du1)`):
+ *   (M/(hγ) − J) k_i = f(t + c_i h, U_i) + h d_i f_t + M·Σ_j (C_ij/h) k_j.
+ * Rodas5P is built for M·y' = f of index ≤ 1 (Steinebach 2023, BIT 63:27,
+ * (1.1)–(1.3): the scheme with (M − hγ f_y) and its DAE order
+ * conditions), and y_new = U_8 + k_8 is stiffly
+ * accurate, so the embedded estimate k_8 and the dense output
+ * (ode_rodas5p_interp) apply to the algebraic components unchanged, as in
+ * OrdinaryDiffEq and in Hairer's RODAS (whose error estimate is likewise
+ * the plain difference of the two solutions for every component). */
 #include <math.h>
 #include <string.h>
 
@@ -15,7 +29,7 @@
  * each copy, so the per-lane loops vectorise without remainder code); its
  * steps are inlined (ODE_INLINE) into each copy for the same reason. */
 
-/* M = I/(hγ) − J loaded and factored for every lane (h changed since the
+/* M = I/(hγ) − J (M/(hγ) − J with a mass matrix) loaded and factored for every lane (h changed since the
  * last attempt). em: the lanes whose stages run (active, good pivots, no
  * failed callback). */
 ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned char *em)
@@ -32,6 +46,13 @@ ODE_INLINE sv_status factor_iteration_matrix(ode_lanes *L, const int W, unsigned
         em[w] = L->active[w] && !L->bad[w] && !L->fail[w];
     }
     return st;
+}
+
+/* rhs = M·rhs (the C-sum, a DAE's stage; err is free during the attempt). */
+static void apply_mass(ode_lanes *L, const int W)
+{
+    ode_mass_mul(L->P->mass, L->n, W, L->rhs, L->err);
+    memcpy(L->rhs, L->err, sizeof(double) * (size_t)L->n * W);
 }
 
 /* rhs = f + h d_s dT, plus (1/h)·rhs (the C-sum already there) for s > 0,
@@ -75,6 +96,7 @@ ODE_INLINE sv_status stage(ode_lanes *L, const int W, int s, unsigned char *em, 
     if (s > 0) {
         /* one pass over every lane, same coefficients: U and Σ C_sj k_j (into rhs) */
         ode_stage_sums(kst, L->U, L->y, T->a[s], L->rhs, T->C[s], L->k, s);
+        if (L->P->mass) apply_mass(L, W);
         for (int w = 0; w < W; w++) L->tstage[w] = ode_min(L->t[w] + T->c[s] * L->h[w], L->tcap[w]);
         ode_eval_f(L->P, W, em, L->tstage, L->U, L->p, L->fv, L->fail, L->scratch);
         /* a lane whose f refused or failed takes no further stages */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fused_rodas5p.h"
+#include "init.h"
 #include "phases.h"
 #include "request.h"
 #include "sens.h"
@@ -23,6 +24,8 @@ typedef struct shared {
     sv_ode_ensemble *E;
     sv_ctx *ctx;
     double *atolv, *wts;
+    const double *y0;      /* the initial values used: the ensemble's, or a DAE's computed ones */
+    int y0_shared;
     int ns;                /* sensitivity directions computed (0: none asked for) */
     atomic_long next;      /* next trajectory to hand out */
     atomic_long done;      /* finished trajectories */
@@ -135,7 +138,7 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     const sv_ode_ensemble *E = S->E;
     const sv_ode_options *o = S->o;
     const int n = L->n, np = L->np, W = L->W;
-    const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
+    const double *y0 = S->y0 + (S->y0_shared ? 0 : (size_t)tr * n);
     const double *p = np ? E->params + (E->params_shared ? 0 : (size_t)tr * np) : NULL;
     L->traj[w] = tr;
     L->active[w] = 1;
@@ -294,7 +297,7 @@ static sv_status check_memory(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode
 /* ---- the solve -------------------------------------------------------------------- */
 /* The shared record: tolerance and weight vectors, counters. */
 static sv_status shared_init(shared *S, sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o,
-                             sv_ode_ensemble *E)
+                             sv_ode_ensemble *E, const double *y0, int y0_shared)
 {
     int n = P->n;
     memset(S, 0, sizeof *S);
@@ -303,6 +306,8 @@ static sv_status shared_init(shared *S, sv_ctx *ctx, const sv_ode_problem *P, co
     S->E = E;
     S->ctx = ctx;
     S->ns = E->sens_out ? P->ns : 0;
+    S->y0 = y0;
+    S->y0_shared = y0_shared;
     S->atolv = sv_alloc(ctx, sizeof(double) * 2 * (size_t)n, "ode tolerances");
     if (!S->atolv) return sv_last_status();
     S->wts = S->atolv + n;
@@ -329,6 +334,14 @@ static void clear_outputs(const sv_ode_problem *P, sv_ode_ensemble *E)
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
 }
 
+/* ens->y0_out, when asked for: the initial values each trajectory uses. */
+static void report_initial_values(const sv_ode_problem *P, sv_ode_ensemble *E, const double *y0, int y0_shared)
+{
+    if (!E->y0_out) return;
+    const size_t n = (size_t)P->n;
+    for (long tr = 0; tr < E->ntraj; tr++) memcpy(E->y0_out + tr * n, y0 + (y0_shared ? 0 : tr * n), sizeof(double) * n);
+}
+
 /* The pattern checked at the first trajectory's start, when the solve
  * evaluates Jacobians (Rodas5P, or the analytic sensitivity source). */
 static sv_status check_pattern(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o,
@@ -342,10 +355,10 @@ static sv_status check_pattern(sv_ctx *ctx, const sv_ode_problem *P, const sv_od
 /* The workers over one shared record, with progress from 0 to 1; the first
  * error of any of them is the solve's. */
 static sv_status run_workers(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_options *o, sv_ode_ensemble *E,
-                             int W, int nthreads)
+                             const double *y0, int y0_shared, int W, int nthreads)
 {
     shared S;
-    sv_status st = shared_init(&S, ctx, P, o, E);
+    sv_status st = shared_init(&S, ctx, P, o, E, y0, y0_shared);
     if (st != SV_OK) return st;
     st = sv_progress(ctx, "ode", 0.0);
     if (st == SV_OK) {
@@ -372,5 +385,14 @@ sv_status sv_ode_solve(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_option
     int sens = E->sens_out != NULL, nthreads, W = choose_lanes(ctx, P, &o, sens, E->ntraj, &nthreads);
     st = check_memory(ctx, P, &o, W, nthreads, sens);
     if (st != SV_OK) return st;
-    return run_workers(ctx, P, &o, E, W, nthreads);
+    double *y0c = NULL;
+    int y0c_shared = 0;
+    st = ode_init_values(ctx, P, &o, E, &y0c, &y0c_shared);
+    if (st != SV_OK) return st;
+    const double *y0 = y0c ? y0c : E->y0;
+    const int y0_shared = y0c ? y0c_shared : E->y0_shared;
+    report_initial_values(P, E, y0, y0_shared);
+    st = run_workers(ctx, P, &o, E, y0, y0_shared, W, nthreads);
+    sv_free(ctx, y0c);
+    return st;
 }

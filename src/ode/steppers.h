@@ -14,6 +14,10 @@
  * The status is the linear solver's (Tsit5 has none: always SV_OK). */
 sv_status ode_rodas5p_attempt(ode_lanes *L);
 sv_status ode_tsit5_attempt(ode_lanes *L);
+/* Tsit5 works with slopes y' = M⁻¹ f: f over W lanes (slot-major, the
+ * state's n·W values) turned into them in place for the masked lanes when
+ * the problem has a mass matrix (none: nothing to do). */
+void ode_tsit5_slope(ode_lanes *L, const unsigned char *mask, double *f);
 /* Dense output of lane w's last attempt at t + θh for rows r0 .. r1 − 1 of
  * the nvec·n (the state's are 0 .. n − 1) into out. */
 void ode_rodas5p_interp(const ode_lanes *L, int w, double theta, int r0, int r1, double *out);

@@ -1,5 +1,6 @@
 /* Tsit5 step attempt over W lanes: 7 stages, first same as last (the last
- * stage is f(t + h, y_new), the next step's first), error h·Σ btilde_i k_i. */
+ * stage is f(t + h, y_new), the next step's first), error h·Σ btilde_i k_i.
+ * With a (non-singular) mass matrix each stage is the slope M⁻¹f. */
 #include <math.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ sv_status ode_tsit5_attempt(ode_lanes *L)
                 L->st[w].nf++;
                 em[w] = !L->fail[w];
             }
+        ode_tsit5_slope(L, em, L->k + (size_t)s * kst);
         if (L->sens) ode_sens_tsit5_stage(L, s, em);
     }
     memcpy(L->ynew, L->U, sizeof(double) * kst);
@@ -54,6 +56,11 @@ sv_status ode_tsit5_attempt(ode_lanes *L)
     }
     if (L->sens) ode_sens_error_norms(L, L->err + (size_t)L->n * W);
     return SV_OK;
+}
+
+void ode_tsit5_slope(ode_lanes *L, const unsigned char *mask, double *f)
+{
+    if (L->P->mass) ode_mass_solve(L->P->mass, L->n, L->W, mask, f, L->scratch);
 }
 
 void ode_tsit5_interp(const ode_lanes *L, int w, double th, int r0, int r1, double *out)
