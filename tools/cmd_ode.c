@@ -45,7 +45,7 @@ static void usage(FILE *o)
             "  --sens-errcon E    full (default: state and sensitivities) or state\n"
             "  --init I           a DAE's initial values: compute (default: Newton on the algebraic\n"
             "                     variables, as the ensemble perturbs parameters) or check\n"
-            "  --out FILE.csv     write traj,t,y1..yn rows (written to a temporary file, then renamed);\n"
+            "  --out FILE.csv     write traj,status,t,y1..yn rows (written to a temporary file, then renamed);\n"
             "                     with --sens also dyI/dTHETA columns\n"
             "  --quiet            no progress bar or summary\n\n"
             "Exit codes: 0 all trajectories succeeded, 1 a failed run or failed trajectories,\n"
