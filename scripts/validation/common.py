@@ -73,8 +73,10 @@ def write_table(path, columns, rows):
 
 
 def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    """A Markdown table; a "|" inside a cell (|S21|) is escaped."""
+    cell = lambda c: str(c).replace("|", "\\|")
+    out = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
 
 

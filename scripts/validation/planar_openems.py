@@ -93,7 +93,7 @@ def stub(rep):
     img = overlay(rep, "stub", "quarter-wave open stub (examples/stub.json)", f, R, runs, "openEMS")
     rep.add("## Quarter-wave open stub\n\n`examples/stub.json` (εr 4.4, h 1.6 mm, perfect metal, lossless), "
             "0.5–4 GHz in 10 MHz steps. Largest |Δ|S|| where openEMS's |S| > −20 dB.\n\n" +
-            md_table(["run", "notch", "largest abs d|S11|", "largest abs d|S21|"], rows) + "\n\n" + img)
+            md_table(["run", "notch", "largest |Δ|S11||", "largest |Δ|S21||"], rows) + "\n\n" + img)
 
 
 def lowpass(rep):
@@ -111,7 +111,7 @@ def lowpass(rep):
     img = overlay(rep, "lpf", "stepped-impedance low-pass filter (examples/pozar_lpf.json)", f, R, runs, "openEMS")
     rep.add("## Stepped-impedance low-pass filter\n\n`examples/pozar_lpf.json` (Pozar's N = 6 design, εr 4.2, "
             "h 1.58 mm, perfect metal, lossless), 0.5–6 GHz in 25 MHz steps. Crossings of |S21| found the "
-            "same way on both.\n\n" + md_table(["run", "-3 dB", "-20 dB", "largest abs d|S11|", "largest abs d|S21|"], rows) +
+            "same way on both.\n\n" + md_table(["run", "-3 dB", "-20 dB", "largest |Δ|S11||", "largest |Δ|S21||"], rows) +
             "\n\n" + img)
 
 
@@ -149,8 +149,28 @@ def pixels(rep):
             "openEMS's runs of `tests/em/data/openems/momentum` (zero-thickness perfect metal, tan δ = 0): whatever "
             "power is lost is radiation and surface waves. Solvent with the same stack-up and radiation on, "
             "0.05–10 GHz. Differences are complex and linear; lost power is 1 − |S11|² − |S21|².\n\n" +
-            md_table(["circuit", "run", "median abs dS21", "median abs dS11", "worst abs dS", "lost 1 GHz",
+            md_table(["circuit", "run", "median |ΔS21|", "median |ΔS11|", "worst |ΔS|", "lost 1 GHz",
                       "lost 5 GHz", "lost 10 GHz"], rows) + "\n\n" + "\n\n".join(imgs))
+
+
+def recorded_earlier(rep):
+    """Radiation figures this script does not re-run (tests/em/test_radiation.c
+    and test_feed_continuation.c measure them), as the guide stated them."""
+    rows = [["stub: 1 − |S11|² − |S21|² between raw edge ports, 2.25 / 3 / 4 GHz", "openEMS, lumped ports: 1.67 / 2.37 / 4.66 %",
+             "1.16 / 2.13 / 4.12 %"],
+            ["stub: its own radiation (calibrated ports, less its main line's), 2.25 / 3 / 4 GHz",
+             "openEMS, matched feeds: 0.76 / 1.13 / 1.41 %", "0.74 / 1.42 / 1.97 %"],
+            ["stub: radiated power with the feeds continued beyond the ports (first order; "
+             "tests/em/test_feed_continuation.c, not in the model)", "openEMS, matched feeds: 0.76 / 1.13 / 1.41 %",
+             "0.81 / 1.26 / 1.56 %"],
+            ["patch 48.4 × 40.5 mm, εr 2.2, h 1.575 mm, 24 × 24 cells, edge-fed: resonance",
+             "Hammerstad: 2.4474 GHz", "2.4429 GHz (−0.18 %)"],
+            ["the same patch: radiation Q (B slope over G at B = 0)",
+             "Jackson & Alexopoulos at the model's resonance: 49.0 (space wave 51.4)", "41.8 (−14.5 %)"]]
+    rep.add("## Recorded earlier (not re-run by this report)\n\nRadiation figures measured by tests/em/test_radiation.c "
+            "and test_feed_continuation.c with every default effect, as docs/em.md stated them on 2026-12-07 (commit "
+            "98e39db); run those tests (`cd build && ctest -R radiation --output-on-failure`) to re-measure.\n\n" +
+            md_table(["quantity", "reference", "Solvent"], rows))
 
 
 def main():
@@ -163,6 +183,7 @@ def main():
     stub(rep)
     lowpass(rep)
     pixels(rep)
+    recorded_earlier(rep)
     rep.write("make validation        # or, this report alone:\n"
               "SOLVENT=build/solvent .venv/bin/python scripts/validation/planar_openems.py\n"
               "build/solvent sweep examples/stub.json -o stub.s2p --start 0.5GHz --stop 4GHz --points 351\n"
