@@ -111,8 +111,8 @@ def effects_in_turn(rep):
     else:
         rows, when = RECORDED, ("recorded 2026-12-07 by `build/tests/em/em_test_momentum` on the machine above (not "
                                 "re-run by default: it takes about 10 minutes on two busy cores; "
-                                "`SV_VALIDATION_FULL=1 make validation` re-runs it); the three rows the sweeps "
-                                "above re-measure agree with it to the digits shown")
+                                "`SV_VALIDATION_FULL=1 make validation` re-runs it); the two rows the sweeps above "
+                                "re-measure (+ radiation, + calibrated ports) agree with it to the digits shown")
     rep.add("## Each effect in turn (tests/em/test_momentum.c)\n\nThe model with each effect added in turn, as the "
             "test runs it (one planar job per circuit at Momentum's frequencies), %s: medians over the eight circuits "
             "of each circuit's median |ΔS|, the worst entry, and the median over circuits of the lost power as a "
