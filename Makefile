@@ -20,7 +20,7 @@ PYTHON     ?= python3
 FUZZ_SECONDS ?= 1800
 FUZZ_SEED  ?= 2
 
-.PHONY: all setup build run test test-sanitize fuzz bench install clean python
+.PHONY: all setup build run test test-sanitize fuzz bench install clean python validation
 
 all: build
 
@@ -78,6 +78,13 @@ else
 	cmake --build $(BUILD_BENCH) -j $(JOBS)
 	@scripts/run-bench $(BUILD_BENCH)/bench-bin "$(BENCH)"
 endif
+
+# The dated validation reports of docs/validation/ and their plots, from the
+# committed reference data (scripts/validation/run; not part of `make test`;
+# about ten minutes on two cores).
+validation: build python
+	@scripts/setup --bench
+	@scripts/validation/run $(BUILD) $(VENV)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
