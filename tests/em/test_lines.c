@@ -122,8 +122,8 @@ static void test_line_one_cell(void **state)
  * Hammerstad–Jensen's thickness-corrected Z0 and εeff. Printed against HJ
  * itself; asserted on the thickness correction, Z0(t)/Z0(0) and
  * εeff(t)/εeff(0) of the model against HJ's, so that the sheet model's own
- * cell-count error (above: +1.07 % and +0.80 % in Z0 with 10 cells) is not
- * counted twice: within the issue's 1.5 %. HJ itself holds at t/W 0.5 (a
+ * cell-count error (above; docs/validation, the closed-forms report) is not
+ * counted twice: within 1.5 %. HJ itself holds at t/W 0.5 (a
  * 2-D finite-difference reference, tests/em/data/atlc: within 0.5 %). At
  * t/W 0.5 the walls are 5 cells tall: what this needs is the walls' range
  * grown with √(t·h) and their shares of charge and current chosen by the
