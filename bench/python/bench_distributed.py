@@ -6,7 +6,9 @@ default task size, the three in turn each round. JSON lines: wall times
 the direct call; scaling: one worker's time over two workers'), and CPU
 times of every process involved (cpu_overhead_pct, cpu_per_task_ms: what
 Dask and the task's packing add, a figure that other work on the machine
-does not move; load_average says how busy the machine was).
+moves little), and the share of one worker's run spent outside its tasks
+(outside_tasks_pct, outside_per_task_ms: the call's own cost and the gaps
+between tasks); load_average says how busy the machine was.
 
     .venv/bin/python bench/python/bench_distributed.py [--maps 8] [--trajectories 100000] [--reps 3]
 
@@ -49,10 +51,17 @@ def _process_cpu():
 
 
 def measure(run, client=None):
-    """(wall s, CPU s) of one run."""
+    """(wall s, CPU s, s the workers spent in tasks) of one run."""
+    from distributed import get_task_stream
     cpu, start = cpu_seconds(client), time.perf_counter()
-    run()
-    return time.perf_counter() - start, cpu_seconds(client) - cpu
+    if client is None:
+        run()
+        return time.perf_counter() - start, cpu_seconds() - cpu, 0.0
+    with get_task_stream(client) as stream:
+        run()
+    wall = time.perf_counter() - start
+    busy = sum(s["stop"] - s["start"] for task in stream.data for s in task["startstops"] if s["action"] == "compute")
+    return wall, cpu_seconds(client) - cpu, busy
 
 
 def pixel_maps(count):
@@ -76,7 +85,7 @@ def compare(direct, job, warm, reps):
     single-threaded worker processes, the three taken in turn each round
     (so that a change in the machine's load falls on all three alike)."""
     import distributed
-    walls, cpus = {"direct": [], 1: [], 2: []}, {"direct": [], 1: [], 2: []}
+    walls, cpus, outside = {"direct": [], 1: [], 2: []}, {"direct": [], 1: [], 2: []}, []
 
     def cluster(workers):
         return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -88,10 +97,14 @@ def compare(direct, job, warm, reps):
         warm(two)
         for _ in range(reps):
             for name, client in (("direct", None), (1, one), (2, two)):
-                wall, cpu = measure(direct if client is None else (lambda c=client: job(c)), client)
+                wall, cpu, busy = measure(direct if client is None else (lambda c=client: job(c)), client)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
-    return ({k: statistics.median(v) for k, v in walls.items()}, {k: statistics.median(v) for k, v in cpus.items()})
+                if name == 1:
+                    outside.append(wall - busy)  # one worker: the time it was not in a task
+    walls["outside"] = statistics.median(outside)
+    return ({k: statistics.median(v) if isinstance(v, list) else v for k, v in walls.items()},
+            {k: statistics.median(v) for k, v in cpus.items()})
 
 
 def line(case, items, tasks, walls, cpus, **extra):
@@ -102,6 +115,8 @@ def line(case, items, tasks, walls, cpus, **extra):
                       "cpu_direct_s": round(cpus["direct"], 3), "cpu_one_worker_s": round(cpus[1], 3),
                       "cpu_overhead_pct": round(100 * (cpus[1] / cpus["direct"] - 1), 2),
                       "tasks_one_worker": tasks, "cpu_per_task_ms": round(1e3 * (cpus[1] - cpus["direct"]) / tasks, 2),
+                      "outside_tasks_pct": round(100 * walls["outside"] / one, 2),
+                      "outside_per_task_ms": round(1e3 * walls["outside"] / tasks, 2),
                       "scaling": round(one / two, 3), "speedup_vs_direct": round(direct / two, 3),
                       "load_average": round(os.getloadavg()[0], 2), "cores": len(os.sched_getaffinity(0)),
                       **extra}), flush=True)
