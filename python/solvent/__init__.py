@@ -5,8 +5,9 @@ from ._native import ffi as _ffi
 from ._native import lib as _lib
 from . import ode
 from .planar import Project, SweepResult, sweep
+from .distributed import ManyResult, sweep_many
 
 __version__ = _ffi.string(_lib.sv_version_string()).decode()
 
-__all__ = ["ode", "Project", "SweepResult", "sweep", "SolventError", "ArgumentError", "ParseError", "BudgetError",
-           "__version__"]
+__all__ = ["ode", "Project", "SweepResult", "sweep", "sweep_many", "ManyResult", "SolventError", "ArgumentError",
+           "ParseError", "BudgetError", "__version__"]

@@ -611,7 +611,7 @@ def _prepare(rhs, y0, t_save, params, method, rtol, atol, first_step, max_steps,
 
 def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None, atol=None, first_step=None,
           max_steps=None, sparsity=None, jac=None, sensitivities=None, return_stats=False, threads=0,
-          progress=False, nonautonomous=False, arg=0):
+          progress=False, nonautonomous=False, arg=0, client=None, shard_size=None, store=None):
     """Integrate an ensemble of dy/dt = f(t, y, p).
 
     rhs: C source text defining f (compiled once, cached), a built-in
@@ -636,7 +636,20 @@ def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None
     a dict of per-trajectory arrays (status, accepted, rejected, nf, ...)
     appended. A trajectory that fails has NaN after its last time reached
     (a RuntimeWarning says so unless return_stats). Ctrl-C stops the solve
-    within a second (KeyboardInterrupt)."""
+    within a second (KeyboardInterrupt).
+
+    client: a dask.distributed Client: the ensemble runs there in shards
+    of shard_size trajectories, each written to the folder store (if
+    given) as it finishes (solvent.distributed.ode_solve)."""
+    if client is not None:
+        from . import distributed
+        return distributed.ode_solve(client, rhs, y0, t_save, params, method=method, rtol=rtol, atol=atol,
+                                     first_step=first_step, max_steps=max_steps, sparsity=sparsity, jac=jac,
+                                     sensitivities=sensitivities, return_stats=return_stats, threads=threads,
+                                     progress=progress, nonautonomous=nonautonomous, arg=arg,
+                                     shard_size=shard_size, store=store)
+    if shard_size is not None or store is not None:
+        raise _arg_error("shard_size, store: only with client= (a Dask cluster)")
     ctx, problem, inputs, opts, keep, handle, nsens = _prepare(
         rhs, y0, t_save, params, method, rtol, atol, first_step, max_steps, sparsity, jac, sensitivities,
         threads, nonautonomous, arg)

@@ -1,0 +1,622 @@
+"""Many planar sweeps and large ODE ensembles on a Dask cluster
+(docs/how-to/distributed.md is the guide).
+
+The work is cut into tasks of several items (chunks of projects or pixel
+maps, shards of trajectories) so that Dask's per-task cost is small beside
+the task's own; each worker process builds what every task shares (a
+board, a compiled right-hand side) once, from one copy the client hands
+the cluster; results come back in input order, identical to the
+single-machine call. With a store (a folder) every finished task is
+written there at once, atomically, so a run that stops resumes with only
+what is missing. A worker lost mid-task costs nothing but time: Dask runs
+its tasks again elsewhere. An item that fails on bad input is reported
+with its index and the library's message; the others go on.
+
+Dask is imported only when a client is given: the package works without it.
+
+A task is one function over a chunk (_sweep_chunk, _ode_shard) with what
+its items share built by worker_state: a call that solves a whole chunk
+at once (many maps on one board's tables) takes _sweep_chunk's place,
+its tables built there once per worker, and keeps the rest.
+"""
+import hashlib
+import json
+import math
+import os
+import pathlib
+import re
+import tempfile
+import threading
+import uuid
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import ode, planar
+from ._core import ArgumentError, SolventError
+from ._native import lib
+from .progress import ProgressBar
+
+# Default task sizes: about TASKS_PER_THREAD tasks for each worker thread
+# (enough to even out uneven items and a lost worker), never more items in
+# one task than the cap (a task's result stays small and a resume loses
+# little), never fewer trajectories than ODE_SHARD_MIN (a task costs Dask
+# about 10 ms; 4096 Robertson trajectories take about 0.15 s on one core).
+TASKS_PER_THREAD = 4
+SWEEP_CHUNK_MAX = 32
+ODE_SHARD_MIN, ODE_SHARD_MAX = 4096, 65536
+
+
+def _arg_error(message):
+    return ArgumentError(lib.SV_ERR_ARG, message)
+
+
+# ---- what a worker builds once ------------------------------------------
+
+_state = {}
+_state_lock = threading.Lock()
+state_builds = 0  # states this process built (one per shared payload and process)
+
+
+def worker_state(key, build, payload):
+    """build(payload), made once per process and content key, then reused by
+    every task of this process that names the same key."""
+    global state_builds
+    with _state_lock:
+        if key not in _state:
+            _state[key] = build(payload)
+            state_builds += 1
+        return _state[key]
+
+
+def _digest(*parts):
+    """A content hash of JSON-able values and arrays."""
+    h = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            h.update(str((part.dtype.str, part.shape)).encode())
+            h.update(np.ascontiguousarray(part).tobytes())
+        else:
+            h.update(json.dumps(part, sort_keys=True, default=_jsonable).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"cannot describe {type(value).__name__} in a job's manifest")
+
+
+def _hold(payload):
+    """A task whose result is the payload: the cluster keeps it like any
+    result (and can make it again from this recipe if every copy is lost)."""
+    return payload
+
+
+def _share(client, payload, key):
+    """One future of payload, copied to every worker once."""
+    future = client.submit(_hold, payload, key=f"solvent-shared-{key}", pure=False)
+    client.replicate([future])
+    return future
+
+
+# ---- threads ------------------------------------------------------------
+
+
+def _thread_plan(client, threads):
+    """Library threads per task by host: the host's cores shared among
+    every worker thread on it, so a node is used once. threads (a number)
+    overrides."""
+    if threads:
+        return {"*": int(threads)}
+    workers = client.scheduler_info()["workers"]
+    cores = client.run(_worker_cores)  # by worker address
+    threads_on, cores_on = {}, {}
+    for address, w in workers.items():
+        threads_on[w["host"]] = threads_on.get(w["host"], 0) + w["nthreads"]
+        cores_on[w["host"]] = cores.get(address, 1)
+    return {host: max(1, cores_on[host] // threads_on[host]) for host in threads_on}
+
+
+def _worker_cores():
+    """The cores this process may run on (its affinity: a batch system's share)."""
+    return len(os.sched_getaffinity(0))
+
+
+def _task_threads(plan):
+    if "*" in plan:
+        return plan["*"]
+    from distributed import get_worker
+    worker = get_worker()
+    host = re.sub(r"^\w+://", "", worker.address).rsplit(":", 1)[0].strip("[]")
+    if host in plan:
+        return plan[host]
+    # A worker that joined after the plan was made: its own cores among its threads.
+    return max(1, _worker_cores() // worker.state.nthreads)
+
+
+def _worker_thread_total(client):
+    return sum(w["nthreads"] for w in client.scheduler_info()["workers"].values()) or 1
+
+
+def _default_size(n, client, low, high):
+    per_task = math.ceil(n / (TASKS_PER_THREAD * _worker_thread_total(client)))
+    return max(1, min(n, max(low, min(high, per_task))))
+
+
+# ---- the store ----------------------------------------------------------
+
+
+class Store:
+    """A folder of one job's results: manifest.json (what the job is) and
+    one part-FIRST-LAST.npz per finished task (items FIRST..LAST), each
+    written whole under a temporary name and renamed into place. The part
+    files' names are the index of what is done."""
+
+    PART = re.compile(r"part-(\d{9})-(\d{9})\.npz")
+
+    def __init__(self, path, manifest=None):
+        self.path = pathlib.Path(path)
+        if manifest is None:
+            return
+        self.path.mkdir(parents=True, exist_ok=True)
+        existing = self.manifest()
+        if existing is None:
+            self._write_atomic("manifest.json", lambda f: f.write(json.dumps(manifest, indent=1).encode()))
+        elif existing != manifest:
+            differ = sorted(k for k in set(existing) | set(manifest) if existing.get(k) != manifest.get(k))
+            raise _arg_error(f"store {self.path}: holds another job (its {', '.join(differ)} differ); give "
+                             "a new folder, or the same inputs and options to resume")
+
+    def manifest(self):
+        path = self.path / "manifest.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def parts(self):
+        """(first, last, path) of every finished part, in order."""
+        found = []
+        for entry in os.scandir(self.path):
+            match = self.PART.fullmatch(entry.name)
+            if match:
+                found.append((int(match.group(1)), int(match.group(2)), pathlib.Path(entry.path)))
+        return sorted(found)
+
+    def done(self, n):
+        mask = np.zeros(n, dtype=bool)
+        for first, last, _ in self.parts():
+            mask[first:last + 1] = True
+        return mask
+
+    def write(self, first, last, arrays):
+        self._write_atomic(f"part-{first:09d}-{last:09d}.npz", lambda f: np.savez(f, **arrays))
+
+    def _write_atomic(self, name, write):
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path / name)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+
+def _missing_runs(done, size):
+    """(first, last) of tasks of at most size items covering every item not done."""
+    runs, k, n = [], 0, len(done)
+    while k < n:
+        if done[k]:
+            k += 1
+            continue
+        first = k
+        while k < n and not done[k] and k - first < size:
+            k += 1
+        runs.append((first, k - 1))
+    return runs
+
+
+# ---- running tasks ------------------------------------------------------
+
+
+def _run(client, submit, runs, on_part, progress, phase, total, already):
+    """Submit one task per run, hand each finished part to on_part as it
+    comes (in completion order), cancel what is left if anything stops the
+    loop. Returns the number of items computed."""
+    from distributed import as_completed
+    bar = ProgressBar.from_argument(progress)
+    ranges = {}
+    for first, last in runs:
+        future = submit(first, last)
+        ranges[future.key] = (future, first, last)
+    futures = [future for future, _, _ in ranges.values()]
+    done, computed = already, 0
+    try:
+        if bar:
+            bar.update(phase, done / total)
+        for future in as_completed(futures, loop=client.loop):
+            _, first, last = ranges.pop(future.key)
+            on_part(first, last, future.result())
+            future.release()
+            done += last - first + 1
+            computed += last - first + 1
+            if bar:
+                bar.update(phase, done / total)
+    finally:
+        client.cancel([f for f in futures if not f.done()])
+        if bar:
+            bar.close()
+    return computed
+
+
+def _submit(client, fn, name, digest, first, last, *args):
+    return client.submit(fn, first, last, *args, key=f"{name}-{digest[:12]}-{first}-{last}-{uuid.uuid4().hex[:6]}",
+                         pure=False)
+
+
+# ---- many sweeps --------------------------------------------------------
+
+
+@dataclass
+class ManyResult:
+    """sweep_many's answer: results[k] the SweepResult of item k (None if it
+    failed), errors {k: the library's message} of the items that failed,
+    computed: how many items this call swept (the others were read back
+    from the store)."""
+    results: list
+    errors: dict = field(default_factory=dict)
+    computed: int = 0
+
+    def __len__(self):
+        return len(self.results)
+
+    def __getitem__(self, k):
+        return self.results[k]
+
+    def arrays(self):
+        """(f (nf,), s (N, nf, p, p), ok (N,)) for items on one board and
+        band: s of a failed item is NaN, ok False."""
+        first = next((r for r in self.results if r is not None), None)
+        if first is None:
+            raise _arg_error("arrays: no item succeeded")
+        s = np.full((len(self.results),) + first.s.shape, np.nan, dtype=np.complex128)
+        ok = np.zeros(len(self.results), dtype=bool)
+        for k, r in enumerate(self.results):
+            if r is None:
+                continue
+            if r.s.shape != first.s.shape or not np.array_equal(r.f, first.f):
+                raise _arg_error(f"arrays: item {k} has other frequencies or ports than item "
+                                 f"{self.results.index(first)}")
+            s[k], ok[k] = r.s, True
+        return first.f.copy(), s, ok
+
+
+def sweep_many(items, *, board=None, client=None, store=None, chunk_size=None, threads=None, progress=False,
+               gather=True, **sweep_options):
+    """solvent.sweep of every item, in order.
+
+    items: project dicts or project file paths (a path must be readable
+      where the sweep runs: on every worker); with board, 0/1 pixel arrays
+      (ny, nx) (a list, or an (N, ny, nx) array) on that board (see
+      Project.from_pixels).
+    client: a dask.distributed Client (None: one after another here, with
+      threads as given, default all cores).
+    store: a folder: every finished chunk is written there as it completes
+      and a second call with the same inputs reads it back instead of
+      sweeping again. gather=False keeps nothing in memory (results all
+      None; errors: those of the items swept now): for jobs larger than
+      memory, read back
+      with load() or part by part from Store(store).parts().
+    chunk_size: items per task (default: about 4 tasks per worker thread,
+      at most 32 items).
+    threads: library threads per task (default: the host's cores over the
+      worker threads on it).
+    progress: True for a bar, or a callable(phase, fraction).
+    The other keywords are solvent.sweep's (not threads, progress).
+
+    Returns a ManyResult; an item that fails (a bad project, a map with no
+    metal at a port) is in .errors with the library's message."""
+    if not gather and store is None:
+        raise _arg_error("gather=False: give a store (the results would go nowhere)")
+    items = _sweep_items(items, board)
+    digest = _digest("sweep_many", [_item_digest(i) for i in items], board, sweep_options)
+    n = len(items)
+    results, errors = [None] * n, {}
+    opened = Store(store, {"kind": "sweep_many", "items": n, "job": digest}) if store is not None else None
+    done = opened.done(n) if opened else np.zeros(n, dtype=bool)
+
+    def keep(first, last, part):
+        if opened:
+            opened.write(first, last, _pack_sweeps(first, part))
+        for k, (result, error) in enumerate(part["items"], start=first):
+            results[k] = result if gather else None
+            if error is not None:
+                errors[k] = error
+
+    if client is None:
+        computed = _sweep_here(items, board, done, sweep_options, threads or 0, keep)
+    else:
+        size = chunk_size or _default_size(n, client, 1, SWEEP_CHUNK_MAX)
+        shared = _share(client, {"board": board}, _digest(board))
+        plan = _thread_plan(client, threads)
+
+        def submit(first, last):
+            return _submit(client, _sweep_chunk, "sweep_many", digest, first, last, items[first:last + 1], shared,
+                           _digest(board), sweep_options, plan)
+
+        computed = _run(client, submit, _missing_runs(done, size), keep, progress, "sweep_many", n,
+                        int(done.sum()))
+    if opened and gather:
+        _read_sweeps(opened, results, errors, skip=lambda k: results[k] is not None or k in errors)
+    return ManyResult(results, errors, computed)
+
+
+def _sweep_items(items, board):
+    if board is not None:
+        if isinstance(items, np.ndarray) and items.ndim == 3:
+            return [np.ascontiguousarray(m) for m in items]
+        return [np.asarray(m) for m in items]
+    out = []
+    for k, item in enumerate(items):
+        if isinstance(item, planar.Project):
+            raise _arg_error(f"items[{k}]: a Project cannot travel to a worker; give its dict or file path")
+        if not isinstance(item, (dict, str, os.PathLike)):
+            raise _arg_error(f"items[{k}]: expected a project dict or a project file path (or pixel maps "
+                             f"with board=), got {type(item).__name__}")
+        out.append(os.fspath(item) if isinstance(item, os.PathLike) else item)
+    return out
+
+
+def _item_digest(item):
+    return _digest(item) if isinstance(item, np.ndarray) else item
+
+
+def _sweep_here(items, board, done, options, threads, keep):
+    computed = 0
+    for k in np.flatnonzero(~done):
+        keep(int(k), int(k), {"items": [_sweep_one(int(k), items[k], board, options, threads)]})
+        computed += 1
+    return computed
+
+
+def _sweep_chunk(first, last, items, shared, key, options, plan):
+    """A worker's task: the sweeps of items first..last."""
+    board = worker_state(key, lambda payload: payload["board"], shared)
+    threads = _task_threads(plan)
+    return {"items": [_sweep_one(k, item, board, options, threads) for k, item in enumerate(items, start=first)],
+            "threads": threads}
+
+
+def _sweep_one(k, item, board, options, threads):
+    """(SweepResult, None), or (None, message) when the item is refused; a
+    message names the item as "item K" (a file by its path)."""
+    try:
+        if board is not None:
+            project = planar.Project.from_pixels(item, board, name=f"item {k}")
+        elif isinstance(item, dict):
+            project = planar.Project.from_dict(item, name=f"item {k}")
+        else:
+            project = planar.Project.from_file(item)
+        result = planar.sweep(project, threads=threads, **options)
+        result.report = json.loads(json.dumps(result.report, default=_report_value))
+        return result, None
+    except SolventError as exc:
+        return None, str(exc)
+
+
+def _report_value(value):
+    """A report field json cannot write (a cffi array of numbers): its list."""
+    try:
+        return list(value)
+    except TypeError:
+        return repr(value)
+
+
+_SWEEP_ARRAYS = ("f", "s", "z0", "exact", "fallback", "y", "z", "y_raw")
+
+
+def _pack_sweeps(first, part):
+    arrays = {}
+    for k, (result, error) in enumerate(part["items"], start=first):
+        if error is not None:
+            arrays[f"{k}_error"] = np.array(error)
+            continue
+        for name in _SWEEP_ARRAYS:
+            if getattr(result, name) is not None:
+                arrays[f"{k}_{name}"] = getattr(result, name)
+        arrays[f"{k}_port_names"] = np.array(result.port_names)
+        arrays[f"{k}_report"] = np.array(json.dumps(result.report))
+        arrays[f"{k}_name"] = np.array(result.name)
+    return arrays
+
+
+def _read_sweeps(store, results, errors, skip):
+    for first, last, path in store.parts():
+        if all(skip(k) for k in range(first, last + 1)):
+            continue
+        with np.load(path) as data:
+            for k in range(first, last + 1):
+                if skip(k):
+                    continue
+                if f"{k}_error" in data:
+                    errors[k] = str(data[f"{k}_error"])
+                    continue
+                arrays = {name: (data[f"{k}_{name}"] if f"{k}_{name}" in data else None) for name in _SWEEP_ARRAYS}
+                results[k] = planar.SweepResult(port_names=[str(p) for p in data[f"{k}_port_names"]],
+                                                report=json.loads(str(data[f"{k}_report"])),
+                                                name=str(data[f"{k}_name"]), **arrays)
+
+
+def load(store):
+    """The results a store holds so far: a ManyResult (computed 0) with
+    None for items not written yet, or for an ODE store (y, stats, done)
+    with NaN rows for trajectories not written yet."""
+    opened = Store(store)
+    manifest = opened.manifest()
+    if manifest is None:
+        raise _arg_error(f"store {store}: no manifest.json: not a solvent.distributed store")
+    n = manifest["items"]
+    if manifest["kind"] == "sweep_many":
+        results, errors = [None] * n, {}
+        _read_sweeps(opened, results, errors, skip=lambda k: False)
+        return ManyResult(results, errors, 0)
+    arrays = _OdeArrays(n, manifest["shape"], manifest["nsens"])
+    for first, last, path in opened.parts():
+        with np.load(path) as data:
+            arrays.put(first, last, {name: data[name] for name in data.files})
+    return arrays.y, arrays.stats, opened.done(n)
+
+
+# ---- ODE ensembles in shards --------------------------------------------
+
+
+class _OdeArrays:
+    """The ensemble's outputs, filled shard by shard."""
+
+    def __init__(self, n, shape, nsens):
+        self.y = np.full((n,) + tuple(shape), np.nan)
+        self.s = np.full((n,) + tuple(shape) + (nsens,), np.nan) if nsens else None
+        self.stats = {}
+        self.filled = np.zeros(n, dtype=bool)
+
+    def put(self, first, last, part):
+        rows = slice(first, last + 1)
+        self.filled[rows] = True
+        self.y[rows] = part["y"]
+        if self.s is not None:
+            self.s[rows] = part["s"]
+        for name, values in part.items():
+            if name.startswith("stats_"):
+                key = name[len("stats_"):]
+                if key not in self.stats:
+                    self.stats[key] = np.zeros(len(self.y), dtype=values.dtype)
+                    if key == "status":
+                        self.stats[key][:] = ode.NOT_RUN
+                self.stats[key][rows] = values
+
+
+def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None, store=None, threads=0,
+              progress=False, return_stats=False, sensitivities=None, **options):
+    """solvent.ode.solve over a Dask cluster, in shards of trajectories
+    (ode.solve(..., client=...) calls this). rhs must travel to a worker:
+    C source text, a built-in problem's name or a Python function (not a C
+    pointer). shard_size: trajectories per task (default: about 4 shards
+    per worker thread, 4096 to 65536); store: a folder each finished shard
+    is written to (a second call resumes). Returns what solve returns,
+    bit for bit."""
+    if not (isinstance(rhs, str) or (callable(rhs) and not _is_c_pointer(rhs))):
+        raise _arg_error("rhs: with client=, give C source text, a built-in problem's name or a Python function "
+                         "(a C function pointer means nothing in another process)")
+    if options.get("jac") is not None and _is_c_pointer(options["jac"]):
+        raise _arg_error("jac: with client=, a Python function (a C function pointer means nothing in another "
+                         "process)")
+    y0, params, t_save, n = _ode_inputs(rhs, y0, params, t_save, options.get("arg", 0))
+    probe = ode.solve(rhs, _rows(y0, 0, 0), t_save, _rows(params, 0, 0), threads=1, return_stats=True,
+                      sensitivities=sensitivities, **options)  # checks the inputs here, and gives the shapes
+    shape, nsens = probe[0].shape[1:], (probe[1].shape[-1] if sensitivities is not None else 0)
+    digest = _digest("ode", _rhs_key(rhs), y0, params, t_save, sensitivities,
+                     {k: v for k, v in options.items() if k not in ("jac", "sparsity")})
+    opened = (Store(store, {"kind": "ode", "items": n, "job": digest, "shape": list(shape), "nsens": nsens})
+              if store is not None else None)
+    done = opened.done(n) if opened else np.zeros(n, dtype=bool)
+    arrays = _OdeArrays(n, shape, nsens)
+
+    def keep(first, last, part):
+        if opened:
+            opened.write(first, last, part)
+        arrays.put(first, last, part)
+
+    size = shard_size or _default_size(n, client, ODE_SHARD_MIN, ODE_SHARD_MAX)
+    shared = _share(client, rhs, _rhs_key(rhs))
+    plan = _thread_plan(client, threads)
+
+    def submit(first, last):
+        return _submit(client, _ode_shard, "ode", digest, first, last, _rows(y0, first, last),
+                       _rows(params, first, last), t_save, shared, _rhs_key(rhs), sensitivities, options, plan)
+
+    _run(client, submit, _missing_runs(done, size), keep, progress, "ode shards", n, int(done.sum()))
+    if opened:
+        for first, last, path in opened.parts():
+            if not arrays.filled[first]:
+                with np.load(path) as data:
+                    arrays.put(first, last, {name: data[name] for name in data.files})
+    result = [arrays.y] + ([arrays.s] if nsens else [])
+    if return_stats:
+        result.append(arrays.stats)
+    else:
+        _warn_failures(arrays.stats)
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def _is_c_pointer(obj):
+    return ode._is_pointer(obj)
+
+
+def _ode_inputs(rhs, y0, params, t_save, arg):
+    """y0, params (2-D where per trajectory), t_save and N, with a built-in
+    problem's defaults filled in."""
+    if isinstance(rhs, str) and rhs in ode.builtin_names():
+        d = ode.builtin_defaults(rhs, arg)
+        y0 = d["y0"] if y0 is None else y0
+        params = d["params"] if params is None else params
+        t_save = d["t_save"] if t_save is None else t_save
+    y0 = None if y0 is None else np.ascontiguousarray(y0, dtype=np.float64)
+    params = None if params is None else np.ascontiguousarray(params, dtype=np.float64)
+    sizes = {a.shape[0] for a in (y0, params) if a is not None and a.ndim == 2}
+    if len(sizes) != 1:
+        raise _arg_error("y0, params: with client=, give the trajectories as a 2-D y0 or params (of equal N)")
+    return y0, params, t_save, sizes.pop()
+
+
+def _rows(array, first, last):
+    if array is None or array.ndim == 1:
+        return array
+    return array[first:last + 1]
+
+
+def _rhs_key(rhs):
+    """A right-hand side's identity: its text, or a Python function's
+    qualified name (the same in every process, so a store can resume)."""
+    return _digest(rhs if isinstance(rhs, str) else f"{rhs.__module__}.{rhs.__qualname__}")
+
+
+def _ode_state(rhs):
+    """What a worker makes once for a right-hand side: C source compiled
+    and loaded (the objects' cache makes later loads free)."""
+    from . import _compile
+    if isinstance(rhs, str) and rhs not in ode.builtin_names():
+        _compile.compile_source(rhs)
+    return rhs
+
+
+def _ode_shard(first, last, y0, params, t_save, shared, key, sensitivities, options, plan):
+    """A worker's task: trajectories first..last."""
+    rhs = worker_state(key, _ode_state, shared)
+    threads = _task_threads(plan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # failures are reported once, by the client
+        out = ode.solve(rhs, y0, t_save, params, threads=threads, return_stats=True, sensitivities=sensitivities,
+                        **options)
+    part = {"y": out[0], "threads": np.array(threads)}
+    if sensitivities is not None:
+        part["s"] = out[1]
+    part.update({f"stats_{name}": values for name, values in out[-1].items()})
+    return part
+
+
+def _warn_failures(stats):
+    status = stats["status"]
+    failed = np.flatnonzero(status != ode.SUCCESS)
+    if failed.size:
+        k = int(failed[0])
+        warnings.warn(f"solvent.ode: {failed.size} of {status.size} trajectories did not succeed (NaN after their "
+                      f"last time reached); trajectory {k}: {ode.STATUS_NAMES[int(status[k])]} at t = "
+                      f"{stats['t_reached'][k]:g} (return_stats=True gives every status)", RuntimeWarning,
+                      stacklevel=3)
