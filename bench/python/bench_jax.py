@@ -10,8 +10,9 @@ k2 = 1e4, k3 = 3e7 each perturbed by up to ±10 % per trajectory, y0 =
 the first few trajectories against scipy's Radau at rtol 1e-12.
 
 Lines (ours / anchor):
-  rober_route_*     one route of the right-hand side (C source text, numba
-                    cfunc, solvent.jax) against the library's built-in
+  rober_route_*     one route of the right-hand side (C source text with an
+                    analytic Jacobian, or with f_complex as the numba route
+                    has it; numba cfunc; solvent.jax) against the built-in
                     Robertson (hand-written C with its analytic Jacobian);
                     setup_s: generating and compiling it, outside ours_s.
   rober_peer_*      solvent.jax per trajectory against a peer per
@@ -63,6 +64,22 @@ int jac(double t, const double *y, const double *p, double *J, double *dfdt, voi
     J[6] = 0;      J[7] = 2 * p[2] * y[1];                       J[8] = 0;
     return 0;
 }
+"""
+
+# The numba route's callbacks written in C: f and its complex twin, the
+# Jacobian by complex step (like for like with rober_route_numba_cfunc).
+ROBER_C_COMPLEX = """
+#include <complex.h>
+#define ROBER(NAME, T)                                                          \\
+    int NAME(T t, const T *y, const double *p, T *dy, void *user)              \\
+    {                                                                           \\
+        dy[0] = -p[0] * y[0] + p[1] * y[1] * y[2];                              \\
+        dy[1] = p[0] * y[0] - p[1] * y[1] * y[2] - p[2] * (y[1] * y[1]);        \\
+        dy[2] = p[2] * (y[1] * y[1]);                                           \\
+        return 0;                                                               \\
+    }
+ROBER(f, double)
+ROBER(f_complex, double complex)
 """
 
 
@@ -121,9 +138,11 @@ def routes(params, ref, reps):
     _compile.compile_source(sj.generate(robertson, 3, 3).source)
     jax_setup = time.perf_counter() - start
     cases = [("c_source", lambda: ode.solve(ROBER_C, y0, T_SAVE, params, **kw), None),
+             ("c_source_complex_step", lambda: ode.solve(ROBER_C_COMPLEX, y0, T_SAVE, params, **kw), None),
              ("numba_cfunc", lambda: ode.solve(numba_rhs, y0, T_SAVE, params, **kw), numba_setup),
              ("solvent_jax", lambda: sj.solve(robertson, y0, T_SAVE, params, **kw).block_until_ready(), jax_setup)]
-    ode.solve(ROBER_C, y0[:2], T_SAVE, params[:2], **kw)  # compile the C source outside the timing
+    for source in (ROBER_C, ROBER_C_COMPLEX):  # compile the C sources outside the timing
+        ode.solve(source, y0[:2], T_SAVE, params[:2], **kw)
     per_traj = None
     for name, run, setup in cases:
         ours, y = timed(run, reps)

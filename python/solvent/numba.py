@@ -35,13 +35,16 @@ RHS_SIGNATURE = _INT(_F64, _PTR(_F64), _PTR(_F64), _PTR(_F64), types.voidptr)
 RHS_COMPLEX_SIGNATURE = _INT(_C128, _PTR(_C128), _PTR(_F64), _PTR(_C128), types.voidptr)
 RHS_COMPLEX_P_SIGNATURE = _INT(_C128, _PTR(_C128), _PTR(_C128), _PTR(_C128), types.voidptr)
 JAC_SIGNATURE = _INT(_F64, _PTR(_F64), _PTR(_F64), _PTR(_F64), _PTR(_F64), types.voidptr)
+# sv_ode_rhs_batch_fn: W lanes, slot-major (entry i of lane w at [i·W + w]).
+RHS_BATCH_SIGNATURE = _INT(types.intc, _PTR(_F64), _PTR(_F64), _PTR(_F64), _PTR(_F64), types.voidptr)
 
 
 def rhs(f, n, nparams=0, *, exact_jacobian=True, sensitivities=True):
     """The callbacks of f(t, y, p, dydt) (a plain Python function or a
     numba.njit one, writing dydt in place) as a dict of numba cfuncs by the
-    names solvent.ode.solve takes ({"f": ..., "f_complex": ...,
-    "f_complex_p": ...}). n: the state's size; nparams: the parameters'.
+    names solvent.ode.solve takes ({"f": ..., "f_batch": ...,
+    "f_complex": ..., "f_complex_p": ...}; f_batch loops over the
+    solver's lanes in one call, each lane through the same compiled f). n: the state's size; nparams: the parameters'.
 
     exact_jacobian: also compile f for complex t and y (the solver then
     recovers the Jacobian exactly by complex step; without it, by finite
@@ -52,7 +55,7 @@ def rhs(f, n, nparams=0, *, exact_jacobian=True, sensitivities=True):
     comparisons of y)."""
     n, nparams = _size(n, "n", 1), _size(nparams, "nparams", 0)
     core = f if isinstance(f, numba.core.dispatcher.Dispatcher) else numba.njit(f)
-    callbacks = {"f": _cfunc(core, n, nparams, RHS_SIGNATURE)}
+    callbacks = {"f": _cfunc(core, n, nparams, RHS_SIGNATURE), "f_batch": _batch_cfunc(core, n, nparams)}
     if exact_jacobian:
         callbacks["f_complex"] = _cfunc(core, n, nparams, RHS_COMPLEX_SIGNATURE)
     if sensitivities and nparams:
@@ -66,6 +69,21 @@ def _size(value, what, least):
     return value
 
 
+def _batch_cfunc(core, n, nparams):
+    """core over W lanes: each lane's column of the slot-major arrays is a
+    strided view, so every lane runs f's own arithmetic (the same rounding
+    as the scalar callback) and the loop stays in compiled code."""
+
+    def call(W, t, y, p, dydt, user):
+        T, Y, D = carray(t, (W,)), carray(y, (n, W)), carray(dydt, (n, W))
+        P = carray(p, (nparams, W))
+        for w in range(W):
+            core(T[w], Y[:, w], P[:, w], D[:, w])
+        return 0
+
+    return _compile(call, RHS_BATCH_SIGNATURE, "double, over lanes")
+
+
 def _cfunc(core, n, nparams, signature):
     """core(t, y, p, dydt) behind a C signature. n and nparams are frozen
     into the compiled code as constants (numba freezes closure variables),
@@ -76,9 +94,13 @@ def _cfunc(core, n, nparams, signature):
         core(t, carray(y, (n,)), carray(p, (nparams,)), carray(dydt, (n,)))
         return 0
 
+    kind = {RHS_SIGNATURE: "double", RHS_COMPLEX_SIGNATURE: "complex t and y",
+            RHS_COMPLEX_P_SIGNATURE: "complex t, y and p"}[signature]
+    return _compile(call, signature, kind)
+
+
+def _compile(call, signature, kind):
     try:
         return numba.cfunc(signature, nopython=True)(call)
     except numba.core.errors.TypingError as exc:
-        kind = {RHS_SIGNATURE: "double", RHS_COMPLEX_SIGNATURE: "complex t and y",
-                RHS_COMPLEX_P_SIGNATURE: "complex t, y and p"}[signature]
         raise ArgumentError(lib.SV_ERR_ARG, f"rhs: numba cannot compile f for {kind}: {exc}") from None

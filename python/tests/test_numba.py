@@ -1,6 +1,7 @@
 """The numba route against the C route: the same right-hand side written as
 C source (compiled by the package) and as Python compiled by numba gives
 the same trajectories bit for bit (the same operations in the same order,
+the numba route calling f over the lanes through f_batch,
 no fused multiply-add on either side), for the plain f, the complex-step
 Jacobian and the complex-step sensitivities."""
 import numpy as np
@@ -57,7 +58,7 @@ def test_cfunc_with_complex_step_jacobian_matches_c_source_bit_for_bit():
     """Rodas5P with the exact Jacobian by complex step: numba's f and
     f_complex against the C source's."""
     callbacks = snumba.rhs(vdp, n=2, nparams=1)
-    assert set(callbacks) == {"f", "f_complex", "f_complex_p"}
+    assert set(callbacks) == {"f", "f_batch", "f_complex", "f_complex_p"}
     ours = ode.solve(callbacks, [2.0, 0.0], T_SAVE, MUS, rtol=1e-7, atol=1e-9)
     reference, stats = ode.solve(VDP_C, [2.0, 0.0], T_SAVE, MUS, rtol=1e-7, atol=1e-9, return_stats=True)
     assert np.all(stats["status"] == ode.SUCCESS) and np.all(stats["njac"] > 0)
