@@ -396,7 +396,7 @@ def _by_identity(b, ins, params, eqn):
     return outs
 
 
-LABELLED = {"gather", "dynamic_slice", "dynamic_update_slice", "scatter", "pad", "select_n_indices"}
+LABELLED = {"gather", "dynamic_slice", "dynamic_update_slice", "scatter", "pad"}
 
 
 def _reduce(op):
