@@ -170,6 +170,7 @@ typedef struct sv_design_report {
     int passes;            /* passes completed (a pass stopped by the budget or a cancel counts not) */
     long tried, accepted;  /* flips evaluated and kept */
     int refreshes;         /* solutions rebuilt from scratch (the start's included) */
+    long rebuilds;         /* single frequencies rebuilt after pivots that cancelled many digits */
     double max_drift;      /* the largest |ΔS| a rebuild found between the updated and fresh S */
     double start_cost, cost; /* the start map's and the best map's cost */
     int violations;        /* the best map's constraint violations (0: admissible) */

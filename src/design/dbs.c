@@ -182,6 +182,7 @@ static sv_status finish(search *q)
     sv_status st = sv_design_eval_s(q->ev, res->s);
     if (!st) st = cost_of(q, res->s, &res->report.cost);
     res->report.violations = q->viol;
+    res->report.rebuilds = sv_design_eval_rebuilds(q->ev);
     return st;
 }
 

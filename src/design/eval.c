@@ -43,8 +43,7 @@ double complex sv_design_eval_z(const sv_design_eval *ev, int fi, int r, int c)
     double complex z = 0;
     const double complex *cf = ev->coef + (size_t)fi * ev->nterms;
     for (int k = 0; k < ev->nterms; k++) {
-        sv_sweep_term t;
-        sv_em_affine_term(ev->aff, k, &t);
+        const sv_sweep_term t = ev->terms[k];
         if (t.kind == SV_SWEEP_TERM_PACKED) {
             z += cf[k] * t.packed[sv_dense_packed_offset(ev->n, t.nb, r, c)];
         } else if (t.kind == SV_SWEEP_TERM_CSR) {
@@ -127,7 +126,7 @@ sv_status sv_design_eval_bytes(const sv_em_project *full, const unsigned char *r
     if (nd > (size_t)ms.unknowns) nd = (size_t)ms.unknowns;
     int p = sv_em_project_ports(full);
     size_t m = nd + p;
-    *out = sizeof(double complex) * (m * m * nf + 2 * work_elements(ms.unknowns, (int)nd, p)) +
+    *out = sizeof(double complex) * (2 * m * m * nf + 2 * work_elements(ms.unknowns, (int)nd, p)) +
            12 * (size_t)ms.unknowns * ms.unknowns /* the model's terms L, Ψ, Ψ_im, packed */ + ms.peak;
     return SV_OK;
 }
@@ -146,8 +145,11 @@ static sv_status make_model(sv_design_eval *ev, const sv_em_project *full)
     ev->p = sv_em_model_ports(ev->em);
     ev->nterms = sv_sweep_model_nterms(sv_em_affine_model(ev->aff));
     if (!(ev->coef = malloc(sizeof(double complex) * (size_t)ev->nf * ev->nterms)) ||
-        !(ev->B = calloc((size_t)ev->n * ev->p, sizeof(double))) || !(ev->z0 = malloc(sizeof(double) * ev->p)))
+        !(ev->B = calloc((size_t)ev->n * ev->p, sizeof(double))) || !(ev->z0 = malloc(sizeof(double) * ev->p)) ||
+        !(ev->terms = malloc(sizeof(sv_sweep_term) * ev->nterms)))
         return sv_error(SV_ERR_NOMEM, "design evaluator: out of memory");
+    for (int k = 0; k < ev->nterms; k++)
+        if ((s = sv_em_affine_term(ev->aff, k, &ev->terms[k]))) return s;
     for (int f = 0; f < ev->nf; f++)
         for (int k = 0; k < ev->nterms; k++) ev->coef[(size_t)f * ev->nterms + k] = sv_em_affine_coefficient(ev->aff, k, ev->freq[f]);
     for (int k = 0; k < ev->p; k++) ev->z0[k] = sv_em_project_port_z0(full, k);
@@ -166,17 +168,20 @@ static sv_status make_state(sv_design_eval *ev)
         !(ev->jset = malloc(sizeof(int) * ((size_t)ev->nd + 1))) ||
         !(ev->work = calloc((size_t)ev->nthreads, sizeof *ev->work)) ||
         !(ev->diag = malloc(sizeof(double) * ((size_t)ev->nd * ev->nf + 1))) || !(ev->lost = calloc((size_t)ev->nf, sizeof(double))) ||
-        !(ev->stale = calloc((size_t)ev->nf, sizeof(int))))
+        !(ev->stale = calloc((size_t)ev->nf, sizeof(int))) || !(ev->since = calloc((size_t)ev->nf, sizeof(int))))
         return sv_error(SV_ERR_NOMEM, "design evaluator: out of memory");
     for (int f = 0; f < ev->nf; f++)
         for (int d = 0; d < ev->nd; d++) ev->diag[(size_t)f * ev->nd + d] = cabs(sv_design_eval_z(ev, f, ev->dfull[d], ev->dfull[d]));
-    if (!(ev->M = sv_alloc(ev->ctx, sizeof(double complex) * mm * ev->nf, "design: swept matrices (nd + p)^2 per frequency")))
+    if (!(ev->M = sv_alloc(ev->ctx, sizeof(double complex) * mm * ev->nf, "design: swept matrices (nd + p)^2 per frequency")) ||
+        !(ev->M0 = sv_alloc(ev->ctx, sizeof(double complex) * mm * ev->nf, "design: the fixed part's swept matrices")))
         return sv_last_status();
     for (int t = 0; t < ev->nthreads; t++)
         if (!(ev->work[t] = sv_alloc(ev->ctx, sizeof(double complex) * ev->work_len, "design: a frequency's scratch")))
             return sv_last_status();
     return SV_OK;
 }
+
+static sv_status fresh_all(sv_design_eval *ev, int base);
 
 sv_status sv_design_eval_create(sv_ctx *ctx, const sv_em_project *full, const unsigned char *region, int nf,
                                 const double *freq_hz, sv_design_eval **out)
@@ -208,7 +213,8 @@ sv_status sv_design_eval_create(sv_ctx *ctx, const sv_em_project *full, const un
     if (!s) {
         /* the full map: every region pixel metal */
         for (int c = 0; c < g.nx * g.ny; c++) ev->map[c] = (unsigned char)sv_em_project_metal(full, c % g.nx, c / g.nx);
-        s = sv_design_eval_set_map(ev, ev->map);
+        for (int d = 0; d < ev->nd; d++) ev->active[d] = 1;
+        s = fresh_all(ev, 1);
     }
     sv_threads_restore(th);
     if (s) {
@@ -226,6 +232,7 @@ void sv_design_eval_destroy(sv_design_eval *ev)
         for (int t = 0; t < ev->nthreads; t++) sv_free(ev->ctx, ev->work[t]);
     free(ev->work);
     sv_free(ev->ctx, ev->M);
+    sv_free(ev->ctx, ev->M0);
     sv_em_calibration_destroy(ev->cal);
     sv_em_affine_destroy(ev->aff);
     sv_em_model_destroy(ev->em);
@@ -233,6 +240,7 @@ void sv_design_eval_destroy(sv_design_eval *ev)
     free(ev->freq);
     free(ev->z0);
     free(ev->coef);
+    free(ev->terms);
     free(ev->B);
     free(ev->region);
     free(ev->map);
@@ -246,6 +254,7 @@ void sv_design_eval_destroy(sv_design_eval *ev)
     free(ev->diag);
     free(ev->lost);
     free(ev->stale);
+    free(ev->since);
     free(ev->jset);
     free(ev);
 }
@@ -256,9 +265,10 @@ int sv_design_eval_design_unknowns(const sv_design_eval *ev) { return ev ? ev->n
 long sv_design_eval_rebuilds(const sv_design_eval *ev) { return ev ? ev->rebuilds : 0; }
 const unsigned char *sv_design_eval_map(const sv_design_eval *ev) { return ev ? ev->map : NULL; }
 
-/* Every frequency afresh, in parallel over the frequencies (each one on
- * one thread: the same bits on any thread count). */
-static sv_status fresh_all(sv_design_eval *ev)
+/* Every frequency afresh (with base: M0 from the model's terms first), in
+ * parallel over the frequencies (each one on one thread: the same bits on
+ * any thread count). */
+static sv_status fresh_all(sv_design_eval *ev, int base)
 {
     sv_threads_saved th = sv_threads_apply(ev->ctx);
     int team = sv_threads_team() < ev->nthreads ? sv_threads_team() : ev->nthreads;
@@ -278,8 +288,8 @@ static sv_status fresh_all(sv_design_eval *ev)
             int stop;
 #pragma omp atomic read
             stop = done;
-            if (!stop) s = sv_design_eval_fresh_one(ev, f, ev->work[t]);
-            ev->lost[f] = 0;
+            if (!stop && base) s = sv_design_eval_base_one(ev, f, ev->work[t]);
+            if (!stop && !s) s = sv_design_eval_rebuild_one(ev, f, ev->work[t]);
             if (s) {
 #pragma omp critical(design_fresh)
                 if (!st) st = s;
@@ -303,7 +313,7 @@ sv_status sv_design_eval_set_map(sv_design_eval *ev, const unsigned char *map)
     for (int c = 0; c < ev->nx * ev->ny; c++)
         if (ev->region[c]) ev->map[c] = !!map[c];
     for (int d = 0; d < ev->nd; d++) ev->active[d] = ev->map[ev->dcell[2 * d]] && ev->map[ev->dcell[2 * d + 1]];
-    return fresh_all(ev);
+    return fresh_all(ev, 0);
 }
 
 sv_status sv_design_eval_y_to_s(const sv_design_eval *ev, int fi, double complex *y, double complex *s)
@@ -335,7 +345,7 @@ sv_status sv_design_eval_refresh(sv_design_eval *ev, double *drift)
     double complex *a = drift ? malloc(sizeof(double complex) * ns) : NULL, *b = drift ? malloc(sizeof(double complex) * ns) : NULL;
     sv_status st = drift && (!a || !b) ? sv_error(SV_ERR_NOMEM, "design: out of memory") : SV_OK;
     if (!st && drift) st = sv_design_eval_s(ev, a);
-    if (!st) st = fresh_all(ev);
+    if (!st) st = fresh_all(ev, 0);
     if (!st && drift) st = sv_design_eval_s(ev, b);
     if (!st && drift) {
         *drift = 0;

@@ -1,14 +1,15 @@
-/* One frequency's swept matrix M built from scratch (eval_internal.h):
- * with J the fixed unknowns and the map's rooftops and U the design
- * unknowns it lacks, Z_JJ is factorised (LAPACK's complex symmetric
+/* One frequency's swept matrix built from the model's terms
+ * (eval_internal.h): with J the fixed unknowns and the active rooftops and
+ * U the design unknowns it lacks, Z_JJ is factorised (LAPACK's complex symmetric
  * Bunch–Kaufman, zsytrf) and
  *
  *     M_KK = −(Z_JJ⁻¹)_KK,   M_KU = (Z_JJ⁻¹ Z_JU)_K,   M_KP = (Z_JJ⁻¹ B_J)_K,
  *     M_UU = Z_UU − Z_UJ Z_JJ⁻¹ Z_JU,   M_UP = −Z_UJ Z_JJ⁻¹ B_J,   M_PP = −B_Jᵀ Z_JJ⁻¹ B_J
  *
  * (K ⊆ J the map's rooftops; the design unknowns carry no port
- * excitation). This is what a fresh solve of the map costs: one
- * factorisation of the map's own matrix plus the fixed part's. */
+ * excitation). The evaluator makes M0 so, with no rooftop of the region
+ * active (J the fixed unknowns alone), once per frequency; each map's M is
+ * then M0 swept on its rooftops (sv_design_eval_rebuild_one). */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ typedef struct sets {
     int *k;   /* nk: design indices of the active (J's rows nfix + t) */
 } sets;
 
-static sv_status make_sets(const sv_design_eval *ev, sets *s)
+static sv_status make_sets(const sv_design_eval *ev, const unsigned char *active, sets *s)
 {
     s->j = malloc(sizeof(int) * ((size_t)ev->n + 1));
     s->u = malloc(sizeof(int) * ((size_t)ev->nd + 1));
@@ -34,7 +35,7 @@ static sv_status make_sets(const sv_design_eval *ev, sets *s)
     s->nj = s->nu = s->nk = 0;
     for (int t = 0; t < ev->nfix; t++) s->j[s->nj++] = ev->fixed[t];
     for (int d = 0; d < ev->nd; d++)
-        if (ev->active[d]) {
+        if (active[d]) {
             s->k[s->nk++] = d;
             s->j[s->nj++] = ev->dfull[d];
         } else
@@ -70,11 +71,10 @@ static void fill_system(const sv_design_eval *ev, int fi, const sets *s, double 
 
 /* M from X = Z_JJ⁻¹ W (in w) and Z_JU. */
 static void fill_m(const sv_design_eval *ev, int fi, const sets *s, const double complex *x, const double complex *zju,
-                   double complex *c)
+                   double complex *c, double complex *M)
 {
     int m = ev->m, nd = ev->nd, p = ev->p, nu = s->nu, nk = s->nk;
     size_t nj = (size_t)s->nj;
-    double complex *M = ev->M + (size_t)fi * m * m;
 #define AT(r, q) M[(size_t)(r) + (size_t)m * (q)]
     for (int a = 0; a < nk; a++) {
         const double complex *row = x + ev->nfix + a; /* row K_a of X, stride nj */
@@ -105,10 +105,11 @@ static void fill_m(const sv_design_eval *ev, int fi, const sets *s, const double
 #undef AT
 }
 
-sv_status sv_design_eval_fresh_one(sv_design_eval *ev, int fi, double complex *work)
+/* The swept matrix of frequency fi for the rooftops `active` into M. */
+static sv_status fresh_one(sv_design_eval *ev, int fi, const unsigned char *active, double complex *M, double complex *work)
 {
     sets s = {0};
-    sv_status st = make_sets(ev, &s);
+    sv_status st = make_sets(ev, active, &s);
     if (st) {
         free_sets(&s);
         return st;
@@ -131,8 +132,33 @@ sv_status sv_design_eval_fresh_one(sv_design_eval *ev, int fi, double complex *w
                                (lapack_int)nj);
         }
     }
-    if (!st) fill_m(ev, fi, &s, w, zju, c);
+    if (!st) fill_m(ev, fi, &s, w, zju, c, M);
     free(ipiv);
     free_sets(&s);
+    return st;
+}
+
+sv_status sv_design_eval_base_one(sv_design_eval *ev, int fi, double complex *work)
+{
+    unsigned char *none = calloc((size_t)ev->nd + 1, 1);
+    if (!none) return sv_error(SV_ERR_NOMEM, "design: out of memory");
+    sv_status st = fresh_one(ev, fi, none, ev->M0 + (size_t)fi * ev->m * ev->m, work);
+    free(none);
+    return st;
+}
+
+sv_status sv_design_eval_rebuild_one(sv_design_eval *ev, int fi, double complex *work)
+{
+    size_t mm = (size_t)ev->m * ev->m;
+    double complex *M = ev->M + (size_t)fi * mm;
+    memcpy(M, ev->M0 + (size_t)fi * mm, sizeof(double complex) * mm);
+    int *k = malloc(sizeof(int) * ((size_t)ev->nd + 1)), nk = 0;
+    if (!k) return sv_error(SV_ERR_NOMEM, "design: out of memory");
+    for (int d = 0; d < ev->nd; d++)
+        if (ev->active[d]) k[nk++] = d;
+    sv_status st = nk ? sv_design_sweep_block(M, ev->m, nk, k, 1, NULL, work, NULL) : SV_OK;
+    ev->lost[fi] = 0;
+    ev->since[fi] = 0;
+    free(k);
     return st;
 }

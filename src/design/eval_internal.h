@@ -25,6 +25,7 @@ struct sv_design_eval {
     double *freq;             /* nf */
     double *z0;               /* p */
     double complex *coef;     /* nf × nterms: c_k(f) */
+    sv_sweep_term *terms;     /* nterms: the model's terms (arrays the affine model's) */
     double *B;                /* n × p: the port excitations */
     int nx, ny;
     unsigned char *region;    /* nx·ny */
@@ -38,8 +39,11 @@ struct sv_design_eval {
     double *diag;             /* nf × nd: |Z_dd| of the full model, the scale a pivot is measured against */
     double *lost;             /* nf: digits the updates since M's last rebuild may have lost (see eval_update.c) */
     int *stale;               /* nf: 1 where M is rebuilt after an update */
+    int *since;               /* nf: updates since M's last rebuild */
     long rebuilds;            /* frequencies rebuilt after updates */
     double complex *M;        /* nf blocks of m × m, column-major */
+    double complex *M0;       /* the same swept on the fixed unknowns alone (no rooftop of the region):
+                                 each map's M is M0 swept on its rooftops */
     int nthreads;             /* of the scratch below */
     double complex **work;    /* per thread: the fresh build's and the updates' scratch */
     size_t work_len;          /* elements of each */
@@ -49,8 +53,16 @@ struct sv_design_eval {
 
 /* Z(f_i)[r, c] of the full model, r and c full indices. */
 double complex sv_design_eval_z(const sv_design_eval *ev, int fi, int r, int c);
-/* Sweep M of frequency fi afresh for the active set (eval_fresh.c). */
-sv_status sv_design_eval_fresh_one(sv_design_eval *ev, int fi, double complex *work);
+/* M0 of frequency fi from the model's terms (eval_fresh.c). */
+sv_status sv_design_eval_base_one(sv_design_eval *ev, int fi, double complex *work);
+/* M of frequency fi afresh: M0 swept on the current map's rooftops as one
+ * block (an LU of their Schur complement with partial pivoting). */
+sv_status sv_design_eval_rebuild_one(sv_design_eval *ev, int fi, double complex *work);
+/* Sweep M (order m) on the r unknowns g (all in the same state; sign +1
+ * to eliminate them, −1 to restore them); amp (may be NULL) gets the
+ * pivot block's cancellation ratio (eval_update.c). work: 2·m·r + 2·r·r. */
+sv_status sv_design_sweep_block(double complex *M, int m, int r, const int *g, int sign, const double *diag,
+                                double complex *work, double *amp);
 /* S from Y = −(M's ports' corner), calibrated when the ports are. */
 sv_status sv_design_eval_y_to_s(const sv_design_eval *ev, int fi, double complex *y, double complex *s);
 /* The design unknowns whose state differs between map and flipped: into

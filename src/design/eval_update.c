@@ -20,15 +20,21 @@
 
 #include "eval_internal.h"
 
-/* Digits an update may lose (eval_internal.h's `lost`): a pivot block
- * whose Schur complement is much smaller than the full model's diagonal
- * at its unknowns is a cancellation (a rooftop closing a loop at low
- * frequency, where the charge term's entries dwarf the complement), and
- * the rounding errors already in M are multiplied by about that ratio.
- * When an accepted flip's or a trial's digits would pass this, the
- * frequency is rebuilt from scratch first (an error near 1e-16·10^4.5 of
- * M's scale at most: S to about 1e-11). */
-#define LOST_DIGITS_MAX 4.5
+/* When a frequency's M is rebuilt from M0 (eval_fresh.c): after
+ * UPDATES_MAX updates, or sooner when the estimate below says so.
+ *
+ * The error an update may leave in M relative to its scale
+ * (eval_internal.h's `lost`): a pivot block whose Schur complement is much
+ * smaller than the full model's diagonal at its unknowns is a cancellation
+ * (a rooftop closing a loop at low frequency, where the charge term's
+ * entries dwarf the complement), whose rounding error is the unit
+ * roundoff times that ratio. The estimate sums them over the updates since
+ * the last rebuild; when an accepted flip or a trial would take it past
+ * ERROR_MAX, the frequency is rebuilt from scratch first. The margin this
+ * leaves is measured in docs/design.md, "Accuracy". */
+#define ROUNDING 1.1e-16
+#define ERROR_MAX 1e-12
+#define UPDATES_MAX 16
 
 /* max|Z_gg| over the block's unknowns. */
 static double diag_max(const double *diag, int r, const int *g)
@@ -122,9 +128,9 @@ sv_status sv_design_eval_trial(sv_design_eval *ev, int npix, const int *pix, dou
     for (int f = 0; !st && f < ev->nf; f++) {
         double amp;
         st = trial_y(ev, f, r, ev->work[0], ipiv, y, &amp);
-        if (!st && ev->lost[f] > 0 && ev->lost[f] + log10(amp) > LOST_DIGITS_MAX) {
+        if (!st && ev->lost[f] > 0 && ev->lost[f] + ROUNDING * amp > ERROR_MAX) {
             /* the current map's M at f afresh (the map stays), then the trial again */
-            st = sv_design_eval_fresh_one(ev, f, ev->work[0]);
+            st = sv_design_eval_rebuild_one(ev, f, ev->work[0]);
             ev->lost[f] = 0;
             ev->rebuilds++;
             if (!st) st = trial_y(ev, f, r, ev->work[0], ipiv, y, &amp);
@@ -135,37 +141,46 @@ sv_status sv_design_eval_trial(sv_design_eval *ev, int npix, const int *pix, dou
     return st;
 }
 
-/* Sweep M (order m) on the r unknowns g (all in the same state; sign +1
- * to eliminate them, −1 to restore them); *amp gets the pivot block's
- * cancellation ratio max|Z_gg|·max|s⁻¹|, s the block's Schur complement. work: 2·m·r + 2·r·r. */
-static sv_status sweep_block(double complex *M, int m, int r, const int *g, int sign, const double *diag,
-                             double complex *work, lapack_int *ipiv, double *amp)
+sv_status sv_design_sweep_block(double complex *M, int m, int r, const int *g, int sign, const double *diag,
+                                double complex *work, double *amp)
 {
-    double complex *t = work, *rr = t + (size_t)m * r, *ainv = rr + (size_t)m * r;
+    /* T = M_:,J; [R, A⁻¹] = A⁻¹·[Tᵀ, I] by one LU solve (not an explicit
+     * inverse times Tᵀ: the solve keeps the update's rounding at the LU's
+     * backward error) */
+    size_t ld = (size_t)r;
+    double complex *t = work, *rhs = t + (size_t)m * r, *lu = rhs + ld * (m + r);
     for (int c = 0; c < r; c++) memcpy(t + (size_t)m * c, M + (size_t)m * g[c], sizeof(double complex) * m);
-    /* A⁻¹ of the pivot block */
     for (int c = 0; c < r; c++)
-        for (int q = 0; q < r; q++) ainv[q + (size_t)r * c] = t[g[q] + (size_t)m * c];
-    if (LAPACKE_zgetrf(LAPACK_COL_MAJOR, r, r, ainv, r, ipiv) != 0 || LAPACKE_zgetri(LAPACK_COL_MAJOR, r, ainv, r, ipiv) != 0)
-        return sv_error(SV_ERR_SINGULAR, "design: a flip's pivot block is singular (order %d)", r);
+        for (int q = 0; q < r; q++) lu[q + ld * c] = t[g[q] + (size_t)m * c];
+    for (int c = 0; c < m; c++)
+        for (int q = 0; q < r; q++) rhs[q + ld * c] = t[c + (size_t)m * q];
+    for (int c = 0; c < r; c++)
+        for (int q = 0; q < r; q++) rhs[q + ld * (m + c)] = q == c;
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * (ld + 1));
+    if (!ipiv) return sv_error(SV_ERR_NOMEM, "design: out of memory");
+    int bad = LAPACKE_zgesv(LAPACK_COL_MAJOR, r, m + r, lu, r, ipiv, rhs, r) != 0;
+    free(ipiv);
+    if (bad) return sv_error(SV_ERR_SINGULAR, "design: a pivot block of the map's rooftops is singular (order %d)", r);
+    const double complex *rr = rhs, *ainv = rhs + ld * m;
     /* the Schur complement s of the block against the other active
      * rooftops: eliminating, A = s and A⁻¹ = s⁻¹; restoring, A = −s⁻¹ */
-    double dmax = diag_max(diag, r, g), amax = 0;
-    for (int c = 0; c < r; c++)
-        for (int q = 0; q < r; q++) {
-            double v = cabs(sign > 0 ? ainv[q + (size_t)r * c] : t[g[q] + (size_t)m * c]);
-            amax = v > amax ? v : amax;
-        }
-    *amp = dmax * amax;
-    /* R = A⁻¹·M_J,: = A⁻¹·Tᵀ (M symmetric), then M −= T·R */
-    const double complex one = 1, zero = 0, minus = -1;
-    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasTrans, r, m, r, &one, ainv, r, t, m, &zero, rr, r);
+    if (amp) {
+        double dmax = diag_max(diag, r, g), amax = 0;
+        for (int c = 0; c < r; c++)
+            for (int q = 0; q < r; q++) {
+                double v = cabs(sign > 0 ? ainv[q + ld * c] : t[g[q] + (size_t)m * c]);
+                amax = v > amax ? v : amax;
+            }
+        *amp = dmax * amax;
+    }
+    /* M −= T·R */
+    const double complex one = 1, minus = -1;
     cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, m, r, &minus, t, m, rr, r, &one, M, m);
     /* the pivot rows and columns: ±R, and −A⁻¹ on the block */
     for (int a = 0; a < r; a++)
-        for (int c = 0; c < m; c++) M[g[a] + (size_t)m * c] = M[c + (size_t)m * g[a]] = sign * rr[a + (size_t)r * c];
+        for (int c = 0; c < m; c++) M[g[a] + (size_t)m * c] = M[c + (size_t)m * g[a]] = sign * rr[a + ld * c];
     for (int a = 0; a < r; a++)
-        for (int b = 0; b < r; b++) M[g[a] + (size_t)m * g[b]] = -ainv[a + (size_t)r * b];
+        for (int b = 0; b < r; b++) M[g[a] + (size_t)m * g[b]] = -ainv[a + ld * b];
     return SV_OK;
 }
 
@@ -184,7 +199,7 @@ static sv_status rebuild_stale(sv_design_eval *ev, int team)
 #pragma omp for schedule(dynamic, 1)
         for (int f = 0; f < ev->nf; f++) {
             if (!ev->stale[f]) continue;
-            sv_status s = sv_design_eval_fresh_one(ev, f, ev->work[t]);
+            sv_status s = sv_design_eval_rebuild_one(ev, f, ev->work[t]);
             ev->stale[f] = 0;
             ev->lost[f] = 0;
             rebuilt++;
@@ -224,23 +239,22 @@ sv_status sv_design_eval_accept(sv_design_eval *ev, int npix, const int *pix)
 #else
         int t = 0;
 #endif
-        lapack_int *ipiv = malloc(sizeof(lapack_int) * ((size_t)r + 1));
 #pragma omp for schedule(static)
         for (int f = 0; f < ev->nf; f++) {
-            sv_status s = ipiv ? SV_OK : sv_error(SV_ERR_NOMEM, "design: accept: out of memory");
+            sv_status s = SV_OK;
             double complex *M = ev->M + (size_t)f * ev->m * ev->m;
             const double *diag = ev->diag + (size_t)f * ev->nd;
             double amp = 1, amp2 = 1;
-            if (!s && na) s = sweep_block(M, ev->m, na, g, 1, diag, ev->work[t], ipiv, &amp);
-            if (!s && nr) s = sweep_block(M, ev->m, nr, g + na, -1, diag, ev->work[t], ipiv, &amp2);
-            ev->lost[f] += log10(amp > 1 ? amp : 1) + log10(amp2 > 1 ? amp2 : 1);
-            ev->stale[f] = ev->lost[f] > LOST_DIGITS_MAX;
+            if (!s && na) s = sv_design_sweep_block(M, ev->m, na, g, 1, diag, ev->work[t], &amp);
+            if (!s && nr) s = sv_design_sweep_block(M, ev->m, nr, g + na, -1, diag, ev->work[t], &amp2);
+            ev->lost[f] += ROUNDING * ((amp > 1 ? amp : 1) + (amp2 > 1 ? amp2 : 1));
+            ev->since[f]++;
+            ev->stale[f] = ev->lost[f] > ERROR_MAX || ev->since[f] >= UPDATES_MAX;
             if (s) {
 #pragma omp critical(design_accept)
                 if (!st) st = s;
             }
         }
-        free(ipiv);
     }
     if (!st) {
         for (int q = 0; q < r; q++) ev->active[ev->jset[q]] ^= 1;
