@@ -15,7 +15,8 @@
  *               per second, against the same number of fresh evaluations
  *               (the trial case's anchor per evaluation times the trials).
  *
- * Options: --dbs-budget S caps the DBS's time (default 600 s). */
+ * Options: --dbs-budget S caps the DBS's time (default 600 s);
+ * --dbs-only T runs the DBS alone with T seconds as a fresh evaluation. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -221,11 +222,16 @@ static void dbs_case(double fresh_41, double budget)
 int main(int argc, char **argv)
 {
     bench_prefer_passive_waiting(argv);
-    double budget = 600;
-    for (int k = 1; k + 1 < argc; k++)
-        if (!strcmp(argv[k], "--dbs-budget")) budget = atof(argv[k + 1]);
-    trial_case(21);
-    double fresh_41 = trial_case(41);
+    double budget = 600, fresh_41 = 0;
+    int dbs_only = 0;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--dbs-budget") && k + 1 < argc) budget = atof(argv[k + 1]);
+        if (!strcmp(argv[k], "--dbs-only") && k + 1 < argc) dbs_only = 1, fresh_41 = atof(argv[k + 1]);
+    }
+    if (!dbs_only) {
+        trial_case(21);
+        fresh_41 = trial_case(41);
+    }
     dbs_case(fresh_41, budget);
     return 0;
 }

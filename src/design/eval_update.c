@@ -20,8 +20,10 @@
 
 #include "eval_internal.h"
 
-/* When a frequency's M is rebuilt from M0 (eval_fresh.c): after
- * UPDATES_MAX updates, or sooner when the estimate below says so.
+/* When a frequency's M is rebuilt from M0 (eval_fresh.c): when the
+ * asymmetry the updates left in its ports' rows passes ASYM_MAX (below),
+ * when the estimate below passes ERROR_MAX, and in any case after
+ * UPDATES_MAX updates.
  *
  * The error an update may leave in M relative to its scale
  * (eval_internal.h's `lost`): a pivot block whose Schur complement is much
@@ -33,8 +35,26 @@
  * ERROR_MAX, the frequency is rebuilt from scratch first. The margin this
  * leaves is measured in docs/design.md, "Accuracy". */
 #define ROUNDING 1.1e-16
-#define ERROR_MAX 1e-12
-#define UPDATES_MAX 16
+#define ERROR_MAX 1e-10
+#define UPDATES_MAX 256
+#define ASYM_MAX 1e-11
+
+/* max |M_ip − M_pi|·z0 over the ports' rows and columns: exact arithmetic
+ * keeps M symmetric, each update's rounding does not (its two triangles
+ * are updated apart), so this is a free reading of the error the updates
+ * left in what trials and S are made of, in units of S. */
+static double asymmetry(const sv_design_eval *ev, const double complex *M)
+{
+    double a = 0;
+    for (int k = 0; k < ev->p; k++) {
+        size_t c = (size_t)ev->nd + k;
+        for (int i = 0; i < ev->m; i++) {
+            double d = cabs(M[i + (size_t)ev->m * c] - M[c + (size_t)ev->m * i]) * ev->z0[k];
+            a = d > a ? d : a;
+        }
+    }
+    return a;
+}
 
 /* max|Z_gg| over the block's unknowns. */
 static double diag_max(const double *diag, int r, const int *g)
@@ -249,7 +269,7 @@ sv_status sv_design_eval_accept(sv_design_eval *ev, int npix, const int *pix)
             if (!s && nr) s = sv_design_sweep_block(M, ev->m, nr, g + na, -1, diag, ev->work[t], &amp2);
             ev->lost[f] += ROUNDING * ((amp > 1 ? amp : 1) + (amp2 > 1 ? amp2 : 1));
             ev->since[f]++;
-            ev->stale[f] = ev->lost[f] > ERROR_MAX || ev->since[f] >= UPDATES_MAX;
+            ev->stale[f] = ev->lost[f] > ERROR_MAX || ev->since[f] >= UPDATES_MAX || asymmetry(ev, M) > ASYM_MAX;
             if (s) {
 #pragma omp critical(design_accept)
                 if (!st) st = s;

@@ -191,8 +191,61 @@ static void test_threads_reproducible(void **state)
     sv_design_spec_destroy(s);
 }
 
+/* A progress callback that stops the search at its first report: the
+ * result is the best map so far (the table's cost for it), not an error. */
+static int stop_now(void *user, const char *phase, double fraction)
+{
+    (void)fraction;
+    int *calls = user;
+    if (phase && strstr(phase, "design pass")) (*calls)++;
+    return *calls > 0;
+}
+
+static void test_cancel_keeps_best(void **state)
+{
+    (void)state;
+    sv_design_spec *s = spec_with("{\"random\": {\"seed\": 1, \"fill\": 0.5}}", 1);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    int calls = 0;
+    sv_ctx_set_progress(ctx, stop_now, &calls);
+    sv_design_result *r;
+    assert_int_equal(sv_design_run(ctx, s, &r), SV_OK);
+    sv_design_report rep;
+    sv_design_result_report(r, &rep);
+    assert_int_equal(rep.stopped, 2);
+    assert_true(calls >= 1);
+    assert_true(rep.passes <= 1);
+    int idx = index_of(sv_design_result_map(r));
+    assert_int_equal(rep.violations, table_viol[idx]);
+    assert_true(fabs(rep.cost - table_cost[idx]) <= 1e-6);
+    assert_true(lex_better(rep.violations, rep.cost, table_viol[index_of(sv_design_spec_start(s))],
+                           table_cost[index_of(sv_design_spec_start(s))]) ||
+                index_of(sv_design_result_map(r)) == index_of(sv_design_spec_start(s)));
+    sv_design_result_destroy(r);
+    sv_ctx_destroy(ctx);
+    sv_design_spec_destroy(s);
+}
+
+/* A memory limit below the evaluator's estimate is refused before the run, naming it. */
+static void test_memory_refused(void **state)
+{
+    (void)state;
+    sv_design_spec *s = spec_with("\"metal\"", 1);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    assert_int_equal(sv_ctx_set_memory_limit(ctx, 4096), SV_OK);
+    sv_design_result *r = NULL;
+    assert_int_equal(sv_design_run(ctx, s, &r), SV_ERR_BUDGET);
+    assert_non_null(strstr(sv_last_error(), "design"));
+    assert_null(r);
+    sv_ctx_destroy(ctx);
+    sv_design_spec_destroy(s);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_exhaustive_and_dbs), cmocka_unit_test(test_threads_reproducible)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_memory_refused), cmocka_unit_test(test_exhaustive_and_dbs),
+                                       cmocka_unit_test(test_cancel_keeps_best), cmocka_unit_test(test_threads_reproducible)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
