@@ -226,7 +226,12 @@ int cmd_design_main(int argc, char **argv)
     rc = 1;
     if (sv_design_spec_read(ctx, a.spec, &spec) || sv_design_run(ctx, spec, &res)) {
         if (!a.quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
-        tool_say("design", "%s", sv_last_error());
+        if (sv_last_status() == SV_ERR_CANCELLED && tool_interrupted()) {
+            /* stopped while the solution was set up: no map to keep yet */
+            tool_say("design", "%s: interrupted before the search began: nothing written", a.spec);
+            rc = TOOL_EXIT_INTERRUPTED;
+        } else
+            tool_say("design", "%s", sv_last_error());
         goto done;
     }
     if (!a.quiet && isatty(STDERR_FILENO)) fprintf(stderr, "\r%78s\r", "");
