@@ -216,6 +216,12 @@ int sv_em_model_unknowns(const sv_em_model *m);   /* N */
 int sv_em_model_ports(const sv_em_model *m);      /* P */
 int sv_em_model_cells(const sv_em_model *m);      /* metal cells */
 const sv_em_project *sv_em_model_project(const sv_em_model *m);
+/* Unknown k (0 ≤ k < N) of the mesh, for callers that work on parts of it
+ * (a design's pixels): its kind (0 an x rooftop, 1 a y rooftop, 2 a port
+ * half rooftop: sv_em_unknown_kind of em_tables.h), its cell (i, j) — a
+ * rooftop's lower-left one of its two, (i + 1, j) or (i, j + 1) the other;
+ * a port half rooftop's own — and its port (−1 for a rooftop). */
+sv_status sv_em_model_unknown(const sv_em_model *m, int k, int *kind, int *i, int *j, int *port);
 /* Bytes sv_em_assemble will allocate for L and Ψ with block size nb (0 = default). */
 size_t sv_em_assemble_bytes(const sv_em_model *m, int nb);
 /* Bytes it holds besides, only while it runs: its coefficient tables,

@@ -15,5 +15,6 @@
 #include "solvent/sweep_solver.h"
 #include "solvent/gpu.h"
 #include "solvent/planar.h"
+#include "solvent/design.h"
 
 #endif

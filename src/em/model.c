@@ -192,6 +192,18 @@ int sv_em_model_ports(const sv_em_model *m) { return m ? m->prj->nports : 0; }
 int sv_em_model_cells(const sv_em_model *m) { return m ? m->ncells : 0; }
 const sv_em_project *sv_em_model_project(const sv_em_model *m) { return m ? m->prj : NULL; }
 
+sv_status sv_em_model_unknown(const sv_em_model *m, int k, int *kind, int *i, int *j, int *port)
+{
+    if (!m || !kind || !i || !j || !port) return sv_error(SV_ERR_ARG, "sv_em_model_unknown: NULL argument");
+    if (k < 0 || k >= m->n) return sv_error(SV_ERR_ARG, "sv_em_model_unknown: k = %d: expected 0 <= k < N = %d", k, m->n);
+    const sv_em_basis *b = &m->basis[k];
+    *kind = (int)b->kind;
+    *i = b->i;
+    *j = b->j;
+    *port = sv_em_is_rooftop(b->kind) ? -1 : b->port;
+    return SV_OK;
+}
+
 sv_status sv_em_port_rhs(const sv_em_model *m, double *b, int ldb)
 {
     if (!m || !b) return sv_error(SV_ERR_ARG, "sv_em_port_rhs: NULL argument");
