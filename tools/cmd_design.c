@@ -16,6 +16,7 @@
 #include "design_tool.h"
 #include "interrupt.h"
 #include "solvent/core.h"
+#include "solvent/gds.h"
 #include "solvent/planar.h"
 #include "tool_args.h"
 
@@ -33,6 +34,8 @@ static void usage(FILE *out)
             "Writes into DIR (default: SPEC's name without .json, then -design):\n"
             "  map.csv        the best map, 0/1, first row the top (the dataset's form)\n"
             "  design.json    a project file of the board with that map\n"
+            "  design.gds     its layout as GDSII (merged metal on layer 1, launches\n"
+            "                 included) for fabrication\n"
             "  history.csv    the cost after each kept flip (trials so far, cost in dB)\n"
             "  design.sNp     its S-parameters from an adaptive sweep over the board's band\n"
             "                 (its \"sweep\" section, else the masks' span, 201 points)\n"
@@ -41,7 +44,7 @@ static void usage(FILE *out)
             "options:\n"
             "  -o, --output DIR  the output folder (created if missing)\n"
             "  --threads N       threads (default: the spec's \"threads\", else all cores)\n"
-            "  --no-sweep        write map, project and history only\n"
+            "  --no-sweep        write map, project, layout and history only\n"
             "  --quiet           no progress line and no summary\n"
             "  -h, --help        this text\n"
             "\n"
@@ -145,6 +148,30 @@ static int write_design(const char *dir, const sv_design_spec *spec, const sv_de
     return rc;
 }
 
+/* design.gds: the designed board's metal, launches included, as merged
+ * outlines on layer 1 (docs/how-to/gds.md): the layout a fabricator takes. */
+static int write_layout(sv_ctx *ctx, const char *dir, const sv_design_spec *spec, const sv_design_result *res)
+{
+    sv_em_project *prj;
+    if (sv_design_spec_project(ctx, spec, sv_design_result_map(res), &prj)) return -1;
+    sv_em_grid eg;
+    sv_em_project_grid(prj, &eg);
+    sv_gds_grid g = {eg.nx, eg.ny, eg.dx, eg.dy, eg.x0, eg.y0};
+    unsigned char *cells = malloc((size_t)g.nx * g.ny);
+    int rc = -1;
+    if (cells) {
+        for (int j = 0; j < g.ny; j++)
+            for (int i = 0; i < g.nx; i++) cells[i + (size_t)g.nx * j] = (unsigned char)sv_em_project_metal(prj, i, j);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/design.gds", dir);
+        rc = sv_gds_write_cells(ctx, path, &g, cells, SV_GDS_DEFAULT_LAYER, 0, NULL) ? -1 : 0;
+    } else
+        sv_error(SV_ERR_NOMEM, "no memory for the metal map of %d x %d cells", g.nx, g.ny);
+    free(cells);
+    sv_em_project_destroy(prj);
+    return rc;
+}
+
 /* The band of the final sweep: the board's sweep section, else the masks' span. */
 static void final_band(const sv_design_spec *spec, sv_em_sweep *band)
 {
@@ -239,7 +266,7 @@ int cmd_design_main(int argc, char **argv)
         tool_say("design", "%s: cannot create the output folder: %s", dir, strerror(errno));
         goto done;
     }
-    if (write_design(dir, spec, res)) {
+    if (write_design(dir, spec, res) || write_layout(ctx, dir, spec, res)) {
         tool_say("design", "%s: cannot write the design: %s", dir, sv_last_error());
         goto done;
     }
@@ -256,7 +283,9 @@ int cmd_design_main(int argc, char **argv)
         rc = tool_interrupted() ? TOOL_EXIT_INTERRUPTED : 1;
         goto done;
     }
-    if (!a.quiet) printf("written: %s/map.csv, design.json, history.csv%s\n", dir, a.sweep ? ", design.sNp, design.svg" : "");
+    if (!a.quiet)
+        printf("written: %s/map.csv, design.json, design.gds, history.csv%s\n", dir,
+               a.sweep ? ", design.sNp, design.svg" : "");
     rc = 0;
 done:
     sv_design_result_destroy(res);

@@ -23,9 +23,21 @@ expect 1 "symmetry" -- "$tool" design "$tmp/bad.json" -o "$tmp/bad"
 # --- the example ---
 expect 0 "cost:" -- "$tool" design "$src/examples/design/lowpass.json" -o "$tmp/design"
 cp "$tmp/out" "$tmp/summary"
-for f in map.csv design.json history.csv design.s2p design.svg; do
+for f in map.csv design.json design.gds history.csv design.s2p design.svg; do
   [[ -s "$tmp/design/$f" ]] || fail "no $f"
 done
+# the layout is the designed board's metal: the project read back from its
+# GDSII (the reader is checked against gdstk) writes the same bytes again
+/usr/bin/python3 - "$tmp/design/design.json" "$tmp/fromgds.json" "$tmp/design/design.gds" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("pixels", "rectangles"):
+    d.pop(k, None)
+d["gds"] = {"file": sys.argv[3], "layer": 1}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "" -- "$tool" gds "$tmp/fromgds.json" -o "$tmp/again.gds"
+cmp -s "$tmp/again.gds" "$tmp/design/design.gds" || fail "design.gds does not hold the designed map's metal"
 # the map: 11 rows of 35 values; launches (rows 2-8, columns 0-12 and 22-34) metal; rows r and 10 - r equal (symmetry y)
 awk -F, 'NF != 35 { exit 1 } END { if (NR != 11) exit 1 }' "$tmp/design/map.csv" || fail "map.csv is not 11 x 35"
 awk -F, 'NR >= 3 && NR <= 9 { for (c = 1; c <= 13; c++) if ($c != 1 || $(c + 22) != 1) exit 1 }' "$tmp/design/map.csv" ||
