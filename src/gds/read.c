@@ -224,94 +224,110 @@ static sv_status read_strans(cursor *c, const rec *r, gds_elem *e)
     return SV_OK;
 }
 
-/* The records of one element after its first, up to ENDEL. */
+/* One record of a BOUNDARY, BOX, PATH, SREF or AREF into e. */
+static sv_status element_record(cursor *c, const rec *r, gds_elem *e)
+{
+    sv_status st;
+    switch (r->type) {
+    case GDS_LAYER:
+        if ((st = want(c, r, GDS_INT2, 2, 2))) return st;
+        e->layer = (int)gds_get_u16(r->d);
+        return SV_OK;
+    case GDS_DATATYPE:
+    case GDS_BOXTYPE:
+        if ((st = want(c, r, GDS_INT2, 2, 2))) return st;
+        e->datatype = (int)gds_get_u16(r->d);
+        return SV_OK;
+    case GDS_XY:
+        return read_xy(c, r, e);
+    case GDS_WIDTH:
+        if ((st = want(c, r, GDS_INT4, 4, 4))) return st;
+        e->width = gds_get_i32(r->d);
+        return SV_OK;
+    case GDS_PATHTYPE:
+        if ((st = want(c, r, GDS_INT2, 2, 2))) return st;
+        e->pathtype = gds_get_i16(r->d);
+        return SV_OK;
+    case GDS_BGNEXTN:
+    case GDS_ENDEXTN:
+        if ((st = want(c, r, GDS_INT4, 4, 4))) return st;
+        *(r->type == GDS_BGNEXTN ? &e->bgnextn : &e->endextn) = gds_get_i32(r->d);
+        return SV_OK;
+    case GDS_SNAME:
+        return add_name(c, r, &e->name);
+    case GDS_STRANS:
+        return read_strans(c, r, e);
+    case GDS_MAG:
+    case GDS_ANGLE:
+        if ((st = want(c, r, GDS_REAL8, 8, 8))) return st;
+        *(r->type == GDS_MAG ? &e->mag : &e->angle) = gds_real8_decode(r->d);
+        return SV_OK;
+    case GDS_COLROW:
+        if ((st = want(c, r, GDS_INT2, 4, 2))) return st;
+        e->cols = gds_get_i16(r->d);
+        e->rows = gds_get_i16(r->d + 2);
+        return SV_OK;
+    case GDS_ELFLAGS: case GDS_PLEX: case GDS_PROPATTR: case GDS_PROPVALUE:
+        return SV_OK;
+    default: {
+        char nb[16], kb[16];
+        return perr(c, r->offset, "%s inside %s: expected ENDEL", gds_rec_name(r->type, nb), gds_rec_name(e->kind, kb));
+    }
+    }
+}
+
+static int has(uint64_t seen, gds_rec type) { return (int)(seen >> type & 1); }
+
+/* At ENDEL: the records the element needs (seen: the types it had), its
+ * array's size, its points. */
+static sv_status element_complete(const cursor *c, const gds_elem *e, uint64_t seen)
+{
+    const gds_rec kind = e->kind;
+    const int ref = kind == GDS_SREF || kind == GDS_AREF;
+    const char *missing = !has(seen, GDS_XY)                       ? "XY"
+                          : ref && !has(seen, GDS_SNAME)           ? "SNAME"
+                          : kind == GDS_AREF && !has(seen, GDS_COLROW) ? "COLROW"
+                          : !ref && e->layer < 0                   ? "LAYER"
+                          : !ref && e->datatype < 0                ? (kind == GDS_BOX ? "BOXTYPE" : "DATATYPE")
+                                                                   : NULL;
+    char nb[16];
+    if (missing) return perr(c, e->offset, "%s without %s", gds_rec_name(kind, nb), missing);
+    if (kind == GDS_AREF && (e->cols < 1 || e->rows < 1)) {
+        char v[48];
+        snprintf(v, sizeof v, "%d columns, %d rows", e->cols, e->rows);
+        return perr(c, e->offset, "AREF with %s: expected 1 to 32767 of each%s", v, NULL);
+    }
+    return check_points(c, e);
+}
+
+/* The records of one element after its first, up to ENDEL; each at most
+ * once but for properties (PROPATTR, PROPVALUE pairs, as many as given). */
 static sv_status read_element(cursor *c, gds_rec kind, long offset)
 {
     gds_elem *e;
     sv_status st = new_elem(c->lib, kind, offset, &e);
     if (st) return st;
-    int have_xy = 0, have_sname = 0, have_colrow = 0;
-    int skipping = kind == GDS_TEXT || kind == GDS_NODE;
+    const int skipping = kind == GDS_TEXT || kind == GDS_NODE; /* they hold no metal */
+    uint64_t seen = 0; /* record types met (next_rec keeps them below GDS_REC_LIMIT <= 64) */
     rec r;
     char nb[16], kb[16];
     for (;;) {
         if ((st = next_rec(c, &r))) return st;
         if (r.type == GDS_ENDEL) break;
-        if (skipping) {
-            if (r.type == GDS_BGNSTR || r.type == GDS_ENDSTR || r.type == GDS_ENDLIB || r.type == GDS_BOUNDARY)
-                return perr(c, r.offset, "%s inside an element: expected ENDEL%s", gds_rec_name(r.type, nb), NULL);
-            continue;
-        }
-        switch (r.type) {
-        case GDS_LAYER:
-            if ((st = want(c, &r, GDS_INT2, 2, 2))) return st;
-            e->layer = (int)gds_get_u16(r.d);
-            break;
-        case GDS_DATATYPE:
-        case GDS_BOXTYPE:
-            if ((st = want(c, &r, GDS_INT2, 2, 2))) return st;
-            e->datatype = (int)gds_get_u16(r.d);
-            break;
-        case GDS_XY:
-            if (have_xy++) return perr(c, r.offset, "a second XY in one element%s%s", NULL, NULL);
-            if ((st = read_xy(c, &r, e))) return st;
-            break;
-        case GDS_WIDTH:
-            if ((st = want(c, &r, GDS_INT4, 4, 4))) return st;
-            e->width = gds_get_i32(r.d);
-            break;
-        case GDS_PATHTYPE:
-            if ((st = want(c, &r, GDS_INT2, 2, 2))) return st;
-            e->pathtype = gds_get_i16(r.d);
-            break;
-        case GDS_BGNEXTN:
-        case GDS_ENDEXTN:
-            if ((st = want(c, &r, GDS_INT4, 4, 4))) return st;
-            *(r.type == GDS_BGNEXTN ? &e->bgnextn : &e->endextn) = gds_get_i32(r.d);
-            break;
-        case GDS_SNAME:
-            have_sname = 1;
-            if ((st = add_name(c, &r, &e->name))) return st;
-            break;
-        case GDS_STRANS:
-            if ((st = read_strans(c, &r, e))) return st;
-            break;
-        case GDS_MAG:
-        case GDS_ANGLE:
-            if ((st = want(c, &r, GDS_REAL8, 8, 8))) return st;
-            *(r.type == GDS_MAG ? &e->mag : &e->angle) = gds_real8_decode(r.d);
-            break;
-        case GDS_COLROW:
-            if ((st = want(c, &r, GDS_INT2, 4, 2))) return st;
-            have_colrow = 1;
-            e->cols = gds_get_i16(r.d);
-            e->rows = gds_get_i16(r.d + 2);
-            break;
-        case GDS_ELFLAGS: case GDS_PLEX: case GDS_PROPATTR: case GDS_PROPVALUE:
-            break;
-        default:
-            return perr(c, r.offset, "%s inside %s: expected ENDEL", gds_rec_name(r.type, nb),
-                        gds_rec_name(kind, kb));
+        if (r.type != GDS_PROPATTR && r.type != GDS_PROPVALUE && has(seen, r.type))
+            return perr(c, r.offset, "a second %s in one %s", gds_rec_name(r.type, nb), gds_rec_name(kind, kb));
+        seen |= (uint64_t)1 << r.type;
+        if (!skipping) {
+            if ((st = element_record(c, &r, e))) return st;
+        } else if (r.type == GDS_BGNSTR || r.type == GDS_ENDSTR || r.type == GDS_ENDLIB || r.type == GDS_BOUNDARY) {
+            return perr(c, r.offset, "%s inside an element: expected ENDEL%s", gds_rec_name(r.type, nb), NULL);
         }
     }
-    if (skipping) { /* TEXT and NODE hold no metal: forgotten */
+    if (skipping) { /* forgotten */
         c->lib->nel--;
         return SV_OK;
     }
-    const char *missing = !have_xy ? "XY"
-                          : (kind == GDS_SREF || kind == GDS_AREF) && !have_sname ? "SNAME"
-                          : kind == GDS_AREF && !have_colrow ? "COLROW"
-                          : (kind != GDS_SREF && kind != GDS_AREF) && e->layer < 0 ? "LAYER"
-                          : (kind != GDS_SREF && kind != GDS_AREF) && e->datatype < 0
-                              ? (kind == GDS_BOX ? "BOXTYPE" : "DATATYPE")
-                              : NULL;
-    if (missing) return perr(c, offset, "%s without %s", gds_rec_name(kind, nb), missing);
-    if (kind == GDS_AREF && (e->cols < 1 || e->rows < 1)) {
-        char v[48];
-        snprintf(v, sizeof v, "%d columns, %d rows", e->cols, e->rows);
-        return perr(c, offset, "AREF with %s: expected 1 to 32767 of each%s", v, NULL);
-    }
-    return check_points(c, e);
+    return element_complete(c, e, seen);
 }
 
 static sv_status read_structure(cursor *c, long offset)

@@ -313,6 +313,24 @@ static void test_malformed(void **state)
     snprintf(want, sizeof want, "byte %zu: BOUNDARY with 2 points: expected 3 to 8191", at);
     refused(&w, NULL, want);
     gds_buf_free(&w);
+    /* a record given twice in one element (the grammar allows each once):
+     * which LAYER holds would be a guess */
+    memset(&w, 0, sizeof w);
+    tg_begin_lib(&w, 1e-6, 1e-9);
+    tg_begin_str(&w, "TOP");
+    gds_put_record(&w, GDS_BOUNDARY, GDS_NODATA, NULL, 0);
+    gds_put_i16s(&w, GDS_LAYER, &layer, 1);
+    at = w.len;
+    int other = 2;
+    gds_put_i16s(&w, GDS_LAYER, &other, 1);
+    gds_put_i16s(&w, GDS_DATATYPE, (const int[]){0}, 1);
+    gds_put_i32s(&w, GDS_XY, (const int32_t[]){0, 0, 1000, 0, 1000, 1000, 0, 0}, 8);
+    gds_put_record(&w, GDS_ENDEL, GDS_NODATA, NULL, 0);
+    tg_end_str(&w);
+    tg_end_lib(&w);
+    snprintf(want, sizeof want, "byte %zu: a second LAYER in one BOUNDARY", at);
+    refused(&w, NULL, want);
+    gds_buf_free(&w);
 }
 
 int main(void)
