@@ -900,45 +900,19 @@ sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const c
     return s;
 }
 
+/* Project files up to 1 GiB: a JSON text beyond that is no project. */
+#define PROJECT_FILE_MAX ((size_t)1 << 30)
+
 sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_read: out is NULL");
     *out = NULL;
     if (!path) return sv_error(SV_ERR_ARG, "sv_em_project_read: path is NULL");
-    char why[160];
-    FILE *f = sv_input_file_open(path, why, sizeof why);
-    if (!f) return sv_error(SV_ERR_IO, "%s: %s", path, why);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
-    }
-    for (;;) {
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap) break;
-        if (cap > ((size_t)1 << 30)) {
-            free(buf);
-            fclose(f);
-            return sv_error(SV_ERR_PARSE, "%s: larger than 1 GiB: not a project file", path);
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            fclose(f);
-            return sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return sv_error(SV_ERR_IO, "%s: read error", path);
-    }
-    sv_status s = sv_em_project_parse(ctx, buf, len, path, out);
+    char *buf;
+    size_t len;
+    sv_status s = sv_input_file_read(path, path, PROJECT_FILE_MAX, "a project file", &buf, &len);
+    if (s) return s;
+    s = sv_em_project_parse(ctx, buf, len, path, out);
     free(buf);
     return s;
 }

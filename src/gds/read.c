@@ -420,34 +420,20 @@ sv_status sv_gds_parse(sv_ctx *ctx, const unsigned char *bytes, size_t len, cons
     return SV_OK;
 }
 
-/* Read the whole file (at most 2 GiB). */
+/* Layouts up to 2 GiB: record offsets are reported as longs, and a larger
+ * file is no planar board. */
+#define GDS_FILE_MAX ((size_t)1 << 31)
+
 sv_status sv_gds_read(sv_ctx *ctx, const char *path, sv_gds_library **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_gds_read: out is NULL");
     *out = NULL;
     if (!path) return sv_error(SV_ERR_ARG, "sv_gds_read: path is NULL");
-    char why[160];
-    FILE *f = sv_input_file_open(path, why, sizeof why);
-    if (!f) return sv_error(SV_ERR_IO, "%s: %s", path, why);
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    sv_status st = SV_OK;
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap) break;
-        if (cap >= ((size_t)1 << 31)) {
-            st = sv_error(SV_ERR_PARSE, "%s: larger than 2 GiB: not read", path);
-            break;
-        }
-        unsigned char *nb = realloc(buf, 2 * cap);
-        if (!nb) break;
-        buf = nb;
-        cap *= 2;
-    }
-    if (!st && (!buf || len == cap)) st = sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
-    if (!st && ferror(f)) st = sv_error(SV_ERR_IO, "%s: read error", path);
-    fclose(f);
-    if (!st) st = sv_gds_parse(ctx, buf, len, path, out);
+    char *buf;
+    size_t len;
+    sv_status st = sv_input_file_read(path, path, GDS_FILE_MAX, "a GDSII layout this reader takes", &buf, &len);
+    if (st) return st;
+    st = sv_gds_parse(ctx, (const unsigned char *)buf, len, path, out);
     free(buf);
     return st;
 }
