@@ -103,6 +103,9 @@ void gds_put_record(gds_buf *w, gds_rec type, gds_data data, const void *bytes, 
 void gds_put_i16s(gds_buf *w, gds_rec type, const int *v, int n);
 void gds_put_i32s(gds_buf *w, gds_rec type, const int32_t *v, int n);
 void gds_put_reals(gds_buf *w, gds_rec type, const double *v, int n);
+/* Names written (LIBNAME, STRNAME): at most this many characters; the
+ * manual allows 32 for a structure, longer are common and read back. */
+#define GDS_STRING_MAX 126
 void gds_put_string(gds_buf *w, gds_rec type, const char *s);
 
 /* The shapes set (shapes.c): polygons in metres, their provenance. */

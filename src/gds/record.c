@@ -170,9 +170,9 @@ void gds_put_reals(gds_buf *w, gds_rec type, const double *v, int n)
 
 void gds_put_string(gds_buf *w, gds_rec type, const char *s)
 {
-    unsigned char b[130];
+    unsigned char b[GDS_STRING_MAX + 2];
     size_t n = strlen(s);
-    if (n > 126) { /* the writer checks names before */
+    if (n > GDS_STRING_MAX) { /* the writer checks names before */
         w->failed = 1;
         return;
     }
