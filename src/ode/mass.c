@@ -152,8 +152,14 @@ static sv_status factor_block(sv_ctx *ctx, int n, ode_mass *m, int *singular)
     lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, nd, nd, a, nd, m->ipiv);
     sv_free(ctx, pos);
     double rcond = 0;
-    if (info == 0 && LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', nd, a, nd, anorm, &rcond) != 0) rcond = 0;
-    *singular = info > 0 || !(rcond > singular_below(nd));
+    /* dgecon's work arrays are LAPACKE's own: without them M is unjudged, not singular */
+    lapack_int cinfo = info == 0 ? LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', nd, a, nd, anorm, &rcond) : 0;
+    if (cinfo == LAPACK_WORK_MEMORY_ERROR) {
+        sv_free_each(ctx, (void *const[]){a, m->ipiv}, 2);
+        m->ipiv = NULL;
+        return sv_error(SV_ERR_NOMEM, "ode mass matrix: no memory for LAPACK's condition estimate (n = %d)", nd);
+    }
+    *singular = info > 0 || cinfo != 0 || !(rcond > singular_below(nd));
     if (m->nalg == 0 && !*singular) {
         m->lu = a;
     } else { /* a DAE: the block was only checked */
