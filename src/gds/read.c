@@ -362,25 +362,62 @@ static sv_status read_structure(cursor *c, long offset)
     }
 }
 
-/* Structure names unique; each reference's structure found (by a plain
- * search: layouts for a planar board hold few structures). */
+/* A structure's name and index, sorted by name (then index) so that a
+ * chip's layout of 10⁵ structures is checked and resolved in n log n, not
+ * by the pairwise search that takes hours there. */
+typedef struct named {
+    const char *name;
+    int index;
+} named;
+
+static int cmp_named(const void *pa, const void *pb)
+{
+    const named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+static int cmp_named_name(const void *pa, const void *pb)
+{
+    return strcmp(((const named *)pa)->name, ((const named *)pb)->name);
+}
+
+/* A name defined twice is refused at its second definition (the earliest
+ * such in the file's order of first definitions). */
+static sv_status check_unique(const cursor *c, const named *by_name, size_t n)
+{
+    const sv_gds_library *lib = c->lib;
+    int first = -1, second = -1;
+    for (size_t k = 0; k + 1 < n; k++)
+        if (!strcmp(by_name[k].name, by_name[k + 1].name) && (first < 0 || by_name[k].index < first)) {
+            first = by_name[k].index;
+            second = by_name[k + 1].index;
+        }
+    if (first < 0) return SV_OK;
+    return perr(c, lib->st[second].offset, "structure \"%s\" defined twice%s", gds_lib_name(lib, lib->st[second].name),
+                NULL);
+}
+
+/* Structure names unique; each reference's structure found. */
 static sv_status resolve(cursor *c)
 {
     sv_gds_library *lib = c->lib;
-    for (size_t k = 0; k < lib->nel; k++) {
+    if (lib->nst == 0) return SV_OK;
+    named *by_name = sv_alloc(lib->ctx, lib->nst * sizeof *by_name, "GDSII structure names");
+    if (!by_name) return sv_last_status();
+    for (size_t s = 0; s < lib->nst; s++) by_name[s] = (named){gds_lib_name(lib, lib->st[s].name), (int)s};
+    qsort(by_name, lib->nst, sizeof *by_name, cmp_named);
+    sv_status st = check_unique(c, by_name, lib->nst);
+    for (size_t k = 0; k < lib->nel && !st; k++) {
         gds_elem *e = &lib->el[k];
         if (e->kind != GDS_SREF && e->kind != GDS_AREF) continue;
-        const char *want_name = gds_lib_name(lib, e->name);
-        for (size_t s = 0; s < lib->nst && e->ref < 0; s++)
-            if (!strcmp(gds_lib_name(lib, lib->st[s].name), want_name)) e->ref = (int)s;
+        const named key = {gds_lib_name(lib, e->name), 0};
+        const named *hit = bsearch(&key, by_name, lib->nst, sizeof *by_name, cmp_named_name);
         /* a reference to a structure the file lacks is refused when it is flattened */
+        e->ref = hit ? hit->index : -1;
     }
-    for (size_t a = 0; a < lib->nst; a++)
-        for (size_t b = a + 1; b < lib->nst; b++)
-            if (!strcmp(gds_lib_name(lib, lib->st[a].name), gds_lib_name(lib, lib->st[b].name)))
-                return perr(c, lib->st[b].offset, "structure \"%s\" defined twice%s", gds_lib_name(lib, lib->st[b].name),
-                            NULL);
-    return SV_OK;
+    sv_free(lib->ctx, by_name);
+    return st;
 }
 
 sv_status sv_gds_parse(sv_ctx *ctx, const unsigned char *bytes, size_t len, const char *name, sv_gds_library **out)

@@ -234,6 +234,23 @@ static void test_references_refused(void **state)
     refused(&w, NULL, "2 top structures (TOP, TOP2): expected the cell to be named");
     refused(&w, "NOPE", "no structure \"NOPE\" (the file has L, EMPTY, TOP, TOP2)");
     gds_buf_free(&w);
+
+    /* names defined twice: the first name so (B) is refused at its second
+     * definition, whatever the sorted order of the names */
+    memset(&w, 0, sizeof w);
+    tg_begin_lib(&w, 1e-6, 1e-9);
+    size_t second_b = 0;
+    const char *names[] = {"B", "A", "B", "A"};
+    for (int k = 0; k < 4; k++) {
+        if (k == 2) second_b = w.len;
+        tg_begin_str(&w, names[k]);
+        tg_end_str(&w);
+    }
+    tg_end_lib(&w);
+    char want[64];
+    snprintf(want, sizeof want, "byte %zu: structure \"B\" defined twice", second_b);
+    refused(&w, NULL, want);
+    gds_buf_free(&w);
 }
 
 /* A valid file with one byte changed or cut anywhere is read or refused,
