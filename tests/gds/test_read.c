@@ -89,6 +89,38 @@ static void test_aref_and_nesting(void **state)
     gds_buf_free(&w);
 }
 
+/* Each polygon names the structure it was drawn in, however the
+ * references interleave (the names are kept once per structure). */
+static void test_polygons_name_their_structure(void **state)
+{
+    (void)state;
+    gds_buf w = {0};
+    lib_with_l(&w);
+    tg_begin_str(&w, "TOP");
+    tg_box(&w, 1, 0, 5000, 5000, 6000, 6000);
+    tg_ref(&w, "L", 0, 1, 0, 0, 0, (const int32_t[]){0, 0});
+    tg_box(&w, 1, 0, 7000, 7000, 8000, 8000);
+    tg_ref(&w, "L", 0, 1, 0, 0, 0, (const int32_t[]){3000, 0});
+    tg_end_str(&w);
+    tg_end_lib(&w);
+    sv_gds_library *lib;
+    assert_int_equal(sv_gds_parse(NULL, w.b, w.len, "n.gds", &lib), SV_OK);
+    sv_gds_select sel = {NULL, 1, 0};
+    sv_gds_shapes *s;
+    assert_int_equal(sv_gds_flatten(lib, &sel, &s), SV_OK);
+    const char *want[] = {"TOP", "L", "TOP", "L"}; /* the file's order, depth first */
+    assert_int_equal(sv_gds_shapes_count(s), 4);
+    for (int k = 0; k < 4; k++) {
+        sv_gds_polygon p;
+        assert_int_equal(sv_gds_shapes_get(s, k, &p), SV_OK);
+        assert_non_null(p.structure);
+        assert_string_equal(p.structure, want[k]);
+    }
+    sv_gds_shapes_destroy(s);
+    sv_gds_library_destroy(lib);
+    gds_buf_free(&w);
+}
+
 static void test_paths_boxes_layers(void **state)
 {
     (void)state;
@@ -355,6 +387,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sref_transforms),
         cmocka_unit_test(test_aref_and_nesting),
+        cmocka_unit_test(test_polygons_name_their_structure),
         cmocka_unit_test(test_paths_boxes_layers),
         cmocka_unit_test(test_exact_and_snap),
         cmocka_unit_test(test_references_refused),
