@@ -35,8 +35,8 @@ static int parse_int(const char *opt, const char *v, int *out)
 {
     char *e;
     long t = strtol(v, &e, 10);
-    if (e == v || *e || t < 0 || t > 32767) {
-        tool_say("gds", "%s %s: expected an integer from 0 to 32767", opt, v);
+    if (e == v || *e || t < 0 || t > SV_GDS_MAX_LAYER) {
+        tool_say("gds", "%s %s: expected an integer from 0 to %d", opt, v, SV_GDS_MAX_LAYER);
         return 2;
     }
     *out = (int)t;

@@ -228,6 +228,13 @@ sv_status sv_atomic_file_close(sv_atomic_file *a, int commit);
  * ("is a directory, not a file", "cannot open: <strerror>", ...) for the
  * caller's message, which names the file. */
 FILE *sv_input_file_open(const char *path, char *why, size_t cap);
+/* Read such a file whole: *out (malloc'd, the caller frees it; a NUL
+ * after its *len bytes) holds at most max_bytes. Errors name `label` (the
+ * path, or `field = "path"`): SV_ERR_IO as sv_input_file_open or "read
+ * error", SV_ERR_NOMEM, and for a longer file SV_ERR_PARSE "larger than
+ * <max_bytes>: not <kind>" (kind: "a project file", ...). */
+sv_status sv_input_file_read(const char *path, const char *label, size_t max_bytes, const char *kind, char **out,
+                             size_t *len);
 
 /* ---- timing ------------------------------------------------------------- */
 /* Seconds on a monotonic clock, for measuring intervals. */

@@ -94,6 +94,9 @@ sv_status sv_gds_write(const char *path, const sv_gds_shapes *shapes, const sv_g
 /* A cell map's merged outlines (sv_gds_outline) written as above: the
  * layout a fabricator takes. */
 #define SV_GDS_DEFAULT_LAYER 1
+/* The largest layer and datatype written: both are 2-byte signed integers
+ * and readers in use take no negative one. */
+#define SV_GDS_MAX_LAYER 32767
 sv_status sv_gds_write_cells(sv_ctx *ctx, const char *path, const sv_gds_grid *grid, const unsigned char *cells,
                              int layer, int datatype, const sv_gds_write_options *opts);
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,4 +46,58 @@ FILE *sv_input_file_open(const char *path, char *why, size_t cap)
         close(fd);
     }
     return f;
+}
+
+/* "64 MiB", "2 GiB" or "1000 bytes", for the refusal of a longer file. */
+static void size_text(size_t bytes, char *out, size_t cap)
+{
+    const size_t mib = (size_t)1 << 20, gib = (size_t)1 << 30;
+    if (bytes && bytes % gib == 0) snprintf(out, cap, "%zu GiB", bytes / gib);
+    else if (bytes && bytes % mib == 0) snprintf(out, cap, "%zu MiB", bytes / mib);
+    else snprintf(out, cap, "%zu bytes", bytes);
+}
+
+sv_status sv_input_file_read(const char *path, const char *label, size_t max_bytes, const char *kind, char **out,
+                             size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    char why[160];
+    FILE *f = sv_input_file_open(path, why, sizeof why);
+    if (!f) return sv_error(SV_ERR_IO, "%s: %s", label, why);
+    /* the buffer grows by doubling up to max_bytes + 1: a file that fills
+     * that is longer than allowed, so exactly max_bytes still fits */
+    size_t cap = max_bytes < 4096 ? max_bytes + 1 : 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    int nomem = !buf, big = 0;
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) break;
+        if (cap > max_bytes) {
+            big = 1;
+            break;
+        }
+        size_t next = cap > max_bytes / 2 ? max_bytes + 1 : 2 * cap;
+        char *nb = realloc(buf, next + 1);
+        if (!nb) {
+            nomem = 1;
+            break;
+        }
+        buf = nb;
+        cap = next;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (nomem || err || big) {
+        free(buf);
+        if (nomem) return sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", label);
+        if (err) return sv_error(SV_ERR_IO, "%s: read error", label);
+        char limit[32];
+        size_text(max_bytes, limit, sizeof limit);
+        return sv_error(SV_ERR_PARSE, "%s: larger than %s: not %s", label, limit, kind);
+    }
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return SV_OK;
 }

@@ -11,35 +11,9 @@
 /* Read the whole file (≤ 64 MiB: a pixel map, not a data set). */
 static sv_status slurp(const char *path, const char *field, char **out, size_t *len)
 {
-    char why[160];
-    FILE *f = sv_input_file_open(path, why, sizeof why);
-    if (!f) return sv_error(SV_ERR_IO, "%s = \"%s\": %s", field, path, why);
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap || cap >= ((size_t)64 << 20)) break;
-        char *nb = realloc(buf, 2 * cap + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f), big = buf && n == cap;
-    fclose(f);
-    if (!buf) return sv_error(SV_ERR_NOMEM, "%s = \"%s\": no memory to read the file", field, path);
-    if (err || big) {
-        free(buf);
-        return err ? sv_error(SV_ERR_IO, "%s = \"%s\": read error", field, path)
-                   : sv_error(SV_ERR_PARSE, "%s = \"%s\": larger than 64 MiB: not a pixel map", field, path);
-    }
-    buf[n] = 0;
-    *out = buf;
-    *len = n;
-    return SV_OK;
+    char label[1024];
+    snprintf(label, sizeof label, "%s = \"%s\"", field, path);
+    return sv_input_file_read(path, label, (size_t)64 << 20, "a pixel map", out, len);
 }
 
 /* The byte at line[q] as shown in a message: itself when printable ASCII,

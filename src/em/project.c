@@ -260,6 +260,18 @@ static sv_status read_grid(const reader *r, const cJSON *root, sv_em_grid *g, in
     return SV_OK;
 }
 
+/* A metal file's name (pixels.csv, gds.file) as a path relative to the
+ * project file's folder, kept as the project's metal file: an input that
+ * a caller's outputs must not overwrite. Sized to fit, never cut short. */
+static sv_status keep_metal_file(const reader *r, const char *name, sv_em_project *p)
+{
+    const int relative = name[0] != '/' && r->dir[0];
+    const size_t len = (relative ? strlen(r->dir) + 1 : 0) + strlen(name) + 1;
+    if (!(p->pixels_file = sv_alloc(p->ctx, len, "project metal file name"))) return sv_last_status();
+    snprintf(p->pixels_file, len, "%s%s%s", relative ? r->dir : "", relative ? "/" : "", name);
+    return SV_OK;
+}
+
 /* "pixels": {"csv": "map.csv"}: the map from a CSV file, its path
  * relative to the project file's folder. */
 static sv_status read_pixels_csv(const reader *r, const cJSON *px, sv_em_project *p)
@@ -270,17 +282,10 @@ static sv_status read_pixels_csv(const reader *r, const cJSON *px, sv_em_project
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(px, "csv");
     if (!cJSON_IsString(c) || !c->valuestring[0])
         return bad(r, "pixels.csv", c, "expected the path of a CSV file of 0/1 values (first row = top)");
-    char path[8192];
-    if (c->valuestring[0] == '/' || !r->dir[0])
-        snprintf(path, sizeof path, "%s", c->valuestring);
-    else
-        snprintf(path, sizeof path, "%s/%s", r->dir, c->valuestring);
+    if ((s = keep_metal_file(r, c->valuestring, p))) return s;
     char field[160];
     snprintf(field, sizeof field, "%s: pixels.csv", r->file);
-    size_t len = strlen(path) + 1; /* kept: a caller's outputs must not overwrite it */
-    if (!(p->pixels_file = sv_alloc(p->ctx, len, "project pixel file name"))) return sv_last_status();
-    memcpy(p->pixels_file, path, len);
-    return sv_em_pixels_csv_read(path, field, p->grid.nx, p->grid.ny, p->metal);
+    return sv_em_pixels_csv_read(p->pixels_file, field, p->grid.nx, p->grid.ny, p->metal);
 }
 
 static sv_status get_bool(const reader *r, const cJSON *obj, const char *key, const char *field, int *out);
@@ -341,13 +346,8 @@ static sv_status read_gds(const reader *r, const cJSON *root, sv_em_project *p)
     int snap;
     if ((s = read_gds_select(r, gd, &sel, &snap))) return s;
     if (p->pixels_file) return bad(r, "gds.file", f, "a project reads its metal from one file: pixels.csv or gds");
-    char path[8192];
-    snprintf(path, sizeof path, "%s%s%s", f->valuestring[0] == '/' ? "" : r->dir,
-             f->valuestring[0] == '/' || !r->dir[0] ? "" : "/", f->valuestring);
-    size_t len = strlen(path) + 1;
-    if (!(p->pixels_file = sv_alloc(p->ctx, len, "project GDSII file name"))) return sv_last_status();
-    memcpy(p->pixels_file, path, len);
-    return rasterise_gds(r, path, &sel, snap, p);
+    if ((s = keep_metal_file(r, f->valuestring, p))) return s;
+    return rasterise_gds(r, p->pixels_file, &sel, snap, p);
 }
 
 static sv_status read_pixels(const reader *r, const cJSON *root, sv_em_project *p)
@@ -900,45 +900,19 @@ sv_status sv_em_project_parse(sv_ctx *ctx, const char *text, size_t len, const c
     return s;
 }
 
+/* Project files up to 1 GiB: a JSON text beyond that is no project. */
+#define PROJECT_FILE_MAX ((size_t)1 << 30)
+
 sv_status sv_em_project_read(sv_ctx *ctx, const char *path, sv_em_project **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_em_project_read: out is NULL");
     *out = NULL;
     if (!path) return sv_error(SV_ERR_ARG, "sv_em_project_read: path is NULL");
-    char why[160];
-    FILE *f = sv_input_file_open(path, why, sizeof why);
-    if (!f) return sv_error(SV_ERR_IO, "%s: %s", path, why);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
-    }
-    for (;;) {
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap) break;
-        if (cap > ((size_t)1 << 30)) {
-            free(buf);
-            fclose(f);
-            return sv_error(SV_ERR_PARSE, "%s: larger than 1 GiB: not a project file", path);
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            fclose(f);
-            return sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return sv_error(SV_ERR_IO, "%s: read error", path);
-    }
-    sv_status s = sv_em_project_parse(ctx, buf, len, path, out);
+    char *buf;
+    size_t len;
+    sv_status s = sv_input_file_read(path, path, PROJECT_FILE_MAX, "a project file", &buf, &len);
+    if (s) return s;
+    s = sv_em_project_parse(ctx, buf, len, path, out);
     free(buf);
     return s;
 }

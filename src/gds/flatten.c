@@ -30,6 +30,8 @@ typedef struct flat {
     double *count;        /* per structure: polygons it makes on the layer (−1: not yet known) */
     unsigned char *state; /* per structure: 0 new, 1 on the current path, 2 done */
     int path[MAX_DEPTH + 1], depth;
+    int *name_id;         /* per structure: its name's index in out, or -1 before its first polygon */
+    int cur;              /* the structure whose element is emitted */
     double *buf;          /* one polygon's coordinates (m) */
     size_t cap_buf;
 } flat;
@@ -116,7 +118,9 @@ static sv_status emit(flat *f, const gds_elem *e, const char *structure, const x
         f->buf[2 * q + 1] = (t->c * x + t->d * y + t->ty) * m;
     }
     const char *kind = e->kind == GDS_BOUNDARY ? "BOUNDARY" : e->kind == GDS_BOX ? "BOX" : "PATH";
-    return gds_shapes_add(f->out, e->layer, e->datatype, f->buf, n, kind, structure, e->offset);
+    int *id = &f->name_id[f->cur];
+    if (*id < 0 && (st = gds_shapes_name(f->out, structure, id))) return st;
+    return gds_shapes_add(f->out, e->layer, e->datatype, f->buf, n, kind, *id, e->offset);
 }
 
 static sv_status emit_points(flat *f, const gds_elem *e, const char *structure, const xform *t)
@@ -241,6 +245,7 @@ static sv_status flatten_structure(flat *f, int s, const xform *t)
                     st = flatten_structure(f, e->ref, &tt);
                 }
         } else if (selected(f, e)) {
+            f->cur = s;
             st = e->kind == GDS_PATH ? emit_path(f, e, name, t) : emit_points(f, e, name, t);
         }
     }
@@ -302,11 +307,13 @@ sv_status sv_gds_flatten(const sv_gds_library *lib, const sv_gds_select *sel, sv
     int top = -1;
     sv_status st = sel->structure ? find_structure(lib, sel->structure, &top) : top_structure(lib, &top);
     if (st) return st;
-    flat f = {lib, sel->layer, sel->datatype, NULL, NULL, NULL, {0}, 0, NULL, 0};
+    flat f = {lib, sel->layer, sel->datatype, NULL, NULL, NULL, {0}, 0, NULL, 0, NULL, 0};
     f.count = sv_calloc(lib->ctx, lib->nst, sizeof *f.count, "GDSII flattening (counts)");
     f.state = sv_calloc(lib->ctx, lib->nst, 1, "GDSII flattening (states)");
+    f.name_id = sv_alloc(lib->ctx, lib->nst * sizeof *f.name_id, "GDSII flattening (names)");
     double total = 0;
-    if (!f.count || !f.state) st = sv_last_status();
+    if (!f.count || !f.state || !f.name_id) st = sv_last_status();
+    for (size_t s = 0; !st && s < lib->nst; s++) f.name_id[s] = -1;
     if (!st) st = count_structure(&f, top, &total);
     if (!st && total > MAX_FLAT_POLYGONS)
         st = sv_error(SV_ERR_PARSE, "%s: structure %s makes %.3g polygons on layer %d when flattened: expected at "
@@ -315,7 +322,7 @@ sv_status sv_gds_flatten(const sv_gds_library *lib, const sv_gds_select *sel, sv
     if (!st) st = gds_shapes_create(lib->ctx, lib->source, &f.out);
     xform id = {1, 0, 0, 1, 0, 0};
     if (!st) st = flatten_structure(&f, top, &id);
-    void *const scratch[] = {f.count, f.state, f.buf};
+    void *const scratch[] = {f.count, f.state, f.name_id, f.buf};
     sv_free_each(lib->ctx, scratch, SV_COUNT(scratch));
     if (st) {
         sv_gds_shapes_destroy(f.out);

@@ -103,6 +103,9 @@ void gds_put_record(gds_buf *w, gds_rec type, gds_data data, const void *bytes, 
 void gds_put_i16s(gds_buf *w, gds_rec type, const int *v, int n);
 void gds_put_i32s(gds_buf *w, gds_rec type, const int32_t *v, int n);
 void gds_put_reals(gds_buf *w, gds_rec type, const double *v, int n);
+/* Names written (LIBNAME, STRNAME): at most this many characters; the
+ * manual allows 32 for a structure, longer are common and read back. */
+#define GDS_STRING_MAX 126
 void gds_put_string(gds_buf *w, gds_rec type, const char *s);
 
 /* The shapes set (shapes.c): polygons in metres, their provenance. */
@@ -131,9 +134,13 @@ struct sv_gds_shapes {
 sv_status gds_reserve(sv_ctx *ctx, void **block, size_t size, size_t *cap, size_t need, const char *what);
 
 sv_status gds_shapes_create(sv_ctx *ctx, const char *source, sv_gds_shapes **out);
-/* Append a polygon of n vertices (xy: 2n doubles, m). */
+/* A structure name added to the set's list (the caller adds each once
+ * and keeps its index: flatten.c, one per structure of the library). */
+sv_status gds_shapes_name(sv_gds_shapes *s, const char *name, int *out);
+/* Append a polygon of n vertices (xy: 2n doubles, m); structure: an
+ * index from gds_shapes_name, or -1. */
 sv_status gds_shapes_add(sv_gds_shapes *s, int layer, int datatype, const double *xy, int n, const char *kind,
-                         const char *structure, long offset);
+                         int structure, long offset);
 /* "file: structure TOP, BOUNDARY at byte 120" for messages. */
 const char *gds_shape_where(const sv_gds_shapes *s, int k, char *buf, size_t cap);
 

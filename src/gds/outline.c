@@ -264,7 +264,7 @@ static sv_status emit(const sink *out, const ivec *poly)
         xy[2 * q] = out->grid->x0 + poly->v[2 * q] * out->grid->dx;
         xy[2 * q + 1] = out->grid->y0 + poly->v[2 * q + 1] * out->grid->dy;
     }
-    sv_status st = gds_shapes_add(out->out, out->layer, out->datatype, xy, n, "outline", NULL, -1);
+    sv_status st = gds_shapes_add(out->out, out->layer, out->datatype, xy, n, "outline", -1, -1);
     sv_free(out->out->ctx, xy);
     return st;
 }

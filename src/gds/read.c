@@ -224,94 +224,110 @@ static sv_status read_strans(cursor *c, const rec *r, gds_elem *e)
     return SV_OK;
 }
 
-/* The records of one element after its first, up to ENDEL. */
+/* One record of a BOUNDARY, BOX, PATH, SREF or AREF into e. */
+static sv_status element_record(cursor *c, const rec *r, gds_elem *e)
+{
+    sv_status st;
+    switch (r->type) {
+    case GDS_LAYER:
+        if ((st = want(c, r, GDS_INT2, 2, 2))) return st;
+        e->layer = (int)gds_get_u16(r->d);
+        return SV_OK;
+    case GDS_DATATYPE:
+    case GDS_BOXTYPE:
+        if ((st = want(c, r, GDS_INT2, 2, 2))) return st;
+        e->datatype = (int)gds_get_u16(r->d);
+        return SV_OK;
+    case GDS_XY:
+        return read_xy(c, r, e);
+    case GDS_WIDTH:
+        if ((st = want(c, r, GDS_INT4, 4, 4))) return st;
+        e->width = gds_get_i32(r->d);
+        return SV_OK;
+    case GDS_PATHTYPE:
+        if ((st = want(c, r, GDS_INT2, 2, 2))) return st;
+        e->pathtype = gds_get_i16(r->d);
+        return SV_OK;
+    case GDS_BGNEXTN:
+    case GDS_ENDEXTN:
+        if ((st = want(c, r, GDS_INT4, 4, 4))) return st;
+        *(r->type == GDS_BGNEXTN ? &e->bgnextn : &e->endextn) = gds_get_i32(r->d);
+        return SV_OK;
+    case GDS_SNAME:
+        return add_name(c, r, &e->name);
+    case GDS_STRANS:
+        return read_strans(c, r, e);
+    case GDS_MAG:
+    case GDS_ANGLE:
+        if ((st = want(c, r, GDS_REAL8, 8, 8))) return st;
+        *(r->type == GDS_MAG ? &e->mag : &e->angle) = gds_real8_decode(r->d);
+        return SV_OK;
+    case GDS_COLROW:
+        if ((st = want(c, r, GDS_INT2, 4, 2))) return st;
+        e->cols = gds_get_i16(r->d);
+        e->rows = gds_get_i16(r->d + 2);
+        return SV_OK;
+    case GDS_ELFLAGS: case GDS_PLEX: case GDS_PROPATTR: case GDS_PROPVALUE:
+        return SV_OK;
+    default: {
+        char nb[16], kb[16];
+        return perr(c, r->offset, "%s inside %s: expected ENDEL", gds_rec_name(r->type, nb), gds_rec_name(e->kind, kb));
+    }
+    }
+}
+
+static int has(uint64_t seen, gds_rec type) { return (int)(seen >> type & 1); }
+
+/* At ENDEL: the records the element needs (seen: the types it had), its
+ * array's size, its points. */
+static sv_status element_complete(const cursor *c, const gds_elem *e, uint64_t seen)
+{
+    const gds_rec kind = e->kind;
+    const int ref = kind == GDS_SREF || kind == GDS_AREF;
+    const char *missing = !has(seen, GDS_XY)                       ? "XY"
+                          : ref && !has(seen, GDS_SNAME)           ? "SNAME"
+                          : kind == GDS_AREF && !has(seen, GDS_COLROW) ? "COLROW"
+                          : !ref && e->layer < 0                   ? "LAYER"
+                          : !ref && e->datatype < 0                ? (kind == GDS_BOX ? "BOXTYPE" : "DATATYPE")
+                                                                   : NULL;
+    char nb[16];
+    if (missing) return perr(c, e->offset, "%s without %s", gds_rec_name(kind, nb), missing);
+    if (kind == GDS_AREF && (e->cols < 1 || e->rows < 1)) {
+        char v[48];
+        snprintf(v, sizeof v, "%d columns, %d rows", e->cols, e->rows);
+        return perr(c, e->offset, "AREF with %s: expected 1 to 32767 of each%s", v, NULL);
+    }
+    return check_points(c, e);
+}
+
+/* The records of one element after its first, up to ENDEL; each at most
+ * once but for properties (PROPATTR, PROPVALUE pairs, as many as given). */
 static sv_status read_element(cursor *c, gds_rec kind, long offset)
 {
     gds_elem *e;
     sv_status st = new_elem(c->lib, kind, offset, &e);
     if (st) return st;
-    int have_xy = 0, have_sname = 0, have_colrow = 0;
-    int skipping = kind == GDS_TEXT || kind == GDS_NODE;
+    const int skipping = kind == GDS_TEXT || kind == GDS_NODE; /* they hold no metal */
+    uint64_t seen = 0; /* record types met (next_rec keeps them below GDS_REC_LIMIT <= 64) */
     rec r;
     char nb[16], kb[16];
     for (;;) {
         if ((st = next_rec(c, &r))) return st;
         if (r.type == GDS_ENDEL) break;
-        if (skipping) {
-            if (r.type == GDS_BGNSTR || r.type == GDS_ENDSTR || r.type == GDS_ENDLIB || r.type == GDS_BOUNDARY)
-                return perr(c, r.offset, "%s inside an element: expected ENDEL%s", gds_rec_name(r.type, nb), NULL);
-            continue;
-        }
-        switch (r.type) {
-        case GDS_LAYER:
-            if ((st = want(c, &r, GDS_INT2, 2, 2))) return st;
-            e->layer = (int)gds_get_u16(r.d);
-            break;
-        case GDS_DATATYPE:
-        case GDS_BOXTYPE:
-            if ((st = want(c, &r, GDS_INT2, 2, 2))) return st;
-            e->datatype = (int)gds_get_u16(r.d);
-            break;
-        case GDS_XY:
-            if (have_xy++) return perr(c, r.offset, "a second XY in one element%s%s", NULL, NULL);
-            if ((st = read_xy(c, &r, e))) return st;
-            break;
-        case GDS_WIDTH:
-            if ((st = want(c, &r, GDS_INT4, 4, 4))) return st;
-            e->width = gds_get_i32(r.d);
-            break;
-        case GDS_PATHTYPE:
-            if ((st = want(c, &r, GDS_INT2, 2, 2))) return st;
-            e->pathtype = gds_get_i16(r.d);
-            break;
-        case GDS_BGNEXTN:
-        case GDS_ENDEXTN:
-            if ((st = want(c, &r, GDS_INT4, 4, 4))) return st;
-            *(r.type == GDS_BGNEXTN ? &e->bgnextn : &e->endextn) = gds_get_i32(r.d);
-            break;
-        case GDS_SNAME:
-            have_sname = 1;
-            if ((st = add_name(c, &r, &e->name))) return st;
-            break;
-        case GDS_STRANS:
-            if ((st = read_strans(c, &r, e))) return st;
-            break;
-        case GDS_MAG:
-        case GDS_ANGLE:
-            if ((st = want(c, &r, GDS_REAL8, 8, 8))) return st;
-            *(r.type == GDS_MAG ? &e->mag : &e->angle) = gds_real8_decode(r.d);
-            break;
-        case GDS_COLROW:
-            if ((st = want(c, &r, GDS_INT2, 4, 2))) return st;
-            have_colrow = 1;
-            e->cols = gds_get_i16(r.d);
-            e->rows = gds_get_i16(r.d + 2);
-            break;
-        case GDS_ELFLAGS: case GDS_PLEX: case GDS_PROPATTR: case GDS_PROPVALUE:
-            break;
-        default:
-            return perr(c, r.offset, "%s inside %s: expected ENDEL", gds_rec_name(r.type, nb),
-                        gds_rec_name(kind, kb));
+        if (r.type != GDS_PROPATTR && r.type != GDS_PROPVALUE && has(seen, r.type))
+            return perr(c, r.offset, "a second %s in one %s", gds_rec_name(r.type, nb), gds_rec_name(kind, kb));
+        seen |= (uint64_t)1 << r.type;
+        if (!skipping) {
+            if ((st = element_record(c, &r, e))) return st;
+        } else if (r.type == GDS_BGNSTR || r.type == GDS_ENDSTR || r.type == GDS_ENDLIB || r.type == GDS_BOUNDARY) {
+            return perr(c, r.offset, "%s inside an element: expected ENDEL%s", gds_rec_name(r.type, nb), NULL);
         }
     }
-    if (skipping) { /* TEXT and NODE hold no metal: forgotten */
+    if (skipping) { /* forgotten */
         c->lib->nel--;
         return SV_OK;
     }
-    const char *missing = !have_xy ? "XY"
-                          : (kind == GDS_SREF || kind == GDS_AREF) && !have_sname ? "SNAME"
-                          : kind == GDS_AREF && !have_colrow ? "COLROW"
-                          : (kind != GDS_SREF && kind != GDS_AREF) && e->layer < 0 ? "LAYER"
-                          : (kind != GDS_SREF && kind != GDS_AREF) && e->datatype < 0
-                              ? (kind == GDS_BOX ? "BOXTYPE" : "DATATYPE")
-                              : NULL;
-    if (missing) return perr(c, offset, "%s without %s", gds_rec_name(kind, nb), missing);
-    if (kind == GDS_AREF && (e->cols < 1 || e->rows < 1)) {
-        char v[48];
-        snprintf(v, sizeof v, "%d columns, %d rows", e->cols, e->rows);
-        return perr(c, offset, "AREF with %s: expected 1 to 32767 of each%s", v, NULL);
-    }
-    return check_points(c, e);
+    return element_complete(c, e, seen);
 }
 
 static sv_status read_structure(cursor *c, long offset)
@@ -346,25 +362,62 @@ static sv_status read_structure(cursor *c, long offset)
     }
 }
 
-/* Structure names unique; each reference's structure found (by a plain
- * search: layouts for a planar board hold few structures). */
+/* A structure's name and index, sorted by name (then index) so that a
+ * chip's layout of 10⁵ structures is checked and resolved in n log n, not
+ * by the pairwise search that takes hours there. */
+typedef struct named {
+    const char *name;
+    int index;
+} named;
+
+static int cmp_named(const void *pa, const void *pb)
+{
+    const named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+static int cmp_named_name(const void *pa, const void *pb)
+{
+    return strcmp(((const named *)pa)->name, ((const named *)pb)->name);
+}
+
+/* A name defined twice is refused at its second definition (the earliest
+ * such in the file's order of first definitions). */
+static sv_status check_unique(const cursor *c, const named *by_name, size_t n)
+{
+    const sv_gds_library *lib = c->lib;
+    int first = -1, second = -1;
+    for (size_t k = 0; k + 1 < n; k++)
+        if (!strcmp(by_name[k].name, by_name[k + 1].name) && (first < 0 || by_name[k].index < first)) {
+            first = by_name[k].index;
+            second = by_name[k + 1].index;
+        }
+    if (first < 0) return SV_OK;
+    return perr(c, lib->st[second].offset, "structure \"%s\" defined twice%s", gds_lib_name(lib, lib->st[second].name),
+                NULL);
+}
+
+/* Structure names unique; each reference's structure found. */
 static sv_status resolve(cursor *c)
 {
     sv_gds_library *lib = c->lib;
-    for (size_t k = 0; k < lib->nel; k++) {
+    if (lib->nst == 0) return SV_OK;
+    named *by_name = sv_alloc(lib->ctx, lib->nst * sizeof *by_name, "GDSII structure names");
+    if (!by_name) return sv_last_status();
+    for (size_t s = 0; s < lib->nst; s++) by_name[s] = (named){gds_lib_name(lib, lib->st[s].name), (int)s};
+    qsort(by_name, lib->nst, sizeof *by_name, cmp_named);
+    sv_status st = check_unique(c, by_name, lib->nst);
+    for (size_t k = 0; k < lib->nel && !st; k++) {
         gds_elem *e = &lib->el[k];
         if (e->kind != GDS_SREF && e->kind != GDS_AREF) continue;
-        const char *want_name = gds_lib_name(lib, e->name);
-        for (size_t s = 0; s < lib->nst && e->ref < 0; s++)
-            if (!strcmp(gds_lib_name(lib, lib->st[s].name), want_name)) e->ref = (int)s;
+        const named key = {gds_lib_name(lib, e->name), 0};
+        const named *hit = bsearch(&key, by_name, lib->nst, sizeof *by_name, cmp_named_name);
         /* a reference to a structure the file lacks is refused when it is flattened */
+        e->ref = hit ? hit->index : -1;
     }
-    for (size_t a = 0; a < lib->nst; a++)
-        for (size_t b = a + 1; b < lib->nst; b++)
-            if (!strcmp(gds_lib_name(lib, lib->st[a].name), gds_lib_name(lib, lib->st[b].name)))
-                return perr(c, lib->st[b].offset, "structure \"%s\" defined twice%s", gds_lib_name(lib, lib->st[b].name),
-                            NULL);
-    return SV_OK;
+    sv_free(lib->ctx, by_name);
+    return st;
 }
 
 sv_status sv_gds_parse(sv_ctx *ctx, const unsigned char *bytes, size_t len, const char *name, sv_gds_library **out)
@@ -404,34 +457,20 @@ sv_status sv_gds_parse(sv_ctx *ctx, const unsigned char *bytes, size_t len, cons
     return SV_OK;
 }
 
-/* Read the whole file (at most 2 GiB). */
+/* Layouts up to 2 GiB: record offsets are reported as longs, and a larger
+ * file is no planar board. */
+#define GDS_FILE_MAX ((size_t)1 << 31)
+
 sv_status sv_gds_read(sv_ctx *ctx, const char *path, sv_gds_library **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_gds_read: out is NULL");
     *out = NULL;
     if (!path) return sv_error(SV_ERR_ARG, "sv_gds_read: path is NULL");
-    char why[160];
-    FILE *f = sv_input_file_open(path, why, sizeof why);
-    if (!f) return sv_error(SV_ERR_IO, "%s: %s", path, why);
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    sv_status st = SV_OK;
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap) break;
-        if (cap >= ((size_t)1 << 31)) {
-            st = sv_error(SV_ERR_PARSE, "%s: larger than 2 GiB: not read", path);
-            break;
-        }
-        unsigned char *nb = realloc(buf, 2 * cap);
-        if (!nb) break;
-        buf = nb;
-        cap *= 2;
-    }
-    if (!st && (!buf || len == cap)) st = sv_error(SV_ERR_NOMEM, "%s: no memory to read the file", path);
-    if (!st && ferror(f)) st = sv_error(SV_ERR_IO, "%s: read error", path);
-    fclose(f);
-    if (!st) st = sv_gds_parse(ctx, buf, len, path, out);
+    char *buf;
+    size_t len;
+    sv_status st = sv_input_file_read(path, path, GDS_FILE_MAX, "a GDSII layout this reader takes", &buf, &len);
+    if (st) return st;
+    st = sv_gds_parse(ctx, (const unsigned char *)buf, len, path, out);
     free(buf);
     return st;
 }

@@ -101,20 +101,28 @@ static unsigned char *grow(gds_buf *w, size_t n)
     return p;
 }
 
-void gds_put_record(gds_buf *w, gds_rec type, gds_data data, const void *bytes, size_t n)
+/* A record's header appended to w; returns where its n data bytes go
+ * (NULL when w has failed). */
+static unsigned char *begin_record(gds_buf *w, gds_rec type, gds_data data, size_t n)
 {
     size_t total = 4 + n;
     if (total > 65534) { /* the callers keep records short; a longer one is a bug */
         w->failed = 1;
-        return;
+        return NULL;
     }
     unsigned char *p = grow(w, total);
-    if (!p) return;
+    if (!p) return NULL;
     p[0] = (unsigned char)(total >> 8);
     p[1] = (unsigned char)(total & 0xFF);
     p[2] = (unsigned char)type;
     p[3] = (unsigned char)data;
-    if (n) memcpy(p + 4, bytes, n);
+    return p + 4;
+}
+
+void gds_put_record(gds_buf *w, gds_rec type, gds_data data, const void *bytes, size_t n)
+{
+    unsigned char *p = begin_record(w, type, data, n);
+    if (p && n) memcpy(p, bytes, n);
 }
 
 void gds_put_i16s(gds_buf *w, gds_rec type, const int *v, int n)
@@ -131,22 +139,21 @@ void gds_put_i16s(gds_buf *w, gds_rec type, const int *v, int n)
     gds_put_record(w, type, GDS_INT2, b, 2 * (size_t)n);
 }
 
+/* Written straight into the buffer: an XY record holds up to 64 KiB. */
 void gds_put_i32s(gds_buf *w, gds_rec type, const int32_t *v, int n)
 {
-    size_t bytes = 4 * (size_t)n;
-    if (bytes > 65530) {
+    unsigned char *p = n < 0 ? NULL : begin_record(w, type, GDS_INT4, 4 * (size_t)n);
+    if (!p) {
         w->failed = 1;
         return;
     }
-    static _Thread_local unsigned char tmp[65532];
     for (int k = 0; k < n; k++) {
         uint32_t u = (uint32_t)v[k];
-        tmp[4 * k] = (unsigned char)(u >> 24);
-        tmp[4 * k + 1] = (unsigned char)(u >> 16);
-        tmp[4 * k + 2] = (unsigned char)(u >> 8);
-        tmp[4 * k + 3] = (unsigned char)u;
+        p[4 * k] = (unsigned char)(u >> 24);
+        p[4 * k + 1] = (unsigned char)(u >> 16);
+        p[4 * k + 2] = (unsigned char)(u >> 8);
+        p[4 * k + 3] = (unsigned char)u;
     }
-    gds_put_record(w, type, GDS_INT4, tmp, bytes);
 }
 
 void gds_put_reals(gds_buf *w, gds_rec type, const double *v, int n)
@@ -163,9 +170,9 @@ void gds_put_reals(gds_buf *w, gds_rec type, const double *v, int n)
 
 void gds_put_string(gds_buf *w, gds_rec type, const char *s)
 {
-    unsigned char b[130];
+    unsigned char b[GDS_STRING_MAX + 2];
     size_t n = strlen(s);
-    if (n > 126) { /* the writer checks names before */
+    if (n > GDS_STRING_MAX) { /* the writer checks names before */
         w->failed = 1;
         return;
     }

@@ -39,19 +39,12 @@ sv_status gds_reserve(sv_ctx *ctx, void **block, size_t size, size_t *cap, size_
     return SV_OK;
 }
 
-/* The index of a structure name in the set's own list (added once). */
-static sv_status intern(sv_gds_shapes *s, const char *name, int *out)
+sv_status gds_shapes_name(sv_gds_shapes *s, const char *name, int *out)
 {
     *out = -1;
-    if (!name) return SV_OK;
-    for (int k = s->nnames - 1; k >= 0; k--)
-        if (!strcmp(s->names[k], name)) {
-            *out = k;
-            return SV_OK;
-        }
     size_t cap = (size_t)s->cap_names;
     sv_status st = gds_reserve(s->ctx, (void **)&s->names, sizeof *s->names, &cap, (size_t)s->nnames + 1,
-                           "GDSII shapes' structure names");
+                               "GDSII shapes' structure names");
     if (st) return st;
     s->cap_names = (int)cap;
     size_t n = strlen(name) + 1;
@@ -62,7 +55,7 @@ static sv_status intern(sv_gds_shapes *s, const char *name, int *out)
 }
 
 sv_status gds_shapes_add(sv_gds_shapes *s, int layer, int datatype, const double *xy, int n, const char *kind,
-                         const char *structure, long offset)
+                         int structure, long offset)
 {
     if (s->npoly == 0x7fffffff) return sv_error(SV_ERR_ARG, "%s: more than 2^31 polygons", s->source);
     size_t cap = (size_t)s->cap_poly;
@@ -73,7 +66,7 @@ sv_status gds_shapes_add(sv_gds_shapes *s, int layer, int datatype, const double
                       "GDSII polygon vertices")))
         return st;
     gds_poly *p = &s->poly[s->npoly];
-    if ((st = intern(s, structure, &p->structure))) return st;
+    p->structure = structure;
     p->layer = layer;
     p->datatype = datatype;
     p->n = n;

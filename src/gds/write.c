@@ -17,13 +17,12 @@
 #include "gds_internal.h"
 
 #define STREAM_VERSION 600
-#define NAME_MAX_CHARS 126 /* a record's string: at most 32 by the manual for structures; longer are common */
 
 static sv_status check_name(const char *what, const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > NAME_MAX_CHARS)
-        return sv_error(SV_ERR_ARG, "GDSII %s \"%s\": expected 1 to %d characters", what, s, NAME_MAX_CHARS);
+    if (n == 0 || n > GDS_STRING_MAX)
+        return sv_error(SV_ERR_ARG, "GDSII %s \"%s\": expected 1 to %d characters", what, s, GDS_STRING_MAX);
     for (size_t q = 0; q < n; q++) {
         unsigned char c = (unsigned char)s[q];
         if (c < 0x21 || c > 0x7E)
@@ -56,9 +55,9 @@ static sv_status put_boundary(gds_buf *w, const sv_gds_shapes *s, int k, double 
     if (p->n < 3 || p->n > SV_GDS_MAX_POINTS)
         return sv_error(SV_ERR_ARG, "%s: %d vertices: a BOUNDARY holds 3 to %d", gds_shape_where(s, k, where, sizeof where),
                         p->n, SV_GDS_MAX_POINTS);
-    if (p->layer < 0 || p->layer > 32767 || p->datatype < 0 || p->datatype > 32767)
-        return sv_error(SV_ERR_ARG, "%s: layer %d, datatype %d: expected 0 to 32767",
-                        gds_shape_where(s, k, where, sizeof where), p->layer, p->datatype);
+    if (p->layer < 0 || p->layer > SV_GDS_MAX_LAYER || p->datatype < 0 || p->datatype > SV_GDS_MAX_LAYER)
+        return sv_error(SV_ERR_ARG, "%s: layer %d, datatype %d: expected 0 to %d",
+                        gds_shape_where(s, k, where, sizeof where), p->layer, p->datatype, SV_GDS_MAX_LAYER);
     const double *v = s->xy + p->at;
     sv_status st;
     for (int q = 0; q < 2 * p->n; q++)

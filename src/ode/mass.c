@@ -20,10 +20,6 @@
 
 #include "ode_internal.h"
 
-/* Dense n × n LU (the non-singularity check, Tsit5's solves) only up to
- * this n: beyond it M's n² doubles would be a large hidden allocation. */
-#define ODE_MASS_DENSE_MAX 4096
-
 /* CSR as the problem's Jacobian pattern is checked (problem.c's rules). */
 static sv_status check_csr(const sv_ode_problem_desc *d, const char *nm)
 {
@@ -122,9 +118,17 @@ static sv_status classify(sv_ctx *ctx, int n, ode_mass *m, int *nc)
     return SV_OK;
 }
 
+/* M is taken as singular when its reciprocal condition number is at most
+ * n·ε, the threshold null_spaces' SVD ranks it by. LU's exact zero pivot
+ * alone misses a singular M whose elimination rounds: the capacitor chain
+ * (C1, −C1, 0; −C1, C1 + C2, −C2; 0, −C2, C2) with C1 = 0.1, C2 = 0.2 has
+ * the null vector (1, 1, 1) yet its last pivot comes out 2.8e-17. */
+static double singular_below(int n) { return n * DBL_EPSILON; }
+
 /* M's block on its non-zero rows and columns (as many of each), column-
- * major, factored by LAPACK; *singular when it is singular (then M is not
- * semi-explicit). Kept as Tsit5's M⁻¹ when M has no zero row. */
+ * major, factored by LAPACK; *singular when it is singular to working
+ * precision (then M is not semi-explicit). Kept as Tsit5's M⁻¹ when M has
+ * no zero row. */
 static sv_status factor_block(sv_ctx *ctx, int n, ode_mass *m, int *singular)
 {
     const int nd = n - m->nalg;
@@ -144,9 +148,18 @@ static sv_status factor_block(sv_ctx *ctx, int n, ode_mass *m, int *singular)
     for (int i = 0; i < n; i++)
         for (int e = m->rowptr[i]; e < m->rowptr[i + 1]; e++)
             if (pos[i] >= 0 && colp[m->colind[e]] >= 0) a[pos[i] + (size_t)nd * colp[m->colind[e]]] = m->val[e];
+    const double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', nd, nd, a, nd);
     lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, nd, nd, a, nd, m->ipiv);
     sv_free(ctx, pos);
-    *singular = info > 0;
+    double rcond = 0;
+    /* dgecon's work arrays are LAPACKE's own: without them M is unjudged, not singular */
+    lapack_int cinfo = info == 0 ? LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', nd, a, nd, anorm, &rcond) : 0;
+    if (cinfo == LAPACK_WORK_MEMORY_ERROR) {
+        sv_free_each(ctx, (void *const[]){a, m->ipiv}, 2);
+        m->ipiv = NULL;
+        return sv_error(SV_ERR_NOMEM, "ode mass matrix: no memory for LAPACK's condition estimate (n = %d)", nd);
+    }
+    *singular = info > 0 || cinfo != 0 || !(rcond > singular_below(nd));
     if (m->nalg == 0 && !*singular) {
         m->lu = a;
     } else { /* a DAE: the block was only checked */
@@ -177,14 +190,14 @@ static sv_status null_spaces(sv_ctx *ctx, int n, ode_mass *m, const char *nm)
         for (int e = m->rowptr[i]; e < m->rowptr[i + 1]; e++) a[i + (size_t)n * m->colind[e]] = m->val[e];
     lapack_int info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', n, n, a, n, sv, u, n, vt, n, superb);
     int rank = 0;
-    while (info == 0 && rank < n && sv[rank] > n * DBL_EPSILON * sv[0]) rank++;
+    while (info == 0 && rank < n && sv[rank] > singular_below(n) * sv[0]) rank++;
     const int na = n - rank;
     sv_status st = SV_OK;
     if (info != 0) {
         st = sv_error(SV_ERR_NOCONV, "%s: mass matrix: LAPACK dgesvd did not converge (info %d)", nm, (int)info);
     } else if (na == 0) {
-        st = sv_error(SV_ERR_SINGULAR, "%s: mass matrix is ill-conditioned: LU finds a zero pivot, the SVD full "
-                      "rank (smallest singular value %.3g of %.3g)", nm, sv[n - 1], sv[0]);
+        st = sv_error(SV_ERR_SINGULAR, "%s: mass matrix is ill-conditioned: singular by LU's condition estimate, "
+                      "of full rank by the SVD (smallest singular value %.3g of %.3g)", nm, sv[n - 1], sv[0]);
     } else {
         m->wl = sv_alloc(ctx, sizeof(double) * 2 * (size_t)n * na, "ode mass matrix null spaces");
         if (!m->wl) st = sv_last_status();

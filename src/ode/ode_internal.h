@@ -39,7 +39,7 @@ typedef struct ode_mass {
     int *alg_row;         /* semi-explicit: the nalg zero rows (algebraic equations), increasing; else NULL */
     int *alg_col;         /* semi-explicit: the nalg zero columns (algebraic variables), increasing */
     double *wl, *vr;      /* otherwise: n × nalg column-major bases, Wᵀ M = 0 and M V = 0; else NULL */
-    double *lu;           /* n × n row-major LAPACK LU of M when nalg = 0, else NULL */
+    double *lu;           /* n × n column-major LAPACK LU of M when nalg = 0 (n <= ODE_MASS_DENSE_MAX), else NULL */
     int *ipiv;            /* its pivots */
 } ode_mass;
 
@@ -61,6 +61,9 @@ struct sv_ode_problem {
 };
 
 /* ---- the mass matrix (mass.c) ------------------------------------------- */
+/* Dense n × n LU of M (the non-singularity check, Tsit5's solves) only up
+ * to this n: beyond it M's n² doubles would be a large hidden allocation. */
+#define ODE_MASS_DENSE_MAX 4096
 /* Validate and copy the description's M (NULL *out when none is given). */
 sv_status ode_mass_create(sv_ctx *ctx, const sv_ode_problem_desc *d, ode_mass **out);
 void ode_mass_destroy(sv_ctx *ctx, ode_mass *m);

@@ -112,7 +112,7 @@ static sv_status check_mass(const sv_ode_problem *P, const sv_ode_options *o, co
                         "constraint(s)), which an explicit method cannot satisfy; use Rodas5P", nm, m->nalg);
     if (!m->lu)
         return sv_error(SV_ERR_UNSUPPORTED, "%s: Tsit5 with a mass matrix factors M densely, which is limited to "
-                        "n <= 4096 (n = %d); use Rodas5P", nm, P->n);
+                        "n <= %d (n = %d); use Rodas5P", nm, ODE_MASS_DENSE_MAX, P->n);
     return SV_OK;
 }
 

@@ -89,6 +89,38 @@ static void test_aref_and_nesting(void **state)
     gds_buf_free(&w);
 }
 
+/* Each polygon names the structure it was drawn in, however the
+ * references interleave (the names are kept once per structure). */
+static void test_polygons_name_their_structure(void **state)
+{
+    (void)state;
+    gds_buf w = {0};
+    lib_with_l(&w);
+    tg_begin_str(&w, "TOP");
+    tg_box(&w, 1, 0, 5000, 5000, 6000, 6000);
+    tg_ref(&w, "L", 0, 1, 0, 0, 0, (const int32_t[]){0, 0});
+    tg_box(&w, 1, 0, 7000, 7000, 8000, 8000);
+    tg_ref(&w, "L", 0, 1, 0, 0, 0, (const int32_t[]){3000, 0});
+    tg_end_str(&w);
+    tg_end_lib(&w);
+    sv_gds_library *lib;
+    assert_int_equal(sv_gds_parse(NULL, w.b, w.len, "n.gds", &lib), SV_OK);
+    sv_gds_select sel = {NULL, 1, 0};
+    sv_gds_shapes *s;
+    assert_int_equal(sv_gds_flatten(lib, &sel, &s), SV_OK);
+    const char *want[] = {"TOP", "L", "TOP", "L"}; /* the file's order, depth first */
+    assert_int_equal(sv_gds_shapes_count(s), 4);
+    for (int k = 0; k < 4; k++) {
+        sv_gds_polygon p;
+        assert_int_equal(sv_gds_shapes_get(s, k, &p), SV_OK);
+        assert_non_null(p.structure);
+        assert_string_equal(p.structure, want[k]);
+    }
+    sv_gds_shapes_destroy(s);
+    sv_gds_library_destroy(lib);
+    gds_buf_free(&w);
+}
+
 static void test_paths_boxes_layers(void **state)
 {
     (void)state;
@@ -234,6 +266,23 @@ static void test_references_refused(void **state)
     refused(&w, NULL, "2 top structures (TOP, TOP2): expected the cell to be named");
     refused(&w, "NOPE", "no structure \"NOPE\" (the file has L, EMPTY, TOP, TOP2)");
     gds_buf_free(&w);
+
+    /* names defined twice: the first name so (B) is refused at its second
+     * definition, whatever the sorted order of the names */
+    memset(&w, 0, sizeof w);
+    tg_begin_lib(&w, 1e-6, 1e-9);
+    size_t second_b = 0;
+    const char *names[] = {"B", "A", "B", "A"};
+    for (int k = 0; k < 4; k++) {
+        if (k == 2) second_b = w.len;
+        tg_begin_str(&w, names[k]);
+        tg_end_str(&w);
+    }
+    tg_end_lib(&w);
+    char want[64];
+    snprintf(want, sizeof want, "byte %zu: structure \"B\" defined twice", second_b);
+    refused(&w, NULL, want);
+    gds_buf_free(&w);
 }
 
 /* A valid file with one byte changed or cut anywhere is read or refused,
@@ -313,6 +362,24 @@ static void test_malformed(void **state)
     snprintf(want, sizeof want, "byte %zu: BOUNDARY with 2 points: expected 3 to 8191", at);
     refused(&w, NULL, want);
     gds_buf_free(&w);
+    /* a record given twice in one element (the grammar allows each once):
+     * which LAYER holds would be a guess */
+    memset(&w, 0, sizeof w);
+    tg_begin_lib(&w, 1e-6, 1e-9);
+    tg_begin_str(&w, "TOP");
+    gds_put_record(&w, GDS_BOUNDARY, GDS_NODATA, NULL, 0);
+    gds_put_i16s(&w, GDS_LAYER, &layer, 1);
+    at = w.len;
+    int other = 2;
+    gds_put_i16s(&w, GDS_LAYER, &other, 1);
+    gds_put_i16s(&w, GDS_DATATYPE, (const int[]){0}, 1);
+    gds_put_i32s(&w, GDS_XY, (const int32_t[]){0, 0, 1000, 0, 1000, 1000, 0, 0}, 8);
+    gds_put_record(&w, GDS_ENDEL, GDS_NODATA, NULL, 0);
+    tg_end_str(&w);
+    tg_end_lib(&w);
+    snprintf(want, sizeof want, "byte %zu: a second LAYER in one BOUNDARY", at);
+    refused(&w, NULL, want);
+    gds_buf_free(&w);
 }
 
 int main(void)
@@ -320,6 +387,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sref_transforms),
         cmocka_unit_test(test_aref_and_nesting),
+        cmocka_unit_test(test_polygons_name_their_structure),
         cmocka_unit_test(test_paths_boxes_layers),
         cmocka_unit_test(test_exact_and_snap),
         cmocka_unit_test(test_references_refused),
