@@ -119,3 +119,12 @@ def test_a_stop_keeps_the_best_map_and_frees_everything(lowpass_spec, monkeypatc
 def test_a_map_of_the_wrong_shape_is_refused(lowpass):
     with pytest.raises(solvent.ArgumentError, match="shape"):
         lowpass.project(np.zeros((3, 3), dtype=np.uint8))
+
+
+def test_a_dict_spec_is_the_file(lowpass, lowpass_spec):
+    """The spec as the dict its JSON loads to, its board found through
+    base_dir: the same search, the same map and history."""
+    spec = json.loads(lowpass_spec.read_text())
+    again = solvent.design(spec, base_dir=lowpass_spec.parent)
+    assert np.array_equal(again.map, lowpass.map)
+    np.testing.assert_allclose(again.history, lowpass.history, rtol=1e-12)
