@@ -91,23 +91,29 @@ def test_a_bad_spec_names_the_field(lowpass_spec):
         solvent.design(missing, base_dir=lowpass_spec.parent)
 
 
-def test_a_stop_keeps_the_best_map_and_frees_everything(lowpass_spec, monkeypatch):
+def test_a_stop_keeps_the_best_map_and_frees_everything(lowpass, lowpass_spec, monkeypatch):
     """A stop once the search has begun (a progress callable raising
     KeyboardInterrupt goes the way of Ctrl-C) ends it through the library's
-    cancel: KeyboardInterrupt carries the best map so far, its project runs,
-    and once that result is collected the context holds nothing — though
-    the search's evaluator was counted in it."""
+    cancel: KeyboardInterrupt carries the best map so far — the spec given
+    as the dict its file loads to takes the file's seeded path, so its
+    history is the start of the full run's — its project runs, and once
+    that result is collected the context holds nothing, though the
+    search's evaluator was counted in it."""
     contexts = capture_contexts(monkeypatch, design_search)
+    spec = json.loads(lowpass_spec.read_text())
 
     def stop_in_the_search(phase, fraction):
         if phase.startswith("design pass"):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt) as stop:
-        solvent.design(lowpass_spec, progress=stop_in_the_search)
+        solvent.design(spec, progress=stop_in_the_search, base_dir=lowpass_spec.parent)
     result = stop.value.result
     assert result.stopped == "cancelled" and result.map.shape == (11, 35)
-    assert result.cost <= result.start_cost
+    n = len(result.history)
+    assert 1 <= n <= len(lowpass.history) and result.report["tried"] < lowpass.report["tried"]
+    np.testing.assert_allclose(result.history, lowpass.history[:n], rtol=1e-12)
+    assert result.cost == pytest.approx(result.history[-1, 1], rel=1e-9)
     assert result.project().port_names == result.port_names
     ctx = contexts[-1]
     assert lib.sv_ctx_memory_peak(ctx) > 0
@@ -120,11 +126,3 @@ def test_a_map_of_the_wrong_shape_is_refused(lowpass):
     with pytest.raises(solvent.ArgumentError, match="shape"):
         lowpass.project(np.zeros((3, 3), dtype=np.uint8))
 
-
-def test_a_dict_spec_is_the_file(lowpass, lowpass_spec):
-    """The spec as the dict its JSON loads to, its board found through
-    base_dir: the same search, the same map and history."""
-    spec = json.loads(lowpass_spec.read_text())
-    again = solvent.design(spec, base_dir=lowpass_spec.parent)
-    assert np.array_equal(again.map, lowpass.map)
-    np.testing.assert_allclose(again.history, lowpass.history, rtol=1e-12)
