@@ -139,7 +139,7 @@ def _result(spec, res):
     nf, p = ffi.new("int *"), ffi.new("int *")
     s = lib.sv_design_result_s(res, nf, p)
     freq = lib.sv_design_spec_frequencies(spec.handle, ffi.new("int *"))
-    board = Project(spec.ctx, lib.sv_design_spec_board(spec.handle), spec.name)  # borrowed: the spec owns it
+    board = lib.sv_design_spec_board(spec.handle)
     return DesignResult(
         map=(bottom_first.reshape(spec.ny, spec.nx)[::-1] != 0).astype(np.uint8),
         history=(np.frombuffer(ffi.buffer(history, 16 * n[0]), dtype=np.float64).reshape(n[0], 2).copy()
@@ -148,7 +148,8 @@ def _result(spec, res):
         start_cost=report.start_cost,
         f=np.frombuffer(ffi.buffer(freq, 8 * nf[0]), dtype=np.float64).copy(),
         s=_complex_blocks(s, nf[0], p[0]),
-        port_names=board.port_names,
+        port_names=[ffi.string(lib.sv_em_project_port_name(board, k)).decode()
+                    for k in range(lib.sv_em_project_ports(board))],
         stopped=_STOPPED.get(report.stopped, str(report.stopped)),
         report=_as_python(report[0]),
         _spec=spec,
