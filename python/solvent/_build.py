@@ -156,6 +156,44 @@ typedef struct sv_em_ts_options {
 void sv_em_ts_options_default(sv_em_ts_options *opts);
 sv_status sv_em_touchstone_write(const char *path, const sv_em_ts_options *opts, int p, int nf,
                                  const double *freq_hz, const double _Complex *data, const double *z0);
+/* Design: DBS against masks on |S| (include/solvent/design.h) */
+void free(void *ptr);
+typedef struct sv_em_grid {
+    int nx, ny;
+    double dx, dy;
+    double x0, y0;
+} sv_em_grid;
+void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out);
+typedef struct sv_design_spec sv_design_spec;
+sv_status sv_design_spec_read(sv_ctx *ctx, const char *path, sv_design_spec **out);
+sv_status sv_design_spec_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, const char *dir,
+                               sv_design_spec **out);
+void sv_design_spec_destroy(sv_design_spec *spec);
+const sv_em_project *sv_design_spec_board(const sv_design_spec *spec);
+const double *sv_design_spec_frequencies(const sv_design_spec *spec, int *nf);
+sv_status sv_design_spec_project_json(const sv_design_spec *spec, const unsigned char *map, char **out);
+
+typedef struct sv_design_report {
+    int passes;
+    long tried, accepted;
+    int refreshes;
+    long rebuilds;
+    double max_drift;
+    double start_cost, cost;
+    int violations;
+    int stopped;
+    double seconds, seconds_setup;
+    int unknowns, design_unknowns, nfreq;
+    ...;
+} sv_design_report;
+typedef struct sv_design_result sv_design_result;
+sv_status sv_design_run(sv_ctx *ctx, const sv_design_spec *spec, sv_design_result **out);
+void sv_design_result_destroy(sv_design_result *res);
+const unsigned char *sv_design_result_map(const sv_design_result *res);
+const double _Complex *sv_design_result_s(const sv_design_result *res, int *nf, int *p);
+const double *sv_design_result_history(const sv_design_result *res, int *n);
+void sv_design_result_report(const sv_design_result *res, sv_design_report *out);
+
 /* ODE ensembles (include/solvent/ode.h) */
 typedef int (*sv_ode_rhs_fn)(double t, const double *y, const double *p, double *dydt, void *user);
 typedef int (*sv_ode_rhs_batch_fn)(int W, const double *t, const double *y, const double *p, double *dydt,
@@ -335,7 +373,7 @@ def _builder():
     ffi.cdef(CDEF)
     ffi.set_source(
         "solvent._native",
-        '#include "solvent/solvent.h"\n#include "_watch.h"\n',
+        '#include <stdlib.h>\n#include "solvent/solvent.h"\n#include "_watch.h"\n',
         sources=["solvent/_watch.c"],  # relative to setup.py, as setuptools requires
         include_dirs=[str(include), str(HERE)],
         library_dirs=[str(libdir)],
