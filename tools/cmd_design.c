@@ -246,12 +246,12 @@ int cmd_design_main(int argc, char **argv)
     }
     sv_ctx *ctx;
     if (sv_ctx_create(&ctx)) return 1;
-    if (a.threads) sv_ctx_set_threads(ctx, a.threads);
     sv_ctx_set_progress(ctx, progress, &a.quiet);
     sv_design_spec *spec = NULL;
     sv_design_result *res = NULL;
     rc = 1;
-    if (sv_design_spec_read(ctx, a.spec, &spec) || sv_design_run(ctx, spec, &res)) {
+    if (sv_design_spec_read(ctx, a.spec, &spec) || sv_design_spec_set_threads(spec, a.threads) ||
+        sv_design_run(ctx, spec, &res)) {
         if (!a.quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
         if (sv_last_status() == SV_ERR_CANCELLED && tool_interrupted()) {
             /* stopped while the solution was set up: no map to keep yet */

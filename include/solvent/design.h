@@ -90,6 +90,12 @@ sv_status sv_design_spec_read(sv_ctx *ctx, const char *path, sv_design_spec **ou
 sv_status sv_design_spec_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, const char *dir,
                                sv_design_spec **out);
 void sv_design_spec_destroy(sv_design_spec *spec);
+/* The caller's thread count for the search (a command line's --threads, a
+ * Python argument): replaces the spec's "threads" (> 0), or 0 to keep it.
+ * Without either the search runs on the context's threads. */
+sv_status sv_design_spec_set_threads(sv_design_spec *spec, int threads);
+/* The search's thread count: the caller's, else the spec's, else 0 (the context's). */
+int sv_design_spec_threads(const sv_design_spec *spec);
 
 /* The board as read, and the board with every design pixel metal (the
  * model the evaluator restricts to each map). */

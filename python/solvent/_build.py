@@ -166,6 +166,7 @@ typedef struct sv_em_grid {
 void sv_em_project_grid(const sv_em_project *p, sv_em_grid *out);
 typedef struct sv_design_spec sv_design_spec;
 sv_status sv_design_spec_read(sv_ctx *ctx, const char *path, sv_design_spec **out);
+sv_status sv_design_spec_set_threads(sv_design_spec *spec, int threads);
 sv_status sv_design_spec_parse(sv_ctx *ctx, const char *text, size_t len, const char *name, const char *dir,
                                sv_design_spec **out);
 void sv_design_spec_destroy(sv_design_spec *spec);

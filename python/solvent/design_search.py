@@ -107,7 +107,7 @@ def design(spec, threads=None, progress=False, base_dir=None):
     that JSON loads to) for the pixel map whose |S| best meets its masks,
     as `solvent design` does. Returns a DesignResult.
 
-    threads: threads of the search where the spec names none (default all
+    threads: threads of the search (default: the spec's "threads", else all
        cores); progress: True for a bar on stderr, or a callable(phase,
        fraction); base_dir: the folder a dict spec's paths (its board,
        CSV maps) are relative to (default: the working folder).
@@ -117,6 +117,7 @@ def design(spec, threads=None, progress=False, base_dir=None):
     (None when the search had not begun)."""
     ctx = new_context(threads or 0)  # the spec's and the search's: held by the result through its spec
     spec = _Spec(ctx, spec, base_dir)
+    check(lib.sv_design_spec_set_threads(spec.handle, threads or 0))
     out = ffi.new("sv_design_result **")
     try:
         run_stoppable(ctx, lambda: lib.sv_design_run(ctx, spec.handle, out), progress)

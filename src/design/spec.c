@@ -225,6 +225,16 @@ sv_status sv_design_spec_read(sv_ctx *ctx, const char *path, sv_design_spec **ou
     return st;
 }
 
+sv_status sv_design_spec_set_threads(sv_design_spec *s, int threads)
+{
+    if (!s || threads < 0 || threads > 4096)
+        return sv_error(SV_ERR_ARG, "sv_design_spec_set_threads: %d threads: expected 0 to 4096", threads);
+    if (threads > 0) s->threads = threads;
+    return SV_OK;
+}
+
+int sv_design_spec_threads(const sv_design_spec *s) { return s ? s->threads : 0; }
+
 void sv_design_spec_destroy(sv_design_spec *s)
 {
     if (!s) return;

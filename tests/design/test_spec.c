@@ -118,6 +118,26 @@ static void test_errors(void **state)
     expect_error(body, "constraints.dc[0].ports");
 }
 
+/* A caller's thread count (--threads, Python's threads=) replaces the
+ * spec's; 0 keeps it; a count out of range is refused. */
+static void test_threads_precedence(void **state)
+{
+    (void)state;
+    char body[2048];
+    snprintf(body, sizeof body, "\"region\": {\"rectangles\": [{\"columns\": [4, 6], \"rows\": [1, 3]}]}, %s, \"threads\": 3",
+             masks);
+    sv_design_spec *s;
+    assert_int_equal(parse(body, &s), SV_OK);
+    assert_int_equal(sv_design_spec_threads(s), 3);
+    assert_int_equal(sv_design_spec_set_threads(s, 0), SV_OK);
+    assert_int_equal(sv_design_spec_threads(s), 3);
+    assert_int_equal(sv_design_spec_set_threads(s, 2), SV_OK);
+    assert_int_equal(sv_design_spec_threads(s), 2);
+    assert_int_equal(sv_design_spec_set_threads(s, -1), SV_ERR_ARG);
+    assert_int_equal(sv_design_spec_threads(s), 2);
+    sv_design_spec_destroy(s);
+}
+
 static void test_violations(void **state)
 {
     (void)state;
@@ -148,6 +168,7 @@ static void test_violations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_valid), cmocka_unit_test(test_random_start_symmetric),
-                                       cmocka_unit_test(test_errors), cmocka_unit_test(test_violations)};
+                                       cmocka_unit_test(test_errors), cmocka_unit_test(test_violations),
+                                       cmocka_unit_test(test_threads_precedence)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
