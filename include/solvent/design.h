@@ -94,8 +94,6 @@ void sv_design_spec_destroy(sv_design_spec *spec);
  * Python argument): replaces the spec's "threads" (> 0), or 0 to keep it.
  * Without either the search runs on the context's threads. */
 sv_status sv_design_spec_set_threads(sv_design_spec *spec, int threads);
-/* The search's thread count: the caller's, else the spec's, else 0 (the context's). */
-int sv_design_spec_threads(const sv_design_spec *spec);
 
 /* The board as read, and the board with every design pixel metal (the
  * model the evaluator restricts to each map). */

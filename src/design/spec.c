@@ -233,8 +233,6 @@ sv_status sv_design_spec_set_threads(sv_design_spec *s, int threads)
     return SV_OK;
 }
 
-int sv_design_spec_threads(const sv_design_spec *s) { return s ? s->threads : 0; }
-
 void sv_design_spec_destroy(sv_design_spec *s)
 {
     if (!s) return;
