@@ -64,21 +64,18 @@ fuzz: setup
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD_SAN)/tests/fuzz/fuzz_tool --tool $(BUILD_SAN)/solvent --src . \
 	  --work $(BUILD_SAN)/fuzz-long --seed $(FUZZ_SEED) --seconds $(FUZZ_SECONDS) --timeout 300
 
-# BENCH=python: the Python package against the tool of the same build
-# (bench/python/bench_python.py). BENCH=distributed: solvent.distributed on
-# local Dask clusters of 1 and 2 workers against the direct calls
-# (bench/python/bench_distributed.py).
+# The Python benchmarks (bench/python/bench_NAME.py): BENCH=python, the package
+# against the tool of the same build; distributed, Dask with 1 and 2 workers
+# against the direct call; jax, the numba and JAX routes against the built-in
+# and diffrax.
+PY_BENCHES := python distributed jax
 bench:
-ifeq ($(BENCH),python)
+ifneq ($(filter $(BENCH),$(PY_BENCHES)),)
 	@$(MAKE) --no-print-directory python
 	@mkdir -p bench/results
-	$(VENV)/bin/python bench/python/bench_python.py --tool $(BUILD)/solvent > bench/results/python.jsonl.tmp
-	@cat bench/results/python.jsonl.tmp && mv bench/results/python.jsonl.tmp bench/results/python.jsonl
-else ifeq ($(BENCH),distributed)
-	@$(MAKE) --no-print-directory python
-	@mkdir -p bench/results
-	$(VENV)/bin/python bench/python/bench_distributed.py > bench/results/distributed.jsonl.tmp
-	@cat bench/results/distributed.jsonl.tmp && mv bench/results/distributed.jsonl.tmp bench/results/distributed.jsonl
+	$(VENV)/bin/python bench/python/bench_$(BENCH).py $(if $(filter python,$(BENCH)),--tool $(BUILD)/solvent) \
+	  > bench/results/$(BENCH).jsonl.tmp
+	@cat bench/results/$(BENCH).jsonl.tmp && mv bench/results/$(BENCH).jsonl.tmp bench/results/$(BENCH).jsonl
 else
 	@scripts/setup --bench
 	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DSOLVENT_BUILD_BENCH=ON -DSOLVENT_BUILD_TESTS=OFF -DSOLVENT_CUDA=$(CUDA)
