@@ -51,9 +51,8 @@ sv_em_project *design_test_project(const design_board *b, const unsigned char *m
     return p;
 }
 
-void design_test_fresh_s(const design_board *b, const unsigned char *map, int nf, const double *f, double complex *s)
+void design_test_project_s(const sv_em_project *p, int nf, const double *f, double complex *s)
 {
-    sv_em_project *p = design_test_project(b, map);
     sv_planar_options o;
     sv_planar_options_default(&o);
     o.freq_hz = f;
@@ -66,6 +65,12 @@ void design_test_fresh_s(const design_board *b, const unsigned char *map, int nf
     const sv_planar_network *net = sv_planar_job_network(job);
     memcpy(s, net->s, sizeof(double complex) * 4 * nf);
     sv_planar_job_destroy(job);
+}
+
+void design_test_fresh_s(const design_board *b, const unsigned char *map, int nf, const double *f, double complex *s)
+{
+    sv_em_project *p = design_test_project(b, map);
+    design_test_project_s(p, nf, f, s);
     sv_em_project_destroy(p);
 }
 

@@ -24,7 +24,9 @@ int design_test_in_region(int c);
 /* The project text of the board with map (nx·ny, j = 0 bottom) (malloc'ed). */
 char *design_test_project_text(const design_board *b, const unsigned char *map);
 sv_em_project *design_test_project(const design_board *b, const unsigned char *map);
-/* S (nf × 2 × 2) of the map by a planar job solving every frequency exactly in double. */
+/* S (nf × 2 × 2) of a project by a planar job solving every frequency exactly in double. */
+void design_test_project_s(const sv_em_project *p, int nf, const double *f, double complex *s);
+/* The same for the map on board b. */
 void design_test_fresh_s(const design_board *b, const unsigned char *map, int nf, const double *f, double complex *s);
 /* max |a − b| over n entries */
 double design_test_maxdiff(int n, const double complex *a, const double complex *b);

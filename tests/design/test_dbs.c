@@ -14,6 +14,7 @@
 
 #include "solvent/design.h"
 #include "solvent/planar.h"
+#include "support_design.h"
 #include "sv_test.h"
 
 #define DATA SV_SOURCE_DIR "/tests/design/data"
@@ -88,17 +89,7 @@ static void build_table(void)
         /* the fresh path: the map as its own project, a planar job solving each frequency exactly */
         sv_em_project *p;
         assert_int_equal(sv_design_spec_project(NULL, s, map, &p), SV_OK);
-        sv_planar_options o;
-        sv_planar_options_default(&o);
-        o.freq_hz = f;
-        o.nfreq = nf;
-        o.exact_all = 1;
-        o.precision = SV_SWEEP_LAPACK;
-        o.device = SV_PLANAR_DEVICE_CPU;
-        sv_planar_job *job;
-        if (sv_planar_job_create(NULL, p, &o, &job) || sv_planar_job_run(job)) fail_msg("job: %s", sv_last_error());
-        memcpy(sf, sv_planar_job_network(job)->s, sizeof(double complex) * 4 * nf);
-        sv_planar_job_destroy(job);
+        design_test_project_s(p, nf, f, sf);
         sv_em_project_destroy(p);
         assert_int_equal(sv_design_cost(nm, m, nf, f, 2, sf, &cf), SV_OK);
         for (int q = 0; q < 4 * nf; q++) worst_s = fmax(worst_s, cabs(sv[q] - sf[q]));
