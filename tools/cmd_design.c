@@ -154,22 +154,11 @@ static int write_layout(sv_ctx *ctx, const char *dir, const sv_design_spec *spec
 {
     sv_em_project *prj;
     if (sv_design_spec_project(ctx, spec, sv_design_result_map(res), &prj)) return -1;
-    sv_em_grid eg;
-    sv_em_project_grid(prj, &eg);
-    sv_gds_grid g = {eg.nx, eg.ny, eg.dx, eg.dy, eg.x0, eg.y0};
-    unsigned char *cells = malloc((size_t)g.nx * g.ny);
-    int rc = -1;
-    if (cells) {
-        for (int j = 0; j < g.ny; j++)
-            for (int i = 0; i < g.nx; i++) cells[i + (size_t)g.nx * j] = (unsigned char)sv_em_project_metal(prj, i, j);
-        char path[4200];
-        snprintf(path, sizeof path, "%s/design.gds", dir);
-        rc = sv_gds_write_cells(ctx, path, &g, cells, SV_GDS_DEFAULT_LAYER, 0, NULL) ? -1 : 0;
-    } else
-        sv_error(SV_ERR_NOMEM, "no memory for the metal map of %d x %d cells", g.nx, g.ny);
-    free(cells);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/design.gds", dir);
+    sv_status st = sv_em_project_write_gds(ctx, prj, path, SV_GDS_DEFAULT_LAYER, 0, NULL);
     sv_em_project_destroy(prj);
-    return rc;
+    return st ? -1 : 0;
 }
 
 /* The band of the final sweep: the board's sweep section, else the masks' span. */

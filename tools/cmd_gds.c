@@ -95,24 +95,12 @@ static int parse_args(int argc, char **argv, gds_args *a)
     return -1;
 }
 
-/* The project's metal map on its mesh grid (the same drawing on any
+/* The project's metal on its mesh grid (the same drawing on any
  * subdivision: the outlines merge the cells). */
 static int write_layout(const gds_args *a, sv_ctx *ctx, const sv_em_project *p)
 {
-    sv_em_grid eg;
-    sv_em_project_grid(p, &eg);
-    sv_gds_grid g = {eg.nx, eg.ny, eg.dx, eg.dy, eg.x0, eg.y0};
-    unsigned char *cells = malloc((size_t)g.nx * g.ny);
-    if (!cells) {
-        tool_say("gds", "no memory for the metal map of %d x %d cells", g.nx, g.ny);
-        return 1;
-    }
-    for (int j = 0; j < g.ny; j++)
-        for (int i = 0; i < g.nx; i++) cells[i + (size_t)g.nx * j] = (unsigned char)sv_em_project_metal(p, i, j);
     sv_gds_write_options o = {.cell = a->cell, .db_unit_m = a->db_unit};
-    sv_status st = sv_gds_write_cells(ctx, a->out, &g, cells, a->layer, a->datatype, &o);
-    free(cells);
-    if (st) {
+    if (sv_em_project_write_gds(ctx, p, a->out, a->layer, a->datatype, &o)) {
         tool_say("gds", "%s: %s", a->out, sv_last_error());
         return 1;
     }

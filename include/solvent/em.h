@@ -34,6 +34,7 @@
 
 #include "solvent/core.h"
 #include "solvent/dense.h"
+#include "solvent/gds.h"
 #include "solvent/sweep.h"
 
 #ifdef __cplusplus
@@ -111,6 +112,11 @@ double sv_em_project_port_z0(const sv_em_project *p, int k);
 /* 1 if mesh cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny of sv_em_project_grid,
  * j = 0 the bottom row) is metal. */
 int sv_em_project_metal(const sv_em_project *p, int i, int j);
+/* The project's metal (pixels, rectangles or GDSII layer, launches
+ * included) on its grid as a GDSII file's merged outlines on
+ * layer/datatype (sv_gds_write_cells): the layout a fabricator takes. */
+sv_status sv_em_project_write_gds(sv_ctx *ctx, const sv_em_project *p, const char *path, int layer, int datatype,
+                                  const sv_gds_write_options *opts);
 
 /* ---- projects built in memory ------------------------------------------------ */
 /* A project from values instead of a file, for programs that draw or

@@ -948,3 +948,19 @@ int sv_em_project_calibrated(const sv_em_project *p)
     return 0;
 }
 int sv_em_project_metal(const sv_em_project *p, int i, int j) { return p ? metal_at(p, i, j) : 0; }
+
+sv_status sv_em_project_write_gds(sv_ctx *ctx, const sv_em_project *p, const char *path, int layer, int datatype,
+                                  const sv_gds_write_options *opts)
+{
+    if (!p || !path) return sv_error(SV_ERR_ARG, "sv_em_project_write_gds: NULL argument");
+    sv_em_grid eg;
+    sv_em_project_grid(p, &eg);
+    sv_gds_grid g = {eg.nx, eg.ny, eg.dx, eg.dy, eg.x0, eg.y0};
+    unsigned char *cells = malloc((size_t)g.nx * g.ny);
+    if (!cells) return sv_error(SV_ERR_NOMEM, "no memory for the metal map of %d x %d cells", g.nx, g.ny);
+    for (int j = 0; j < g.ny; j++)
+        for (int i = 0; i < g.nx; i++) cells[i + (size_t)g.nx * j] = (unsigned char)metal_at(p, i, j);
+    sv_status st = sv_gds_write_cells(ctx, path, &g, cells, layer, datatype, opts);
+    free(cells);
+    return st;
+}
