@@ -114,7 +114,7 @@ static double trial_case(int nf)
     sv_em_project *pf = board(full);
     double t0 = sv_time_now();
     sv_design_eval *ev;
-    if (sv_design_eval_create(NULL, pf, region, nf, f, &ev) || sv_design_eval_set_map(ev, map)) {
+    if (sv_design_eval_create_at(NULL, pf, region, nf, f, map, &ev)) {
         fprintf(stderr, "bench_design: evaluator: %s\n", sv_last_error());
         exit(1);
     }

@@ -144,6 +144,11 @@ typedef struct sv_design_eval sv_design_eval;
 sv_status sv_design_eval_bytes(const sv_em_project *full, const unsigned char *region, int nf, size_t *out);
 sv_status sv_design_eval_create(sv_ctx *ctx, const sv_em_project *full, const unsigned char *region, int nf,
                                  const double *freq_hz, sv_design_eval **out);
+/* The same with `map` (nx·ny; only the region's cells are read) the
+ * current map from the start, as sv_design_eval_set_map would make it but
+ * without first solving the full map (NULL: the full map). */
+sv_status sv_design_eval_create_at(sv_ctx *ctx, const sv_em_project *full, const unsigned char *region, int nf,
+                                   const double *freq_hz, const unsigned char *map, sv_design_eval **out);
 void sv_design_eval_destroy(sv_design_eval *ev);
 int sv_design_eval_ports(const sv_design_eval *ev);
 int sv_design_eval_unknowns(const sv_design_eval *ev);        /* the full model's N */

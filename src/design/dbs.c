@@ -194,8 +194,7 @@ static sv_status search_run(search *q)
     size_t need;
     sv_status st = sv_design_eval_bytes(s->full, s->region, s->nf, &need);
     if (!st && q->ctx) st = sv_mem_check(q->ctx, need, "design: the evaluator (two swept matrices per design frequency)");
-    if (!st) st = sv_design_eval_create(q->ctx, s->full, s->region, s->nf, s->freq, &q->ev);
-    if (!st) st = sv_design_eval_set_map(q->ev, s->start);
+    if (!st) st = sv_design_eval_create_at(q->ctx, s->full, s->region, s->nf, s->freq, s->start, &q->ev);
     if (!st) st = make_classes(q);
     if (!st && !(q->s = malloc(sizeof(double complex) * s->nf * sv_design_eval_ports(q->ev) * sv_design_eval_ports(q->ev))))
         st = sv_error(SV_ERR_NOMEM, "design: out of memory");

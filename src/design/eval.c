@@ -186,6 +186,12 @@ static sv_status fresh_all(sv_design_eval *ev, int base);
 sv_status sv_design_eval_create(sv_ctx *ctx, const sv_em_project *full, const unsigned char *region, int nf,
                                 const double *freq_hz, sv_design_eval **out)
 {
+    return sv_design_eval_create_at(ctx, full, region, nf, freq_hz, NULL, out);
+}
+
+sv_status sv_design_eval_create_at(sv_ctx *ctx, const sv_em_project *full, const unsigned char *region, int nf,
+                                   const double *freq_hz, const unsigned char *map, sv_design_eval **out)
+{
     if (!full || !region || !freq_hz || !out || nf < 1) return sv_error(SV_ERR_ARG, "sv_design_eval_create: bad argument");
     *out = NULL;
     sv_design_eval *ev = calloc(1, sizeof *ev);
@@ -211,9 +217,10 @@ sv_status sv_design_eval_create(sv_ctx *ctx, const sv_em_project *full, const un
     if (!s) s = index_sets(ev);
     if (!s) s = make_state(ev);
     if (!s) {
-        /* the full map: every region pixel metal */
-        for (int c = 0; c < g.nx * g.ny; c++) ev->map[c] = (unsigned char)sv_em_project_metal(full, c % g.nx, c / g.nx);
-        for (int d = 0; d < ev->nd; d++) ev->active[d] = 1;
+        /* the given map, or the full one (every region pixel metal) */
+        for (int c = 0; c < g.nx * g.ny; c++)
+            ev->map[c] = (unsigned char)(map && ev->region[c] ? !!map[c] : sv_em_project_metal(full, c % g.nx, c / g.nx));
+        for (int d = 0; d < ev->nd; d++) ev->active[d] = ev->map[ev->dcell[2 * d]] && ev->map[ev->dcell[2 * d + 1]];
         s = fresh_all(ev, 1);
     }
     sv_threads_restore(th);

@@ -174,6 +174,38 @@ static void test_connect_cut(void **state)
     sv_design_eval_destroy(ev);
 }
 
+/* An evaluator made at a map (sv_design_eval_create_at) holds that map's
+ * S as a fresh solve has it, and its flips are exact from there. */
+static void test_create_at_map(void **state)
+{
+    (void)state;
+    const design_board *b = &design_test_board;
+    unsigned char full[NC], region[NC], map[NC];
+    full_map(full);
+    for (int c = 0; c < NC; c++) region[c] = (unsigned char)design_test_in_region(c);
+    sv_test_rng rng;
+    sv_test_rng_seed(&rng, 7);
+    memcpy(map, full, NC);
+    for (int c = 0; c < NC; c++)
+        if (region[c]) map[c] = sv_test_uniform(&rng) < 0.2; /* 60 % metal */
+    sv_em_project *p = design_test_project(b, full);
+    sv_design_eval *ev = NULL;
+    if (sv_design_eval_create_at(NULL, p, region, NF, freq, map, &ev)) fail_msg("evaluator: %s", sv_last_error());
+    sv_em_project_destroy(p);
+    assert_memory_equal(sv_design_eval_map(ev), map, NC);
+    double complex s[4 * NF];
+    assert_int_equal(sv_design_eval_s(ev, s), SV_OK);
+    check_against_fresh(b, map, s, "created at a random map");
+    int pix = -1;
+    for (int c = 0; c < NC && pix < 0; c++)
+        if (region[c] && !map[c]) pix = c;
+    assert_true(pix >= 0);
+    assert_int_equal(sv_design_eval_trial(ev, 1, &pix, s), SV_OK);
+    map[pix] = 1;
+    check_against_fresh(b, map, s, "a flip of the created map");
+    sv_design_eval_destroy(ev);
+}
+
 static void refused(const char *effects, const char *name)
 {
     design_board b = design_test_board;
@@ -206,6 +238,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_walk_single), cmocka_unit_test(test_walk_symmetric),
                                        cmocka_unit_test(test_walk_calibrated), cmocka_unit_test(test_connect_cut),
-                                       cmocka_unit_test(test_refused_effects)};
+                                       cmocka_unit_test(test_create_at_map), cmocka_unit_test(test_refused_effects)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
