@@ -10,17 +10,13 @@
  *               same NN frequencies (a planar job, every frequency solved
  *               exactly, CPU; median of 3). Also: an accepted flip's
  *               update, and |ΔS| between the trial and the fresh job.
- *   dbs_400px_41f_ORDER
- *               a 3-pass DBS over the 400 pixels (sv_design_run; a
- *               low-pass mask, random start), visiting each pass's pixels
- *               in a random or a ranked (best first) order: wall time and
- *               evaluations per second, against the same number of fresh
- *               evaluations (the trial case's anchor per evaluation times
- *               the trials), and the cost each order reaches.
+ *   dbs_41f     a 3-pass DBS over the 400 pixels (sv_design_run; a
+ *               low-pass mask, random start): wall time and evaluations
+ *               per second, against the same number of fresh evaluations
+ *               (the trial case's anchor per evaluation times the trials).
  *
  * Options: --dbs-budget S caps the DBS's time (default 600 s);
  * --dbs-only T runs the DBS alone with T seconds as a fresh evaluation. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -172,7 +168,7 @@ static double trial_case(int nf)
     return anchor;
 }
 
-static void dbs_case(double fresh_41, double budget, const char *order)
+static void dbs_case(double fresh_41, double budget)
 {
     /* the spec and its board in a temporary folder */
     char dir[] = "/tmp/bench-design-XXXXXX";
@@ -191,8 +187,8 @@ static void dbs_case(double fresh_41, double budget, const char *order)
                 " \"masks\": [{\"s\": \"S21\", \"start\": 1, \"stop\": 3, \"bound_db\": -1, \"type\": \"min\"},"
                 " {\"s\": \"S21\", \"start\": 6, \"stop\": 10, \"bound_db\": -20, \"type\": \"max\"}],"
                 " \"frequencies\": {\"points\": 41}, \"start\": {\"random\": {\"seed\": 1, \"fill\": 0.6}},"
-                " \"constraints\": {\"corner_contacts\": \"allow\"}, \"passes\": 3, \"order\": \"%s\", \"time_budget\": %g}",
-            R0, R1, order, budget);
+                " \"constraints\": {\"corner_contacts\": \"allow\"}, \"passes\": 3, \"time_budget\": %g}",
+            R0, R1, budget);
     fclose(fp);
     sv_design_spec *spec;
     sv_design_result *res;
@@ -203,9 +199,7 @@ static void dbs_case(double fresh_41, double budget, const char *order)
     sv_design_report r;
     sv_design_result_report(res, &r);
     bench_json j;
-    char cname[40];
-    snprintf(cname, sizeof cname, "dbs_400px_41f_%s", order);
-    bench_json_head(&j, "design", cname, r.seconds, "the same trials as fresh evaluations (trial_41f's anchor each)",
+    bench_json_head(&j, "design", "dbs_400px_41f", r.seconds, "the same trials as fresh evaluations (trial_41f's anchor each)",
                     fresh_41 * r.tried);
     bench_json_int(&j, "passes", r.passes);
     bench_json_int(&j, "tried", r.tried);
@@ -238,7 +232,6 @@ int main(int argc, char **argv)
         trial_case(21);
         fresh_41 = trial_case(41);
     }
-    dbs_case(fresh_41, budget, "random");
-    dbs_case(fresh_41, budget, "ranked");
+    dbs_case(fresh_41, budget);
     return 0;
 }

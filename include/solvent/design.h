@@ -72,13 +72,6 @@ typedef enum sv_design_start {
     SV_DESIGN_START_RANDOM = 2  /* random pixels with a seed and a fill fraction */
 } sv_design_start;
 
-/* The order in which a pass visits the mirror classes. */
-typedef enum sv_design_order {
-    SV_DESIGN_ORDER_RANDOM = 0, /* a random order drawn from the seed (DBS as published) */
-    SV_DESIGN_ORDER_RANKED = 1  /* best first: each class's flip evaluated exactly on the pass's
-                                   starting map, then tried in order of the cost it gave */
-} sv_design_order;
-
 /* A DC constraint: ports a and b (0-based) joined by metal (required = 1)
  * or not (required = 0). */
 typedef struct sv_design_dc {
@@ -115,7 +108,6 @@ const sv_design_mask *sv_design_spec_masks(const sv_design_spec *spec, int *nmas
 /* The design frequencies (Hz, ascending). */
 const double *sv_design_spec_frequencies(const sv_design_spec *spec, int *nf);
 int sv_design_spec_passes(const sv_design_spec *spec);
-sv_design_order sv_design_spec_order(const sv_design_spec *spec);
 double sv_design_spec_time_budget(const sv_design_spec *spec); /* s; 0 = none */
 int sv_design_spec_threads(const sv_design_spec *spec);        /* 0 = the context's */
 /* The start map (nx·ny: the board's fixed cells with the design pixels

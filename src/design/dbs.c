@@ -137,58 +137,12 @@ static void shuffle(search *q)
     }
 }
 
-/* The class of pixel c's flip on the current map: its violations and cost
- * (cost +inf when it is not evaluated: worse constraints). */
-typedef struct ranked {
-    int cls, pos, viol;
-    double cost;
-} ranked;
-
-static int ranked_cmp(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->viol != y->viol) return x->viol < y->viol ? -1 : 1;
-    if (x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos); /* ties: the shuffled order */
-}
-
-/* Best first: each class's flip evaluated exactly on the pass's starting
- * map, the classes sorted by what it gave (a trial costs a solve of order
- * |J| per frequency, so the exact gain is as cheap as a first-order
- * estimate of it would be). */
-static sv_status rank_classes(search *q)
-{
-    const sv_design_spec *s = q->spec;
-    ranked *r = malloc(sizeof(ranked) * ((size_t)q->nclass + 1));
-    if (!r) return sv_error(SV_ERR_NOMEM, "design: ranking: out of memory");
-    sv_status st = SV_OK;
-    for (int k = 0; !st && k < q->nclass; k++) {
-        int pix[4], n = sv_design_partners(s, q->classes[k], pix);
-        memcpy(q->trial, sv_design_eval_map(q->ev), (size_t)s->nx * s->ny);
-        for (int t = 0; t < n; t++) q->trial[pix[t]] ^= 1;
-        r[k] = (ranked){.cls = q->classes[k], .pos = k, .viol = sv_design_spec_violations(s, q->trial), .cost = INFINITY};
-        if (r[k].viol < 0) st = sv_error(SV_ERR_NOMEM, "design: constraints: out of memory");
-        if (!st && r[k].viol <= q->viol && !(st = sv_design_eval_trial(q->ev, n, pix, q->s))) {
-            st = cost_of(q, q->s, &r[k].cost);
-            q->res->report.tried++;
-        }
-    }
-    if (!st) {
-        qsort(r, (size_t)q->nclass, sizeof *r, ranked_cmp);
-        for (int k = 0; k < q->nclass; k++) q->classes[k] = r[k].cls;
-    }
-    free(r);
-    return st;
-}
-
 static sv_status run_passes(search *q)
 {
     const sv_design_spec *s = q->spec;
     sv_design_report *r = &q->res->report;
     for (int pass = 0; pass < s->passes; pass++) {
         shuffle(q);
-        sv_status st = s->order == SV_DESIGN_ORDER_RANKED ? rank_classes(q) : SV_OK;
-        if (st) return st;
         long kept = r->accepted;
         for (int k = 0; k < q->nclass; k++) {
             if (q->viol == 0 && q->cost == 0) return SV_OK; /* the spec is met */
@@ -196,7 +150,7 @@ static sv_status run_passes(search *q)
                 r->stopped = 1;
                 return SV_OK;
             }
-            st = report(q, pass, k, 0);
+            sv_status st = report(q, pass, k, 0);
             if (st == SV_ERR_CANCELLED) {
                 r->stopped = 2;
                 sv_clear_error();

@@ -26,7 +26,6 @@ struct sv_design_spec {
     int nf;
     double *freq;
     int passes;
-    sv_design_order order;
     double budget_s;
     int threads;
     unsigned long long seed;  /* the visiting order's (and a random start's) */

@@ -138,14 +138,6 @@ static sv_status read_search(const spec_reader *r, const cJSON *root, sv_design_
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "refresh_every")) &&
         (st = spec_int(r, v, "refresh_every", 1, 1000000, &s->refresh_every)))
         return st;
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "order"))) {
-        if (cJSON_IsString(v) && !strcmp(v->valuestring, "random"))
-            s->order = SV_DESIGN_ORDER_RANDOM;
-        else if (cJSON_IsString(v) && !strcmp(v->valuestring, "ranked"))
-            s->order = SV_DESIGN_ORDER_RANKED;
-        else
-            return spec_bad(r, "order", v, "expected \"random\" (default) or \"ranked\"");
-    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "seed"))) {
         int seed;
         if ((st = spec_int(r, v, "seed", 0, 2147483647, &seed))) return st;
@@ -157,8 +149,7 @@ static sv_status read_search(const spec_reader *r, const cJSON *root, sv_design_
 static sv_status read_tree(const spec_reader *r, const cJSON *root, sv_design_spec *s)
 {
     static const char *const keys[] = {"title", "board", "region", "symmetry", "unit", "masks", "constraints", "start",
-                                       "frequencies", "passes", "order", "time_budget", "threads", "seed", "refresh_every",
-                                       NULL};
+                                       "frequencies", "passes", "time_budget", "threads", "seed", "refresh_every", NULL};
     if (!cJSON_IsObject(root)) return spec_bad(r, "(top level)", root, "expected a JSON object");
     sv_status st = spec_keys(r, root, "", keys);
     if (st) return st;
@@ -276,7 +267,6 @@ const double *sv_design_spec_frequencies(const sv_design_spec *s, int *nf)
     return s ? s->freq : NULL;
 }
 int sv_design_spec_passes(const sv_design_spec *s) { return s ? s->passes : 0; }
-sv_design_order sv_design_spec_order(const sv_design_spec *s) { return s ? s->order : SV_DESIGN_ORDER_RANDOM; }
 double sv_design_spec_time_budget(const sv_design_spec *s) { return s ? s->budget_s : 0; }
 int sv_design_spec_threads(const sv_design_spec *s) { return s ? s->threads : 0; }
 const unsigned char *sv_design_spec_start(const sv_design_spec *s) { return s ? s->start : NULL; }
