@@ -17,6 +17,7 @@
  *
  * Options: --dbs-budget S caps the DBS's time (default 600 s);
  * --dbs-only T runs the DBS alone with T seconds as a fresh evaluation. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
