@@ -3,9 +3,11 @@
 The library's own runtime compiler (sparse.h's sv_sparse_lu_compile) is
 specific to the LU kernels it generates, so user source is compiled here,
 the same way and with the same flags: the system C compiler, `-O2
--march=native -fPIC -shared -ffp-contract=off` (no fused multiply-adds, so
-that the compiled f rounds exactly as its source reads — and as a numpy
-version of it does). Objects are cached under a folder named by a hash of
+-march=native -fPIC -shared -ffp-contract=off -fno-tree-slp-vectorize` (no
+fused multiply-adds, so that the compiled f rounds exactly as its source
+reads — and as a numpy version of it does; GCC's SLP vectoriser fuses a
+complex × complex product into one vfmaddsub even under
+-ffp-contract=off, hence the second flag). Objects are cached under a folder named by a hash of
 the source, the compiler's identity and the flags, so a second run (or a
 second process) loads the object without compiling.
 """
@@ -21,8 +23,8 @@ import tempfile
 from ._core import ArgumentError
 from ._native import lib
 
-FLAGS = ("-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-std=gnu17",
-         "-Werror=implicit-function-declaration")
+FLAGS = ("-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-tree-slp-vectorize",
+         "-std=gnu17", "-Werror=implicit-function-declaration")
 
 # Put before the user's text; `#line 1` makes the compiler number the
 # user's lines from 1 in its messages.

@@ -23,13 +23,12 @@ def fresh_cache(tmp_path_factory):
 
 # Van der Pol, y1' = y2, y2' = μ (1 − y1²) y2 − y1, for double, complex
 # (t, y) and complex (t, y, p): the C route's f, f_complex and f_complex_p.
-# GCC 12's SLP vectoriser turns a complex × complex product into one
-# vfmaddsub (fused) even under -ffp-contract=off; numba multiplies complex
-# numbers as (ac − bd, ad + bc), rounding each product. The pragma keeps the
-# C side to that textbook arithmetic, which is what "the same RHS" means.
+# numba multiplies complex numbers as (ac − bd, ad + bc), rounding each
+# product; the C route's flags keep GCC to that textbook arithmetic too (its
+# SLP vectoriser would fuse the product into one vfmaddsub), which is what
+# "the same RHS" means.
 VDP_C = """
 #include <complex.h>
-#pragma GCC optimize("no-tree-slp-vectorize")
 #define VDP(NAME, T, P)                                               \\
     int NAME(T t, const T *y, const P *p, T *dy, void *user)          \\
     {                                                                 \\
