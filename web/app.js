@@ -210,7 +210,8 @@ function partners(k) {
   if (m === 'x' || m === 'xy') set.add(nx - 1 - i + nx * j);
   if (m === 'y' || m === 'xy') set.add(i + nx * (ny - 1 - j));
   if (m === 'xy') set.add(nx - 1 - i + nx * (ny - 1 - j));
-  return [...set].filter((c) => !state.fixed[c]);
+  const region = state.liveOn ? regionMask() : null;
+  return [...set].filter((c) => !state.fixed[c] && (!region || region[c] === '1'));
 }
 
 let drag = null;   // {value: what the drag paints, changed: cells changed}
@@ -251,6 +252,11 @@ function setupEditor() {
 async function edited(cells) {
   updateDownloads();
   if (!state.liveOn) return;
+  clearTimeout(state.sweepTimer);
+  if (state.busy) {  // the refreshing sweep: editing goes on, so it stops
+    await api('DELETE', '/api/job');
+    await followJob(() => {});
+  }
   const r = await api('POST', '/api/live/flip', { cells });
   if (!r.ok) { showError(r.data.error); return; }
   state.live = r.data;
@@ -263,7 +269,8 @@ async function edited(cells) {
 // ---- live mode -------------------------------------------------------------
 async function startLive() {
   showError('');
-  const region = Array.from(state.fixed, (f) => (f ? '0' : '1')).join('');
+  // the pixels that may flip: the design region (the fewer, the faster each update)
+  const region = regionMask();
   try {
     await sendProject();
   } catch (e) { showError(e.message); $('live').checked = false; return; }
@@ -282,6 +289,7 @@ async function startLive() {
   const s = await api('GET', '/api/live');
   state.live = s.data;
   state.liveOn = true;
+  drawRegion();
   $('live-status').textContent = `live: ${s.data.unknowns} unknowns at ${s.data.freq_hz.length} frequencies`;
   drawPlot();
 }
@@ -404,17 +412,20 @@ function drawPlot() {
   el('rect', { x: PLOT.x0, y: PLOT.y0, width: PLOT.x1 - PLOT.x0, height: PLOT.y1 - PLOT.y0, fill: 'none', class: 'axis' }, svg);
   el('text', { x: (PLOT.x0 + PLOT.x1) / 2 - 40, y: PLOT.y1 + 34 }, svg, 'frequency (GHz)');
   el('text', { x: 4, y: PLOT.y0 - 6 }, svg, mode === 'db' ? '|S| (dB)' : 'phase (°)');
-  if (mode === 'db') drawMasks(svg, X, Y, ymin, ymax);
+  if (mode === 'db' && !$('design-tab').hidden) drawMasks(svg, X, Y, ymin, ymax);
+  let legend = 0;
   const clip = (v) => Math.min(Math.max(v, ymin), ymax);
-  const trace = (d, cls, label) => {
+  const trace = (d, cls, label, row0 = 0) => {
     entries(d).forEach((e, n) => {
+      const row = row0 + n;
       const pts = d.freq_hz.map((f, k) => (d.s[e][mode][k] === null ? null : `${X(f).toFixed(2)},${Y(clip(d.s[e][mode][k])).toFixed(2)}`)).filter(Boolean);
       el('polyline', { points: pts.join(' '), class: cls, stroke: COLORS[n % COLORS.length], 'data-entry': e }, svg);
-      if (label) el('text', { x: PLOT.x1 - 60, y: PLOT.y0 + 14 + 14 * n, fill: COLORS[n % COLORS.length] }, svg, e + label);
+      el('text', { x: PLOT.x1 - 80, y: PLOT.y0 + 14 + 14 * row, fill: COLORS[n % COLORS.length] }, svg, e + label);
     });
   };
   if (state.sweep) {
     trace(state.sweep, 'trace', '');
+    legend = entries(state.sweep).length;
     // the exactly solved frequencies: triangles on the frequency axis
     state.sweep.freq_hz.forEach((f, k) => {
       if (!state.sweep.exact[k]) return;
@@ -422,8 +433,10 @@ function drawPlot() {
       el('polygon', { points: `${x},${y - 7} ${x - 4},${y} ${x + 4},${y}`, class: 'exact-marker' }, svg);
     });
   }
-  if (state.liveOn && state.live) trace(state.live, 'live', state.sweep ? ' live' : '');
-  if (state.design) trace(state.design, 'live', ' design');
+  // legends stack: the sweep's entries, then live mode's, then the design's
+  const next = (d) => { const n = legend; legend += entries(d).length; return n; };
+  if (state.liveOn && state.live) trace(state.live, 'live', ' live', next(state.live));
+  if (state.design) trace(state.design, 'live', ' design', next(state.design));
 }
 
 function niceStep(x) {
@@ -535,10 +548,21 @@ function readMasks() {
   }));
 }
 
+// A first guess the user edits: the widest run of empty columns (the gap
+// between launches), else the middle third of the board.
 function setDefaultRegion() {
-  // the widest run of columns with no fixed cell and no metal touching a port: a guess the user edits
   const { nx, ny } = state;
-  $('reg-c0').value = Math.floor(nx / 3); $('reg-c1').value = Math.ceil(2 * nx / 3) - 1;
+  let best = [Math.floor(nx / 3), Math.ceil(2 * nx / 3) - 1], run = -1;
+  for (let i = 0; i <= nx; i++) {
+    let empty = i < nx;
+    for (let j = 0; empty && j < ny; j++) empty = !state.map[i + nx * j] && !state.fixed[i + nx * j];
+    if (empty && run < 0) run = i;
+    if (!empty && run >= 0) {
+      if (i - run > 1 && (best.found === undefined || i - run > best[1] - best[0] + 1)) { best = [run, i - 1]; best.found = true; }
+      run = -1;
+    }
+  }
+  $('reg-c0').value = best[0]; $('reg-c1').value = best[1];
   $('reg-r0').value = 0; $('reg-r1').value = ny - 1;
   drawRegion();
 }
@@ -554,7 +578,7 @@ function drawRegion() {
   const svg = $('editor');
   const old = svg.querySelector('.region');
   if (old) old.remove();
-  if ($('design-tab').hidden) return;
+  if ($('design-tab').hidden && !state.liveOn) return;
   const c0 = +$('reg-c0').value, c1 = +$('reg-c1').value, r0 = +$('reg-r0').value, r1 = +$('reg-r1').value;
   el('rect', { x: c0, y: state.ny - 1 - r1, width: c1 - c0 + 1, height: r1 - r0 + 1, class: 'region' }, svg);
 }
@@ -594,9 +618,15 @@ async function main() {
   $('add-mask').onclick = () => { addMask(); drawPlot(); };
   $('save-project').onclick = saveProject;
   $('open-file').onchange = (e) => { if (e.target.value) openFile(e.target.value); };
-  $('live').onchange = (e) => { if (e.target.checked) startLive(); else { state.liveOn = false; $('live-status').textContent = ''; drawPlot(); } };
+  $('live').onchange = (e) => {
+    if (e.target.checked) { startLive(); return; }
+    state.liveOn = false;
+    $('live-status').textContent = '';
+    drawRegion();
+    drawPlot();
+  };
   for (const r of document.querySelectorAll('input[name=mode]')) r.onchange = drawPlot;
-  for (const id of ['reg-c0', 'reg-c1', 'reg-r0', 'reg-r1']) $(id).onchange = drawRegion;
+  for (const id of ['reg-c0', 'reg-c1', 'reg-r0', 'reg-r1']) $(id).onchange = () => { drawRegion(); if (state.liveOn) startLive(); };
   for (const b of document.querySelectorAll('nav .tab')) {
     b.onclick = () => {
       for (const o of document.querySelectorAll('nav .tab')) o.classList.toggle('active', o === b);
