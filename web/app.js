@@ -53,7 +53,7 @@ async function followJob(onProgress) {
     if (!r.ok) return { state: 'failed', message: r.data && r.data.error };
     onProgress(r.data);
     if (r.data.state !== 'running') return r.data;
-    await sleep(150);
+    await sleep(50);
   }
 }
 
@@ -257,13 +257,15 @@ async function edited(cells) {
     await api('DELETE', '/api/job');
     await followJob(() => {});
   }
+  const t0 = performance.now();
   const r = await api('POST', '/api/live/flip', { cells });
   if (!r.ok) { showError(r.data.error); return; }
   state.live = r.data;
-  $('live-status').textContent = `live: ${r.data.unknowns} unknowns, update ${(r.data.seconds * 1e3).toFixed(1)} ms`;
   drawPlot();
+  $('live-status').textContent = `live: ${r.data.unknowns} unknowns, update ${(r.data.seconds * 1e3).toFixed(1)} ms ` +
+    `(${(performance.now() - t0).toFixed(0)} ms to the plot)`;
   clearTimeout(state.sweepTimer);
-  state.sweepTimer = setTimeout(() => { if (!state.busy) runSweep(); }, 1500);
+  state.sweepTimer = setTimeout(() => { if (state.liveOn) runSweep(); }, 1500);
 }
 
 // ---- live mode -------------------------------------------------------------
@@ -276,6 +278,7 @@ async function startLive() {
   } catch (e) { showError(e.message); $('live').checked = false; return; }
   const r = await api('POST', '/api/live', { region, points: Math.min(41, band().points) });
   if (!r.ok) { showError(r.data.error); $('live').checked = false; return; }
+  clearTimeout(state.sweepTimer);
   setBusy(true);
   const end = await followJob((j) => { $('live-status').textContent = 'live: ' + (j.phase || 'starting'); });
   setBusy(false);
@@ -298,29 +301,37 @@ async function startLive() {
 function setBusy(b) {
   state.busy = b;
   $('sweep').disabled = b;
-  $('stop').disabled = !b;
+  $('sweep-stop').disabled = !b;
   $('design-run').disabled = b;
   $('design-stop').disabled = !b;
 }
 
 async function runSweep() {
+  if (state.busy) return;
+  clearTimeout(state.sweepTimer);
+  setBusy(true);
+  try { await sweepSteps(); } finally { setBusy(false); }
+}
+
+// Send the project, show the memory estimate, run, follow, fetch the result.
+async function sweepSteps() {
   showError('');
   try {
     await sendProject();
   } catch (e) { showError(e.message); return; }
-  const mem = await api('POST', '/api/memory', band());
-  if (!mem.ok) { showError(mem.data.error); return; }
-  if (!mem.data.fits) { showError(mem.data.message); $('memory').textContent = 'does not fit'; return; }
-  $('memory').textContent = 'memory estimate: ' + bytes(mem.data.estimate.total) +
-    (mem.data.estimate.limit ? ' of ' + bytes(mem.data.estimate.limit) : '');
+  // the job estimates its memory before anything large and is refused by
+  // the library when it would not fit: the page shows both
+  $('memory').textContent = '';
   const r = await api('POST', '/api/sweep', band());
   if (!r.ok) { showError(r.data.error); return; }
-  setBusy(true);
   const end = await followJob((j) => {
     $('progress').value = j.fraction;
     $('phase').textContent = j.phase;
+    if (j.estimate) {
+      $('memory').textContent = 'memory estimate: ' + bytes(j.estimate.total) +
+        (j.estimate.limit ? ' of ' + bytes(j.estimate.limit) : '');
+    }
   });
-  setBusy(false);
   if (end.state !== 'done') {
     $('phase').textContent = end.state;
     if (end.state === 'failed') showError(end.message);
@@ -584,6 +595,13 @@ function drawRegion() {
 }
 
 async function runDesign() {
+  if (state.busy) return;
+  clearTimeout(state.sweepTimer);
+  setBusy(true);
+  try { await designSteps(); } finally { setBusy(false); }
+}
+
+async function designSteps() {
   showError('');
   try { await sendProject(); } catch (e) { showError(e.message); return; }
   const spec = {
@@ -594,9 +612,7 @@ async function runDesign() {
   };
   const r = await api('POST', '/api/design', { region: regionMask(), spec });
   if (!r.ok) { showError(r.data.error); return; }
-  setBusy(true);
   const end = await followJob((j) => { $('design-status').textContent = j.phase; $('progress').value = j.fraction; });
-  setBusy(false);
   if (end.state !== 'done') { showError(end.message || end.state); return; }
   const d = (await api('GET', '/api/design')).data;
   state.design = d;
@@ -612,7 +628,7 @@ async function runDesign() {
 async function main() {
   setupEditor();
   $('sweep').onclick = runSweep;
-  $('stop').onclick = () => api('DELETE', '/api/job');
+  $('sweep-stop').onclick = () => api('DELETE', '/api/job');
   $('design-run').onclick = runDesign;
   $('design-stop').onclick = () => api('DELETE', '/api/job');
   $('add-mask').onclick = () => { addMask(); drawPlot(); };
@@ -620,6 +636,7 @@ async function main() {
   $('open-file').onchange = (e) => { if (e.target.value) openFile(e.target.value); };
   $('live').onchange = (e) => {
     if (e.target.checked) { startLive(); return; }
+    clearTimeout(state.sweepTimer);
     state.liveOn = false;
     $('live-status').textContent = '';
     drawRegion();

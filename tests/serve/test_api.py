@@ -126,6 +126,7 @@ def test_sweep_matches_tool(srv):
     check(st == 202 and doc["state"] == "running", "POST /api/sweep starts the job")
     job = srv.wait_job()
     check(job["state"] == "done" and job["fraction"] == 1, f"the sweep ends done ({job})")
+    check(job.get("estimate", {}).get("total", 0) > 0, "the job shows the library's memory estimate")
     st, res, _, _ = srv.request("GET", "/api/sweep")
     rep = res["report"]
     check(st == 200 and len(res["freq_hz"]) == 41 and sum(res["exact"]) == rep["exact_solves"],

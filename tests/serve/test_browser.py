@@ -24,6 +24,7 @@ try:
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
 except ImportError:
     print("SKIP: selenium is not installed in this Python (python/requirements.txt)")
     sys.exit(77)
@@ -142,8 +143,29 @@ def main():
         check(after != before, "toggling a pixel in live mode changes S")
         print("live:", d.find_element(By.ID, "live-status").text)
         d.save_screenshot(os.path.join(OUT, "app-live.png"))
+        # the design tab: a short DBS from the drawn map against the page's two masks
+        d.find_element(By.ID, "live").click()
         d.find_element(By.CSS_SELECTOR, "button[data-tab=design-tab]").click()
-        time.sleep(0.3)
+        for field, value in (("passes", "1"), ("budget", "20"), ("dpoints", "8")):
+            e = d.find_element(By.ID, field)
+            e.clear()
+            e.send_keys(value)
+        # the drawn stub is not symmetric: the spec's symmetry must allow it as the start
+        Select(d.find_element(By.ID, "symmetry")).select_by_value("none")
+        check(len(d.find_elements(By.CSS_SELECTOR, "#plot rect.mask")) == 2, "the masks are drawn on the plot")
+        d.find_element(By.ID, "design-run").click()
+        wait(lambda: not d.find_element(By.ID, "design-stop").is_enabled() and
+             ("cost" in d.find_element(By.ID, "design-status").text or d.find_element(By.ID, "error").is_displayed()),
+             timeout=300, what="the design")
+        error = d.find_element(By.ID, "error")
+        check(not error.is_displayed(), f"the design ran ({error.text})")
+        status = d.find_element(By.ID, "design-status").text
+        print("design:", status)
+        _, des, _, _ = srv.request("GET", "/api/design", client=client)
+        check("map" in des, f"GET /api/design: the best map ({des.get('error')})")
+        shown = des.get("map") and "".join("1" if "metal" in d.find_element(By.ID, f"cell-{k}").get_attribute("class") else "0"
+                        for k in range(NX * NY))
+        check(des["map"] == shown, "the editor shows the design's best map")
         d.save_screenshot(os.path.join(OUT, "app-design.png"))
         logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"] if hasattr(d, "get_log") else []
         check(not logs, f"no errors in the page's console {logs}")

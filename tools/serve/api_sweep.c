@@ -96,7 +96,13 @@ static sv_status sweep_work(serve_client *c, sv_ctx **ctx, void *arg)
     serve_sweep_result *r = NULL;
     sv_status st = sv_em_project_parse(*ctx, in->project, strlen(in->project), "project", &p);
     if (!st) st = sv_planar_job_create(*ctx, p, &in->o, &job);
-    if (!st) st = sv_planar_job_run(job);
+    if (!st) { /* the estimate, for the page to show while the run goes on (or is refused) */
+        pthread_mutex_lock(&c->lock);
+        sv_planar_job_memory(job, &c->estimate);
+        c->has_estimate = 1;
+        pthread_mutex_unlock(&c->lock);
+        st = sv_planar_job_run(job);
+    }
     if (!st) {
         if (!(r = copy_network(sv_planar_job_network(job)))) st = SV_ERR_NOMEM;
         else sv_planar_job_report(job, &r->rep);

@@ -87,6 +87,7 @@ int serve_job_start(serve_client *c, serve_job_kind kind, serve_work_fn work, vo
     c->stop = 0;
     c->fraction = 0;
     c->phase[0] = c->message[0] = 0;
+    c->has_estimate = 0;
     c->started = sv_time_now();
     c->seconds = 0;
     c->work = work;
@@ -128,5 +129,10 @@ cJSON *serve_job_json(const serve_client *c)
     cJSON_AddNumberToObject(doc, "fraction", c->fraction);
     cJSON_AddNumberToObject(doc, "seconds", c->state == SERVE_STATE_RUNNING ? sv_time_now() - c->started : c->seconds);
     if (c->message[0]) cJSON_AddStringToObject(doc, "message", c->message);
+    if (c->has_estimate) {
+        cJSON *m = cJSON_AddObjectToObject(doc, "estimate");
+        cJSON_AddNumberToObject(m, "total", (double)c->estimate.total);
+        cJSON_AddNumberToObject(m, "limit", (double)c->estimate.limit);
+    }
     return doc;
 }

@@ -106,6 +106,8 @@ struct serve_client {
     char phase[256];
     double fraction, started, seconds;
     char message[2048];       /* the library's message when it failed */
+    sv_planar_memory estimate; /* a sweep's, once its job exists (before anything large) */
+    int has_estimate;
     pthread_t thread;
     int joinable;
     serve_work_fn work;
