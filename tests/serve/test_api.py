@@ -177,6 +177,19 @@ def test_busy_and_cancel(srv):
           f"live mode on thick metal refused with the library's reason: {job.get('message')}")
 
 
+def test_closed_tab(srv):
+    """A tab that stops asking about its job (closed) has it stopped."""
+    tab = "closed-tab-1"
+    st, _, _, _ = srv.request("POST", "/api/open?name=pixel2port.json", client=tab)
+    st, doc, _, _ = srv.request("POST", "/api/sweep", {"exact": True, "points": 400}, client=tab)
+    check(st == 202, "a long sweep starts in a tab that then closes")
+    time.sleep(14)
+    st, job, _, _ = srv.request("GET", "/api/job", client=tab)
+    check(job["state"] == "cancelled" and "has not asked" in job.get("message", ""),
+          f"its job is stopped by the watchdog ({job['state']}: {job.get('message')})")
+    still_answers(srv, "a closed tab")
+
+
 def test_live(srv):
     st, doc, _, _ = srv.request("POST", "/api/open?name=board.json")
     check(st == 200, "open board.json")
@@ -266,12 +279,15 @@ def main():
         test_project(srv)
         test_sweep_matches_tool(srv)
         test_busy_and_cancel(srv)
+        test_closed_tab(srv)
         test_live(srv)
         test_design(srv)
         still_answers(srv, "everything")
     finally:
         code = srv.close()
+    err = srv.stderr_text()
     check(code == 0, f"the server stops cleanly on SIGTERM (exit {code})")
+    check("Sanitizer" not in err and "runtime error" not in err, f"no sanitizer report {err[-2000:]}")
     test_memory_refusal(SOLVENT)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
