@@ -510,7 +510,24 @@ async function listFiles() {
   const r = await api('GET', '/api/files');
   if (!r.ok) return;
   const sel = $('open-file');
-  for (const f of r.data.files.filter((n) => n.endsWith('.json'))) el('option', { value: f }, null, f) && sel.appendChild(new Option(f, f));
+  for (const f of r.data.files.filter((n) => n.endsWith('.json') || n.endsWith('.csv'))) sel.appendChild(new Option(f, f));
+}
+
+// A CSV map (ny lines of nx 0/1, the top row first) drawn on the board.
+async function openMap(name) {
+  const r = await fetch('/api/file?name=' + encodeURIComponent(name), { headers: { 'X-Solvent-Client': CLIENT } });
+  const text = await r.text();
+  if (!r.ok) { showError(JSON.parse(text).error); return; }
+  const rows = text.split(/\r?\n/).map((l) => l.replace(/^\ufeff/, '').trim()).filter((l) => l);
+  const cells = rows.map((l) => l.split(',').map((v) => v.trim()));
+  if (!state.project || cells.length !== state.ny || cells.some((c) => c.length !== state.nx)) {
+    showError(`${name} is ${cells[0] ? cells[0].length : 0} × ${cells.length} cells; the board is ${state.nx} × ${state.ny}`);
+    return;
+  }
+  if (cells.some((c) => c.some((v) => v !== '0' && v !== '1'))) { showError(`${name}: expected values 0 or 1`); return; }
+  cells.forEach((c, r) => c.forEach((v, i) => { state.map[i + state.nx * (state.ny - 1 - r)] = v === '1' ? 1 : 0; }));
+  for (let k = 0; k < state.nx * state.ny; k++) paintCell(k);
+  updateDownloads();
 }
 
 async function openFile(name) {
@@ -633,7 +650,11 @@ async function main() {
   $('design-stop').onclick = () => api('DELETE', '/api/job');
   $('add-mask').onclick = () => { addMask(); drawPlot(); };
   $('save-project').onclick = saveProject;
-  $('open-file').onchange = (e) => { if (e.target.value) openFile(e.target.value); };
+  $('open-file').onchange = (e) => {
+    const f = e.target.value;
+    if (f.endsWith('.csv')) openMap(f); else if (f) openFile(f);
+    e.target.value = '';
+  };
   $('live').onchange = (e) => {
     if (e.target.checked) { startLive(); return; }
     clearTimeout(state.sweepTimer);
@@ -659,6 +680,10 @@ async function main() {
   listFiles();
   const r = await api('GET', '/api/project');
   if (r.ok && r.data.project) setProject(r.data.name, r.data.project);
+  else {
+    $('editor').setAttribute('viewBox', '0 0 24 4');
+    el('text', { x: 1, y: 2, class: 'hint' }, $('editor'), 'Open a project (top right)');
+  }
   drawPlot();
   document.body.dataset.ready = '1';
 }

@@ -113,6 +113,15 @@ def test_project(srv):
     check(st == 200, "PUT /api/project accepts the project back")
     st, doc, _, _ = srv.request("GET", "/api/files")
     check(st == 200 and "pixel2port.json" in doc["files"], "GET /api/files lists the served folder")
+    rows = "\n".join(",".join("1" if c == "#" else "0" for c in row) for row in prj["pixels"]) + "\n"
+    st, doc, _, _ = srv.request("PUT", "/api/file?name=map.csv", rows)
+    check(st == 200 and open(os.path.join(srv.dir, "map.csv")).read() == rows, "PUT /api/file saves a CSV map")
+    st, _, raw, _ = srv.request("GET", "/api/file?name=map.csv")
+    check(st == 200 and raw.decode() == rows, "GET /api/file reads it back")
+    st, doc, _, _ = srv.request("GET", "/api/file?name=escape.json")
+    check(st == 403, "GET /api/file of a link out of the folder refused")
+    st, doc, _, _ = srv.request("PUT", "/api/file?name=x.sh", "echo")
+    check(st == 400, "PUT /api/file of another kind of file refused")
 
 
 def test_sweep_matches_tool(srv):

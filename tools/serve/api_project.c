@@ -106,6 +106,23 @@ void serve_api_save(serve_app *app, const serve_request *rq, serve_reply *rp)
     serve_reply_json(rp, 200, doc);
 }
 
+/* GET /api/file?name=FILE: a .json or .csv file of the served folder as
+ * text (the page reads CSV maps this way). */
+void serve_api_file(serve_app *app, const serve_request *rq, serve_reply *rp)
+{
+    char path[PATH_MAX];
+    if (serve_files_resolve(app, rq->name, 0, path, sizeof path, rp)) return;
+    const char *dot = strrchr(path, '.');
+    if (!dot || (strcmp(dot, ".json") && strcmp(dot, ".csv"))) {
+        serve_reply_error(rp, 400, "file name '%s': the page reads .json projects and .csv maps", rq->name);
+        return;
+    }
+    size_t len = 0;
+    char *data = serve_files_slurp(path, SERVE_BODY_MAX, &len);
+    if (!data) serve_reply_error(rp, 400, "'%s' is not a readable regular file of at most %u bytes", rq->name, SERVE_BODY_MAX);
+    else serve_reply_bytes(rp, 200, "text/plain; charset=utf-8", data, len);
+}
+
 /* A copy of the tab's project text, or NULL after a 409 reply. */
 static char *project_copy(serve_app *app, const serve_request *rq, serve_reply *rp)
 {

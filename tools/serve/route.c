@@ -24,6 +24,7 @@ static const serve_route_entry routes[] = {
     {SERVE_PUT, "/api/project", serve_api_project_put},
     {SERVE_GET, "/api/files", files_list},
     {SERVE_POST, "/api/open", serve_api_open},
+    {SERVE_GET, "/api/file", serve_api_file},
     {SERVE_PUT, "/api/file", serve_api_save},
     {SERVE_POST, "/api/memory", serve_api_memory},
     {SERVE_GET, "/api/gds", serve_api_gds},

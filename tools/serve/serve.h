@@ -235,6 +235,7 @@ void serve_api_project_get(serve_app *app, const serve_request *rq, serve_reply 
 void serve_api_project_put(serve_app *app, const serve_request *rq, serve_reply *rp);
 void serve_api_open(serve_app *app, const serve_request *rq, serve_reply *rp);
 void serve_api_save(serve_app *app, const serve_request *rq, serve_reply *rp);
+void serve_api_file(serve_app *app, const serve_request *rq, serve_reply *rp);
 void serve_api_memory(serve_app *app, const serve_request *rq, serve_reply *rp);
 void serve_api_gds(serve_app *app, const serve_request *rq, serve_reply *rp);
 void serve_api_sweep_start(serve_app *app, const serve_request *rq, serve_reply *rp);
