@@ -123,7 +123,10 @@ void serve_api_design_start(serve_app *app, const serve_request *rq, serve_reply
     unsigned char *map = NULL, *region = NULL;
     int nx = 0, ny = 0;
     char path[PATH_MAX + 32];
-    if (!in) goto done;
+    if (!in) {
+        serve_reply_error(rp, 500, "out of memory");
+        goto done;
+    }
     if (!cJSON_IsObject(page_spec)) {
         serve_reply_error(rp, 400, "request field \"spec\": expected the design's spec as an object");
         goto done;
@@ -161,7 +164,6 @@ void serve_api_design_start(serve_app *app, const serve_request *rq, serve_reply
         serve_reply_json(rp, 202, serve_job_json(c));
     in = NULL;
 done:
-    if (!in && !c && !rp->body) serve_reply_error(rp, 500, "out of memory");
     if (c) serve_client_put(c);
     design_input_free(in);
     free(map), free(region);

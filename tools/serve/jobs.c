@@ -54,6 +54,9 @@ static void *job_main(void *arg)
     serve_client *c = arg;
     sv_ctx *ctx = NULL;
     sv_status st = sv_ctx_create(&ctx);
+    /* --memory-limit holds every job (a sweep's planar job refuses before
+     * anything large; the design module's evaluator is held to it too) */
+    if (!st && c->app->cfg.memory_limit) st = sv_ctx_set_memory_limit(ctx, c->app->cfg.memory_limit);
     if (!st) {
         sv_ctx_set_progress(ctx, serve_job_progress, c);
         st = c->work(c, &ctx, c->input);
