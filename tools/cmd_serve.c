@@ -170,7 +170,7 @@ int cmd_serve_main(int argc, char **argv)
     pthread_mutex_init(&app.lock, NULL);
     for (int k = 0; k < SERVE_MAX_CLIENTS; k++) pthread_mutex_init(&app.clients[k].lock, NULL);
     signal(SIGPIPE, SIG_IGN);
-    if (serve_http_start(&app)) return 1;
+    if ((code = serve_http_start(&app))) return code == -2 ? 2 : 1;
     printf("solvent serve: open http://%s/ in a browser (serving %s; Ctrl-C stops)\n", app.hosts[0], app.cfg.dir);
     fflush(stdout);
     while (!tool_interrupted()) nanosleep(&(struct timespec){0, 100000000}, NULL);

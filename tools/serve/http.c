@@ -171,7 +171,7 @@ int serve_http_start(serve_app *app)
     snprintf(port, sizeof port, "%d", app->cfg.port);
     if (getaddrinfo(bind, port, &hints, &ai) || !ai) {
         fprintf(stderr, "solvent serve: --bind '%s': expected a numeric IPv4 or IPv6 address\n", app->cfg.bind);
-        return -1;
+        return -2;
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;

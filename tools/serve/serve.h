@@ -152,7 +152,7 @@ typedef struct serve_reply {
 } serve_reply;
 
 /* http.c */
-int serve_http_start(serve_app *app);  /* 0, or -1 after a message on stderr */
+int serve_http_start(serve_app *app);  /* 0; -2 a bad --bind, -1 no listening socket (after a message) */
 void serve_http_stop(void);
 
 /* route.c: the answer to one request (never fails: errors are replies) */
