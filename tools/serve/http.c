@@ -145,21 +145,25 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
-/* The Host values a browser sends for this server: the loopback names, and
- * the bound address when it is another. A rebinding attack's page sends its
- * own name and is refused. */
+/* The Host values a browser sends for this server: the bound address
+ * first (the address printed), then the loopback names. A rebinding
+ * attack's page sends its own name and is refused. */
+static void add_host(serve_app *app, const char *name)
+{
+    char h[320];
+    snprintf(h, sizeof h, strchr(name, ':') ? "[%s]:%d" : "%s:%d", name, app->port);
+    for (int k = 0; k < app->nhosts; k++)
+        if (!strcmp(app->hosts[k], h)) return;
+    if (app->nhosts < 4) snprintf(app->hosts[app->nhosts++], sizeof app->hosts[0], "%s", h);
+}
+
 static void allowed_hosts(serve_app *app)
 {
-    const char *names[] = {"127.0.0.1", "localhost", "[::1]"};
     app->nhosts = 0;
-    const char *b = app->cfg.bind;
-    int bound_loopback = !strcmp(b, "127.0.0.1") || !strcmp(b, "localhost") || !strcmp(b, "::1");
-    if (!bound_loopback) {
-        int v6 = strchr(b, ':') != NULL;
-        snprintf(app->hosts[app->nhosts++], sizeof app->hosts[0], v6 ? "[%s]:%d" : "%s:%d", b, app->port);
-    }
-    for (int k = 0; k < 3 && app->nhosts < 4; k++)
-        snprintf(app->hosts[app->nhosts++], sizeof app->hosts[0], "%s:%d", names[k], app->port);
+    add_host(app, app->cfg.bind);
+    add_host(app, "127.0.0.1");
+    add_host(app, "localhost");
+    add_host(app, "::1");
 }
 
 int serve_http_start(serve_app *app)
