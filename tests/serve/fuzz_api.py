@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from serve_harness import Server  # noqa: E402
 
 SOLVENT, SRC = sys.argv[1], sys.argv[2]
-N = int(sys.argv[3]) if len(sys.argv) > 3 else 400
+N = int(sys.argv[3]) if len(sys.argv) > 3 else 1500
 BOARD = os.path.join(SRC, "examples", "design", "board.json")
 PATHS = ["/api/project", "/api/files", "/api/open", "/api/file", "/api/memory", "/api/gds", "/api/sweep",
          "/api/sweep/touchstone", "/api/job", "/api/live", "/api/live/flip", "/api/design", "/", "/app.js",

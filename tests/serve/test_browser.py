@@ -110,6 +110,13 @@ def main():
         check(len(markers) == res["report"]["exact_solves"] and len(markers) > 0,
               f"a triangle per exactly solved frequency ({len(markers)})")
         d.save_screenshot(os.path.join(OUT, "app-sweep.png"))
+        # phase and the Smith chart from the same answer
+        d.find_element(By.CSS_SELECTOR, "input[name=mode][value=deg]").click()
+        check(len(d.find_elements(By.CSS_SELECTOR, "#plot polyline.trace")) == 3, "the phase plot has its traces")
+        d.find_element(By.CSS_SELECTOR, "input[name=mode][value=smith]").click()
+        smith = d.find_elements(By.CSS_SELECTOR, "#plot polyline.trace")
+        check(len(smith) == 1 and len(smith[0].get_attribute("points").split()) == 41, "the Smith chart has S11's 41 points")
+        d.find_element(By.CSS_SELECTOR, "input[name=mode][value=db]").click()
         # the Touchstone file through the browser's download
         d.find_element(By.ID, "dl-touchstone").click()
         path = wait(lambda: next((os.path.join(down, f) for f in os.listdir(down) if f.endswith(".s2p")), None),
@@ -167,6 +174,13 @@ def main():
                         for k in range(NX * NY))
         check(des["map"] == shown, "the editor shows the design's best map")
         d.save_screenshot(os.path.join(OUT, "app-design.png"))
+        # mirror mode: a click flips the pixel and its image top <-> bottom
+        Select(d.find_element(By.ID, "mirror")).select_by_value("y")
+        pair = [d.find_element(By.ID, f"cell-{15 + NX * j}") for j in (0, NY - 1)]
+        before = ["metal" in e.get_attribute("class") for e in pair]
+        drag_cells(d, [15 + NX * 0])
+        after = ["metal" in e.get_attribute("class") for e in pair]
+        check(before == [False, False] and after == [True, True], f"mirror mode flips both images ({before} {after})")
         logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"] if hasattr(d, "get_log") else []
         check(not logs, f"no errors in the page's console {logs}")
     finally:
