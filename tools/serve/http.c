@@ -53,6 +53,16 @@ static int origin_allowed(const serve_app *app, const char *origin)
     return host_allowed(app, origin + 7);
 }
 
+/* Browsers name where a request comes from in Sec-Fetch-Site as well,
+ * also on requests without Origin (an image or a script another page
+ * embeds): the API answers its own page only. Another site may link to
+ * the page itself. */
+static int fetch_site_allowed(const char *url, const char *site)
+{
+    if (!site || strncmp(url, "/api/", 5)) return 1;
+    return !strcmp(site, "same-origin") || !strcmp(site, "none");
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *conn, serve_reply *rp)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(rp->len, rp->body, MHD_RESPMEM_MUST_FREE);
@@ -119,6 +129,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                           app->hosts[0]);
     } else if (!origin_allowed(app, origin)) {
         serve_reply_error(&rp, 403, "Origin '%s' may not use this server: only its own page may", origin);
+    } else if (!fetch_site_allowed(url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site"))) {
+        serve_reply_error(&rp, 403, "a request from another site (Sec-Fetch-Site) may not use this server");
     } else if (cs->too_large) {
         serve_reply_error(&rp, 413, "request body larger than %u bytes", SERVE_BODY_MAX);
     } else {
