@@ -104,7 +104,7 @@ def main():
         sweep_s = time.time() - t1
         traces = d.find_elements(By.CSS_SELECTOR, "#plot polyline.trace")
         check(len(traces) == 3, f"the plot has S11, S21, S22 ({len(traces)} traces)")
-        client = d.execute_script("return CLIENT")
+        client = d.execute_script("return document.body.dataset.client")
         _, res, _, _ = srv.request("GET", "/api/sweep", client=client)
         markers = d.find_elements(By.CSS_SELECTOR, "#plot polygon.exact-marker")
         check(len(markers) == res["report"]["exact_solves"] and len(markers) > 0,
