@@ -44,3 +44,11 @@ find_path(SV_CJSON_INCLUDE NAMES cjson/cJSON.h REQUIRED)
 find_library(SV_CJSON_LIBRARY NAMES cjson REQUIRED)
 set(SV_CJSON_LIBS ${SV_CJSON_LIBRARY})
 include_directories(SYSTEM ${SV_CJSON_INCLUDE})
+
+# libmicrohttpd (the HTTP server of `solvent serve`) and threads (its jobs).
+find_path(SV_MHD_INCLUDE NAMES microhttpd.h REQUIRED)
+find_library(SV_MHD_LIBRARY NAMES microhttpd REQUIRED)
+set(SV_MHD_LIBS ${SV_MHD_LIBRARY})
+include_directories(SYSTEM ${SV_MHD_INCLUDE})
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)

@@ -13,6 +13,11 @@ cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 "$tmp/prefix/bin/solvent" --version | grep -q '^solvent ' || { echo "FAIL: the installed solvent does not run" >&2; exit 1; }
 "$tmp/prefix/bin/solvent" info >/dev/null || { echo "FAIL: the installed 'solvent info' failed" >&2; exit 1; }
 
+# the browser app's page, installed where `solvent serve` looks for it (BINDIR/../share/solvent/web)
+for f in index.html app.js app.css; do
+  [[ -f "$tmp/prefix/share/solvent/web/$f" ]] || { echo "FAIL: share/solvent/web/$f not installed" >&2; exit 1; }
+done
+
 # 1. pkg-config, shared library (the usual `cc $(pkg-config --cflags --libs solvent)`)
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig:$tmp/prefix/lib64/pkgconfig:$tmp/prefix/lib/x86_64-linux-gnu/pkgconfig"
 libdir=$(pkg-config --variable=libdir solvent)
