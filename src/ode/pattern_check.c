@@ -10,7 +10,9 @@
  * difference cannot invent a dependence: f_i that does not read y_j returns
  * the same bits at y + δ·e_j, so a difference is non-zero only where the
  * entry is (it may miss an entry that vanishes at this state, as any probe
- * at one state may). */
+ * at one state may). A non-finite probe (a NaN or infinite parameter or
+ * state) says nothing about the pattern: the check has no verdict, and the
+ * trajectory fails on its own in the solve. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -78,6 +80,8 @@ static int count_missing(probe *pr, char *msg, size_t len)
     if (!P->d.f_complex && !P->d.jvp && P->d.f(pr->t, pr->y, pr->p, pr->f0, P->d.user)) return -1;
     for (int j = 0; j < n; j++) {
         if (probe_column(pr, j)) return -1;
+        for (int i = 0; i < n; i++)
+            if (!isfinite(pr->col[i])) return -1;
         for (int i = 0; i < n; i++) {
             if (pr->col[i] == 0 || in_pattern(P, i, j)) continue;
             if (missing++ < 8 && used < len) used += (size_t)snprintf(msg + used, len - used, "%s(%d, %d)",
@@ -104,8 +108,9 @@ sv_status ode_check_pattern(sv_ctx *ctx, const sv_ode_problem *P, double t, cons
     char list[256];
     int missing = count_missing(&pr, list, sizeof list);
     sv_free_each(ctx, (void *const[]){pr.f0, pr.yc}, 2);
-    /* A callback that fails at y0 is that trajectory's failure, reported in
-     * its status when the solve runs it; the check has no verdict then. */
+    /* A callback that fails at y0, or a non-finite probe, is that
+     * trajectory's failure, reported in its status when the solve runs it;
+     * the check has no verdict then. */
     if (missing <= 0) return SV_OK;
     return sv_error(SV_ERR_PATTERN,
                     "%s: the Jacobian pattern misses %d non-zero entr%s (row, column) of df/dy at t = %g, "

@@ -7,6 +7,7 @@
  * and an analytic J: finite differences of f, which are exactly zero where
  * f_i does not read y_j). */
 #include <complex.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,11 +109,43 @@ static void test_complete_pattern_passes(void **s)
     }
 }
 
+/* A trajectory 0 with a NaN rate is no evidence against the pattern: the
+ * probe's NaNs fill entries that are structurally zero ((2, 0), (2, 2)), yet
+ * the solve runs, that trajectory fails with its own status, and the next
+ * one is the same as solved alone. */
+static void test_nonfinite_first_trajectory(void **s)
+{
+    (void)s;
+    int full[4 + 7] = {0, 3, 6, 7, 0, 1, 2, 0, 1, 2, 1};
+    memcpy(pat, full, sizeof full);
+    for (int src = 0; src < 4; src++) {
+        sv_ode_problem_desc d = {.name = "rober", .n = 3, .nparams = 3, .f = f, .f_complex = fc, .jvp = jvp, .jac = jac,
+                                 .jac_source = (sv_ode_jac_source)src, .rowptr = pat, .colind = pat + 4, .user = pat};
+        sv_ode_problem *P = NULL;
+        assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_OK);
+        sv_ode_options o;
+        sv_ode_options_default(&o);
+        double y0[6] = {0.9, 1e-3, 0.1, 0.9, 1e-3, 0.1}, p[6] = {0.04, 1e4, NAN, 0.04, 1e4, 3e7}, ts = 1e-3;
+        double out[6], alone[3];
+        sv_ode_traj_status st[2], st1;
+        sv_ode_ensemble e = {.ntraj = 2, .nsave = 1, .tsave = &ts, .y0 = y0, .params = p, .out = out, .status = st};
+        sv_status r = sv_ode_solve(NULL, P, &o, &e);
+        if (r != SV_OK) fail_msg("source %d: %s", src, sv_last_error());
+        assert_int_not_equal(st[0], SV_ODE_SUCCESS);
+        assert_int_equal(st[1], SV_ODE_SUCCESS);
+        sv_ode_ensemble one = {.ntraj = 1, .nsave = 1, .tsave = &ts, .y0 = y0 + 3, .params = p + 3, .out = alone, .status = &st1};
+        assert_int_equal(sv_ode_solve(NULL, P, &o, &one), SV_OK);
+        assert_memory_equal(out + 3, alone, sizeof alone);
+        sv_ode_problem_destroy(P);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_entries_named),
         cmocka_unit_test(test_complete_pattern_passes),
+        cmocka_unit_test(test_nonfinite_first_trajectory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
