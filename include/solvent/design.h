@@ -196,6 +196,14 @@ typedef struct sv_design_result sv_design_result;
  * result holds the best map so far (SV_OK, report.stopped says why).
  * Errors: the evaluator's, or SV_ERR_BUDGET before anything large. */
 sv_status sv_design_run(sv_ctx *ctx, const sv_design_spec *spec, sv_design_result **out);
+/* The search's current map as it goes (for a front end that draws it):
+ * called on the searching thread with the start map and after each kept
+ * flip — the map (nx·ny, valid during the call only), its cost and its
+ * constraint violations. It must return quickly. */
+typedef void (*sv_design_watch_fn)(const unsigned char *map, double cost, int violations, void *user);
+/* sv_design_run with a watch (NULL: none). */
+sv_status sv_design_run_watched(sv_ctx *ctx, const sv_design_spec *spec, sv_design_watch_fn watch, void *user,
+                                sv_design_result **out);
 void sv_design_result_destroy(sv_design_result *res);
 const unsigned char *sv_design_result_map(const sv_design_result *res);
 /* S of the best map at the design frequencies (nf blocks of p × p). */

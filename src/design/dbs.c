@@ -33,7 +33,14 @@ typedef struct search {
     int viol;
     double t0, next_report;
     unsigned long long rng;
+    sv_design_watch_fn watch;
+    void *watch_user;
 } search;
+
+static void show(const search *q)
+{
+    if (q->watch) q->watch(sv_design_eval_map(q->ev), q->cost, q->viol, q->watch_user);
+}
 
 /* Strictly better by more than rounding: an update's S carries ~1e-12 of
  * it, and a flip that changes nothing must not be kept on noise. */
@@ -124,6 +131,7 @@ static sv_status try_class(search *q, int c)
         q->res->report.refreshes++;
         q->res->report.max_drift = fmax(q->res->report.max_drift, drift);
     }
+    show(q);
     return add_history(q);
 }
 
@@ -209,15 +217,22 @@ static sv_status search_run(search *q)
     r->nfreq = s->nf;
     r->seconds_setup = sv_time_now() - q->t0;
     q->rng = s->seed;
+    show(q);
     if ((st = add_history(q)) || (st = run_passes(q))) return st;
     return finish(q);
 }
 
 sv_status sv_design_run(sv_ctx *ctx, const sv_design_spec *spec, sv_design_result **out)
 {
+    return sv_design_run_watched(ctx, spec, NULL, NULL, out);
+}
+
+sv_status sv_design_run_watched(sv_ctx *ctx, const sv_design_spec *spec, sv_design_watch_fn watch, void *user,
+                                sv_design_result **out)
+{
     if (!spec || !out) return sv_error(SV_ERR_ARG, "sv_design_run: NULL argument");
     *out = NULL;
-    search q = {.ctx = ctx, .spec = spec, .t0 = sv_time_now()};
+    search q = {.ctx = ctx, .spec = spec, .t0 = sv_time_now(), .watch = watch, .watch_user = user};
     if (!(q.res = calloc(1, sizeof *q.res))) return sv_error(SV_ERR_NOMEM, "design: out of memory");
     int threads = ctx ? sv_ctx_threads(ctx) : 0;
     if (ctx && spec->threads > 0) sv_ctx_set_threads(ctx, spec->threads);

@@ -117,6 +117,24 @@ static int is_local_optimum(int idx)
     return 1;
 }
 
+/* What a watch sees: each map with the cost and violations the fresh
+ * table has for it, costs falling. */
+typedef struct watched {
+    int calls, last, bad;
+    double last_cost;
+} watched;
+
+static void watch(const unsigned char *map, double cost, int violations, void *user)
+{
+    watched *w = user;
+    int idx = index_of(map);
+    w->bad |= violations != table_viol[idx] || fabs(cost - table_cost[idx]) > 1e-6 ||
+              (w->calls > 0 && violations == table_viol[w->last] && cost > w->last_cost);
+    w->calls++;
+    w->last = idx;
+    w->last_cost = cost;
+}
+
 static void test_exhaustive_and_dbs(void **state)
 {
     (void)state;
@@ -135,10 +153,14 @@ static void test_exhaustive_and_dbs(void **state)
         for (int seed = 1; seed <= 2; seed++) {
             sv_design_spec *s = spec_with(starts[k], seed);
             sv_design_result *r;
-            assert_int_equal(sv_design_run(NULL, s, &r), SV_OK);
+            watched w = {0};
+            assert_int_equal(sv_design_run_watched(NULL, s, watch, &w, &r), SV_OK);
             sv_design_report rep;
             sv_design_result_report(r, &rep);
             int idx = index_of(sv_design_result_map(r));
+            assert_false(w.bad);
+            assert_int_equal(w.calls, rep.accepted + 1);
+            assert_int_equal(w.last, idx);
             printf("  start %d seed %d: map %03x (cost %.4f, %d violations) after %ld trials, %ld kept, %d passes\n", k,
                    seed, idx, rep.cost, rep.violations, rep.tried, rep.accepted, rep.passes);
             assert_true(is_local_optimum(idx));

@@ -267,6 +267,8 @@ def test_design(srv):
     st, d, _, _ = srv.request("GET", "/api/design")
     check(job["state"] == "done" and st == 200 and len(d["map"]) == nx * ny, "GET /api/design: the best map")
     check(d["report"]["cost"] <= d["report"]["start_cost"], "DBS's cost does not rise")
+    check(job.get("map") == d["map"] and abs(job.get("cost", -1) - d["report"]["cost"]) < 1e-9,
+          "the job's progress carries the search's current map and cost, the best at the end")
     still_answers(srv, "a design")
 
 

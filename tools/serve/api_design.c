@@ -44,6 +44,26 @@ static int write_text(const char *path, const char *text)
     return fclose(f) || bad ? -1 : 0;
 }
 
+/* The search's current map, for the page to draw while it runs (the job's
+ * progress answer carries it). */
+typedef struct design_watch {
+    serve_client *c;
+    int ncells;
+} design_watch;
+
+static void watch_map(const unsigned char *map, double cost, int violations, void *user)
+{
+    (void)violations;
+    design_watch *w = user;
+    char *text = serve_map_string(map, w->ncells);
+    if (!text) return; /* out of memory: the page keeps the last map it had */
+    pthread_mutex_lock(&w->c->lock);
+    free(w->c->design_map);
+    w->c->design_map = text;
+    w->c->design_cost = cost;
+    pthread_mutex_unlock(&w->c->lock);
+}
+
 static sv_status design_work(serve_client *c, sv_ctx **ctx, void *arg)
 {
     design_input *in = arg;
@@ -51,7 +71,12 @@ static sv_status design_work(serve_client *c, sv_ctx **ctx, void *arg)
     sv_design_result *res = NULL;
     serve_design_result *d = NULL;
     sv_status st = sv_design_spec_parse(*ctx, in->spec, strlen(in->spec), "design", in->dir, &spec);
-    if (!st) st = sv_design_run(*ctx, spec, &res);
+    if (!st) {
+        sv_em_grid g;
+        sv_em_project_grid(sv_design_spec_board(spec), &g);
+        design_watch w = {.c = c, .ncells = g.nx * g.ny};
+        st = sv_design_run_watched(*ctx, spec, watch_map, &w, &res);
+    }
     if (!st) {
         const sv_em_project *b = sv_design_spec_board(spec);
         sv_em_grid g;

@@ -53,7 +53,8 @@ static void client_clear(serve_client *c)
     serve_sweep_result_free(c->sweep);
     serve_live_free(c->live);
     serve_design_result_free(c->design);
-    c->sweep = NULL, c->live = NULL, c->design = NULL;
+    free(c->design_map);
+    c->sweep = NULL, c->live = NULL, c->design = NULL, c->design_map = NULL;
     c->kind = SERVE_JOB_NONE, c->state = SERVE_STATE_IDLE;
     c->phase[0] = c->message[0] = 0;
 }

@@ -91,6 +91,8 @@ int serve_job_start(serve_client *c, serve_job_kind kind, serve_work_fn work, vo
     c->fraction = 0;
     c->phase[0] = c->message[0] = 0;
     c->has_estimate = 0;
+    free(c->design_map);
+    c->design_map = NULL;
     c->started = sv_time_now();
     c->seconds = 0;
     c->work = work;
@@ -132,6 +134,10 @@ cJSON *serve_job_json(const serve_client *c)
     cJSON_AddNumberToObject(doc, "fraction", c->fraction);
     cJSON_AddNumberToObject(doc, "seconds", c->state == SERVE_STATE_RUNNING ? sv_time_now() - c->started : c->seconds);
     if (c->message[0]) cJSON_AddStringToObject(doc, "message", c->message);
+    if (c->kind == SERVE_JOB_DESIGN && c->design_map) {
+        cJSON_AddStringToObject(doc, "map", c->design_map);
+        cJSON_AddNumberToObject(doc, "cost", c->design_cost);
+    }
     if (c->has_estimate) {
         cJSON *m = cJSON_AddObjectToObject(doc, "estimate");
         cJSON_AddNumberToObject(m, "total", (double)c->estimate.total);

@@ -118,6 +118,8 @@ struct serve_client {
     serve_sweep_result *sweep;
     serve_live *live;
     serve_design_result *design;
+    char *design_map;         /* the running design's current map, "0101…" (NULL: none yet) */
+    double design_cost;
 };
 
 struct serve_app {

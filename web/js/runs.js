@@ -145,7 +145,14 @@ export async function designSteps() {
   };
   const r = await api('POST', '/api/design', { region: regionMask(), spec });
   if (!r.ok) { showError(r.data.error); return; }
-  const end = await followJob((j) => { $('design-status').textContent = j.phase; $('progress').value = j.fraction; });
+  let shown = '';
+  const end = await followJob((j) => {
+    $('design-status').textContent = j.phase; $('progress').value = j.fraction;
+    if (j.map && j.map !== shown) { // the search's current map, as it goes
+      for (let k = 0; k < j.map.length; k++) { state.map[k] = j.map[k] === '1' ? 1 : 0; paintCell(k); }
+      shown = j.map;
+    }
+  });
   if (end.state !== 'done') { showError(end.message || end.state); return; }
   const d = (await api('GET', '/api/design')).data;
   state.design = d;
