@@ -244,6 +244,12 @@ typedef enum sv_ode_init {
  * A crossing is seen from the signs at a step's two ends: at most one
  * action per step and function (two crossings inside one step cancel). */
 typedef int (*sv_ode_event_fn)(double t, const double *y, const double *p, double *g, void *user);
+/* The same over W lanes, slot-major: t[w], y[i·W+w], p[k·W+w], g[j·W+w]
+ * (every lane, as f_batch). Optional; when given it tests each accepted
+ * step of the fused lanes at once, and g (required) serves the rest. A
+ * non-zero return hands the lanes to g one at a time. */
+typedef int (*sv_ode_event_batch_fn)(int W, const double *t, const double *y, const double *p, double *g,
+                                     void *user);
 /* Called at an event of a function whose action is SV_ODE_EVENT_HANDLE,
  * with the trajectory's state and parameters at the event (y: n values,
  * p: nparams values, both writable, which: the function): it may change
@@ -276,6 +282,7 @@ typedef struct sv_ode_events {
      * at most this wide. 0 = default: the bracket shrunk to adjacent
      * doubles (the root of the dense output to rounding). */
     double tol;
+    sv_ode_event_batch_fn g_batch;            /* optional: g over W lanes (it must compute g's values) */
 } sv_ode_events;
 
 typedef struct sv_ode_options {

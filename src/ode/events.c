@@ -23,8 +23,8 @@ struct ode_events {
     const sv_ode_events *d;
     int m;
     double tol;
-    double *gprev;  /* W·m, lane-major: g at each lane's accepted state */
-    double *gnew;   /* W·m: g at the attempt's new state */
+    double *gprev;  /* m·W, slot-major (g_j of lane w at j·W + w): g at each lane's accepted state */
+    double *gnew;   /* m·W: g at the attempt's new state */
     double *ybuf;   /* n: one lane's state */
     double *pbuf;   /* np: one lane's parameters */
     double *gbuf;   /* m: g at a trial time of the root finder */
@@ -102,10 +102,18 @@ static int eval_g_lanes(const ode_lanes *L, int w, double t, const double *lanes
     return eval_g(L, w, t, L->ev->ybuf, g);
 }
 
+/* g at lane w's state in `lanes` at t into the slot-major `into`. */
+static int eval_g_into(const ode_lanes *L, int w, double t, const double *lanes, double *into)
+{
+    if (!eval_g_lanes(L, w, t, lanes, L->ev->gbuf)) return 0;
+    scatter(L->ev->m, L->W, w, L->ev->gbuf, into);
+    return 1;
+}
+
 int ode_events_start(ode_lanes *L, int w)
 {
     if (L->E->nevents) L->E->nevents[L->traj[w]] = 0;
-    return eval_g_lanes(L, w, L->t[w], L->y, L->ev->gprev + (size_t)w * L->ev->m);
+    return eval_g_into(L, w, L->t[w], L->y, L->ev->gprev);
 }
 
 /* ---- crossings -------------------------------------------------------------- */
@@ -122,28 +130,34 @@ static sv_ode_event_action action_of(const ode_events *ev, int j)
     return ev->d->action ? ev->d->action[j] : SV_ODE_EVENT_RECORD;
 }
 
-static int fires(ode_lanes *L, int w, double tn)
+/* Whether lane w's step has a crossing, g_new already in gnew. */
+static int crossed(const ode_events *ev, int W, int w)
 {
-    ode_events *ev = L->ev;
-    const int m = ev->m;
-    double *a = ev->gprev + (size_t)w * m, *b = ev->gnew + (size_t)w * m;
-    if (!eval_g_lanes(L, w, tn, L->ynew, b)) return 1;
-    for (int j = 0; j < m; j++)
-        if (crosses(ev, j, a[j], b[j])) return 1;
+    for (int j = 0; j < ev->m; j++)
+        if (crosses(ev, j, ev->gprev[(size_t)j * W + w], ev->gnew[(size_t)j * W + w])) return 1;
     return 0;
 }
 
 static void commit(ode_lanes *L, int w)
 {
-    const int m = L->ev->m;
-    memcpy(L->ev->gprev + (size_t)w * m, L->ev->gnew + (size_t)w * m, sizeof(double) * m);
+    const int W = L->W;
+    for (int j = 0; j < L->ev->m; j++) L->ev->gprev[(size_t)j * W + w] = L->ev->gnew[(size_t)j * W + w];
 }
 
 void ode_events_screen(ode_lanes *L, const unsigned char *mask, const double *tn, unsigned char *fire)
 {
-    for (int w = 0; w < L->W; w++) {
-        fire[w] = mask[w] && fires(L, w, tn[w]);
-        if (mask[w] && !fire[w]) commit(L, w);
+    ode_events *ev = L->ev;
+    const int W = L->W;
+    /* every lane at once when g_batch serves (a failure: one at a time) */
+    int batched = ev->d->g_batch && !ev->d->g_batch(W, tn, L->ynew, L->np ? L->p : NULL, ev->gnew, L->P->d.user);
+    for (int w = 0; w < W; w++) {
+        if (!mask[w]) {
+            fire[w] = 0;
+            continue;
+        }
+        /* g failing one lane at a time: ode_events_step sees it again and ends the trajectory */
+        fire[w] = (!batched && !eval_g_into(L, w, tn[w], L->ynew, ev->gnew)) || crossed(ev, W, w);
+        if (!fire[w]) commit(L, w);
     }
 }
 
@@ -192,13 +206,12 @@ static double locate(const ode_lanes *L, int w, int j, double tn, double ga, dou
 static int find_crossings(ode_lanes *L, int w, double tn)
 {
     ode_events *ev = L->ev;
-    const int m = ev->m;
-    const double *a = ev->gprev + (size_t)w * m;
-    const double *gb = ev->gnew + (size_t)w * m;
+    const int m = ev->m, W = L->W;
     int cnt = 0;
     for (int j = 0; j < m; j++) {
-        if (!crosses(ev, j, a[j], gb[j])) continue;
-        double tc = locate(L, w, j, tn, a[j], gb[j]);
+        double a = ev->gprev[(size_t)j * W + w], b = ev->gnew[(size_t)j * W + w];
+        if (!crosses(ev, j, a, b)) continue;
+        double tc = locate(L, w, j, tn, a, b);
         if (isnan(tc)) return -1;
         int k = cnt++;
         for (; k > 0 && ev->ftime[k - 1] > tc; k--) { /* insertion: stable for equal times */
@@ -230,7 +243,7 @@ static void record(ode_lanes *L, int w, double tc, int j, double tn, double *buf
 ode_ev_outcome ode_events_step(ode_lanes *L, int w, double tn, ode_ev_cut *cut, double *buf)
 {
     ode_events *ev = L->ev;
-    if (!eval_g_lanes(L, w, tn, L->ynew, ev->gnew + (size_t)w * ev->m)) return ODE_EV_FAILED;
+    if (!eval_g_into(L, w, tn, L->ynew, ev->gnew)) return ODE_EV_FAILED;
     int cnt = find_crossings(L, w, tn);
     if (cnt < 0) return ODE_EV_FAILED;
     for (int k = 0; k < cnt; k++) {
@@ -262,6 +275,7 @@ int ode_events_handle(ode_lanes *L, int w, int which)
     if (rc < 0) return -1;
     scatter(n, W, w, y, L->y);
     if (np) scatter(np, W, w, p, L->p);
-    if (!eval_g(L, w, L->t[w], y, ev->gprev + (size_t)w * ev->m)) return -1;
+    if (!eval_g(L, w, L->t[w], y, ev->gbuf)) return -1;
+    scatter(ev->m, W, w, ev->gbuf, ev->gprev);
     return rc == SV_ODE_HANDLER_STOP ? SV_ODE_HANDLER_STOP : SV_ODE_HANDLER_CONTINUE;
 }

@@ -155,7 +155,21 @@ static int vdp_g(double t, const double *y, const double *p, double *g, void *u)
     return 0;
 }
 
-static void vdp_run(sv_ode_method method, double rtol, double tol_t)
+/* The same over W lanes (slot-major), the same values. */
+static int vdp_g_batch(int W, const double *t, const double *y, const double *p, double *g, void *u)
+{
+    (void)t, (void)p, (void)u;
+    for (int w = 0; w < W; w++) {
+        g[w] = y[w] - 1.5;
+        g[W + w] = y[W + w];
+    }
+    return 0;
+}
+
+/* Solves the van der Pol ensemble with its stop and record events (g
+ * alone, or g_batch too) and checks them against scipy; the event times
+ * into et. */
+static void vdp_run(sv_ode_method method, double rtol, double tol_t, int batch, double *et)
 {
     enum { CAP = 4, NS = 4 };
     sv_ode_problem_desc d = {.name = "vdp", .n = 2, .nparams = 1, .f = vdp_f, .jac = vdp_jac};
@@ -163,7 +177,7 @@ static void vdp_run(sv_ode_method method, double rtol, double tol_t)
     assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_OK);
     const sv_ode_event_direction dir[2] = {SV_ODE_EVENT_RISING, SV_ODE_EVENT_RISING};
     const sv_ode_event_action act[2] = {SV_ODE_EVENT_STOP, SV_ODE_EVENT_RECORD};
-    sv_ode_events ev = {.m = 2, .g = vdp_g, .direction = dir, .action = act};
+    sv_ode_events ev = {.m = 2, .g = vdp_g, .direction = dir, .action = act, .g_batch = batch ? vdp_g_batch : NULL};
     sv_ode_options o;
     sv_ode_options_default(&o);
     o.method = method;
@@ -172,7 +186,7 @@ static void vdp_run(sv_ode_method method, double rtol, double tol_t)
     o.events = &ev;
     double y0[2] = {2, 0}, mu[VDP_N], ts[NS] = {0.5, 1.0, 20.0, EV_VDP_T_END};
     for (int k = 0; k < VDP_N; k++) mu[k] = REF_VDP_STOP[k].mu;
-    double out[VDP_N * NS * 2], et[VDP_N * CAP], ey[VDP_N * CAP * 2];
+    double out[VDP_N * NS * 2], ey[VDP_N * CAP * 2];
     int ew[VDP_N * CAP], ne[VDP_N];
     sv_ode_traj_status stt[VDP_N];
     sv_ode_stats sts[VDP_N];
@@ -205,16 +219,20 @@ static void vdp_run(sv_ode_method method, double rtol, double tol_t)
             else assert_true(isnan(v));
         }
     }
-    printf("vdp stop (%s, rtol %g): worst relative stop time error %.2e\n", method ? "Tsit5" : "Rodas5P", rtol,
-           worst);
+    printf("vdp stop (%s, rtol %g%s): worst relative stop time error %.2e\n", method ? "Tsit5" : "Rodas5P", rtol,
+           batch ? ", g_batch" : "", worst);
     sv_ode_problem_destroy(P);
 }
 
 static void test_vdp_stop_ensemble(void **s)
 {
     (void)s;
-    vdp_run(SV_ODE_RODAS5P, 1e-10, 1e-8);
-    vdp_run(SV_ODE_TSIT5, 1e-10, 1e-8);
+    enum { CAP = 4 };
+    double a[VDP_N * CAP], b[VDP_N * CAP];
+    vdp_run(SV_ODE_RODAS5P, 1e-10, 1e-8, 0, a);
+    vdp_run(SV_ODE_RODAS5P, 1e-10, 1e-8, 1, b); /* the batched g: the same events, bit for bit */
+    for (int k = 0; k < VDP_N; k++) assert_memory_equal(a + k * CAP, b + k * CAP, sizeof(double) * 2);
+    vdp_run(SV_ODE_TSIT5, 1e-10, 1e-8, 0, a);
 }
 
 /* ---- a handler that changes a parameter ---------------------------------- */
