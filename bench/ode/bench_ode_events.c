@@ -92,9 +92,10 @@ void bench_ode_events(int nthreads)
     int reps = bench_reps(5), fa = 0, fc = 0;
     if (reps > 16) reps = 16;
     double with[16], without[16], cwith[16], cwithout[16];
-    for (int r = 0; r < reps; r++) {
+    for (int r = 0; r < reps; r++) { /* alternating which goes first: neither always follows the other */
+        if (r % 2) with[r] = solve_once(b, &e, &ev, nthreads, c, ne, et, ew, &fc, &cwith[r]);
         without[r] = solve_once(b, &e, NULL, nthreads, a, NULL, NULL, NULL, &fa, &cwithout[r]);
-        with[r] = solve_once(b, &e, &ev, nthreads, c, ne, et, ew, &fc, &cwith[r]);
+        if (!(r % 2)) with[r] = solve_once(b, &e, &ev, nthreads, c, ne, et, ew, &fc, &cwith[r]);
     }
     long fired = 0;
     for (int t = 0; t < NT; t++) fired += ne[t];
