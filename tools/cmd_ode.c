@@ -20,7 +20,8 @@ static void usage(FILE *o)
     fprintf(o,
             "usage: solvent ode PROBLEM [options]\n\n"
             "PROBLEM: rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu (ODEs);\n"
-            "         akzo, rober_dae, transamp (index-1 DAEs with a singular mass matrix)\n\n"
+            "         akzo, rober_dae, transamp (index-1 DAEs with a singular mass matrix);\n"
+            "         ball (a bouncing ball: an event whose handler reverses the velocity)\n\n"
             "options:\n"
             "  --ensemble N       N trajectories (default 1). Parameters are perturbed by up to\n"
             "                     +-10 %% (seeded); problems without parameters perturb y0;\n"
@@ -362,6 +363,8 @@ static sv_ode_options make_options(const ode_args *A, const sv_ode_builtin *b)
     o.ntstops = b->ntstops;
     o.sens_errcon = A->sens_errcon;
     o.init = A->init;
+    o.events = b->events;
+    o.max_step = b->max_step;
     return o;
 }
 
@@ -400,11 +403,23 @@ static void print_init(const sv_ode_builtin *b, const sv_ode_ensemble *e)
                e->y0_out[(size_t)wt * n + wi]);
 }
 
+/* A problem with events: how many, and trajectory 0's first times. */
+static void print_events(const sv_ode_ensemble *e)
+{
+    if (!e->nevents) return;
+    long total = 0;
+    for (int t = 0; t < e->ntraj; t++) total += e->nevents[t];
+    printf("events    %ld (%.1f per trajectory); trajectory 0 at t =", total, (double)total / e->ntraj);
+    int shown = e->nevents[0] < e->event_capacity ? e->nevents[0] : e->event_capacity;
+    for (int k = 0; k < shown && k < 6; k++) printf(" %.10g", e->event_t[k]);
+    printf(e->nevents[0] > 6 ? " ...\n" : "\n");
+}
+
 static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_ode_options *o,
                           const sv_ode_ensemble *e, double elapsed)
 {
     int n = sv_ode_problem_n(b->prob);
-    long cnt[6] = {0}, acc = 0, rej = 0, nf = 0, nj = 0, nexact = 0, nref = 0;
+    long cnt[SV_ODE_STOPPED + 1] = {0}, acc = 0, rej = 0, nf = 0, nj = 0, nexact = 0, nref = 0;
     for (int t = 0; t < e->ntraj; t++) {
         cnt[e->status[t]]++;
         acc += e->stats[t].accepted;
@@ -420,7 +435,7 @@ static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_o
            A->method == SV_ODE_RODAS5P ? (A->lu == SV_ODE_LU_SINGLE ? ", single-precision LU refined" : ", double LU")
                                        : "");
     printf("trajectories %ld: %ld succeeded", A->ntraj, cnt[SV_ODE_SUCCESS]);
-    for (int k = 1; k < 6; k++)
+    for (int k = 1; k <= SV_ODE_STOPPED; k++)
         if (cnt[k]) printf(", %ld %s", cnt[k], sv_ode_traj_status_string((sv_ode_traj_status)k));
     printf("\nsteps     %ld accepted, %ld rejected (%.1f per trajectory); %ld f evaluations, %ld Jacobians\n", acc,
            rej, (double)(acc + rej) / A->ntraj, nf, nj);
@@ -428,6 +443,7 @@ static void print_summary(const ode_args *A, const sv_ode_builtin *b, const sv_o
         printf("fallbacks %ld factorisations in double-double (M numerically singular), %ld refused attempts\n",
                nexact, nref);
     print_init(b, e);
+    print_events(e);
     printf("time      %.3f s (%.3g ms per trajectory)\n", elapsed, 1e3 * elapsed / A->ntraj);
     printf("y(t1) of trajectory 0:");
     for (int i = 0; i < n && i < 6; i++) printf(" %.10g", e->out[((size_t)A->nsave - 1) * n + i]);
@@ -477,9 +493,15 @@ int cmd_ode_main(int argc, char **argv)
     sv_ode_traj_status *st = malloc(sizeof *st * N);
     sv_ode_stats *stats = malloc(sizeof *stats * N);
     double *y0_out = malloc(sizeof(double) * N * n);
+    /* a problem with events: the first EVENTS_SHOWN times of each trajectory and the counts */
+    enum { EVENTS_SHOWN = 8 };
+    const size_t ncap = b->events ? EVENTS_SHOWN : 0;
+    double *ev_t = ncap ? malloc(sizeof(double) * N * ncap) : NULL;
+    int *ev_which = ncap ? malloc(sizeof(int) * N * ncap) : NULL, *nev = ncap ? malloc(sizeof(int) * N) : NULL;
     sv_ctx *ctx = NULL;
     sv_ode_problem *P = b->prob, *Psens = NULL;
-    if (!ts || !y0 || !y0_out || !p || !out || !st || !stats || (ns && (!sout || !s0)) || sv_ctx_create(&ctx) != SV_OK) {
+    if (!ts || !y0 || !y0_out || !p || !out || !st || !stats || (ns && (!sout || !s0)) ||
+        (ncap && (!ev_t || !ev_which || !nev)) || sv_ctx_create(&ctx) != SV_OK) {
         fprintf(stderr, "solvent ode: out of memory for %ld trajectories × %ld saves × %d values\n", A.ntraj,
                 A.nsave, n);
         goto done;
@@ -497,7 +519,8 @@ int cmd_ode_main(int argc, char **argv)
     sv_ctx_set_progress(ctx, !A.quiet && isatty(2) ? progress_bar : tool_progress_quietly, NULL);
     sv_ode_ensemble e = {.ntraj = (int)A.ntraj, .t0 = b->t0, .nsave = (int)A.nsave, .tsave = ts, .y0 = y0,
                          .params = np ? p : NULL, .out = out, .status = st, .stats = stats, .sens_out = sout,
-                         .sens0 = s0, .y0_out = y0_out};
+                         .sens0 = s0, .y0_out = y0_out, .event_capacity = (int)ncap, .event_t = ev_t,
+                         .event_which = ev_which, .nevents = nev};
     double t0 = sv_time_now();
     sv_status s = sv_ode_solve(ctx, P, &o, &e);
     double el = sv_time_now() - t0;
@@ -517,6 +540,7 @@ int cmd_ode_main(int argc, char **argv)
     rc = report_failures(&e);
 done:
     free(ts), free(y0), free(y0_out), free(p), free(out), free(st), free(stats), free(sout), free(s0);
+    free(ev_t), free(ev_which), free(nev);
     sv_ode_problem_destroy(Psens);
     sv_ctx_destroy(ctx);
     sv_ode_builtin_destroy(b);

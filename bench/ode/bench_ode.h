@@ -50,5 +50,8 @@ int ours_solve(const ens *E, const sv_ode_problem *P, const sv_ode_options *o, i
 void bench_ode_sens(int nthreads);
 /* The DAE cases: Akzo Nobel ensembles against IDA (bench_ode_dae.c). */
 void bench_ode_dae(int nthreads);
+/* The cost of events: the Robertson ensemble with and without them
+ * (bench_ode_events.c). */
+void bench_ode_events(int nthreads);
 
 #endif

@@ -236,6 +236,55 @@ typedef enum sv_ode_init {
     SV_ODE_INIT_COMPUTE = 1
 } sv_ode_init;
 
+/* ---- events ------------------------------------------------------------
+ * Event functions g(t, y, p) → m values per trajectory, watched at every
+ * accepted step of every lane: function j fires where g_j changes sign in
+ * its direction, located on the method's dense output by the Illinois
+ * bracketing root finder, and then acts (docs/how-to/ode-events.md).
+ * A crossing is seen from the signs at a step's two ends: at most one
+ * action per step and function (two crossings inside one step cancel). */
+typedef int (*sv_ode_event_fn)(double t, const double *y, const double *p, double *g, void *user);
+/* The same over W lanes, slot-major: t[w], y[i·W+w], p[k·W+w], g[j·W+w]
+ * (every lane, as f_batch). Optional; when given it tests each accepted
+ * step of the fused lanes at once, and g (required) serves the rest. A
+ * non-zero return hands the lanes to g one at a time. */
+typedef int (*sv_ode_event_batch_fn)(int W, const double *t, const double *y, const double *p, double *g,
+                                     void *user);
+/* Called at an event of a function whose action is SV_ODE_EVENT_HANDLE,
+ * with the trajectory's state and parameters at the event (y: n values,
+ * p: nparams values, both writable, which: the function): it may change
+ * them; the trajectory then goes on from (t, y, p) with a new step (f and
+ * the Jacobian evaluated afresh). Returns SV_ODE_HANDLER_CONTINUE,
+ * SV_ODE_HANDLER_STOP (the trajectory ends there, as a stop event), or a
+ * negative value (the trajectory ends with SV_ODE_F_FAILED). */
+typedef int (*sv_ode_event_handler_fn)(double t, double *y, double *p, int which, void *user);
+enum { SV_ODE_HANDLER_CONTINUE = 0, SV_ODE_HANDLER_STOP = 1 };
+
+typedef enum sv_ode_event_direction {
+    SV_ODE_EVENT_EITHER = 0,  /* the default: any sign change */
+    SV_ODE_EVENT_RISING = 1,  /* g from negative to zero or positive */
+    SV_ODE_EVENT_FALLING = 2  /* g from positive to zero or negative */
+} sv_ode_event_direction;
+
+typedef enum sv_ode_event_action {
+    SV_ODE_EVENT_RECORD = 0,  /* the default: time, function and state recorded; the step goes on */
+    SV_ODE_EVENT_STOP = 1,    /* recorded, and the trajectory ends there (status SV_ODE_STOPPED) */
+    SV_ODE_EVENT_HANDLE = 2   /* recorded, then the handler is called and the step restarts there */
+} sv_ode_event_action;
+
+typedef struct sv_ode_events {
+    int m;                                    /* event functions, >= 1 */
+    sv_ode_event_fn g;                        /* required; its user is the problem's */
+    const sv_ode_event_direction *direction;  /* m values, or NULL: every one EITHER */
+    const sv_ode_event_action *action;        /* m values, or NULL: every one RECORD */
+    sv_ode_event_handler_fn handler;          /* required when any action is HANDLE */
+    /* The event time's tolerance: the root finder stops when its bracket is
+     * at most this wide. 0 = default: the bracket shrunk to adjacent
+     * doubles (the root of the dense output to rounding). */
+    double tol;
+    sv_ode_event_batch_fn g_batch;            /* optional: g over W lanes (it must compute g's values) */
+} sv_ode_events;
+
 typedef struct sv_ode_options {
     sv_ode_method method;     /* default (0) Rodas5P */
     double rtol;              /* default 1e-6; 0 is a value; at most SV_ODE_RTOL_MAX */
@@ -292,6 +341,9 @@ typedef struct sv_ode_options {
     const char *kernel_cc;
     /* A DAE's initial values: checked (default) or computed (sv_ode_init). */
     sv_ode_init init;
+    /* Event functions and their actions, or NULL: none (the outputs go to
+     * sv_ode_ensemble's event_* arrays). Not with forward sensitivities. */
+    const sv_ode_events *events;
 } sv_ode_options;
 
 void sv_ode_options_default(sv_ode_options *opt);
@@ -303,7 +355,8 @@ typedef enum sv_ode_traj_status {
     SV_ODE_STEP_TOO_SMALL = 2, /* the controller asked for h below min_step_rel·|t|   */
     SV_ODE_NONFINITE = 3,      /* y, f or the error norm stayed non-finite             */
     SV_ODE_F_FAILED = 4,       /* a callback failed (< 0), or refused too often (> 0)   */
-    SV_ODE_NOT_RUN = 5         /* the solve stopped (cancelled, error) before this one  */
+    SV_ODE_NOT_RUN = 5,        /* the solve stopped (cancelled, error) before this one  */
+    SV_ODE_STOPPED = 6         /* a stop event (or a handler) ended it at stats.t_reached */
 } sv_ode_traj_status;
 
 const char *sv_ode_traj_status_string(sv_ode_traj_status s);
@@ -346,6 +399,23 @@ typedef struct sv_ode_ensemble {
     /* ntraj·n: each trajectory's initial values as used (a DAE's
      * consistent ones when options.init computes them), or NULL */
     double *y0_out;
+    /* Per-trajectory spans (each NULL: the shared t0 and tsave above):
+     * t0_traj[tr] is trajectory tr's start, tsave_traj[tr·nsave + s] its
+     * save times (increasing, >= its t0; it integrates to the last). */
+    const double *t0_traj;
+    const double *tsave_traj;
+    /* Events (options.events): per trajectory the first event_capacity
+     * events in time order — when (event_t), which function fired
+     * (event_which) and, if event_y is not NULL, the state there (n values,
+     * before a handler changes it) at [tr·event_capacity + e] (event_y: times
+     * n) — and in nevents[tr] how many occurred: more than event_capacity
+     * means the rest were not stored (the trajectory ran on regardless).
+     * nevents is required with events, the arrays when event_capacity > 0. */
+    int event_capacity;
+    double *event_t;
+    int *event_which;
+    double *event_y;
+    int *nevents;
 } sv_ode_ensemble;
 
 /* Run every trajectory. Returns SV_OK when the solve ran (even if some
@@ -377,6 +447,8 @@ typedef struct sv_ode_builtin {
     double rtol, atol;         /* suggested tolerances */
     double *atol_vec;          /* suggested per-component atol, or NULL */
     void *data;                /* owned problem data */
+    const sv_ode_events *events; /* the problem's events (options.events), or NULL */
+    double max_step;           /* the largest step its events need (options.max_step), or 0 */
 } sv_ode_builtin;
 
 /* name: "rober", "hires", "orego", "vdpol", "bruss2d" (arg = grid N, default 8),
@@ -385,7 +457,8 @@ typedef struct sv_ode_builtin {
  * "akzo" (Bari test set's Chemical Akzo Nobel, index 1, its nine constants
  * as parameters), "rober_dae" (ROBER with y3 from the conservation law)
  * and "transamp" (Bari test set's transistor amplifier, a non-diagonal
- * singular M; docs/how-to/ode-dae.md); arg = 0 means
+ * singular M; docs/how-to/ode-dae.md), and "ball" (a bouncing ball: an
+ * event with a handler, in b->events; docs/how-to/ode-events.md); arg = 0 means
  * the default, and the problems without an argument refuse any other.
  * jac selects the Jacobian source (complex-step where the problem
  * provides a complex f: rober, hires, vdpol, lorenz, bruss2d). */

@@ -4,8 +4,8 @@
 
 #include "builtin_internal.h"
 
-static const char *const names[] = {"rober", "hires",  "orego", "vdpol",     "bruss2d",
-                                    "eb50",  "lorenz", "pollu", "akzo", "rober_dae", "transamp", NULL};
+static const char *const names[] = {"rober", "hires",  "orego", "vdpol",     "bruss2d",  "eb50",
+                                    "lorenz", "pollu", "akzo", "rober_dae", "transamp", "ball", NULL};
 
 const char *const *sv_ode_builtin_names(void) { return names; }
 
@@ -17,6 +17,7 @@ static sv_status describe(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_o
     if (st == SV_ERR_UNSUPPORTED) st = ode_builtin_eb50(ctx, b, name, d, arg);
     if (st == SV_ERR_UNSUPPORTED) st = ode_builtin_pollu(b, name, d, arg);
     if (st == SV_ERR_UNSUPPORTED) st = ode_builtin_dae(b, name, d, arg);
+    if (st == SV_ERR_UNSUPPORTED) st = ode_builtin_ball(b, name, d, arg);
     return st;
 }
 
@@ -41,7 +42,7 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
     if (!names[k])
         return sv_error(SV_ERR_ARG,
                         "unknown built-in problem '%s': expected rober, hires, orego, vdpol, bruss2d, eb50, lorenz, pollu, "
-                        "akzo, rober_dae or transamp",
+                        "akzo, rober_dae, transamp or ball",
                         name);
     /* an argument the problem has no use for would be silently ignored */
     if (arg != 0 && strcmp(name, "bruss2d") && strcmp(name, "eb50"))

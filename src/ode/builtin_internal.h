@@ -139,5 +139,6 @@ sv_status ode_builtin_bruss(sv_ode_builtin *b, const char *name, sv_ode_problem_
 sv_status ode_builtin_eb50(sv_ctx *ctx, sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
 sv_status ode_builtin_pollu(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
 sv_status ode_builtin_dae(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
+sv_status ode_builtin_ball(sv_ode_builtin *b, const char *name, sv_ode_problem_desc *d, double arg);
 
 #endif

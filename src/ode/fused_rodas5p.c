@@ -21,6 +21,7 @@
 
 #include "control.h"
 #include "dense_small.h"
+#include "events.h"
 #include "fused_rodas5p.h"
 #include "phases.h"
 #include "sens.h"

@@ -395,7 +395,7 @@ ODE_INLINE void FN(f0)(ode_lanes *L, const int n)
  * set_steps without tstops and max_step, which take that path). */
 ODE_INLINE void FN(clip)(ode_lanes *L)
 {
-    VD t = FN(vld)(L->t), hp = FN(vld)(L->hprop), tend = FN(vsplat)(L->tend);
+    VD t = FN(vld)(L->t), hp = FN(vld)(L->hprop), tend = FN(vld)(L->tend);
     VL end = FN(le)(tend, t + hp);
     for (int w = 0; w < FW; w++)
         if (L->active[w]) {
@@ -403,6 +403,20 @@ ODE_INLINE void FN(clip)(ode_lanes *L)
             L->hits[w] = end[w] ? ODE_HITS_END : ODE_HITS_NOTHING;
             L->tcap[w] = INFINITY;
         }
+}
+
+/* Lanes in mask (accepted, no other reason for phases.c's control) whose
+ * step has an event crossing, or whose g failed, join `other`: phases.c's
+ * control locates and acts on it (events.h's screen). */
+ODE_INLINE void FN(event_lanes)(ode_lanes *L, VL mask, VD tn, VL *other)
+{
+    unsigned char cand[FW], fire[FW];
+    double tnv[FW];
+    for (int w = 0; w < FW; w++) cand[w] = mask[w] != 0;
+    FN(vst)(tnv, tn);
+    ode_events_screen(L, cand, tnv, fire);
+    for (int w = 0; w < FW; w++)
+        if (fire[w]) (*other)[w] = -1;
 }
 
 /* Accept or reject each lane's attempt. Lanes without an event (a save
@@ -421,12 +435,13 @@ ODE_INLINE void FN(control)(ode_lanes *L, const int n)
     for (int w = 0; w < FW; w++) {
         act[w] = L->active[w] ? -1 : 0;
         other[w] = L->fail[w] || L->hits[w] != ODE_HITS_NOTHING ? -1 : 0;
-        next[w] = L->save[w] < E->nsave ? E->tsave[L->save[w]] : INFINITY;
+        next[w] = L->active[w] && L->save[w] < E->nsave ? L->tsave[w][L->save[w]] : INFINITY;
     }
     VL acc = FN(le)(e, FN(vsplat)(1.0));
     other |= ~FN(le)(FN(vabs)(e), FN(vsplat)(DBL_MAX)) | (acc & FN(le)(next, tn));
     if (o->fixed_step > 0) other = act;
     other &= act;
+    if (L->ev) FN(event_lanes)(L, act & acc & ~other, tn, &other);
     const VL plain = act & ~other, took = plain & acc;
     /* accepted: q = clamp(E^β1 E_old^−β2 E_older^β3 / safety), as
      * ode_ctrl_accepted_q (E = 0: 1/qmax), and the error history */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "init.h"
+#include "span.h"
 
 enum { ODE_INIT_MAXIT = 20, ODE_INIT_HALVINGS = 10 };
 /* Newton stops when its correction is this fraction of the tolerance. */
@@ -282,7 +283,7 @@ sv_status ode_init_values(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_opt
     if (!P->mass || P->mass->nalg == 0 || E->ntraj == 0) return SV_OK;
     const char *nm = P->d.name ? P->d.name : "problem";
     const int n = P->n, np = P->np;
-    const int shared = E->y0_shared && (np == 0 || E->params_shared);
+    const int shared = E->y0_shared && (np == 0 || E->params_shared) && !E->t0_traj;
     const long rows = shared ? 1 : E->ntraj;
     const int compute = o->init == SV_ODE_INIT_COMPUTE;
     double *out = NULL;
@@ -293,6 +294,7 @@ sv_status ode_init_values(sv_ctx *ctx, const sv_ode_problem *P, const sv_ode_opt
     newton N;
     sv_status st = newton_init(ctx, &N, P, o, E->t0);
     for (long tr = 0; tr < rows && st == SV_OK; tr++) {
+        N.t0 = ode_span_t0(E, tr);
         const double *y0 = E->y0 + (E->y0_shared ? 0 : (size_t)tr * n);
         N.p = np ? E->params + (E->params_shared ? 0 : (size_t)tr * np) : NULL;
         memcpy(N.y, y0, sizeof(double) * (size_t)n);

@@ -10,11 +10,13 @@
 
 #include "ode_internal.h"
 
-typedef struct ode_sens ode_sens; /* sens.h */
+typedef struct ode_sens ode_sens;     /* sens.h */
+typedef struct ode_events ode_events; /* events.h */
 
 /* What a lane's attempt ends at (hits[w]): wherever its step took it, the
- * end of the interval, or the next tstop (the step clipped to either). */
-typedef enum { ODE_HITS_NOTHING, ODE_HITS_END, ODE_HITS_TSTOP } ode_hits;
+ * end of the interval, or the next tstop (the step clipped to either); or,
+ * once accepted, an event that cut the step short (events.h). */
+typedef enum { ODE_HITS_NOTHING, ODE_HITS_END, ODE_HITS_TSTOP, ODE_HITS_EVENT } ode_hits;
 
 typedef struct ode_lanes {
     sv_ctx *ctx;
@@ -29,11 +31,12 @@ typedef struct ode_lanes {
     int nvec;
     size_t kstride;
     int rodas;              /* method: Rodas5P (1) or Tsit5 (0) */
-    double tend;
     const double *atolv;    /* n: absolute tolerance per component */
     const double *wts;      /* n: error weights */
     /* per lane */
     long traj[ODE_WMAX];    /* trajectory index, -1 = idle */
+    const double *tsave[ODE_WMAX]; /* its save times (span.h) */
+    double tend[ODE_WMAX];  /* the last of them: where it ends */
     unsigned char active[ODE_WMAX], have_f0[ODE_WMAX], need_jac[ODE_WMAX], need_h0[ODE_WMAX];
     unsigned char fail[ODE_WMAX], bad[ODE_WMAX];
     double lerrold[ODE_WMAX], lerrolder[ODE_WMAX]; /* log E_old, and the one before (control.h) */
@@ -50,6 +53,7 @@ typedef struct ode_lanes {
     ode_lin *lin;
     ode_jac_work *jw;
     ode_sens *sens;         /* forward sensitivities, or NULL (sens.h) */
+    ode_events *ev;         /* event functions, or NULL (events.h) */
     double lerr_floor;      /* log(1e-4): the error history's floor (control.h) */
     /* the whole step specialised for this problem and W (fused_rodas5p.h),
      * or NULL: its status is the linear solver's, as an attempt's */

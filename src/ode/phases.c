@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "events.h"
 #include "norms.h"
 #include "phases.h"
 #include "sens.h"
@@ -38,8 +39,9 @@ void ode_phase_save_initial(ode_lanes *L, int w)
     const sv_ode_ensemble *E = L->E;
     const int n = L->n, W = L->W;
     const long tr = L->traj[w];
+    const double *tsave = L->tsave[w];
     int s = 0;
-    while (s < E->nsave && E->tsave[s] <= E->t0) {
+    while (s < E->nsave && tsave[s] <= L->t[w]) {
         double *dst = out_row(L, tr, s); /* the lane's y0: a DAE's may have been made consistent */
         for (int i = 0; i < n; i++) dst[i] = L->y[(size_t)i * W + w];
         if (L->sens) ode_sens_store(L, w, tr, s, L->y);
@@ -48,22 +50,23 @@ void ode_phase_save_initial(ode_lanes *L, int w)
     L->save[w] = s;
 }
 
-/* The save times in (t, tn]: the new state itself at tn, dense output
- * before it (buf: n doubles). */
-static void save_outputs(ode_lanes *L, int w, double tn, double *buf)
+/* The save times in (t, tn]: the new state itself at tn when the step
+ * ends there (at_end), dense output elsewhere (buf: n doubles). */
+static void save_outputs(ode_lanes *L, int w, double tn, int at_end, double *buf)
 {
     const sv_ode_ensemble *E = L->E;
     const int W = L->W, n = L->n;
+    const double *tsave = L->tsave[w];
     double t = L->t[w], h = L->h[w];
     long tr = L->traj[w];
-    while (L->save[w] < E->nsave && E->tsave[L->save[w]] <= tn) {
+    while (L->save[w] < E->nsave && tsave[L->save[w]] <= tn) {
         int s = L->save[w]++;
         double *dst = out_row(L, tr, s);
-        if (E->tsave[s] == tn) {
+        if (tsave[s] == tn && at_end) {
             for (int i = 0; i < n; i++) dst[i] = L->ynew[(size_t)i * W + w];
             if (L->sens) ode_sens_store(L, w, tr, s, L->ynew);
         } else {
-            double th = (E->tsave[s] - t) / h;
+            double th = (tsave[s] - t) / h;
             ode_interp(L, w, th, 0, n, buf);
             memcpy(dst, buf, sizeof(double) * n);
             if (L->sens) ode_sens_store_interp(L, w, tr, s, th);
@@ -125,7 +128,7 @@ static void start_f(ode_lanes *L)
 static void first_step_guess(ode_lanes *L, int w, double *h0, double *d1, double *dtmax)
 {
     const int W = L->W, n = L->n;
-    *dtmax = L->tend - L->t[w];
+    *dtmax = L->tend[w] - L->t[w];
     if (L->o->max_step > 0) *dtmax = fmin(*dtmax, L->o->max_step);
     double d0 = ode_lane_norm(L, w, L->y, L->y);
     *d1 = ode_lane_norm(L, w, L->f0, L->y);
@@ -206,14 +209,14 @@ void ode_phase_set_steps(ode_lanes *L)
         L->tcap[w] = INFINITY;
         if (L->stop_idx[w] < o->ntstops) {
             double ts = o->tstops[L->stop_idx[w]];
-            if (ts < L->tend && t + h >= ts) {
+            if (ts < L->tend[w] && t + h >= ts) {
                 h = ts - t;
                 L->hits[w] = ODE_HITS_TSTOP;
                 L->tcap[w] = nextafter(ts, -INFINITY);
             }
         }
-        if (L->hits[w] == ODE_HITS_NOTHING && t + h >= L->tend) {
-            h = L->tend - t;
+        if (L->hits[w] == ODE_HITS_NOTHING && t + h >= L->tend[w]) {
+            h = L->tend[w] - t;
             L->hits[w] = ODE_HITS_END;
         }
         L->h[w] = h;
@@ -269,9 +272,10 @@ static void advance(ode_lanes *L, int w, double tn)
 {
     const int W = L->W, n = L->n;
     /* Tsit5's last stage is f(t + h, y_new): the next first stage (FSAL),
-     * except after a tstop where f may jump (the sensitivities' too). */
+     * except after a tstop where f may jump (the sensitivities' too) and
+     * after an event that cut the step (f was not evaluated there). */
     const int rows = n * L->nvec;
-    if (!L->rodas && L->hits[w] != ODE_HITS_TSTOP) {
+    if (!L->rodas && L->hits[w] != ODE_HITS_TSTOP && L->hits[w] != ODE_HITS_EVENT) {
         const double *k7 = L->k + 6 * L->kstride;
         for (int i = 0; i < rows; i++) L->f0[(size_t)i * W + w] = k7[(size_t)i * W + w];
         L->have_f0[w] = 1;
@@ -285,6 +289,33 @@ static void advance(ode_lanes *L, int w, double tn)
     L->need_jac[w] = 1;
 }
 
+/* The events of lane w's accepted step to tn (events.h): recorded, and
+ * when one stops the trajectory or calls the handler, the step cut there:
+ * *tn becomes the event's time and hits[w] ODE_HITS_EVENT (an event at the
+ * end or a tstop itself keeps what the step hit), with y_new the dense
+ * output there. Returns the outcome; cut says the event. */
+static ode_ev_outcome step_events(ode_lanes *L, int w, double *tn, ode_ev_cut *cut, double *buf)
+{
+    ode_ev_outcome out = ode_events_step(L, w, *tn, cut, buf);
+    if (out != ODE_EV_CUT) return out;
+    const int at_end = cut->t == *tn;
+    save_outputs(L, w, cut->t, at_end, buf);
+    ode_events_move(L, w, cut->t, *tn, buf);
+    if (!at_end || L->hits[w] == ODE_HITS_NOTHING) L->hits[w] = ODE_HITS_EVENT;
+    *tn = cut->t;
+    return out;
+}
+
+/* After a cut step: the stop event, or the handler (which may stop the
+ * trajectory or fail). Returns 0 when the lane's trajectory ended. */
+static int act_on_event(ode_lanes *L, int w, const ode_ev_cut *cut)
+{
+    int rc = cut->action == SV_ODE_EVENT_STOP ? SV_ODE_HANDLER_STOP : ode_events_handle(L, w, cut->which);
+    if (rc == SV_ODE_HANDLER_CONTINUE) return 1;
+    ode_phase_finish(L, w, rc == SV_ODE_HANDLER_STOP ? SV_ODE_STOPPED : SV_ODE_F_FAILED);
+    return 0;
+}
+
 /* An accepted step. Returns 0 when the lane reached the end. */
 static int accept_step(ode_lanes *L, int w, double *buf)
 {
@@ -292,14 +323,21 @@ static int accept_step(ode_lanes *L, int w, double *buf)
     L->nonfinite[w] = 0;
     L->refusals[w] = 0;
     double q = step_ratio(L, w), h = L->h[w];
-    double tn = L->hits[w] == ODE_HITS_END     ? L->tend
+    double tn = L->hits[w] == ODE_HITS_END     ? L->tend[w]
                 : L->hits[w] == ODE_HITS_TSTOP ? o->tstops[L->stop_idx[w]]
                                                : L->t[w] + h;
-    save_outputs(L, w, tn, buf);
+    ode_ev_cut cut;
+    ode_ev_outcome ev = L->ev ? step_events(L, w, &tn, &cut, buf) : ODE_EV_NONE;
+    if (ev == ODE_EV_FAILED) {
+        ode_phase_finish(L, w, SV_ODE_F_FAILED);
+        return 0;
+    }
+    if (ev == ODE_EV_NONE) save_outputs(L, w, tn, 1, buf);
     advance(L, w, tn);
     L->st[w].accepted++;
     L->hprop[w] = o->fixed_step > 0 ? o->fixed_step : h / q;
-    if (L->hits[w] == ODE_HITS_END || tn >= L->tend) {
+    if (ev == ODE_EV_CUT && !act_on_event(L, w, &cut)) return 0;
+    if (L->hits[w] == ODE_HITS_END || tn >= L->tend[w]) {
         ode_phase_finish(L, w, SV_ODE_SUCCESS);
         return 0;
     }

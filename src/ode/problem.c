@@ -284,6 +284,7 @@ const char *sv_ode_traj_status_string(sv_ode_traj_status s)
     case SV_ODE_NONFINITE: return "non-finite values (NaN or Inf) in the solution or f";
     case SV_ODE_F_FAILED: return "a callback reported failure";
     case SV_ODE_NOT_RUN: return "not run";
+    case SV_ODE_STOPPED: return "stopped by an event";
     }
     return "unknown trajectory status";
 }

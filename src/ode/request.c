@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "request.h"
+#include "span.h"
 
 /* The options with every zero that means "default" replaced (ode.h). */
 static sv_ode_options resolve_options(const sv_ode_options *in)
@@ -116,10 +117,31 @@ static sv_status check_mass(const sv_ode_problem *P, const sv_ode_options *o, co
     return SV_OK;
 }
 
+/* A span: t0 finite, save times finite, increasing, from t0 on. tr = −1:
+ * the shared one (E->t0, E->tsave); otherwise trajectory tr's (span.h). */
+static sv_status check_span(const sv_ode_ensemble *E, long tr, const char *nm)
+{
+    const double t0 = tr < 0 ? E->t0 : ode_span_t0(E, tr);
+    const double *ts = tr < 0 ? E->tsave : ode_span_tsave(E, tr);
+    char who[48] = "";
+    if (tr >= 0) snprintf(who, sizeof who, " of trajectory %ld", tr);
+    const char *t0n = tr >= 0 && E->t0_traj ? "t0_traj" : "t0", *tsn = tr >= 0 && E->tsave_traj ? "tsave_traj" : "tsave";
+    if (!isfinite(t0)) return sv_error(SV_ERR_ARG, "%s: %s%s = %g: expected finite", nm, t0n, who, t0);
+    for (int s = 0; s < E->nsave; s++) {
+        if (!isfinite(ts[s]) || ts[s] < t0)
+            return sv_error(SV_ERR_ARG, "%s: %s[%d]%s = %g: expected finite and >= t0 = %g", nm, tsn, s, who, ts[s],
+                            t0);
+        if (s > 0 && !(ts[s] > ts[s - 1]))
+            return sv_error(SV_ERR_ARG, "%s: %s%s must increase (%s[%d] = %g after %g)", nm, tsn, who, tsn, s, ts[s],
+                            ts[s - 1]);
+    }
+    return SV_OK;
+}
+
 static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *E, const char *nm)
 {
     if (E->ntraj < 0) return sv_error(SV_ERR_ARG, "%s: ntraj = %d: expected >= 0", nm, E->ntraj);
-    if (E->nsave < 1 || !E->tsave)
+    if (E->nsave < 1 || (!E->tsave && !E->tsave_traj))
         return sv_error(SV_ERR_ARG, "%s: nsave = %d, tsave %s: need at least one save time", nm, E->nsave,
                         E->tsave ? "set" : "NULL");
     size_t outs;
@@ -127,15 +149,11 @@ static sv_status check_ensemble(const sv_ode_problem *P, const sv_ode_ensemble *
         sv_size_mul(outs, sizeof(double), &outs))
         return sv_error(SV_ERR_ARG, "%s: ntraj = %d x nsave = %d x n = %d outputs: more than memory can address", nm,
                         E->ntraj, E->nsave, P->n);
-    if (!isfinite(E->t0)) return sv_error(SV_ERR_ARG, "%s: t0 = %g: expected finite", nm, E->t0);
-    for (int s = 0; s < E->nsave; s++) {
-        if (!isfinite(E->tsave[s]) || E->tsave[s] < E->t0)
-            return sv_error(SV_ERR_ARG, "%s: tsave[%d] = %g: expected finite and >= t0 = %g", nm, s, E->tsave[s],
-                            E->t0);
-        if (s > 0 && !(E->tsave[s] > E->tsave[s - 1]))
-            return sv_error(SV_ERR_ARG, "%s: tsave must increase (tsave[%d] = %g after %g)", nm, s, E->tsave[s],
-                            E->tsave[s - 1]);
-    }
+    /* the shared span, or each trajectory's (one of its parts may be shared) */
+    const int own = E->t0_traj || E->tsave_traj;
+    sv_status st = own ? SV_OK : check_span(E, -1, nm);
+    for (long tr = 0; tr < E->ntraj && st == SV_OK && own; tr++) st = check_span(E, tr, nm);
+    if (st != SV_OK) return st;
     if (E->ntraj > 0 && !E->y0) return sv_error(SV_ERR_ARG, "%s: y0 is NULL", nm);
     if (E->ntraj > 0 && P->np > 0 && !E->params)
         return sv_error(SV_ERR_ARG, "%s: params is NULL but the problem has %d parameters", nm, P->np);
@@ -192,6 +210,47 @@ static sv_status check_sensitivities(const sv_ode_problem *P, const sv_ode_optio
     return SV_OK;
 }
 
+/* Event functions the solve can watch (options.events) and the ensemble's
+ * arrays for what they record. */
+static sv_status check_events(const sv_ode_problem *P, const sv_ode_options *o, const sv_ode_ensemble *E,
+                              const char *nm)
+{
+    const sv_ode_events *ev = o->events;
+    if (!ev) return SV_OK;
+    if (ev->m < 1) return sv_error(SV_ERR_ARG, "%s: events.m = %d: expected >= 1 event function", nm, ev->m);
+    if (!ev->g) return sv_error(SV_ERR_ARG, "%s: events.g is NULL: the event functions are required", nm);
+    if (!(ev->tol >= 0) || !isfinite(ev->tol))
+        return sv_error(SV_ERR_ARG, "%s: events.tol = %g: expected a finite value >= 0 (0 = to rounding)", nm, ev->tol);
+    int handles = 0;
+    for (int j = 0; j < ev->m; j++) {
+        if (ev->direction && (ev->direction[j] < SV_ODE_EVENT_EITHER || ev->direction[j] > SV_ODE_EVENT_FALLING))
+            return sv_error(SV_ERR_ARG, "%s: events.direction[%d] = %d: expected either (0), rising (1) or falling (2)",
+                            nm, j, (int)ev->direction[j]);
+        if (ev->action && (ev->action[j] < SV_ODE_EVENT_RECORD || ev->action[j] > SV_ODE_EVENT_HANDLE))
+            return sv_error(SV_ERR_ARG, "%s: events.action[%d] = %d: expected record (0), stop (1) or handle (2)", nm,
+                            j, (int)ev->action[j]);
+        handles |= ev->action && ev->action[j] == SV_ODE_EVENT_HANDLE;
+    }
+    if (handles && !ev->handler)
+        return sv_error(SV_ERR_ARG, "%s: events.handler is NULL but an event's action is handle", nm);
+    if (E->sens_out)
+        return sv_error(SV_ERR_UNSUPPORTED, "%s: events with forward sensitivities are not supported (an event's time "
+                        "has a sensitivity of its own): solve without sens_out or without events", nm);
+    if (E->ntraj > 0 && !E->nevents)
+        return sv_error(SV_ERR_ARG, "%s: events are set but nevents is NULL (it receives each trajectory's count)", nm);
+    if (E->event_capacity < 0)
+        return sv_error(SV_ERR_ARG, "%s: event_capacity = %d: expected >= 0", nm, E->event_capacity);
+    if (E->ntraj > 0 && E->event_capacity > 0 && (!E->event_t || !E->event_which))
+        return sv_error(SV_ERR_ARG, "%s: event_capacity = %d but event_%s is NULL", nm, E->event_capacity,
+                        !E->event_t ? "t" : "which");
+    size_t len;
+    if (sv_size_mul((size_t)E->ntraj, (size_t)E->event_capacity, &len) || sv_size_mul(len, (size_t)P->n, &len) ||
+        sv_size_mul(len, sizeof(double), &len))
+        return sv_error(SV_ERR_ARG, "%s: ntraj = %d x event_capacity = %d x n = %d event states: more than memory "
+                        "can address", nm, E->ntraj, E->event_capacity, P->n);
+    return SV_OK;
+}
+
 sv_status ode_request_check(const sv_ode_problem *P, const sv_ode_options *opt, const sv_ode_ensemble *E,
                             sv_ode_options *resolved)
 {
@@ -204,5 +263,6 @@ sv_status ode_request_check(const sv_ode_problem *P, const sv_ode_options *opt, 
     if (st == SV_OK && E->ntraj > 0) st = check_atol_scale(P, resolved, E, nm);
     if (st == SV_OK) st = check_mass(P, resolved, E, nm);
     if (st == SV_OK) st = check_sensitivities(P, resolved, E, nm);
+    if (st == SV_OK) st = check_events(P, resolved, E, nm);
     return st;
 }

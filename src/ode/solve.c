@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "events.h"
 #include "fused_rodas5p.h"
 #include "init.h"
 #include "phases.h"
 #include "request.h"
 #include "sens.h"
+#include "span.h"
 #include "steppers.h"
 
 typedef struct shared {
@@ -41,6 +43,7 @@ static void lanes_free(ode_lanes *L)
     ode_lin_destroy(L->lin);
     ode_jac_work_destroy(L->jw);
     ode_sens_destroy(L->sens);
+    ode_events_destroy(L->ctx, L->ev);
 }
 
 /* nvec = 1 + ns vectors of n·W values: the state, then the sensitivities. */
@@ -93,7 +96,6 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     L->np = P->np;
     L->nnz = P->nnz;
     L->rodas = S->o->method == SV_ODE_RODAS5P;
-    L->tend = S->E->tsave[S->E->nsave - 1];
     L->atolv = S->atolv;
     L->wts = S->wts;
     L->nvec = 1 + S->ns;
@@ -103,6 +105,7 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     /* the analytic sensitivity source evaluates Jacobians at Tsit5's stages too */
     if (st == SV_OK && (L->rodas || S->ns)) st = ode_jac_work_create(S->ctx, P, &L->jw);
     if (st == SV_OK && S->ns) st = ode_sens_create(S->ctx, L, &L->sens);
+    if (st == SV_OK) st = ode_events_create(S->ctx, P, S->o, W, &L->ev);
     if (st == SV_OK && L->rodas) compile_kernels(S, L);
     if (st == SV_OK && L->rodas) L->step = ode_fused_step_select(L);
     if (st == SV_OK && W > 8 && !L->step) /* choose_lanes gives more than 8 lanes only to a fused step */
@@ -116,7 +119,9 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     for (int w = 0; w < W; w++) {
         L->traj[w] = -1;
         L->h[w] = 1.0;
-        L->t[w] = S->E->t0;
+        L->t[w] = S->E->t0; /* an idle lane's span: set when it takes a trajectory */
+        L->tsave[w] = NULL;
+        L->tend[w] = S->E->t0;
         L->tcap[w] = INFINITY;
     }
     return SV_OK;
@@ -131,8 +136,8 @@ static long claim_trajectory(shared *S)
     return tr < S->E->ntraj ? tr : -1;
 }
 
-/* Lane w starts trajectory tr at t0: controller state, y0, parameters.
- * Returns whether y0 is finite. */
+/* Lane w starts trajectory tr at its t0: span, controller state, y0,
+ * parameters. Returns whether y0 is finite. */
 static int lane_start(shared *S, ode_lanes *L, int w, long tr)
 {
     const sv_ode_ensemble *E = S->E;
@@ -143,7 +148,9 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     L->traj[w] = tr;
     L->active[w] = 1;
     memset(&L->st[w], 0, sizeof L->st[w]);
-    L->t[w] = E->t0;
+    L->t[w] = ode_span_t0(E, tr);
+    L->tsave[w] = ode_span_tsave(E, tr);
+    L->tend[w] = L->tsave[w][E->nsave - 1];
     L->lerrold[w] = log(1e-4);
     L->lerrolder[w] = log(1e-4);
     L->have_f0[w] = 0;
@@ -153,7 +160,7 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     L->nonfinite[w] = 0;
     L->refusals[w] = 0;
     L->stop_idx[w] = 0;
-    while (L->stop_idx[w] < o->ntstops && o->tstops[L->stop_idx[w]] <= E->t0) L->stop_idx[w]++;
+    while (L->stop_idx[w] < o->ntstops && o->tstops[L->stop_idx[w]] <= L->t[w]) L->stop_idx[w]++;
     int finite = 1;
     for (int i = 0; i < n; i++) {
         L->y[(size_t)i * W + w] = y0[i];
@@ -174,6 +181,10 @@ static int refill(shared *S, ode_lanes *L, int w)
         ode_phase_save_initial(L, w);
         if (!finite) {
             ode_phase_finish(L, w, SV_ODE_NONFINITE);
+            continue;
+        }
+        if (L->ev && !ode_events_start(L, w)) {
+            ode_phase_finish(L, w, SV_ODE_F_FAILED);
             continue;
         }
         if (L->save[w] >= S->E->nsave) {
@@ -332,6 +343,7 @@ static void clear_outputs(const sv_ode_problem *P, sv_ode_ensemble *E)
     if (E->sens_out)
         for (size_t k = 0, len = (size_t)E->ntraj * E->nsave * P->n * P->ns; k < len; k++) E->sens_out[k] = NAN;
     if (E->stats) memset(E->stats, 0, sizeof(sv_ode_stats) * (size_t)E->ntraj);
+    if (E->nevents) memset(E->nevents, 0, sizeof(int) * (size_t)E->ntraj);
 }
 
 /* ens->y0_out, when asked for: the initial values each trajectory uses. */
@@ -349,7 +361,7 @@ static sv_status check_pattern(sv_ctx *ctx, const sv_ode_problem *P, const sv_od
 {
     int uses_jac = o->method == SV_ODE_RODAS5P || (E->sens_out && P->d.sens_source == SV_ODE_SENS_ANALYTIC);
     if (o->check_pattern != SV_ODE_CHECK_ON || !uses_jac) return SV_OK;
-    return ode_check_pattern(ctx, P, E->t0, E->y0, E->params);
+    return ode_check_pattern(ctx, P, ode_span_t0(E, 0), E->y0, E->params);
 }
 
 /* The workers over one shared record, with progress from 0 to 1; the first

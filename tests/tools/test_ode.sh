@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of `solvent ode`: a run against the Bari ROBER reference,
-# an ensemble written as CSV, clear errors with the documented exit codes,
+# an ensemble written as CSV, a bouncing ball's events against the closed
+# form, clear errors with the documented exit codes,
 # and no output file left behind by a failed run.
 set -euo pipefail
 tool=$1
@@ -34,6 +35,12 @@ head -1 "$tmp/sens.csv" | grep -q '^traj,status,t,y1,y2,y3,dy1/dp1,dy1/dy1,dy2/d
 s11=$(tail -1 "$tmp/sens.csv" | cut -d, -f7)
 awk -v s="$s11" 'BEGIN { r = -3.4378169111133947; e = (s - r) / r; if (e < 0) e = -e; exit !(e < 1e-6) }' ||
   fail "rober dy1/dk1 = $s11, CVODES -3.4378169111133947"
+
+# the bouncing ball: its first impact at sqrt(2·10/9.81) = 1.4278431229270645 s (closed
+# form), seven bounces in [0, 10]
+"$tool" ode ball > "$tmp/summary.txt"
+grep -q "^events    7 (7.0 per trajectory); trajectory 0 at t = 1.427843123 " "$tmp/summary.txt" ||
+  fail "ball: $(cat "$tmp/summary.txt")"
 
 # bad arguments: exit code 2 and a message naming the problem
 set +e
