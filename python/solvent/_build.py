@@ -286,7 +286,7 @@ typedef struct sv_ode_options {
 void sv_ode_options_default(sv_ode_options *opt);
 
 typedef enum sv_ode_traj_status { SV_ODE_SUCCESS, SV_ODE_MAX_STEPS, SV_ODE_STEP_TOO_SMALL, SV_ODE_NONFINITE,
-                                  SV_ODE_F_FAILED, SV_ODE_NOT_RUN } sv_ode_traj_status;
+                                  SV_ODE_F_FAILED, SV_ODE_NOT_RUN, SV_ODE_STOPPED } sv_ode_traj_status;
 const char *sv_ode_traj_status_string(sv_ode_traj_status s);
 
 typedef struct sv_ode_stats {

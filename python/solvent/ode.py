@@ -19,11 +19,11 @@ from ._native import ffi, lib
 _METHODS = {"rodas5p": lib.SV_ODE_RODAS5P, "tsit5": lib.SV_ODE_TSIT5}
 
 # Trajectory statuses (stats["status"]); STATUS_NAMES[k] is the library's word for k.
-SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NONFINITE, F_FAILED, NOT_RUN = (
+SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NONFINITE, F_FAILED, NOT_RUN, STOPPED = (
     lib.SV_ODE_SUCCESS, lib.SV_ODE_MAX_STEPS, lib.SV_ODE_STEP_TOO_SMALL, lib.SV_ODE_NONFINITE,
-    lib.SV_ODE_F_FAILED, lib.SV_ODE_NOT_RUN)
+    lib.SV_ODE_F_FAILED, lib.SV_ODE_NOT_RUN, lib.SV_ODE_STOPPED)
 STATUS_NAMES = {k: ffi.string(lib.sv_ode_traj_status_string(k)).decode()
-                for k in (SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NONFINITE, F_FAILED, NOT_RUN)}
+                for k in (SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NONFINITE, F_FAILED, NOT_RUN, STOPPED)}
 
 _STATS_COUNTERS = ("accepted", "rejected", "nf", "njac", "nfactor", "nsolve", "nrefine", "nrefused", "nexact",
                    "nsens_rhs", "nsens_jac")
