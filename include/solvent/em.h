@@ -109,6 +109,10 @@ int sv_em_project_ports(const sv_em_project *p);
 const char *sv_em_project_pixels_file(const sv_em_project *p);
 const char *sv_em_project_port_name(const sv_em_project *p, int k);
 double sv_em_project_port_z0(const sv_em_project *p, int k);
+/* The cells port k sits on (the metal cell inside its plane at each cell of
+ * its span, i + nx·j of sv_em_project_grid), up to cap of them into cells
+ * (may be NULL with cap 0): returns their count, or −1 for no port k. */
+int sv_em_project_port_cells(const sv_em_project *p, int k, int *cells, int cap);
 /* 1 if mesh cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny of sv_em_project_grid,
  * j = 0 the bottom row) is metal. */
 int sv_em_project_metal(const sv_em_project *p, int i, int j);

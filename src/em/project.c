@@ -941,6 +941,18 @@ double sv_em_project_port_z0(const sv_em_project *p, int k)
 {
     return p && k >= 0 && k < p->nports ? p->ports[k].z0 : NAN;
 }
+int sv_em_project_port_cells(const sv_em_project *p, int k, int *cells, int cap)
+{
+    if (!p || k < 0 || k >= p->nports) return -1;
+    const sv_em_port_def *d = &p->ports[k];
+    int n = 0;
+    for (int q = d->k0; q < d->k1; q++, n++) {
+        int ii, jj, oi, oj;
+        port_cells(d, q, &ii, &jj, &oi, &oj);
+        if (cells && n < cap) cells[n] = ii + p->grid.nx * jj;
+    }
+    return n;
+}
 int sv_em_project_calibrated(const sv_em_project *p)
 {
     for (int k = 0; p && k < p->nports; k++)
