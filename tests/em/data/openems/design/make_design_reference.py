@@ -68,22 +68,25 @@ def setup_and_run(cfg):
     mr.run_and_time(FDTD, sim_path)
 
 
-def run_all(work, excs, reuse):
-    """The thru line (by make_reference itself) and the map, one run at a time."""
-    plan = [('thru', 1, mr.__file__)] + [(CIRCUIT, k, __file__) for k in excs]
+def run_all(work, excs, reuse, fine):
+    """The thru line (by make_reference itself) and the map, one run at a time; with fine, the
+    same two again on make_reference's 2x finer mesh (port 1 driven: the mesh check)."""
+    plan = [('thru', 'base', 1, mr.__file__)] + [(CIRCUIT, 'base', k, __file__) for k in excs]
+    if fine:
+        plan += [('thru', 'fine', 1, mr.__file__), (CIRCUIT, 'fine', 1, __file__)]
     stats = {}
-    for (c, k, script) in plan:
-        sim_path = os.path.join(work, f'{c}_base_exc{k}')
+    for (c, lev, k, script) in plan:
+        sim_path = os.path.join(work, f'{c}_{lev}_exc{k}')
         log_path = sim_path + '.log'
         done = os.path.join(sim_path, 'run_wall.json')
         if not (reuse and os.path.exists(done)):
-            print(f'[{time.strftime("%H:%M:%S")}] running {c} exc{k} ...', flush=True)
-            mr.run_child({'circuit': c, 'level': 'base', 'exc': k, 'sim_path': sim_path, 'max_ts': mr.MAX_TS},
+            print(f'[{time.strftime("%H:%M:%S")}] running {c} {lev} exc{k} ...', flush=True)
+            mr.run_child({'circuit': c, 'level': lev, 'exc': k, 'sim_path': sim_path, 'max_ts': mr.MAX_TS},
                          log_path, script=script)
         st = mr.parse_log(log_path)
         st.update(json.load(open(done)))
-        stats[(c, k)] = st
-        print(f'[{time.strftime("%H:%M:%S")}] {c} exc{k}: {st.get("timesteps_run")} steps, '
+        stats[(c, lev, k)] = st
+        print(f'[{time.strftime("%H:%M:%S")}] {c} {lev} exc{k}: {st.get("timesteps_run")} steps, '
               f'{st.get("last_logged_energy_dB")} dB, {st.get("wall_runtime_s", 0):.0f} s', flush=True)
     return stats
 
@@ -251,9 +254,30 @@ def openems_json(o, excs, stats, checks, f_ghz):
         'cells': int((len(mesh['x']) - 1) * (len(mesh['y']) - 1) * (len(mesh['z']) - 1)),
         'excitation': {'type': 'Gaussian pulse', 'f0_Hz': mr.F0, 'fc_20dB_Hz': mr.FC},
         'end_criterion_energy_dB': 10 * np.log10(mr.END_CRITERIA),
-        'runs': {f'{c} exc{k}': mr.run_stats_json(st, k) for (c, k), st in stats.items()},
+        'runs': {f'{c} {lev} exc{k}': mr.run_stats_json(st, k) for (c, lev, k), st in stats.items()},
         'frequencies_GHz': [float(f_ghz[0]), float(f_ghz[-1]), int(len(f_ghz))],
         'checks': checks}
+
+
+def mesh_check(work, o, goal, f_ghz):
+    """Port 1's runs on the base and the 2x finer mesh (each with its own thru): the goal
+    margins and |S21|, |S11| from b/a of each (S11 = b1/a1, S21 = b2/a1)."""
+    single = {}
+    for lev in ('base', 'fine'):
+        cal = mr.line_calibration(work, lev, f_ghz * 1e9)
+        r = mr.analyse(work, CIRCUIT, lev, f_ghz * 1e9, cal, excs=(1,))
+        s11, s21, _ = mr.single_run_s(r['VI'][mr.PK][1])
+        S = np.zeros((len(f_ghz), 2, 2), complex)
+        S[:, 0, 0], S[:, 1, 0] = s11, s21
+        single[lev] = S
+    probe = (1.0, 2.0, 5.0, 8.0, 9.0, 9.5, 10.0)
+    return {'compared': 'port-1-driven runs, S11 = b1/a1 and S21 = b2/a1, base mesh (4 cells per pixel, 6 in h) '
+                        'vs fine (8 per pixel, 12 in h), each de-embedded with its own thru line',
+            'goal_margins_dB_base_fine': [[a['margin_dB'], b['margin_dB']] for a, b in
+                                          zip(margins(goal, f_ghz, single['base']), margins(goal, f_ghz, single['fine']))],
+            'S21_dB_base_fine': {f'{fv:g}': [mr.db(mr.at(single[lv], f_ghz, fv)[1, 0]) for lv in ('base', 'fine')] for fv in probe},
+            'S11_dB_base_fine': {f'{fv:g}': [mr.db(mr.at(single[lv], f_ghz, fv)[0, 0]) for lv in ('base', 'fine')] for fv in probe},
+            'cells_fine': int(np.prod([len(mr.build_mesh('fine')[a]) - 1 for a in 'xyz']))}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -278,6 +302,8 @@ def postprocess(args, excs, stats):
     goal = json.load(open(os.path.join(HERE, 'goal.json')))['masks']
     spec = json.load(open(os.path.join(HERE, 'spec.json')))['masks']
     tools = [(k, lab, S) for k, (lab, S) in sol.items()] + [('openems', 'openEMS (lossless, sheet PEC)', S_oe)]
+    if args.fine:
+        js['mesh_check'] = mesh_check(args.work, o, goal, f_ghz)
     js['margins_dB'] = {'goal': {k: margins(goal, f_ghz, S) for k, _, S in tools},
                         'spec': {k: margins(spec, f_ghz, S) for k, _, S in tools},
                         'openems_other_planes_goal': {PLANE_NAMES[p]: margins(goal, f_ghz, o['S'][p]) for p in PLANE_NAMES}}
@@ -304,6 +330,12 @@ def write_margins_txt(goal, spec, tools, js, f_ghz):
     for k, lab, S in tools:
         L.append(f'    {lab}: ' + '; '.join(f'{mr.db(mr.at(S, f_ghz, fv)[1, 0]):.2f} {mr.db(mr.at(S, f_ghz, fv)[0, 0]):.2f}'
                                              for fv in (1, 2, 5, 8, 9, 9.5, 10)))
+    if 'mesh_check' in js:
+        mc = js['mesh_check']
+        L.append(f'mesh check ({mc["cells_fine"] / 1e6:.2f} M cells; {mc["compared"]}): goal margins base -> fine ' +
+                 ', '.join(f'{a:+.2f} -> {b:+.2f}' for a, b in mc['goal_margins_dB_base_fine']) + '; |S21| dB ' +
+                 ', '.join(f'{k} GHz {v[0]:.2f} -> {v[1]:.2f}' for k, v in mc['S21_dB_base_fine'].items()) + '; |S11| dB ' +
+                 ', '.join(f'{k} GHz {v[0]:.2f} -> {v[1]:.2f}' for k, v in mc['S11_dB_base_fine'].items()))
     c = js['checks']
     L.append('openEMS checks: ' + json.dumps(mr.to_py(c)))
     for name, r in js['runs'].items():
@@ -319,6 +351,7 @@ def main():
     ap.add_argument('--reuse', action='store_true', help='reuse finished runs found in --work')
     ap.add_argument('--exc', default='1', help='driven ports of the map: 1 (S11, S21) or 1,2 (full S)')
     ap.add_argument('--solvent', default=os.path.join(ROOT, 'build', 'solvent'), help='the solvent program')
+    ap.add_argument('--fine', action='store_true', help='also the mesh check: thru and map (port 1) on the 2x finer mesh')
     ap.add_argument('--design', action='store_true', help='first rerun solvent design spec.json (writes map.csv)')
     ap.add_argument('--runs-only', action='store_true', help='do the FDTD runs, write no output files')
     ap.add_argument('--_child', default=None, help=argparse.SUPPRESS)
@@ -329,7 +362,7 @@ def main():
     if args.design:
         redesign(args.solvent)
     excs = [int(v) for v in args.exc.split(',') if v]
-    stats = run_all(args.work, excs, args.reuse)
+    stats = run_all(args.work, excs, args.reuse, args.fine)
     if not args.runs_only:
         postprocess(args, excs, stats)
 
