@@ -101,6 +101,10 @@ def main():
             "0.01.\n\n" + margin_table(goal, data) + "\n\n" + plot(rep, data, goal) +
             "\n\nThe spec's own masks (what DBS was asked), the same way:\n\n" + margin_table(spec["masks"], data))
     ck = oe["checks"]
+    sanity = ""
+    if "max_singular_value" in ck:
+        sanity = (" Largest singular value of S %.4f (a passive circuit's is at most 1), largest |S21 − S12| %.1e."
+                  % (ck["max_singular_value"], ck["max_abs_S21_minus_S12"]))
     mesh = ""
     if "mesh_check" in oe:
         mc = oe["mesh_check"]
@@ -115,10 +119,10 @@ def main():
             "(mesh of 4 cells per pixel, 56-mil feed lines through the PML, V/I 5 mm out carried to the board edges "
             "with the thru line's phase and impedance), %.2f M cells; %s. The same run read at the board edge and "
             "10 mm out gives the goal margins %s (port uncertainty). Largest power-balance error of the thru line "
-            "(exact 0): %.2f %%.%s\n\n%s"
+            "(exact 0): %.2f %%.%s%s\n\n%s"
             % (oe["cells"] / 1e6, oe["s_parameters"],
                "; ".join("%s: %s" % (p, ", ".join("%+.2f" % r["margin_dB"] for r in rs)) for p, rs in planes.items()),
-               ck["thru_floor_lost_percent_max_abs"], mesh, md_table(["run", "time steps", "energy at the end", "wall"], run_rows)))
+               ck["thru_floor_lost_percent_max_abs"], sanity, mesh, md_table(["run", "time steps", "energy at the end", "wall"], run_rows)))
     rep.write("make validation        # or, this report alone:\n"
               "SOLVENT=build/solvent .venv/bin/python scripts/validation/design_openems.py\n"
               "# the openEMS run (minutes; Debian's openems and python3-openems):\n"
