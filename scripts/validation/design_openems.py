@@ -126,7 +126,7 @@ def main():
     rep.write("make validation        # or, this report alone:\n"
               "SOLVENT=build/solvent .venv/bin/python scripts/validation/design_openems.py\n"
               "# the openEMS run (minutes; Debian's openems and python3-openems):\n"
-              "cd tests/em/data/openems/design && nice -n 10 ./make_design_reference.py --exc 1,2",
+              "cd tests/em/data/openems/design && nice -n 10 ./make_design_reference.py --exc 1,2 --fine",
               "A low-pass filter designed by `solvent design` on the Momentum dataset's board, then run in openEMS "
               "(FDTD): each mask's margin in Solvent's design model, in its full default model, in Solvent with "
               "openEMS's stack-up, and in openEMS.")

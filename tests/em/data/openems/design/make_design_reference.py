@@ -13,14 +13,16 @@ openEMS's stack-up), and writes each goal mask's margin in each tool.
 Run (Debian: apt-get install openems python3-openems; read ../momentum/README.md first, about
 the BLAS alternatives that installing them switches):
     cd tests/em/data/openems/design
-    nice -n 10 ./make_design_reference.py [--work DIR] [--reuse] [--exc 1|1,2] [--solvent PATH]
+    nice -n 10 ./make_design_reference.py [--work DIR] [--reuse] [--exc 1|1,2] [--fine] [--solvent PATH]
     ./make_design_reference.py --design          # first rerun `solvent design spec.json` (map.csv)
 Writes openems.s2p, openems.json and margins.txt next to itself (the validation
 report scripts/validation/design_openems.py plots them). FDTD runs go to --work
 (default /tmp/openems_design); --reuse takes finished runs from there. Runs: the base mesh's
 thru line (the feed line's calibration) and the map with port 1 driven (--exc 1,2 adds port 2:
 the full S; with port 1 alone S11 = b1/a1 and S21 = b2/a1, a2 being the small reflection of the
-matched feed line at port 2, reported). Not part of any test suite.
+matched feed line at port 2, reported); --fine adds the map on make_reference's 2x finer mesh,
+port 1 driven, compared with the base mesh at the board edges (the mesh check). Not part of any
+test suite.
 """
 
 import argparse
@@ -343,9 +345,10 @@ def write_margins_txt(goal, spec, tools, js, f_ghz):
     c = js['checks']
     L.append('openEMS checks: ' + json.dumps(mr.to_py(c)))
     for name, r in js['runs'].items():
+        cells = js['mesh_check']['cells_fine'] if ' fine ' in name else js['cells']
         L.append(f'run {name}: {r["timesteps_run"]} steps, energy {r["last_logged_energy_dB"]} dB '
                  f'(end criterion {"met" if r["end_criterion_met"] else "NOT met"}), wall {r["wall_runtime_s"]:.0f} s, '
-                 f'{js["cells"] / 1e6:.2f} M cells')
+                 f'{cells / 1e6:.2f} M cells')
     open(os.path.join(HERE, 'margins.txt'), 'w').write('\n'.join(L) + '\n')
 
 
