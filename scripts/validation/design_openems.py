@@ -33,6 +33,10 @@ def runs():
         out[name] = (label, f, as_2x2(S))
     f, S = s2p(os.path.join(DESIGN, "openems.s2p"))
     out["openems"] = ("openEMS (lossless, sheet PEC)", f, as_2x2(S))
+    fine = os.path.join(DESIGN, "openems_fine.s2p")
+    if os.path.exists(fine):
+        f, S = s2p(fine)
+        out["openems_fine"] = ("openEMS, 2x finer mesh (port 1 driven; S11, S21)", f, as_2x2(S))
     for name, (_, fr, _) in out.items():
         assert np.allclose(fr, out["openems"][1]), name + ": not openEMS's frequencies"
     return out
@@ -49,11 +53,15 @@ def mask_segments(path, masks, s):
 def plot(rep, data, goal):
     f = data["openems"][1]
     cols = [f]
-    for name in PLOT_COLUMNS:
-        S = data[name][2]
-        cols += [db(S[:, 1, 0]), db(S[:, 0, 0])]
+    for name in PLOT_COLUMNS + ["openems_fine"]:
+        if name in data:
+            S = data[name][2]
+            cols += [db(S[:, 1, 0]), db(S[:, 0, 0])]
+        else:
+            cols += [np.full(len(f), np.nan)] * 2
     dat = os.path.join(WORK, "design-openems.dat")
-    write_table(dat, ["f_GHz"] + ["%s_%s" % (n, s) for n in PLOT_COLUMNS for s in ("S21_dB", "S11_dB")], zip(*cols))
+    write_table(dat, ["f_GHz"] + ["%s_%s" % (n, s) for n in PLOT_COLUMNS + ["openems_fine"] for s in ("S21_dB", "S11_dB")],
+                zip(*cols))
     masks = {}
     for s in ("S21", "S11"):
         masks[s] = os.path.join(WORK, "design-openems-%s-masks.dat" % s)

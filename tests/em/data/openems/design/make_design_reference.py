@@ -15,7 +15,7 @@ the BLAS alternatives that installing them switches):
     cd tests/em/data/openems/design
     nice -n 10 ./make_design_reference.py [--work DIR] [--reuse] [--exc 1|1,2] [--fine] [--solvent PATH]
     ./make_design_reference.py --design          # first rerun `solvent design spec.json` (map.csv)
-Writes openems.s2p, openems.json and margins.txt next to itself (the validation
+Writes openems.s2p (openems_fine.s2p with --fine), openems.json and margins.txt next to itself (the validation
 report scripts/validation/design_openems.py plots them). FDTD runs go to --work
 (default /tmp/openems_design); --reuse takes finished runs from there. Runs: the base mesh's
 thru line (the feed line's calibration) and the map with port 1 driven (--exc 1,2 adds port 2:
@@ -276,6 +276,7 @@ def mesh_check(work, goal, f_ghz):
         S = np.zeros((len(f_ghz), 2, 2), complex)
         S[:, 0, 0], S[:, 1, 0] = s11, s21
         single[lev] = S
+    write_fine_s2p(f_ghz, single['fine'])
     probe = (1.0, 2.0, 5.0, 8.0, 9.0, 9.5, 10.0)
     return {'compared': 'port-1-driven runs read at the board edges (V, I measured there), S11 = b1/a1 and '
                         'S21 = b2/a1, base mesh (4 cells per pixel, 6 in h) vs fine (8 per pixel, 12 in h)',
@@ -284,6 +285,17 @@ def mesh_check(work, goal, f_ghz):
             'S21_dB_base_fine': {f'{fv:g}': [mr.db(mr.at(single[lv], f_ghz, fv)[1, 0]) for lv in ('base', 'fine')] for fv in probe},
             'S11_dB_base_fine': {f'{fv:g}': [mr.db(mr.at(single[lv], f_ghz, fv)[0, 0]) for lv in ('base', 'fine')] for fv in probe},
             'cells_fine': int(np.prod([len(mr.build_mesh('fine')[a]) - 1 for a in 'xyz']))}
+
+
+def write_fine_s2p(f_ghz, S):
+    """openems_fine.s2p: the finer mesh's S11 and S21 (port 1 driven, read at the board edges)."""
+    S_file = S.copy()
+    S_file[:, 0, 1], S_file[:, 1, 1] = S[:, 1, 0], S[:, 0, 0]
+    mr.write_s2p(os.path.join(HERE, 'openems_fine.s2p'), f_ghz, S_file, [
+        'tests/em/data/openems/design/map.csv: openEMS FDTD on make_reference.py\'s 2x finer mesh (the mesh check)',
+        f'LOSSLESS: eps_r={mr.EPS_R}, tan d=0, h={mr.H} mm, zero-thickness PEC strip, infinite PEC ground and substrate',
+        'port 1 driven only, V/I measured at the board edges: S11 = b1/a1, S21 = b2/a1; 50 ohm',
+        'order S11 S21 S12 S22; S12 := S21 (reciprocity), S22 := S11 (not measured)'])
 
 
 # ----------------------------------------------------------------------------------------------
