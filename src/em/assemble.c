@@ -22,12 +22,13 @@
 #include "em_internal.h"
 #include "geom.h"
 
-/* The tables, every entry on the CPU, and their folds. */
+/* The tables, every entry on the CPU (or the board's, the same bits, when
+ * the model lies on one: board.c), and their folds. */
 static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_em_tables *t)
 {
     sv_em_tables_describe(m, lossy, t);
     sv_status st = sv_em_tables_alloc(ctx, t, SV_EM_TABLES_FOLDED);
-    if (!st) st = sv_em_tables_entries(ctx, m, t, 0);
+    if (!st && !sv_em_board_tables_take(m->board, t)) st = sv_em_tables_entries(ctx, m, t, 0);
     if (st) {
         sv_em_tables_free(ctx, t);
         return st;

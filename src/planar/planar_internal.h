@@ -32,7 +32,15 @@ struct sv_planar_job {
     unsigned char *exact, *fallback;
     sv_planar_network net;
     sv_planar_report rep;
+    /* a map on a board (batch.c): the mesh made on it with this slot's memo; NULL: alone */
+    sv_em_board *board;
+    int slot;
 };
+
+/* sv_planar_job_create with the mesh made on board b (its shared tables,
+ * memo `slot`), or alone when b is NULL: what a batch's maps run. */
+sv_status planar_job_create_on(sv_ctx *ctx, const sv_em_project *project, const sv_planar_options *opts,
+                               sv_em_board *b, int slot, sv_planar_job **out);
 
 /* The frequencies: the list given or the band, resolved against the project. */
 sv_status planar_frequencies(sv_planar_job *j);
