@@ -390,6 +390,12 @@ typedef struct sv_em_calibration sv_em_calibration;
 sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq_hz,
                                    sv_em_calibration **out);
 void sv_em_calibration_destroy(sv_em_calibration *c);
+/* 1 when sv_em_calibration_create(m, nf, freq_hz) would make c again: the
+ * same frequencies, ports (feeds, calibrated or raw, reference planes) and
+ * what the thru standards are made of (stack-up, cell, switches, options,
+ * thick metal's wall shares) — a circuit's map is not among them, so maps
+ * on one board share one calibration (a batch, solvent/planar.h). */
+int sv_em_calibration_fits(const sv_em_calibration *c, const sv_em_model *m, int nf, const double *freq_hz);
 /* Bytes sv_em_calibration_create holds at most for these frequencies (the
  * largest standard's model and sweep: they are made one at a time; 0 when
  * no port is calibrated), for a memory estimate made before the run. */

@@ -57,7 +57,7 @@ static inline void entry_tab(const sv_em_tables *t, const sv_em_basis *br, const
 static void entry_port(const sv_em_model *m, const sv_em_tables *t, int r, int c, double *l, double *p, double *pi)
 {
     const sv_em_basis *br = &m->basis[r], *bc = &m->basis[c];
-    *l = sv_em_port_inductance(m, r, c);
+    *l = m->on_board ? sv_em_board_port_L(m->board, m, r, c) : sv_em_port_inductance(m, r, c);
     *p = sv_em_psi_cells(t->P, t->nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
     if (pi) *pi = sv_em_psi_cells(t->P_im, t->nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
 }

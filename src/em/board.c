@@ -8,7 +8,10 @@
  *   one edge-profile memo per slot: a memo is filled by the assemblies
  *   that use it, one at a time (edges.c), so each of the maps assembled at
  *   the same time takes its own slot; its entries are the same bits
- *   whichever map computed them.
+ *   whichever map computed them;
+ *   the rows of the port half rooftops' L against every unknown a map can
+ *   have (the ports are the board's, so their rows' closed forms are the
+ *   same for every map: most of a small map's assembly otherwise).
  * A model made on the board (sv_em_model_create_on) borrows all three;
  * the board is read-only to it but for its slot's memo. */
 #include <string.h>
@@ -23,7 +26,87 @@ struct sv_em_board {
     int ntab;
     int slots;
     sv_em_edge_memo **memo; /* slots; memo[0] the cell model's */
+    /* The rows of the port half rooftops' L (sv_em_port_inductance) against
+     * every unknown any map can have: every x rooftop (nxr of them, (i, j)
+     * at i + (nx − 1)·j), every y rooftop (nyr, at nxr + i + nx·j), the port
+     * half rooftops (np, at nxr + nyr + k, in the mesh's order). Row k holds
+     * port half rooftop k against each, port ones up to k. */
+    int nxr, nyr, np;
+    double *port_L;       /* np × (nxr + nyr + np), row k at k·(nxr + nyr + np) */
 };
+
+/* Every unknown a map on the board can have, in the order above (the
+ * ports' as sv_em_model_create numbers them: its model's last np). */
+static sv_status every_unknown(sv_em_board *b, sv_em_basis **out, int *n)
+{
+    const sv_em_model *cell = b->cell;
+    int nx = b->prj->grid.nx, ny = b->prj->grid.ny, nrt = cell->nx_edges + cell->ny_edges;
+    b->nxr = (nx - 1) * ny;
+    b->nyr = nx * (ny - 1);
+    b->np = cell->n - nrt;
+    *n = b->nxr + b->nyr + b->np;
+    sv_em_basis *u = sv_alloc(b->ctx, sizeof *u * (size_t)*n, "em board: unknowns");
+    if (!u) return sv_last_status();
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i + 1 < nx; i++) u[i + (nx - 1) * j] = (sv_em_basis){SV_EM_UNKNOWN_X, i, j, 0, -1};
+    for (int j = 0; j + 1 < ny; j++)
+        for (int i = 0; i < nx; i++) u[b->nxr + i + nx * j] = (sv_em_basis){SV_EM_UNKNOWN_Y, i, j, 0, -1};
+    memcpy(u + b->nxr + b->nyr, cell->basis + nrt, sizeof *u * (size_t)b->np);
+    *out = u;
+    return SV_OK;
+}
+
+/* The port rows: sv_em_port_inductance on a model holding every unknown,
+ * so each value is the call a map's assembly makes, the same bits. */
+static sv_status port_rows(sv_em_board *b)
+{
+    sv_em_basis *u = NULL;
+    int n;
+    sv_status s = every_unknown(b, &u, &n);
+    if (s) return s;
+    b->port_L = sv_alloc(b->ctx, sizeof(double) * (size_t)b->np * (size_t)n + 1, "em board: port rows");
+    if (!b->port_L) {
+        sv_free(b->ctx, u);
+        return sv_last_status();
+    }
+    sv_em_model all = *b->cell;
+    all.basis = u;
+    all.n = n;
+    int nrt = b->nxr + b->nyr, np = b->np;
+    sv_threads_saved prev = sv_threads_apply(b->ctx);
+    sv_progress_loop loop = sv_progress_loop_begin(b->ctx, "board port rows", (double)np);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sv_threads_team())
+    for (int k = 0; k < np; k++) {
+        if (sv_progress_loop_at(&loop, k)) continue;
+        double *row = b->port_L + (size_t)k * n;
+        for (int c = 0; c <= nrt + k; c++) row[c] = sv_em_port_inductance(&all, nrt + k, c);
+    }
+    s = sv_progress_loop_end(&loop);
+    sv_threads_restore(prev);
+    sv_free(b->ctx, u);
+    return s;
+}
+
+/* 1 when p's ports are the board's (side, plane, span): the port rows hold. */
+static int same_ports(const sv_em_project *p, const sv_em_project *q)
+{
+    if (p->nports != q->nports) return 0;
+    for (int k = 0; k < p->nports; k++) {
+        const sv_em_port_def *a = &p->ports[k], *c = &q->ports[k];
+        if (a->side != c->side || a->line != c->line || a->k0 != c->k0 || a->k1 != c->k1) return 0;
+    }
+    return 1;
+}
+
+double sv_em_board_port_L(const sv_em_board *b, const sv_em_model *m, int r, int c)
+{
+    int nrt = m->nx_edges + m->ny_edges, n = b->nxr + b->nyr + b->np, nx = b->prj->grid.nx;
+    const sv_em_basis *bc = &m->basis[c];
+    int col = bc->kind == SV_EM_UNKNOWN_X   ? bc->i + (nx - 1) * bc->j
+              : bc->kind == SV_EM_UNKNOWN_Y ? b->nxr + bc->i + nx * bc->j
+                                            : b->nxr + b->nyr + (c - nrt);
+    return b->port_L[(size_t)(r - nrt) * n + col];
+}
 
 /* The tables over the whole grid: the extent every map's lies within. */
 static sv_status whole_grid_tables(sv_ctx *ctx, const sv_em_model *cell, int lossy, sv_em_tables *t)
@@ -73,6 +156,7 @@ sv_status sv_em_board_create(sv_ctx *ctx, const sv_em_project *board, const sv_e
     if (!s) s = whole_grid_tables(ctx, b->cell, 0, &b->tab[b->ntab++]);
     if (!s && b->prj->st.tan_delta > 0) s = whole_grid_tables(ctx, b->cell, 1, &b->tab[b->ntab++]);
     if (!s) s = slot_memos(b);
+    if (!s) s = port_rows(b);
     if (s) {
         sv_em_board_destroy(b);
         return s;
@@ -88,6 +172,7 @@ void sv_em_board_destroy(sv_em_board *b)
     for (int k = 0; k < b->ntab; k++) sv_em_tables_free(ctx, &b->tab[k]);
     for (int k = 1; b->memo && k < b->slots; k++) sv_em_edge_memo_destroy(ctx, b->memo[k]);
     sv_free(ctx, b->memo);
+    sv_free(ctx, b->port_L);
     sv_em_model_destroy(b->cell);
     sv_em_project_destroy(b->prj);
     sv_free(ctx, b);
@@ -106,11 +191,14 @@ sv_status sv_em_model_create_on(sv_ctx *ctx, const sv_em_project *p, const sv_em
     if (!p || p->grid.nx != b->prj->grid.nx || p->grid.ny != b->prj->grid.ny)
         return sv_error(SV_ERR_ARG, "sv_em_model_create_on: the project's grid is not the board's (%d x %d cells)",
                         b->prj->grid.nx, b->prj->grid.ny);
+    if (!same_ports(p, b->prj))
+        return sv_error(SV_ERR_ARG, "sv_em_model_create_on: the project's ports are not the board's");
     sv_status s = sv_em_model_create_sharing(ctx, p, opts, b->cell, out);
     if (s) return s;
     if ((*out)->lent) { /* the same cell as the board's: its tables hold */
         (*out)->memo = b->memo[slot];
         (*out)->board = b;
+        (*out)->on_board = 1;
     }
     return SV_OK;
 }

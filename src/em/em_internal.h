@@ -125,6 +125,7 @@ struct sv_em_model {
      * over the whole grid stand in for the assembly's own, lent like the
      * walls (the calibration's standards get their circuit's). */
     const struct sv_em_board *board;
+    int on_board;             /* 1: made on the board (its ports), not lent it: the board's port rows hold */
 };
 /* A model's shape without its parts (model.c): the options resolved, the
  * unknowns and cells counted, prj set, nothing allocated; what the size
@@ -255,6 +256,9 @@ size_t sv_em_edge_memo_bytes(const sv_em_model *m);
  * extent, lossy or not; allocated): 1 when the board has them (the same
  * kind, an extent within the board's), else 0 and t untouched (board.c). */
 int sv_em_board_tables_take(const sv_em_board *b, sv_em_tables *t);
+/* sv_em_port_inductance(m, r, c) of a model made on board b (m->on_board):
+ * the board's value (board.c). */
+double sv_em_board_port_L(const sv_em_board *b, const sv_em_model *m, int r, int c);
 
 /* ---- assembly internals (assemble.c) ---- */
 /* How far a loop over the columns of a packed lower triangle of order n

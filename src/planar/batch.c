@@ -120,6 +120,7 @@ sv_status sv_planar_batch_solve(sv_planar_batch *b, sv_ctx *ctx, int slot, const
     s = planar_job_create_on(ctx, p, &b->o, b->eb, slot, &job);
     sv_em_project_destroy(p);
     if (s) return s;
+    job->cal_share = b->cal_share;
     s = sv_planar_job_run(job);
     if (s) {
         sv_planar_job_destroy(job);

@@ -12,6 +12,7 @@ struct sv_planar_batch {
     sv_em_board *eb;            /* the shared tables; a memo slot per worker */
     int workers, job_threads;
     size_t held, board_bytes;   /* the context's count before the board; the board's tables */
+    planar_cal_share *cal_share; /* while a run goes on: its shared calibration */
 };
 
 #endif

@@ -141,11 +141,17 @@ sv_status sv_planar_batch_run(sv_planar_batch *b, int nmaps, const unsigned char
     atomic_init(&rs.next, 0);
     atomic_init(&rs.stop, 0);
     pthread_mutex_init(&rs.lock, NULL);
+    planar_cal_share share = {.cal = NULL};
+    pthread_mutex_init(&share.lock, NULL);
+    b->cal_share = &share;
     int n = b->workers < nmaps ? b->workers : nmaps;
     worker w[1024];
     memset(w, 0, sizeof w[0] * (size_t)n);
     sv_status s = make_workers(&rs, w, n);
     if (!s) run_workers(w, n);
+    sv_em_calibration_destroy(share.cal); /* before the worker context it was made in */
+    b->cal_share = NULL;
+    pthread_mutex_destroy(&share.lock);
     free_workers(w, n);
     pthread_mutex_destroy(&rs.lock);
     if (s) return s;
