@@ -81,9 +81,10 @@ static const char *get_field(const char *s, const char *end, char *out, size_t c
  * belongs to another list of maps). */
 static int take_row(batch_out *o, const batch_maps *ms, const char *s, const char *end, int line)
 {
-    char row[32], name[4096];
+    char row[32], name[4096], status[16] = "";
     s = get_field(s, end, row, sizeof row);
     if (s) s = get_field(s, end, name, sizeof name);
+    if (s) get_field(s, end, status, sizeof status);
     char *e;
     long k = strtol(row, &e, 10);
     if (!s || *e || e == row || k < 0 || k >= o->nmaps || strcmp(name, ms->m[k].name)) {
@@ -93,6 +94,7 @@ static int take_row(batch_out *o, const batch_maps *ms, const char *s, const cha
         return 1;
     }
     o->done[k] = 1;
+    o->failed_before += strcmp(status, "ok") != 0;
     return 0;
 }
 

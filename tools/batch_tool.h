@@ -39,6 +39,7 @@ typedef struct batch_out {
     const char *board_name;
     FILE *index;               /* index.csv, appended one whole row at a time */
     unsigned char *done;       /* nmaps: 1 when the index has its row */
+    int failed_before;         /* rows of maps that failed in an earlier run */
     int fd_s;                  /* s.npy, written in place (npy) */
     size_t data_at;            /* where s.npy's data start */
     int have_freq;             /* freq_hz.npy written */

@@ -259,7 +259,11 @@ static int solve(batch_run *r, const sv_em_project *board, unsigned char **maps,
     draw_bar(r, 1);
     int code = 0;
     if (r->write_failed) code = 1;
-    else if (s == SV_ERR_CANCELLED && tool_interrupted()) code = TOOL_EXIT_INTERRUPTED;
+    else if (s == SV_ERR_CANCELLED && tool_interrupted()) {
+        tool_say("batch", "interrupted: every map in %s/index.csv is complete; run the same command again to go on",
+                 a->outdir);
+        code = TOOL_EXIT_INTERRUPTED;
+    }
     else if (s) code = (tool_say_model_failure("batch", a->board), 1);
     sv_planar_batch_destroy(b);
     sv_ctx_destroy(ctx);
@@ -269,8 +273,10 @@ static int solve(batch_run *r, const sv_em_project *board, unsigned char **maps,
 static void summary(const batch_run *r, int skipped, int code)
 {
     double el = sv_time_now() - r->t0;
-    printf("%d maps: %d solved, %d failed, %d done before; %.2f s, %.2f maps/s%s\n", r->ms->n, r->solved, r->failed,
-           skipped, el, el > 0 ? r->solved / el : 0.0,
+    char before[64] = "";
+    if (r->out->failed_before) snprintf(before, sizeof before, " (%d of them failed)", r->out->failed_before);
+    printf("%d maps: %d solved, %d failed, %d done before%s; %.2f s, %.2f maps/s%s\n", r->ms->n, r->solved,
+           r->failed, skipped, before, el, el > 0 ? r->solved / el : 0.0,
            code == TOOL_EXIT_INTERRUPTED ? " (interrupted: run the same command again to go on)" : "");
 }
 
@@ -292,7 +298,7 @@ static int run(const batch_args *a, batch_maps *ms)
     r.todo = n + r.failed;
     r.t0 = sv_time_now();
     if (!code && n > 0) code = solve(&r, board, maps, n);
-    if (!code && r.failed) code = 3;
+    if (!code && (r.failed || out.failed_before)) code = 3;
     if (!a->quiet && (code == 0 || code == 3 || code == TOOL_EXIT_INTERRUPTED)) summary(&r, skipped, code);
     batch_out_close(&out);
     for (int k = 0; k < n; k++) free(maps[k]);
