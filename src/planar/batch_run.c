@@ -27,9 +27,9 @@ typedef struct run_state {
     void *user;
     atomic_int next;            /* the next map to take */
     atomic_int stop;            /* 1: take no more maps, stop those in flight */
-    pthread_mutex_t lock;       /* the callbacks, ndone, last_forward */
+    pthread_mutex_t lock;       /* the callbacks and ndone */
     int ndone;
-    double last_forward;
+    _Atomic double last_forward; /* when the batch's context last heard of the progress */
 } run_state;
 
 typedef struct worker {
@@ -41,7 +41,7 @@ typedef struct worker {
 /* The batch's progress on its context (under the lock): 1 when it says stop. */
 static int report_progress(run_state *rs)
 {
-    rs->last_forward = sv_time_now();
+    atomic_store(&rs->last_forward, sv_time_now());
     sv_status s = sv_progress(rs->b->ctx, "batch", (double)rs->ndone / rs->nmaps);
     if (s) atomic_store(&rs->stop, 1);
     return s != SV_OK;
@@ -54,7 +54,7 @@ static int worker_progress(void *user, const char *phase, double fraction)
     (void)phase, (void)fraction;
     run_state *rs = ((worker *)user)->rs;
     if (atomic_load(&rs->stop)) return 1;
-    if (sv_time_now() - rs->last_forward < FORWARD_EVERY_S) return 0; /* a racy read: only a rate limit */
+    if (sv_time_now() - atomic_load(&rs->last_forward) < FORWARD_EVERY_S) return 0;
     pthread_mutex_lock(&rs->lock);
     int stop = report_progress(rs);
     pthread_mutex_unlock(&rs->lock);
@@ -140,6 +140,7 @@ sv_status sv_planar_batch_run(sv_planar_batch *b, int nmaps, const unsigned char
     run_state rs = {.b = b, .nmaps = nmaps, .maps = maps, .done = done, .user = user};
     atomic_init(&rs.next, 0);
     atomic_init(&rs.stop, 0);
+    atomic_init(&rs.last_forward, 0.0);
     pthread_mutex_init(&rs.lock, NULL);
     planar_cal_share share = {.cal = NULL};
     pthread_mutex_init(&share.lock, NULL);
