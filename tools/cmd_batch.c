@@ -193,7 +193,10 @@ static int on_map(void *user, int k, const sv_planar_job *job, sv_status status,
     int bad = job ? batch_out_solved(r->out, r->ms, k, job) : batch_out_failed(r->out, r->ms, k, message);
     if (job) r->solved++;
     else r->failed++;
-    if (!job && !r->a->quiet) tool_say("batch", "map %s: %s (%s)", r->ms->m[k].name, message, sv_status_string(status));
+    if (!job && !r->a->quiet) {
+        if (r->a->progress) fprintf(stderr, "\r%100s\r", ""); /* the message on a line of its own */
+        tool_say("batch", "map %s: %s (%s)", r->ms->m[k].name, message, sv_status_string(status));
+    }
     r->write_failed |= bad;
     draw_bar(r, 0);
     return bad || tool_interrupted();
