@@ -262,6 +262,9 @@ typedef struct sv_em_board sv_em_board;
 sv_status sv_em_board_create(sv_ctx *ctx, const sv_em_project *board, const sv_em_options *opts, int slots,
                              sv_em_board **out);
 void sv_em_board_destroy(sv_em_board *b);
+/* Bytes sv_em_board_create holds at most for this board, options and slots,
+ * before any of it is made (0 for a NULL board or slots < 1). */
+size_t sv_em_board_bytes(const sv_em_project *board, const sv_em_options *opts, int slots);
 int sv_em_board_slots(const sv_em_board *b);
 /* sv_em_model_create for project p on board b (p's grid must be the
  * board's; opts as the board's), using slot `slot`'s memo: no two models

@@ -229,8 +229,9 @@ void sv_planar_batch_options_default(sv_planar_batch_options *opts);
  * makes the shared tables (reported on ctx's progress, stoppable).
  * SV_ERR_ARG naming a bad option; SV_ERR_UNSUPPORTED for a subdivided
  * board (grid.subdivide or job.subdivide > 1: its maps are on the drawing
- * grid); SV_ERR_BUDGET when the tables and one map's share exceed the
- * limit. */
+ * grid); SV_ERR_BUDGET, before anything large is made, when the shared
+ * tables' estimate reaches the limit. A map whose own job exceeds its
+ * share is that map's failure (SV_ERR_BUDGET, reported and skipped). */
 sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const sv_planar_batch_options *opts,
                                  sv_planar_batch **out);
 void sv_planar_batch_destroy(sv_planar_batch *b);
@@ -238,6 +239,9 @@ void sv_planar_batch_destroy(sv_planar_batch *b);
  * the bottom row) and the maps it solves at a time. */
 const sv_em_project *sv_planar_batch_board(const sv_planar_batch *b);
 int sv_planar_batch_workers(const sv_planar_batch *b);
+/* Its memory: the board's shared tables (estimated before they were made,
+ * sv_em_board_bytes) and the limit each map's job is held to (0: none). */
+void sv_planar_batch_memory(const sv_planar_batch *b, size_t *board, size_t *per_map);
 
 /* One map, solved on ctx (which may be the batch's or another's: a
  * worker's own) with the board's slot `slot` (0 ≤ slot < workers, held by

@@ -135,6 +135,31 @@ static sv_status slot_memos(sv_em_board *b)
     return SV_OK;
 }
 
+/* What the making holds for a moment besides the parts counted below (the
+ * wall tables' and the cell model's scratch, the planar batch's own
+ * struct): a few kilobytes on the dataset's board; a bound. */
+#define BOARD_SCRATCH ((size_t)64 << 10)
+
+size_t sv_em_board_bytes(const sv_em_project *board, const sv_em_options *opts, int slots)
+{
+    sv_em_model shape;
+    if (!board || slots < 1 || sv_em_model_shape(board, opts, &shape)) return 0;
+    size_t nx = (size_t)board->grid.nx, ny = (size_t)board->grid.ny, cells = nx * ny;
+    size_t np = (size_t)(shape.n - shape.nx_edges - shape.ny_edges);
+    size_t every = (nx - 1) * ny + nx * (ny - 1) + np;
+    size_t b = BOARD_SCRATCH + sizeof(sv_em_board) + sizeof(double) * 3 * cells; /* P, Lx, Ly */
+    if (board->st.tan_delta > 0) b += sizeof(double) * 4 * cells;      /* and the lossy P, P_im, Lx, Ly */
+    b += sizeof(double) * np * every + sizeof(sv_em_basis) * every;     /* the port rows, their unknowns */
+    b += sizeof(sv_em_basis) * (size_t)shape.n + sizeof(sv_em_model);   /* the cell model */
+    /* the board's copy and the batch's (a caller's copy of it): struct, metal, ports, names */
+    b += 2 * (sizeof(sv_em_project) + cells + sizeof(sv_em_port_def) * (size_t)board->nports +
+              (board->pixels_file ? strlen(board->pixels_file) + 1 : 0));
+    b += sizeof(sv_em_edge_memo *) * (size_t)slots;
+    if (board->st.thick_metal) b += sv_em_walls_tables_bytes(&shape) + sv_em_walls_share_bytes(&shape);
+    if (board->edge_profile || board->edge_cells) b += (size_t)slots * sv_em_edge_memo_bytes(&shape);
+    return b;
+}
+
 sv_status sv_em_board_create(sv_ctx *ctx, const sv_em_project *board, const sv_em_options *opts, int slots,
                              sv_em_board **out)
 {

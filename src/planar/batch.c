@@ -43,19 +43,20 @@ static size_t batch_limit(const sv_planar_batch *b)
     return b->bo.memory_limit ? b->bo.memory_limit : budget ? budget : sv_mem_available();
 }
 
-/* Each map's limit, unless the job options give one: an equal share of
- * what the board's tables leave. */
-static sv_status share_memory(sv_planar_batch *b)
+/* The board's shared tables within the limit, before they are made, and
+ * each map's limit, unless the job options give one: an equal share of
+ * what the tables leave. */
+static sv_status share_memory(sv_planar_batch *b, const sv_em_options *eo)
 {
-    size_t limit = batch_limit(b), board = sv_ctx_memory_current(b->ctx) - b->held;
-    b->board_bytes = board;
-    if (b->o.memory_limit) return SV_OK;
-    if (limit <= board) {
+    size_t limit = batch_limit(b);
+    b->board_bytes = sv_em_board_bytes(b->board, eo, b->workers);
+    if (limit && b->board_bytes >= limit) {
         char l[32], t[32];
         return sv_error(SV_ERR_BUDGET, "batch: the board's shared tables need about %s, more than the limit (%s)",
-                        sv_format_bytes(board, t, sizeof t), sv_format_bytes(limit, l, sizeof l));
+                        sv_format_bytes(b->board_bytes, t, sizeof t), sv_format_bytes(limit, l, sizeof l));
     }
-    b->o.memory_limit = (limit - board) / (size_t)b->workers;
+    if (b->o.memory_limit || !limit) return SV_OK;
+    b->o.memory_limit = (limit - b->board_bytes) / (size_t)b->workers;
     b->o.memory_limit_name = "the batch's memory limit (an equal share for each map in flight)";
     return SV_OK;
 }
@@ -78,14 +79,13 @@ sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const 
     /* the maps are small and run side by side, each on a thread: the CPU's
      * (a device serves one large solve, not many small ones at once) */
     if (b->o.device == SV_PLANAR_DEVICE_AUTO) b->o.device = SV_PLANAR_DEVICE_CPU;
-    b->held = sv_ctx_memory_current(ctx);
     choose_workers(b);
     b->o.threads = b->job_threads;
     sv_em_options eo;
     sv_em_options_default(&eo); /* the job's mesh options but for the band's top (radiation's alone) */
     s = sv_em_project_copy(ctx, board, &b->board);
+    if (!s) s = share_memory(b, &eo);
     if (!s) s = sv_em_board_create(ctx, b->board, &eo, b->workers, &b->eb);
-    if (!s) s = share_memory(b);
     if (s) {
         sv_planar_batch_destroy(b);
         return s;
@@ -104,6 +104,12 @@ void sv_planar_batch_destroy(sv_planar_batch *b)
 
 const sv_em_project *sv_planar_batch_board(const sv_planar_batch *b) { return b ? b->board : NULL; }
 int sv_planar_batch_workers(const sv_planar_batch *b) { return b ? b->workers : 0; }
+
+void sv_planar_batch_memory(const sv_planar_batch *b, size_t *board, size_t *per_map)
+{
+    if (board) *board = b ? b->board_bytes : 0;
+    if (per_map) *per_map = b ? b->o.memory_limit : 0;
+}
 
 sv_status sv_planar_batch_solve(sv_planar_batch *b, sv_ctx *ctx, int slot, const unsigned char *map,
                                 sv_planar_job **out)

@@ -11,7 +11,7 @@ struct sv_planar_batch {
     sv_em_project *board;       /* the batch's copy */
     sv_em_board *eb;            /* the shared tables; a memo slot per worker */
     int workers, job_threads;
-    size_t held, board_bytes;   /* the context's count before the board; the board's tables */
+    size_t board_bytes;         /* the board's shared tables, estimated (sv_em_board_bytes) */
     planar_cal_share *cal_share; /* while a run goes on: its shared calibration */
 };
 

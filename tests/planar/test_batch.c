@@ -196,6 +196,35 @@ static void test_bad_arguments(void **state)
     sv_em_project_destroy(b);
 }
 
+/* The board's memory: estimated before it is made (at least what its
+ * making holds at its peak, as the core allocator counts it), refused
+ * before anything large past the limit, the rest shared by the maps. */
+static void test_memory(void **state)
+{
+    (void)state;
+    sv_em_project *b = board(sims[0]);
+    sv_ctx *ctx;
+    assert_int_equal(sv_ctx_create(&ctx), SV_OK);
+    sv_ctx_reset_peak(ctx);
+    sv_planar_batch *batch = NULL;
+    sv_planar_batch_options o = {.workers = 2, .memory_limit = (size_t)1 << 30};
+    assert_int_equal(sv_planar_batch_create(ctx, b, &o, &batch), SV_OK);
+    size_t board_bytes, per_map;
+    sv_planar_batch_memory(batch, &board_bytes, &per_map);
+    printf("board: estimate %zu bytes, peak while made %zu, held %zu\n", board_bytes, sv_ctx_memory_peak(ctx), sv_ctx_memory_current(ctx));
+    assert_true(board_bytes >= sv_ctx_memory_peak(ctx));
+    assert_true(board_bytes < (size_t)4 << 20); /* tables by offset: small */
+    assert_int_equal(per_map, (o.memory_limit - board_bytes) / 2);
+    sv_planar_batch_destroy(batch);
+    o.memory_limit = board_bytes / 2;
+    assert_int_equal(sv_planar_batch_create(ctx, b, &o, &batch), SV_ERR_BUDGET);
+    assert_non_null(strstr(sv_last_error(), "shared tables need about"));
+    assert_null(batch);
+    assert_int_equal(sv_ctx_memory_current(ctx), 0);
+    sv_ctx_destroy(ctx);
+    sv_em_project_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_bad_map_reported_and_skipped),
         cmocka_unit_test(test_stop_from_caller),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
