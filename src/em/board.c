@@ -12,7 +12,7 @@
  *   the rows of the port half rooftops' L against every unknown a map can
  *   have (the ports are the board's, so their rows' closed forms are the
  *   same for every map: most of a small map's assembly otherwise).
- * A model made on the board (sv_em_model_create_on) borrows all three;
+ * A model made on the board (sv_em_model_create_on) borrows them all;
  * the board is read-only to it but for its slot's memo. */
 #include <string.h>
 
