@@ -68,6 +68,13 @@ expect 3 "3 solved, 0 failed, 7 done before \(2 of them failed\)" -- \
 [[ $(wc -l <"$tmp/ts/index.csv") -eq 11 ]] || fail "resumed index: $(cat "$tmp/ts/index.csv")"
 grep -q "sim7$" "$tmp/ts/index.csv" && fail "the cut row was kept"
 
+# --- a list file: paths relative to its folder, blank and # lines skipped ---
+printf '# two maps\n\nmaps/sim106.csv\n  %s\n' "$maps/sim878.csv" >"$tmp/list.txt"
+expect 0 "2 maps: 2 solved, 0 failed" -- "$tool" batch "$tmp/board.json" --list "$tmp/list.txt" -o "$tmp/li"
+cmp -s <(grep -v '^!' "$tmp/li/sim106.s2p") <(grep -v '^!' "$tmp/ts/sim106.s2p") || fail "--list: sim106 differs"
+[[ -s "$tmp/li/sim878.s2p" ]] || fail "--list: no sim878.s2p"
+expect 2 "cannot read" -- "$tool" batch "$tmp/board.json" --list "$tmp/nolist.txt" -o "$tmp/li"
+
 # --- one array for all ---
 expect 3 "8 solved" -- "$tool" batch "$tmp/board.json" "$tmp/maps" -o "$tmp/np" --format npy
 /usr/bin/python3 - "$tmp/np" "$tmp/ts" <<'PY'
