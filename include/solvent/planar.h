@@ -243,10 +243,11 @@ int sv_planar_batch_workers(const sv_planar_batch *b);
  * sv_em_board_bytes) and the limit each map's job is held to (0: none). */
 void sv_planar_batch_memory(const sv_planar_batch *b, size_t *board, size_t *per_map);
 
-/* One map, solved on ctx (which may be the batch's or another's: a
- * worker's own) with the board's slot `slot` (0 ≤ slot < workers, held by
- * no other map at that time): a job that has run (*out, the caller
- * destroys it), or an error with the library's message — SV_ERR_ARG for
+/* One map, solved on ctx (a context this map alone uses meanwhile: a
+ * caller with its own threads gives each its own) with the board's slot
+ * `slot` (0 ≤ slot < workers, held by no other map at that time): a job
+ * that has run (*out, the caller destroys it), or an error with the
+ * library's message — SV_ERR_ARG for
  * a map that cannot run on the board ("no metal cell", "port 'P1': cell
  * (0, 3) must be metal ..."), or a job's own error. */
 sv_status sv_planar_batch_solve(sv_planar_batch *b, sv_ctx *ctx, int slot, const unsigned char *map,
