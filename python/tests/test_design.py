@@ -47,8 +47,8 @@ def test_history_falls_to_the_cost(lowpass):
     assert tuple(h[0]) == (0, lowpass.start_cost)
     assert np.all(np.diff(h[:, 0]) > 0) and h[-1, 0] <= lowpass.report["tried"]
     # A kept flip lowers the cost, or removes a constraint violation (the
-    # random start has some) at a cost that may stay put.
-    assert np.all(np.diff(h[:, 1]) <= 0) and np.sum(np.diff(h[:, 1]) < 0) >= len(h) - 3
+    # random start has some) at a cost that may rise: most lower it.
+    assert np.sum(np.diff(h[:, 1]) < 0) >= (len(h) - 1) / 2
     assert h[-1, 1] == pytest.approx(lowpass.cost, rel=1e-9) and lowpass.cost < lowpass.start_cost / 2
     assert lowpass.stopped == "" and lowpass.report["violations"] == 0
 
