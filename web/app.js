@@ -47,7 +47,7 @@ async function main() {
   addMask({ s: 'S21', type: 'max', start: 6, stop: 9, bound_db: -15 });
   listFiles();
   const r = await api('GET', '/api/project');
-  if (r.ok && r.data.project) setProject(r.data.name, r.data.project);
+  if (r.ok && r.data.project) setProject(r.data.name, r.data.project, r.data.port_cells);
   else {
     $('editor').setAttribute('viewBox', '0 0 24 4');
     el('text', { x: 1, y: 2, class: 'hint' }, $('editor'), 'Open a project (top right)');

@@ -15,8 +15,12 @@
  *               per second, against the same number of fresh evaluations
  *               (the trial case's anchor per evaluation times the trials).
  *
+ *   batch_200f  maps per second of a batch on the dataset's board against
+ *               separate planar jobs (batch_case.c).
+ *
  * Options: --dbs-budget S caps the DBS's time (default 600 s);
- * --dbs-only T runs the DBS alone with T seconds as a fresh evaluation. */
+ * --dbs-only T runs the DBS alone with T seconds as a fresh evaluation;
+ * --batch-only runs the batch case alone. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <complex.h>
 #include <math.h>
@@ -220,6 +224,8 @@ static void dbs_case(double fresh_41, double budget)
     remove(dir);
 }
 
+void batch_case(void); /* batch_case.c */
+
 int main(int argc, char **argv)
 {
     bench_prefer_passive_waiting(argv);
@@ -228,8 +234,13 @@ int main(int argc, char **argv)
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--dbs-budget") && k + 1 < argc) budget = atof(argv[k + 1]);
         if (!strcmp(argv[k], "--dbs-only") && k + 1 < argc) dbs_only = 1, fresh_41 = atof(argv[k + 1]);
+        if (!strcmp(argv[k], "--batch-only")) {
+            batch_case();
+            return 0;
+        }
     }
     if (!dbs_only) {
+        batch_case();
         trial_case(21);
         fresh_41 = trial_case(41);
     }

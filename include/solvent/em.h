@@ -109,6 +109,10 @@ int sv_em_project_ports(const sv_em_project *p);
 const char *sv_em_project_pixels_file(const sv_em_project *p);
 const char *sv_em_project_port_name(const sv_em_project *p, int k);
 double sv_em_project_port_z0(const sv_em_project *p, int k);
+/* The cells port k sits on (the metal cell inside its plane at each cell of
+ * its span, i + nx·j of sv_em_project_grid), up to cap of them into cells
+ * (may be NULL with cap 0): returns their count, or −1 for no port k. */
+int sv_em_project_port_cells(const sv_em_project *p, int k, int *cells, int cap);
 /* 1 if mesh cell (i, j) (0 ≤ i < nx, 0 ≤ j < ny of sv_em_project_grid,
  * j = 0 the bottom row) is metal. */
 int sv_em_project_metal(const sv_em_project *p, int i, int j);
@@ -234,6 +238,44 @@ size_t sv_em_assemble_bytes(const sv_em_model *m, int nb);
  * sized by the metal's bounding box (not the grid). */
 size_t sv_em_assemble_work_bytes(const sv_em_model *m);
 
+/* ---- many maps on one board ---------------------------------------------- */
+/* A board is a project whose metal each map replaces: the same grid,
+ * stack-up, ports, band and effects. */
+
+/* The map's CSV (0/1, comma-separated, one grid row a line, the first line
+ * the top row: the pixelated-circuit datasets' form) read for the board's
+ * grid into map[i + nx·j] (j = 0 the bottom row); SV_ERR_PARSE naming the
+ * file, row and column of what is wrong. */
+sv_status sv_em_map_csv_read(const sv_em_project *board, const char *path, unsigned char *map);
+/* The board with its metal replaced by map (nx·ny of its grid, nonzero =
+ * metal): a project as a file with the map's pixels would give.
+ * SV_ERR_ARG when the map cannot run on the board: "no metal cell", or
+ * "port 'NAME': cell (i, j) must be metal with no metal beyond the left
+ * edge: ..." (a port off the outline of the map's metal). */
+sv_status sv_em_project_with_map(sv_ctx *ctx, const sv_em_project *board, const unsigned char *map,
+                                 sv_em_project **out);
+
+/* What every map on a board shares, made once: the assembly's coefficient
+ * tables over the whole grid, thick metal's wall tables, and `slots` memos
+ * of the edge profile's changes (one per map assembled at the same time).
+ * A model made on the board takes its coefficients from these instead of
+ * computing them: the same bits (every entry depends on the offset, the
+ * cell size, the stack-up and the options alone). Read-only after creation
+ * but for the memos, each written by the one model that holds its slot. */
+typedef struct sv_em_board sv_em_board;
+sv_status sv_em_board_create(sv_ctx *ctx, const sv_em_project *board, const sv_em_options *opts, int slots,
+                             sv_em_board **out);
+void sv_em_board_destroy(sv_em_board *b);
+/* Bytes sv_em_board_create holds at most for this board, options and slots,
+ * before any of it is made (0 for a NULL board or slots < 1). */
+size_t sv_em_board_bytes(const sv_em_project *board, const sv_em_options *opts, int slots);
+int sv_em_board_slots(const sv_em_board *b);
+/* sv_em_model_create for project p on board b (p's grid must be the
+ * board's; opts as the board's), using slot `slot`'s memo: no two models
+ * assembled at the same time may hold the same slot. b must outlive it. */
+sv_status sv_em_model_create_on(sv_ctx *ctx, const sv_em_project *p, const sv_em_options *opts, sv_em_board *b,
+                                int slot, sv_em_model **out);
+
 /* ---- assembly ----------------------------------------------------------- */
 typedef struct sv_em_assembly_info {
     int image_terms;          /* terms kept in the dielectric image series */
@@ -355,6 +397,12 @@ typedef struct sv_em_calibration sv_em_calibration;
 sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, const double *freq_hz,
                                    sv_em_calibration **out);
 void sv_em_calibration_destroy(sv_em_calibration *c);
+/* 1 when sv_em_calibration_create(m, nf, freq_hz) would make c again: the
+ * same frequencies, ports (feeds, calibrated or raw, reference planes) and
+ * what the thru standards are made of (stack-up, cell, switches, options,
+ * thick metal's wall shares) — a circuit's map is not among them, so maps
+ * on one board share one calibration (a batch, solvent/planar.h). */
+int sv_em_calibration_fits(const sv_em_calibration *c, const sv_em_model *m, int nf, const double *freq_hz);
 /* Bytes sv_em_calibration_create holds at most for these frequencies (the
  * largest standard's model and sweep: they are made one at a time; 0 when
  * no port is calibrated), for a memory estimate made before the run. */

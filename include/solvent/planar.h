@@ -192,6 +192,83 @@ sv_status sv_planar_job_run(sv_planar_job *job);
 const sv_planar_network *sv_planar_job_network(const sv_planar_job *job);
 sv_status sv_planar_job_report(const sv_planar_job *job, sv_planar_report *out);
 
+/* ---- a batch: many maps on one board ------------------------------------------
+ * A dataset's maps on one board (the same grid, stack-up, ports, band and
+ * effects; docs/how-to/run-a-batch.md): what every map shares — the
+ * assembly's coefficient tables over the whole grid, thick metal's wall
+ * tables, the edge profile's memo — is made once (sv_em_board), and each
+ * map is a planar job on it, the same steps as sv_planar_job_run (its S
+ * is a separate job's), without recomputing a shared coefficient. Maps run
+ * side by side, each on a thread of its own.
+ *
+ *     sv_planar_batch *b;
+ *     sv_planar_batch_create(ctx, board, NULL, &b);
+ *     sv_planar_batch_run(b, nmaps, maps, on_map, user);  // on_map sees each map's job
+ *     sv_planar_batch_destroy(b);
+ */
+typedef struct sv_planar_batch sv_planar_batch;
+
+/* A zero-filled struct (or NULL) is the defaults: each map's job as
+ * sv_planar_job_create's defaults (the board's band, ...), as many maps at a
+ * time as the context has threads. */
+typedef struct sv_planar_batch_options {
+    sv_planar_options job; /* every map's job; job.threads and job.memory_limit: see below */
+    /* Maps solved at the same time, each on job.threads threads (0: 1);
+     * 0 = the context's thread count (or all cores) divided by those. */
+    int workers;
+    /* > 0: the whole batch's memory limit (the board's tables, then an
+     * equal share for each map in flight: job.memory_limit, when given,
+     * is each map's own); 0: the context's budget, else the available
+     * memory. */
+    size_t memory_limit;
+} sv_planar_batch_options;
+
+void sv_planar_batch_options_default(sv_planar_batch_options *opts);
+
+/* The board (copied; its own metal is not used) with options: checks them,
+ * makes the shared tables (reported on ctx's progress, stoppable).
+ * SV_ERR_ARG naming a bad option; SV_ERR_UNSUPPORTED for a subdivided
+ * board (grid.subdivide or job.subdivide > 1: its maps are on the drawing
+ * grid); SV_ERR_BUDGET, before anything large is made, when the shared
+ * tables' estimate reaches the limit. A map whose own job exceeds its
+ * share is that map's failure (SV_ERR_BUDGET, reported and skipped). */
+sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const sv_planar_batch_options *opts,
+                                 sv_planar_batch **out);
+void sv_planar_batch_destroy(sv_planar_batch *b);
+/* The board's grid (the maps' size: nx·ny cells, map[i + nx·j], j = 0
+ * the bottom row) and the maps it solves at a time. */
+const sv_em_project *sv_planar_batch_board(const sv_planar_batch *b);
+int sv_planar_batch_workers(const sv_planar_batch *b);
+/* Its memory: the board's shared tables (estimated before they were made,
+ * sv_em_board_bytes) and the limit each map's job is held to (0: none). */
+void sv_planar_batch_memory(const sv_planar_batch *b, size_t *board, size_t *per_map);
+
+/* One map, solved on ctx (a context this map alone uses meanwhile: a
+ * caller with its own threads gives each its own) with the board's slot
+ * `slot` (0 ≤ slot < workers, held by no other map at that time): a job
+ * that has run (*out, the caller destroys it), or an error with the
+ * library's message — SV_ERR_ARG for
+ * a map that cannot run on the board ("no metal cell", "port 'P1': cell
+ * (0, 3) must be metal ..."), or a job's own error. */
+sv_status sv_planar_batch_solve(sv_planar_batch *b, sv_ctx *ctx, int slot, const unsigned char *map,
+                                sv_planar_job **out);
+
+/* What a batch tells its caller after each map, one call at a time (from
+ * whichever thread solved it): k, and the job that ran (status SV_OK) or
+ * the map's error (status, message: the library's, naming what is wrong;
+ * job NULL). Return 0 to go on, non-zero to stop the batch (after the maps
+ * in flight end). */
+typedef int (*sv_planar_batch_fn)(void *user, int k, const sv_planar_job *job, sv_status status,
+                                  const char *message);
+
+/* Solve maps[0 … nmaps) (each nx·ny of the board's grid), `workers` at a
+ * time, calling done after each. A map that cannot run is reported to done
+ * and skipped: the batch goes on. The context's progress callback sees
+ * the fraction of maps done (phase "batch"); a non-zero return stops it
+ * within a map's progress step with SV_ERR_CANCELLED, as does done. */
+sv_status sv_planar_batch_run(sv_planar_batch *b, int nmaps, const unsigned char *const *maps,
+                              sv_planar_batch_fn done, void *user);
+
 #ifdef __cplusplus
 }
 #endif

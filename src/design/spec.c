@@ -2,6 +2,7 @@
 /* A design spec: read, checked, and the board's projects made from it
  * (docs/design.md, "Spec reference"). */
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,29 +42,20 @@ void sv_design_compose(const sv_design_spec *s, const unsigned char *design, uns
         map[c] = s->region[c] ? !!design[c] : (unsigned char)sv_em_project_metal(s->board, c % s->nx, c / s->nx);
 }
 
-/* Each port's cells, from the full model's port half rooftops. */
+/* Each port's cells (the project's own answer). */
 sv_status sv_design_port_cells(sv_design_spec *s)
 {
-    sv_em_model *m;
-    sv_status st = sv_em_model_create(s->ctx, s->full, NULL, &m);
-    if (st) return st;
-    int n = sv_em_model_unknowns(m), np = sv_em_project_ports(s->full), cnt = 0;
+    int np = sv_em_project_ports(s->full), cnt = 0;
+    for (int k = 0; k < np; k++) cnt += sv_em_project_port_cells(s->full, k, NULL, 0);
     s->port_cell_off = calloc((size_t)np + 1, sizeof(int));
-    s->port_cells = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    if (!s->port_cell_off || !s->port_cells) {
-        sv_em_model_destroy(m);
-        return sv_error(SV_ERR_NOMEM, "design: port cells: out of memory");
-    }
+    s->port_cells = malloc(sizeof(int) * (size_t)(cnt > 0 ? cnt : 1));
+    if (!s->port_cell_off || !s->port_cells) return sv_error(SV_ERR_NOMEM, "design: port cells: out of memory");
+    cnt = 0;
     for (int k = 0; k < np; k++) {
         s->port_cell_off[k] = cnt;
-        for (int u = 0; u < n; u++) {
-            int kind, i, j, port;
-            sv_em_model_unknown(m, u, &kind, &i, &j, &port);
-            if (port == k) s->port_cells[cnt++] = i + s->nx * j;
-        }
+        cnt += sv_em_project_port_cells(s->full, k, s->port_cells + cnt, INT_MAX);
     }
     s->port_cell_off[np] = cnt;
-    sv_em_model_destroy(m);
     for (int q = 0; q < cnt; q++)
         if (s->region[s->port_cells[q]]) {
             int c = s->port_cells[q];

@@ -22,12 +22,13 @@
 #include "em_internal.h"
 #include "geom.h"
 
-/* The tables, every entry on the CPU, and their folds. */
+/* The tables, every entry on the CPU (or the board's, the same bits, when
+ * the model lies on one: board.c), and their folds. */
 static sv_status tables_build(sv_ctx *ctx, const sv_em_model *m, int lossy, sv_em_tables *t)
 {
     sv_em_tables_describe(m, lossy, t);
     sv_status st = sv_em_tables_alloc(ctx, t, SV_EM_TABLES_FOLDED);
-    if (!st) st = sv_em_tables_entries(ctx, m, t, 0);
+    if (!st && !sv_em_board_tables_take(m->board, t)) st = sv_em_tables_entries(ctx, m, t, 0);
     if (st) {
         sv_em_tables_free(ctx, t);
         return st;
@@ -56,7 +57,7 @@ static inline void entry_tab(const sv_em_tables *t, const sv_em_basis *br, const
 static void entry_port(const sv_em_model *m, const sv_em_tables *t, int r, int c, double *l, double *p, double *pi)
 {
     const sv_em_basis *br = &m->basis[r], *bc = &m->basis[c];
-    *l = sv_em_port_inductance(m, r, c);
+    *l = m->on_board ? sv_em_board_port_L(m->board, m, r, c) : sv_em_port_inductance(m, r, c);
     *p = sv_em_psi_cells(t->P, t->nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
     if (pi) *pi = sv_em_psi_cells(t->P_im, t->nx, br->kind, br->i, br->j, bc->kind, bc->i, bc->j);
 }

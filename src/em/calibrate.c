@@ -52,7 +52,21 @@ struct sv_em_calibration {
     standard *std;
     int *port_std;          /* per port: its standard, −1 = raw port */
     double *shift;          /* per port: reference-plane shift, m (into the circuit > 0) */
+    /* what the standards were made from besides their feeds (line_project,
+     * line_y): a model alike in these gets the same boxes (sv_em_calibration_fits) */
+    sv_em_project made_from;    /* its st, grid (dx, dy) and switches; no arrays */
+    sv_em_options opts;         /* the standards' options (line_y) */
+    double *freq;               /* nf */
 };
+
+/* The options of a model's standards: the circuit's, its radiation terms'
+ * design frequency as their top (not the line's own limit). */
+static sv_em_options standard_options(const sv_em_model *dut)
+{
+    sv_em_options o = dut->opts;
+    o.max_freq_hz = sv_em_radiation_design_hz(dut);
+    return o;
+}
 
 /* The feed of port k: axis and width in cells. */
 static void feed_of(const sv_em_port_def *d, int *axis, int *width)
@@ -122,8 +136,7 @@ static sv_status line_y(sv_ctx *ctx, const sv_em_model *dut, int axis, int width
     sv_em_parts parts = sv_em_parts_begin(ctx, SHARE_MODEL + SHARE_AFFINE + SHARE_SWEEP);
     sv_em_part(&parts, SHARE_MODEL);
     sv_status s = line_project(ctx, dut->prj, axis, width, len, &p);
-    sv_em_options o = dut->opts;
-    o.max_freq_hz = sv_em_radiation_design_hz(dut); /* the circuit's radiation terms, not the line's limit */
+    sv_em_options o = standard_options(dut);
     if (!s) s = sv_em_model_create_sharing(ctx, p, &o, dut, &m);
     if (!s) s = sv_progress(ctx, "calibration standards", 1.0);
     sv_em_part(&parts, SHARE_AFFINE);
@@ -467,8 +480,15 @@ sv_status sv_em_calibration_create(sv_ctx *ctx, const sv_em_model *m, int nf, co
     c->std = sv_calloc(ctx, (size_t)np, sizeof *c->std, "calibration standards");
     c->port_std = sv_alloc(ctx, sizeof(int) * (size_t)np, "calibration ports");
     c->shift = sv_alloc(ctx, sizeof(double) * (size_t)np, "calibration shifts");
-    s = (!c->std || !c->port_std || !c->shift) ? sv_last_status() : SV_OK;
-    if (!s) plan_standards(c, p);
+    c->freq = sv_alloc(ctx, sizeof(double) * (size_t)nf, "calibration frequencies");
+    s = (!c->std || !c->port_std || !c->shift || !c->freq) ? sv_last_status() : SV_OK;
+    if (!s) {
+        memcpy(c->freq, freq, sizeof(double) * (size_t)nf);
+        c->made_from = *p;
+        c->made_from.metal = NULL, c->made_from.ports = NULL, c->made_from.pixels_file = NULL;
+        c->opts = standard_options(m);
+        plan_standards(c, p);
+    }
     sv_progress_span op = sv_progress_span_begin(ctx, 0, 1);
     if (!s) s = make_standards(ctx, m, nf, freq, c);
     sv_progress_span_end(ctx, op);
@@ -487,7 +507,44 @@ void sv_em_calibration_destroy(sv_em_calibration *c)
     sv_free(c->ctx, c->std);
     sv_free(c->ctx, c->port_std);
     sv_free(c->ctx, c->shift);
+    sv_free(c->ctx, c->freq);
     sv_free(c->ctx, c);
+}
+
+/* 1 when the stack-ups, cells, switches and options the standards see
+ * (line_project, line_y) are the same. */
+static int same_making(const sv_em_calibration *c, const sv_em_project *p, const sv_em_options *o)
+{
+    const sv_em_project *q = &c->made_from;
+    const sv_em_stackup *s = &p->st, *t = &q->st;
+    const sv_em_options *u = &c->opts;
+    return s->h == t->h && s->eps_r == t->eps_r && s->sigma == t->sigma && s->t == t->t &&
+           s->tan_delta == t->tan_delta && s->thick_metal == t->thick_metal &&
+           s->exact_dielectric_loss == t->exact_dielectric_loss && p->grid.dx == q->grid.dx &&
+           p->grid.dy == q->grid.dy && p->radiation == q->radiation && p->edge_profile == q->edge_profile &&
+           p->edge_cells == q->edge_cells && p->dispersion == q->dispersion &&
+           p->dispersion_far == q->dispersion_far && o->accuracy == u->accuracy && o->far_ratio == u->far_ratio &&
+           o->max_freq_hz == u->max_freq_hz && o->wall_share == u->wall_share &&
+           o->wall_current_share[0] == u->wall_current_share[0] &&
+           o->wall_current_share[1] == u->wall_current_share[1] &&
+           o->allow_beyond_validity == u->allow_beyond_validity;
+}
+
+int sv_em_calibration_fits(const sv_em_calibration *c, const sv_em_model *m, int nf, const double *freq_hz)
+{
+    if (!c || !m || !freq_hz || nf != c->nf || m->prj->nports != c->np) return 0;
+    sv_em_options o = standard_options(m);
+    if (!same_making(c, m->prj, &o) || memcmp(freq_hz, c->freq, sizeof(double) * (size_t)nf)) return 0;
+    for (int k = 0; k < c->np; k++) {
+        const sv_em_port_def *d = &m->prj->ports[k];
+        int q = c->port_std[k];
+        if ((q >= 0) != (d->calibrate != 0) || c->shift[k] != d->ref_shift) return 0;
+        if (q < 0) continue;
+        int axis, width;
+        feed_of(d, &axis, &width);
+        if (c->std[q].axis != axis || c->std[q].width != width) return 0;
+    }
+    return 1;
 }
 
 sv_status sv_em_calibration_box(const sv_em_calibration *c, int k, int i, double complex box[6])

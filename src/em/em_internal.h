@@ -121,6 +121,11 @@ struct sv_em_model {
     struct sv_em_walls_tables *walls;
     struct sv_em_edge_memo *memo;
     int lent;                 /* 1: walls and memo belong to the model they were shared from */
+    /* The board the model's map lies on (board.c; NULL: none): its tables
+     * over the whole grid stand in for the assembly's own, lent like the
+     * walls (the calibration's standards get their circuit's). */
+    const struct sv_em_board *board;
+    int on_board;             /* 1: made on the board (its ports), not lent it: the board's port rows hold */
 };
 /* A model's shape without its parts (model.c): the options resolved, the
  * unknowns and cells counted, prj set, nothing allocated; what the size
@@ -197,6 +202,11 @@ sv_status sv_em_disp_far_for(sv_ctx *ctx, const sv_em_model *m, sv_em_disp_far *
  * samples and their SVD). */
 size_t sv_em_disp_far_build_bytes(void);
 
+/* 1 when port d is off the outline of p's metal (a cell of its span not
+ * metal, or metal beyond its edge), with what is wrong in msg (project.c:
+ * the one rule the reader and a map on a board, project_map.c, apply). */
+int sv_em_port_off_outline(const sv_em_project *p, const sv_em_port_def *d, char *msg, size_t cap);
+
 /* ---- pixel maps from CSV (pixels_csv.c) ---- */
 /* Read an nx × ny 0/1 map (first line = top row) into metal[i + nx·j];
  * `field` names the project field in messages. */
@@ -241,6 +251,14 @@ size_t sv_em_walls_tables_bytes(const sv_em_model *m);
 sv_status sv_em_edge_memo_create(sv_ctx *ctx, const sv_em_model *m, sv_em_edge_memo **out);
 void sv_em_edge_memo_destroy(sv_ctx *ctx, sv_em_edge_memo *e);
 size_t sv_em_edge_memo_bytes(const sv_em_model *m);
+
+/* The board's tables into t (described for a model on the board: its
+ * extent, lossy or not; allocated): 1 when the board has them (the same
+ * kind, an extent within the board's), else 0 and t untouched (board.c). */
+int sv_em_board_tables_take(const sv_em_board *b, sv_em_tables *t);
+/* sv_em_port_inductance(m, r, c) of a model made on board b (m->on_board):
+ * the board's value (board.c). */
+double sv_em_board_port_L(const sv_em_board *b, const sv_em_model *m, int r, int c);
 
 /* ---- assembly internals (assemble.c) ---- */
 /* How far a loop over the columns of a packed lower triangle of order n

@@ -110,6 +110,7 @@ static sv_status cell_tables(sv_ctx *ctx, sv_em_model *m, const sv_em_model *lik
     if (like && same_cell(m, like)) {
         m->walls = like->walls;
         m->memo = like->memo;
+        m->board = like->board;
         m->lent = 1;
         return SV_OK;
     }

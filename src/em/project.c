@@ -531,22 +531,32 @@ static void port_cells(const sv_em_port_def *d, int q, int *ii, int *jj, int *oi
     }
 }
 
-/* A port sits on the outline of the metal (every cell inside metal, none
- * beyond) and shares no cell edge with an earlier port. */
-static sv_status check_port_edge(const reader *r, const cJSON *c, const char *field, const sv_em_project *p, int idx,
-                                 const sv_em_port_def *d)
+int sv_em_port_off_outline(const sv_em_project *p, const sv_em_port_def *d, char *msg, size_t cap)
 {
     for (int q = d->k0; q < d->k1; q++) {
         int ii, jj, oi, oj;
         port_cells(d, q, &ii, &jj, &oi, &oj);
         if (!metal_at(p, ii, jj) || metal_at(p, oi, oj)) {
-            char msg[200];
-            snprintf(msg, sizeof msg,
+            snprintf(msg, cap,
                      "cell (%d, %d) must be metal with no metal beyond the %s edge: a port sits on the "
                      "outline of the metal",
                      ii, jj, port_sides[d->side]);
-            return bad(r, field, c, msg);
+            return 1;
         }
+    }
+    return 0;
+}
+
+/* A port sits on the outline of the metal (every cell inside metal, none
+ * beyond) and shares no cell edge with an earlier port. */
+static sv_status check_port_edge(const reader *r, const cJSON *c, const char *field, const sv_em_project *p, int idx,
+                                 const sv_em_port_def *d)
+{
+    char why[200];
+    if (sv_em_port_off_outline(p, d, why, sizeof why)) return bad(r, field, c, why);
+    for (int q = d->k0; q < d->k1; q++) {
+        int ii, jj, oi, oj;
+        port_cells(d, q, &ii, &jj, &oi, &oj);
         for (int o = 0; o < idx; o++) {
             const sv_em_port_def *e = &p->ports[o];
             if (e->side == d->side && e->line == d->line && q >= e->k0 && q < e->k1) {
@@ -940,6 +950,18 @@ const char *sv_em_project_port_name(const sv_em_project *p, int k)
 double sv_em_project_port_z0(const sv_em_project *p, int k)
 {
     return p && k >= 0 && k < p->nports ? p->ports[k].z0 : NAN;
+}
+int sv_em_project_port_cells(const sv_em_project *p, int k, int *cells, int cap)
+{
+    if (!p || k < 0 || k >= p->nports) return -1;
+    const sv_em_port_def *d = &p->ports[k];
+    int n = 0;
+    for (int q = d->k0; q < d->k1; q++, n++) {
+        int ii, jj, oi, oj;
+        port_cells(d, q, &ii, &jj, &oi, &oj);
+        if (cells && n < cap) cells[n] = ii + p->grid.nx * jj;
+    }
+    return n;
 }
 int sv_em_project_calibrated(const sv_em_project *p)
 {

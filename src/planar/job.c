@@ -93,7 +93,8 @@ static sv_status make_mesh(sv_planar_job *j)
     sv_ctx_reset_peak(j->ctx);
     size_t held = sv_ctx_memory_current(j->ctx);
     sv_progress_span whole = sv_progress_span_begin(j->ctx, 0, 1);
-    sv_status s = sv_em_model_create(j->ctx, j->prj, &eo, &j->em);
+    sv_status s = j->board ? sv_em_model_create_on(j->ctx, j->prj, &eo, j->board, j->slot, &j->em)
+                           : sv_em_model_create(j->ctx, j->prj, &eo, &j->em);
     sv_progress_span_end(j->ctx, whole);
     j->rep.peak_mesh = sv_ctx_memory_peak(j->ctx) - held;
     restore_options(j, saved);
@@ -136,12 +137,20 @@ static void describe_mesh(sv_planar_job *j)
 sv_status sv_planar_job_create(sv_ctx *ctx, const sv_em_project *project, const sv_planar_options *opts,
                                sv_planar_job **out)
 {
+    return planar_job_create_on(ctx, project, opts, NULL, 0, out);
+}
+
+sv_status planar_job_create_on(sv_ctx *ctx, const sv_em_project *project, const sv_planar_options *opts,
+                               sv_em_board *b, int slot, sv_planar_job **out)
+{
     if (!out) return sv_error(SV_ERR_ARG, "sv_planar_job_create: out is NULL");
     *out = NULL;
     if (!project) return sv_error(SV_ERR_ARG, "sv_planar_job_create: the project is NULL");
     sv_planar_job *j = sv_calloc(ctx, 1, sizeof *j, "planar job");
     if (!j) return sv_last_status();
     j->ctx = ctx;
+    j->board = b;
+    j->slot = slot;
     if (opts) j->o = *opts;
     sv_status s = check_options(&j->o);
     if (!s) s = planar_check_device(j);

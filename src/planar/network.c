@@ -19,6 +19,30 @@ static sv_status blocks(sv_planar_job *j, int wanted, double complex **out, cons
     return *out ? SV_OK : sv_last_status();
 }
 
+/* A batch's shared calibration when it fits this job's model (else NULL). */
+static const sv_em_calibration *shared_calibration(sv_planar_job *j, int nf)
+{
+    planar_cal_share *sh = j->cal_share;
+    if (!sh) return NULL;
+    pthread_mutex_lock(&sh->lock);
+    const sv_em_calibration *c = sh->cal;
+    pthread_mutex_unlock(&sh->lock);
+    return sv_em_calibration_fits(c, j->em, nf, j->freq + j->dc) ? c : NULL;
+}
+
+/* The job's own calibration offered to its batch, which keeps the first. */
+static void offer_calibration(sv_planar_job *j)
+{
+    planar_cal_share *sh = j->cal_share;
+    if (!sh) return;
+    pthread_mutex_lock(&sh->lock);
+    if (!sh->cal) {
+        sh->cal = j->cal;
+        j->cal = NULL;
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
 sv_status planar_calibrate(sv_planar_job *j)
 {
     int nf = j->nf - j->dc;
@@ -26,8 +50,13 @@ sv_status planar_calibrate(sv_planar_job *j)
     double t0 = sv_time_now();
     /* at the solved frequencies (at DC an edge port's box is the identity) */
     sv_status s = sv_progress(j->ctx, "port calibration", 0);
-    if (!s) s = sv_em_calibration_create(j->ctx, j->em, nf, j->freq + j->dc, &j->cal);
-    for (int i = 0; i < nf && !s; i++) s = sv_em_calibration_apply(j->cal, i, j->res->h + (size_t)i * block(j));
+    const sv_em_calibration *cal = shared_calibration(j, nf);
+    if (!s && !cal) {
+        s = sv_em_calibration_create(j->ctx, j->em, nf, j->freq + j->dc, &j->cal);
+        cal = j->cal;
+        if (!s) offer_calibration(j);
+    }
+    for (int i = 0; i < nf && !s; i++) s = sv_em_calibration_apply(cal, i, j->res->h + (size_t)i * block(j));
     j->rep.seconds_calibration = sv_time_now() - t0;
     return s;
 }

@@ -2,8 +2,18 @@
 #ifndef SV_PLANAR_INTERNAL_H
 #define SV_PLANAR_INTERNAL_H
 
+#include <pthread.h>
+
 #include "solvent/gpu.h"
 #include "solvent/planar.h"
+
+/* The port calibration the maps of a batch share (batch_run.c): the first
+ * one a map makes, used by every later map it fits (sv_em_calibration_fits:
+ * the standards do not see the map), released when the run ends. */
+typedef struct planar_cal_share {
+    pthread_mutex_t lock;
+    sv_em_calibration *cal;
+} planar_cal_share;
 
 /* A job's life: made, run once (successfully or not). */
 typedef enum planar_state { PLANAR_NEW = 0, PLANAR_DONE = 1, PLANAR_FAILED = 2 } planar_state;
@@ -32,7 +42,16 @@ struct sv_planar_job {
     unsigned char *exact, *fallback;
     sv_planar_network net;
     sv_planar_report rep;
+    /* a map on a board (batch.c): the mesh made on it with this slot's memo; NULL: alone */
+    sv_em_board *board;
+    int slot;
+    planar_cal_share *cal_share; /* a batch's shared calibration (NULL: none) */
 };
+
+/* sv_planar_job_create with the mesh made on board b (its shared tables,
+ * memo `slot`), or alone when b is NULL: what a batch's maps run. */
+sv_status planar_job_create_on(sv_ctx *ctx, const sv_em_project *project, const sv_planar_options *opts,
+                               sv_em_board *b, int slot, sv_planar_job **out);
 
 /* The frequencies: the list given or the band, resolved against the project. */
 sv_status planar_frequencies(sv_planar_job *j);

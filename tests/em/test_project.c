@@ -508,6 +508,28 @@ static void test_fuzz(void **state)
     free(buf);
 }
 
+/* The cells a port sits on, worked out by hand for the dataset's board:
+ * 8-mil cells, P1 on the left edge (x = 0) over y = 16 … 72 mil, P2 on the
+ * right (x = 280 mil): rows 2 … 8 of columns 0 and 34. */
+static void test_port_cells(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/design/board.json", SV_SOURCE_DIR);
+    sv_em_project *p;
+    assert_int_equal(sv_em_project_read(NULL, path, &p), SV_OK);
+    int cells[16];
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(sv_em_project_port_cells(p, k, NULL, 0), 7);
+        assert_int_equal(sv_em_project_port_cells(p, k, cells, 16), 7);
+        for (int q = 0; q < 7; q++) assert_int_equal(cells[q], (k ? 34 : 0) + 35 * (2 + q));
+    }
+    assert_int_equal(sv_em_project_port_cells(p, 1, cells, 3), 7); /* the count whatever the room */
+    assert_int_equal(sv_em_project_port_cells(p, 2, cells, 16), -1);
+    assert_int_equal(sv_em_project_port_cells(p, -1, cells, 16), -1);
+    sv_em_project_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -522,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_csv_bom_and_nul),
         cmocka_unit_test(test_not_regular_inputs),
         cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_port_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,6 +113,10 @@ def test_project(srv):
     st, doc, _, _ = srv.request("POST", "/api/sweep", {"pionts": 3})
     check(st == 400 and "pionts" in doc["error"], "an unknown sweep field refused naming it")
     still_answers(srv, "malformed input")
+    st, doc, _, _ = srv.request("PUT", "/api/project", json.load(open(BOARD)))
+    # the dataset's board: 8-mil cells, ports over y = 16 ... 72 mil at x = 0 and 280 mil
+    check(st == 200 and doc.get("port_cells") == [[35 * j for j in range(2, 9)], [34 + 35 * j for j in range(2, 9)]],
+          "a project's answer names each port's cells as the library places them")
     st, doc, _, _ = srv.request("PUT", "/api/project", prj)
     check(st == 200, "PUT /api/project accepts the project back")
     st, doc, _, _ = srv.request("GET", "/api/files")

@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 # --- arguments and bad specs ---
 expect 2 "usage" -- "$tool" design
 expect 2 "unknown option" -- "$tool" design "$src/examples/design/lowpass.json" --bogus
-sed 's/"symmetry": "y"/"symmetry": "z"/' "$src/examples/design/lowpass.json" >"$tmp/bad.json"
+sed 's/"symmetry": "none"/"symmetry": "z"/' "$src/examples/design/lowpass.json" >"$tmp/bad.json"
 sed -i "s|\"board.json\"|\"$src/examples/design/board.json\"|" "$tmp/bad.json"
 expect 1 "symmetry" -- "$tool" design "$tmp/bad.json" -o "$tmp/bad"
 [[ ! -e "$tmp/bad/map.csv" ]] || fail "a refused spec wrote a map"

@@ -11,13 +11,40 @@
 
 #include "serve.h"
 
-/* {"name": ..., "project": {...}} */
+/* Each port's cells (i + nx·j), as the library places them: the page shows
+ * them fixed and never works them out itself. NULL if the text does not
+ * read (it was validated when stored). */
+static cJSON *port_cells_json(const char *text)
+{
+    sv_em_project *p = NULL;
+    if (sv_em_project_parse(NULL, text, strlen(text), "project", &p)) return NULL;
+    cJSON *all = cJSON_CreateArray();
+    for (int k = 0; all && k < sv_em_project_ports(p); k++) {
+        int n = sv_em_project_port_cells(p, k, NULL, 0);
+        int *cells = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+        cJSON *one = cells ? cJSON_CreateArray() : NULL;
+        if (one) n = sv_em_project_port_cells(p, k, cells, n);
+        for (int q = 0; one && q < n; q++) cJSON_AddItemToArray(one, cJSON_CreateNumber(cells[q]));
+        free(cells);
+        if (!one) {
+            cJSON_Delete(all);
+            all = NULL;
+        } else
+            cJSON_AddItemToArray(all, one);
+    }
+    sv_em_project_destroy(p);
+    return all;
+}
+
+/* {"name": ..., "project": {...}, "port_cells": [[cells of port 1], ...]} */
 static void reply_project(serve_reply *rp, const char *name, const char *text)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "name", name ? name : "");
     cJSON *prj = text ? cJSON_Parse(text) : cJSON_CreateNull();
     cJSON_AddItemToObject(doc, "project", prj);
+    cJSON *cells = text ? port_cells_json(text) : NULL;
+    if (cells) cJSON_AddItemToObject(doc, "port_cells", cells);
     serve_reply_json(rp, 200, doc);
 }
 

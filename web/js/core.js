@@ -13,6 +13,7 @@ export const state = {
   name: '',
   nx: 0, ny: 0,
   map: null,       // Uint8Array nx*ny, cell i + nx*j, j = 0 the bottom row
+  portCells: [],   // each port's cells (from the server)
   fixed: null,     // cells a port sits on: never flipped
   sweep: null,     // the last sweep's answer
   live: null,      // live mode's last S

@@ -33,9 +33,9 @@ export function paintCell(k) {
 export function drawPorts(svg) {
   const { nx, ny } = state;
   (state.project.ports || []).forEach((port, n) => {
-    let i = -1, j = -1;
-    for (let k = 0; k < nx * ny; k++) if (state.fixed[k] && portCellOf(port, k)) { i = k % nx; j = Math.floor(k / nx); break; }
-    if (i < 0) return;
+    const cells = state.portCells[n];
+    if (!cells || !cells.length) return;
+    const i = cells[0] % nx, j = Math.floor(cells[0] / nx);
     const t = document.createElementNS(SVGNS, 'text');
     const x = port.side === 'left' ? -0.9 : port.side === 'right' ? nx + 0.1 : i;
     const y = port.side === 'bottom' ? ny + 0.8 : port.side === 'top' ? -0.2 : ny - j - 0.2;
@@ -45,14 +45,6 @@ export function drawPorts(svg) {
     t.textContent = port.name || String(n + 1);
     svg.appendChild(t);
   });
-}
-
-export function portCellOf(port, k) {
-  const i = k % state.nx;
-  if (port.side === 'left') return i === 0 || state.nx < 2;
-  if (port.side === 'right') return i === state.nx - 1;
-  const j = Math.floor(k / state.nx);
-  return port.side === 'bottom' ? j === 0 : j === state.ny - 1;
 }
 
 // A cell and its mirror partners (the editor's symmetry).

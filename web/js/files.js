@@ -55,7 +55,7 @@ export async function openFile(name) {
   state.sweep = state.live = state.design = null;
   state.liveOn = false;
   $('live').checked = false;
-  setProject(name, r.data.project);
+  setProject(name, r.data.project, r.data.port_cells);
   drawPlot();
 }
 

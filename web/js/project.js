@@ -4,7 +4,8 @@ import { $, api, state } from './core.js';
 import { drawEditor, setDefaultRegion } from './editor.js';
 import { updateDownloads } from './files.js';
 
-export function setProject(name, project) {
+// portCells: each port's cells (i + nx·j) as the server's library places them.
+export function setProject(name, project, portCells) {
   state.project = project;
   state.name = name;
   state.nx = project.grid.nx;
@@ -14,34 +15,14 @@ export function setProject(name, project) {
     const j = state.ny - 1 - r;
     for (let i = 0; i < state.nx; i++) state.map[i + state.nx * j] = row[i] === '#' ? 1 : 0;
   });
-  state.fixed = portCells(project);
+  state.portCells = portCells || [];
+  state.fixed = new Uint8Array(state.nx * state.ny);
+  for (const cells of state.portCells) for (const c of cells) state.fixed[c] = 1;
   $('project-name').textContent = name || project.title || '';
   fillForm();
   drawEditor();
   setDefaultRegion();
   updateDownloads();
-}
-
-// The cells the ports sit on (the first column or row inside each port's
-// plane over its span): the launches, shown fixed and never flipped.
-export function portCells(p) {
-  const fixed = new Uint8Array(state.nx * state.ny);
-  const g = p.grid, o = g.origin || [0, 0];
-  for (const port of p.ports || []) {
-    const horiz = port.side === 'left' || port.side === 'right';
-    const span = horiz ? port.y : port.x, at = horiz ? port.x : port.y;
-    if (!Array.isArray(span)) continue;
-    const d = horiz ? g.dx : g.dy, e = horiz ? g.dy : g.dx;
-    const o1 = horiz ? o[0] : o[1], o2 = horiz ? o[1] : o[0];
-    let line = Math.round((at - o1) / d);
-    if (port.side === 'right' || port.side === 'top') line -= 1;
-    const a = Math.round((span[0] - o2) / e), b = Math.round((span[1] - o2) / e);
-    for (let k = a; k < b; k++) {
-      const i = horiz ? line : k, j = horiz ? k : line;
-      if (i >= 0 && i < state.nx && j >= 0 && j < state.ny) fixed[i + state.nx * j] = 1;
-    }
-  }
-  return fixed;
 }
 
 export function fillForm() {

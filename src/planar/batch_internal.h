@@ -1,0 +1,18 @@
+/* A batch's state (batch.c makes it, batch_run.c runs its maps). */
+#ifndef SV_PLANAR_BATCH_INTERNAL_H
+#define SV_PLANAR_BATCH_INTERNAL_H
+
+#include "planar_internal.h"
+
+struct sv_planar_batch {
+    sv_ctx *ctx;
+    sv_planar_batch_options bo; /* as given */
+    sv_planar_options o;        /* each map's job: threads and memory limit resolved */
+    sv_em_project *board;       /* the batch's copy */
+    sv_em_board *eb;            /* the shared tables; a memo slot per worker */
+    int workers, job_threads;
+    size_t board_bytes;         /* the board's shared tables, estimated (sv_em_board_bytes) */
+    planar_cal_share *cal_share; /* while a run goes on: its shared calibration */
+};
+
+#endif
