@@ -479,9 +479,10 @@ class _Inputs:
                                                       ("t_save", self.t_save)) if a is not None and a.ndim == 2}
         if self.t0 is not None and self.t0.ndim == 1:
             per_traj["t0"] = self.t0.shape[0]
-        if len(set(per_traj.values())) > 1:
-            said = ", ".join(f"{name} {count}" for name, count in per_traj.items())
-            raise _arg_error(f"the trajectories' count differs between the arguments: {said}")
+        (first, count), *others = per_traj.items() or [(None, 1)]
+        for name, other in others:
+            if other != count:
+                raise _arg_error(f"{first} has {count} trajectories but {name} has {other}")
         self.ntraj = per_traj.popitem()[1] if per_traj else 1
         if self.ntraj < 1:
             raise _arg_error("y0, params: an ensemble needs at least one trajectory")
