@@ -373,6 +373,26 @@ sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_od
 void sv_ode_builtin_destroy(sv_ode_builtin *b);
 const char *const *sv_ode_builtin_names(void);
 
+typedef struct sv_planar_batch sv_planar_batch;
+typedef struct sv_planar_batch_options {
+    sv_planar_options job;
+    int workers;
+    size_t memory_limit;
+    ...;
+} sv_planar_batch_options;
+void sv_planar_batch_options_default(sv_planar_batch_options *opts);
+sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const sv_planar_batch_options *opts,
+                                 sv_planar_batch **out);
+void sv_planar_batch_destroy(sv_planar_batch *b);
+int sv_planar_batch_workers(const sv_planar_batch *b);
+typedef int (*sv_planar_batch_fn)(void *user, int k, const sv_planar_job *job, sv_status status,
+                                  const char *message);
+sv_status sv_planar_batch_run(sv_planar_batch *b, int nmaps, const unsigned char *const *maps,
+                              sv_planar_batch_fn done, void *user);
+/* A batch's report of each map (batch.py), called one map at a time. */
+extern "Python" int sv_py_planar_batch_done(void *user, int k, const sv_planar_job *job, sv_status status,
+                                            const char *message);
+
 /* A Python right-hand side: the solver calls these (cffi callbacks that
  * take the interpreter's lock); user is the solve's handle (ode.py). */
 extern "Python" int sv_py_ode_f(double t, const double *y, const double *p, double *dydt, void *user);
