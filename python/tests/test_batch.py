@@ -1,13 +1,18 @@
 """solvent.batch (the library's sv_planar_batch) against separate
 solvent.sweep calls on the dataset's board (examples/batch), and a map
 that cannot run reported by its index while the others go on."""
+import _thread
+import gc
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
 
 import solvent
-from conftest import REPO
+from conftest import REPO, capture_contexts
+from solvent._native import lib
 
 F = [1e9, 5e9]
 
@@ -53,3 +58,25 @@ def test_bad_maps_argument_raises(maps, board):
         batch.run(maps[:, :5, :])
     with pytest.raises(solvent.ArgumentError, match="only with client="):
         solvent.batch(maps, board, f=F, chunk_size=2)
+
+
+def test_ctrl_c_stops_a_batch_and_frees_it(monkeypatch, maps, board):
+    """A Ctrl-C 0.5 s into a batch of many maps raises KeyboardInterrupt
+    within a second; once the batch is collected its context holds nothing."""
+    contexts = capture_contexts(monkeypatch, solvent.planar_batch)
+    asked = []
+
+    def press_ctrl_c():
+        asked.append(time.monotonic())
+        _thread.interrupt_main()
+
+    many = np.tile(maps[[0, 2, 3]], (100, 1, 1))
+    timer = threading.Timer(0.5, press_ctrl_c)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):  # (uninterrupted: minutes)
+        solvent.batch(many, board, points=21, threads=2, progress=lambda phase, f: None)
+    stopped = time.monotonic()
+    timer.join()
+    assert asked and stopped - asked[0] < 1.0
+    gc.collect()
+    assert contexts and lib.sv_ctx_memory_current(contexts[-1]) == 0
