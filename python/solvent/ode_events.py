@@ -7,8 +7,10 @@ The event functions come by the right-hand side's routes, fastest first: C
 source text defining `g` (and optionally `g_batch` over W lanes and
 `handler`), C function pointers (an address, ctypes, cffi, a numba cfunc
 with solvent.numba's EVENT_SIGNATURE, a dict {"g", "g_batch", "handler"}),
-or a Python function g(t, T, Y, P) over whole lanes at once (the slow path:
+or a Python function g(t, Y, P) over whole lanes at once (the slow path:
 one Python call per accepted step of W lanes)."""
+import ctypes
+
 import numpy as np
 
 from . import _compile
@@ -152,7 +154,6 @@ def _c_symbols(g, handler):
 
 
 def _source_symbols(library):
-    import ctypes
     symbols = {}
     for name in C_CALLBACKS:
         try:
