@@ -270,6 +270,26 @@ sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int 
 
 typedef enum sv_ode_method { SV_ODE_RODAS5P, SV_ODE_TSIT5 } sv_ode_method;
 
+typedef int (*sv_ode_event_fn)(double t, const double *y, const double *p, double *g, void *user);
+typedef int (*sv_ode_event_batch_fn)(int W, const double *t, const double *y, const double *p, double *g,
+                                     void *user);
+typedef int (*sv_ode_event_handler_fn)(double t, double *y, double *p, int which, void *user);
+enum { SV_ODE_HANDLER_CONTINUE, SV_ODE_HANDLER_STOP };
+typedef enum sv_ode_event_direction { SV_ODE_EVENT_EITHER, SV_ODE_EVENT_RISING, SV_ODE_EVENT_FALLING }
+    sv_ode_event_direction;
+typedef enum sv_ode_event_action { SV_ODE_EVENT_RECORD, SV_ODE_EVENT_STOP, SV_ODE_EVENT_HANDLE }
+    sv_ode_event_action;
+typedef struct sv_ode_events {
+    int m;
+    sv_ode_event_fn g;
+    const sv_ode_event_direction *direction;
+    const sv_ode_event_action *action;
+    sv_ode_event_handler_fn handler;
+    double tol;
+    sv_ode_event_batch_fn g_batch;
+    ...;
+} sv_ode_events;
+
 typedef struct sv_ode_options {
     sv_ode_method method;
     double rtol;
@@ -281,6 +301,7 @@ typedef struct sv_ode_options {
     long max_steps;
     const double *tstops;
     int ntstops;
+    const sv_ode_events *events;
     ...;
 } sv_ode_options;
 void sv_ode_options_default(sv_ode_options *opt);
@@ -319,6 +340,13 @@ typedef struct sv_ode_ensemble {
     int sens0_shared;
     sv_ode_traj_status *status;
     sv_ode_stats *stats;
+    const double *t0_traj;
+    const double *tsave_traj;
+    int event_capacity;
+    double *event_t;
+    int *event_which;
+    double *event_y;
+    int *nevents;
     ...;
 } sv_ode_ensemble;
 
@@ -336,12 +364,34 @@ typedef struct sv_ode_builtin {
     int ntstops;
     double rtol, atol;
     double *atol_vec;
+    const sv_ode_events *events;
+    double max_step;
     ...;
 } sv_ode_builtin;
 sv_status sv_ode_builtin_create(sv_ctx *ctx, const char *name, double arg, sv_ode_jac_source jac,
                                 sv_ode_builtin **out);
 void sv_ode_builtin_destroy(sv_ode_builtin *b);
 const char *const *sv_ode_builtin_names(void);
+
+typedef struct sv_planar_batch sv_planar_batch;
+typedef struct sv_planar_batch_options {
+    sv_planar_options job;
+    int workers;
+    size_t memory_limit;
+    ...;
+} sv_planar_batch_options;
+void sv_planar_batch_options_default(sv_planar_batch_options *opts);
+sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const sv_planar_batch_options *opts,
+                                 sv_planar_batch **out);
+void sv_planar_batch_destroy(sv_planar_batch *b);
+int sv_planar_batch_workers(const sv_planar_batch *b);
+typedef int (*sv_planar_batch_fn)(void *user, int k, const sv_planar_job *job, sv_status status,
+                                  const char *message);
+sv_status sv_planar_batch_run(sv_planar_batch *b, int nmaps, const unsigned char *const *maps,
+                              sv_planar_batch_fn done, void *user);
+/* A batch's report of each map (batch.py), called one map at a time. */
+extern "Python" int sv_py_planar_batch_done(void *user, int k, const sv_planar_job *job, sv_status status,
+                                            const char *message);
 
 /* A Python right-hand side: the solver calls these (cffi callbacks that
  * take the interpreter's lock); user is the solve's handle (ode.py). */
@@ -352,6 +402,12 @@ extern "Python" int sv_py_ode_jac(double t, const double *y, const double *p, do
                                   void *user);
 extern "Python" int sv_py_ode_jac_batch(int W, const double *t, const double *y, const double *p, double *values,
                                         double *dfdt, void *user);
+/* Python event functions and handler (ode_events.py), called the same way;
+ * user is the problem's, whose record holds the events. */
+extern "Python" int sv_py_ode_g(double t, const double *y, const double *p, double *g, void *user);
+extern "Python" int sv_py_ode_g_batch(int W, const double *t, const double *y, const double *p, double *g,
+                                      void *user);
+extern "Python" int sv_py_ode_handler(double t, double *y, double *p, int which, void *user);
 """
 
 

@@ -474,6 +474,57 @@ def load(store):
     return arrays.y, arrays.stats, opened.done(n)
 
 
+# ---- a batch of maps on one board ---------------------------------------
+
+
+def batch(maps, board, *, client, chunk_size=None, threads=None, progress=False, **options):
+    """solvent.batch over a Dask cluster: chunks of chunk_size maps (default:
+    about 4 per worker thread, at most SWEEP_CHUNK_MAX), each run by the
+    worker's own sv_planar_batch — the board's tables built once per worker
+    process and board, keyed by their content, not per task — and gathered
+    in order: the BatchResult of the single-machine call. A map that cannot
+    run is reported in errors by its index."""
+    from .planar_batch import BatchResult, as_maps
+    maps = as_maps(maps)
+    if isinstance(board, planar.Project):
+        raise _arg_error("board: with client=, give the board as a dict (a Project's handle means nothing in "
+                         "another process)")
+    n, shape = len(maps), maps.shape[1:]
+    key = _digest("batch", board, list(shape), {k: v for k, v in options.items() if k != "f"},
+                  None if options.get("f") is None else np.asarray(options["f"], dtype=np.float64))
+    shared = _share(client, {"board": board, "shape": shape, "options": options}, key)
+    plan = _thread_plan(client, threads)
+    parts = {}
+
+    def submit(first, last):
+        return _submit(client, _batch_chunk, "batch", key, first, last, maps[first:last + 1], shared, key, plan)
+
+    def keep(first, last, part):
+        parts[first] = part
+
+    size = chunk_size or _default_size(n, client, 1, SWEEP_CHUNK_MAX)
+    _run(client, submit, _missing_runs(np.zeros(n, dtype=bool), size), keep, progress, "batch", n, 0)
+    ordered = [parts[first] for first in sorted(parts)]
+    ran = [part for part in ordered if part.ok.any()]
+    f = ran[0].f if ran else np.empty(0)
+    p = len(ordered[0].port_names)
+    s = np.concatenate([part.s if part.ok.any() else np.full((len(part.ok), f.size, p, p), np.nan + 0j)
+                        for part in ordered])
+    errors = {k: message for part in ordered for k, message in part.errors.items()}
+    return BatchResult(f=f, s=s, ok=np.concatenate([part.ok for part in ordered]),
+                       port_names=ordered[0].port_names, z0=ran[0].z0 if ran else ordered[0].z0, errors=errors)
+
+
+def _batch_chunk(first, last, maps, shared, key, plan):
+    """A worker's task: maps first..last on this process's batch of the board."""
+    from .planar_batch import Batch
+
+    def build(payload):
+        return Batch(payload["board"], payload["shape"], threads=_task_threads(plan), **payload["options"])
+
+    return worker_state(f"batch-{key}", build, shared).run(maps, first=first)
+
+
 # ---- ODE ensembles in shards --------------------------------------------
 
 

@@ -37,6 +37,11 @@ RHS_COMPLEX_P_SIGNATURE = _INT(_C128, _PTR(_C128), _PTR(_C128), _PTR(_C128), typ
 JAC_SIGNATURE = _INT(_F64, _PTR(_F64), _PTR(_F64), _PTR(_F64), _PTR(_F64), types.voidptr)
 # sv_ode_rhs_batch_fn: W lanes, slot-major (entry i of lane w at [i·W + w]).
 RHS_BATCH_SIGNATURE = _INT(types.intc, _PTR(_F64), _PTR(_F64), _PTR(_F64), _PTR(_F64), types.voidptr)
+# Events (ode.h's sv_ode_event_fn, sv_ode_event_batch_fn and
+# sv_ode_event_handler_fn): a cfunc's .address goes to solvent.ode.Events.
+EVENT_SIGNATURE = RHS_SIGNATURE
+EVENT_BATCH_SIGNATURE = RHS_BATCH_SIGNATURE
+HANDLER_SIGNATURE = _INT(_F64, _PTR(_F64), _PTR(_F64), types.intc, types.voidptr)
 
 
 def rhs(f, n, nparams=0, *, exact_jacobian=True, sensitivities=True):

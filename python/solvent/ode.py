@@ -15,6 +15,8 @@ import numpy as np
 from . import _compile
 from ._core import ArgumentError, check, new_context, run_stoppable
 from ._native import ffi, lib
+from .ode_events import HANDLER_CONTINUE, HANDLER_STOP, EventArrays, Events  # noqa: F401 (public names)
+from . import ode_events
 
 _METHODS = {"rodas5p": lib.SV_ODE_RODAS5P, "tsit5": lib.SV_ODE_TSIT5}
 
@@ -86,8 +88,11 @@ class _Problem:
     record. defaults: what a built-in problem brings (y0, params, t0, t1,
     rtol, atol, atol_vec, tstops); empty for the others."""
 
-    def __init__(self, handle, keep, python=None, defaults=None, name="problem", owner=None):
+    def __init__(self, handle, keep, python=None, defaults=None, name="problem", owner=None, events=None,
+                 max_step=0.0):
         self.handle = handle
+        self.events = events      # a built-in problem's own sv_ode_events (pointer), or None
+        self.max_step = max_step  # the largest step those events need (0: none)
         self.owner = handle if owner is None else owner  # what ffi.release frees
         self.keep = keep
         self.python = python
@@ -97,8 +102,13 @@ class _Problem:
         self.nparams = lib.sv_ode_problem_nparams(handle)
 
 
-def _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg):
+def _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg, events=None):
+    """events: the solve's PythonEvents when a Python function is among
+    the event callbacks: it reaches them through the problem's user."""
     if isinstance(rhs, str) and rhs in builtin_names():
+        if events is not None:
+            raise _arg_error(f"events: a built-in problem ({rhs}) hands its own data to the event callbacks: "
+                             "give them as C source or C pointers, or the problem as C source or a Python f")
         return _builtin_problem(ctx, rhs, arg)
     if isinstance(rhs, str) and rhs.isidentifier():  # a name, not source: say which names there are
         raise _arg_error(f"rhs {rhs!r}: not a built-in problem ({', '.join(builtin_names())}), nor C source "
@@ -113,19 +123,19 @@ def _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg):
         library = _compile.compile_source(rhs)
         keep.append(library)
         symbols = _source_symbols(library, jac)
-        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C source")
+        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C source", events)
     if isinstance(rhs, dict):
         symbols = _pointer_symbols(rhs)
         if jac is not None:
             symbols["jac"] = _address(jac, "jac")
-        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C callbacks")
+        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C callbacks", events)
     if _is_pointer(rhs):
         symbols = {"f": _address(rhs, "rhs")}
         if jac is not None:
             symbols["jac"] = _address(jac, "jac")
-        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C function")
+        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C function", events)
     if callable(rhs):
-        return _python_problem(ctx, rhs, jac, n, nparams, pattern, nonautonomous, keep)
+        return _python_problem(ctx, rhs, jac, n, nparams, pattern, nonautonomous, keep, events)
     raise _arg_error(f"rhs: expected C source text, a built-in problem's name ({', '.join(builtin_names())}), "
                      f"a C function pointer or a Python function, got {type(rhs).__name__}")
 
@@ -146,7 +156,8 @@ def _builtin_problem(ctx, name, arg):
                    if b.ntstops else None),
     }
     # The built-in owns its problem: the record lives as long as the handle is used.
-    return _Problem(b.prob, [b], defaults=defaults, name=name, owner=b)
+    return _Problem(b.prob, [b], defaults=defaults, name=name, owner=b,
+                    events=b.events if b.events != ffi.NULL else None, max_step=b.max_step)
 
 
 def _source_symbols(library, jac):
@@ -242,8 +253,19 @@ def _sens_source(symbols):
     return lib.SV_ODE_SENS_FD
 
 
-def _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, name):
+class _UserRecord:
+    """What a C problem's user points to when its event callbacks are Python's."""
+
+    def __init__(self, events):
+        self.events = events
+
+
+def _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, name, events=None):
     desc = _new_desc(n, nparams, pattern, nonautonomous, keep, name)
+    if events is not None:
+        handle = ffi.new_handle(_UserRecord(events))
+        keep.append(handle)
+        desc.user = handle
     for field, address in symbols.items():
         setattr(desc, field, ffi.cast(C_CALLBACKS[field], address))
     desc.jac_source = _jac_source(symbols)
@@ -320,9 +342,10 @@ class _PythonRhs:
     raised after the solve); from then on every call fails at once, so the
     remaining trajectories end quickly instead of raising again."""
 
-    def __init__(self, f, jac, n, nparams, nnz):
+    def __init__(self, f, jac, n, nparams, nnz, events=None):
         self.f, self.jac = f, jac
         self.n, self.nparams, self.nnz = n, nparams, nnz
+        self.events = events  # Python event callbacks (ode_events.PythonEvents) or None
         self.error = None
 
     def _lanes(self, W, t, y, p):
@@ -398,9 +421,9 @@ def sv_py_ode_jac(t, y, p, values, dfdt, user):
     return ffi.from_handle(user).jacobian(1, _scalar_lane(t), y, p, values, dfdt)
 
 
-def _python_problem(ctx, f, jac, n, nparams, pattern, nonautonomous, keep):
+def _python_problem(ctx, f, jac, n, nparams, pattern, nonautonomous, keep, events=None):
     nnz = n * n if pattern is None else int(pattern[0][n])
-    record = _PythonRhs(f, jac, n, nparams, nnz)
+    record = _PythonRhs(f, jac, n, nparams, nnz, events)
     handle = ffi.new_handle(record)
     keep.append(handle)
     desc = _new_desc(n, nparams, pattern, nonautonomous, keep, "Python f")
@@ -422,9 +445,11 @@ def _python_problem(ctx, f, jac, n, nparams, pattern, nonautonomous, keep):
 
 class _Inputs:
     """The ensemble's arrays in the library's layout, with N taken from
-    whichever of y0 and params is 2-D."""
+    whichever of y0, params and t_save is 2-D (or t0 1-D). Without t0 each
+    row of t_save starts with its trajectory's start; with t0, t_save holds
+    save times only."""
 
-    def __init__(self, problem, y0, t_save, params):
+    def __init__(self, problem, y0, t_save, params, t0=None):
         d = problem.defaults
         y0 = d.get("y0") if y0 is None else y0
         params = d.get("params") if params is None else params
@@ -434,7 +459,9 @@ class _Inputs:
         self.y0 = _float_array(y0, "y0")
         self.params = None if params is None else _float_array(params, "params")
         self.t_save = _float_array(t_save, "t_save")
+        self.t0 = None if t0 is None else _float_array(t0, "t0")
         self._check(problem)
+        self._check_spans()
 
     def _check(self, problem):
         n, m = problem.n, problem.nparams
@@ -448,15 +475,34 @@ class _Inputs:
             raise _arg_error(f"params: expected shape ({m},) or (N, {m}) for {problem.name}, got {shape}")
         if m == 0:
             self.params = None
-        sizes = {a.shape[0] for a in (self.y0, self.params) if a is not None and a.ndim == 2}
-        if len(sizes) > 1:
-            raise _arg_error(f"y0 has {self.y0.shape[0]} trajectories but params has {self.params.shape[0]}")
-        self.ntraj = sizes.pop() if sizes else 1
+        per_traj = {name: a.shape[0] for name, a in (("y0", self.y0), ("params", self.params),
+                                                      ("t_save", self.t_save)) if a is not None and a.ndim == 2}
+        if self.t0 is not None and self.t0.ndim == 1:
+            per_traj["t0"] = self.t0.shape[0]
+        (first, count), *others = per_traj.items() or [(None, 1)]
+        for name, other in others:
+            if other != count:
+                raise _arg_error(f"{first} has {count} trajectories but {name} has {other}")
+        self.ntraj = per_traj.popitem()[1] if per_traj else 1
         if self.ntraj < 1:
             raise _arg_error("y0, params: an ensemble needs at least one trajectory")
-        if self.t_save.ndim != 1 or self.t_save.size < 2:
-            raise _arg_error(f"t_save: expected a 1-D array of the start and at least one save time, got shape "
-                             f"{self.t_save.shape}")
+
+    def _check_spans(self):
+        """The starts (t0_shared, or t0_traj per trajectory) and save times
+        (tsave_shared, or tsave_traj (N, n_save)); the library checks their order."""
+        ts, least = self.t_save, 1 if self.t0 is not None else 2
+        what = "the save times" if self.t0 is not None else "the start, then the save times"
+        if ts.ndim not in (1, 2) or ts.shape[-1] < least:
+            raise _arg_error(f"t_save: expected (n_save,) or (N, n_save) values ({what}; n_save >= {least}), "
+                             f"got shape {ts.shape}")
+        if self.t0 is not None and self.t0.ndim > 1:
+            raise _arg_error(f"t0: expected a number or (N,) starts, got shape {self.t0.shape}")
+        starts = ts[..., 0] if self.t0 is None else self.t0
+        self.t0_traj = np.ascontiguousarray(starts) if np.ndim(starts) == 1 else None
+        self.t0_shared = float(starts[0] if self.t0_traj is not None else starts)
+        self.tsave_traj = ts if ts.ndim == 2 else None
+        self.tsave_shared = np.ascontiguousarray(ts[0] if ts.ndim == 2 else ts)
+        self.nsave = ts.shape[-1]
 
     def shared(self, array):
         return int(array is not None and array.ndim == 1)
@@ -540,16 +586,24 @@ class _Run:
     """One sv_ode_solve: the ensemble record, its output arrays and the
     problem it ran (kept for the loss gradient)."""
 
-    def __init__(self, ctx, problem, handle, inputs, opts, nsens, progress):
+    def __init__(self, ctx, problem, handle, inputs, opts, nsens, progress, python_events=None,
+                 event_capacity=None):
         self.handle = handle
-        N, ns, n = inputs.ntraj, inputs.t_save.size, problem.n
+        N, ns, n = inputs.ntraj, inputs.nsave, problem.n
         self.y = np.empty((N, ns, n))
         self.s = np.empty((N, ns, n, nsens)) if nsens else None
         self.status = np.empty(N, dtype=np.intc)
         self.stats = ffi.new("sv_ode_stats[]", N)
         e = self.ens = ffi.new("sv_ode_ensemble *")
-        e.ntraj, e.t0, e.nsave = N, inputs.t_save[0], ns
-        e.tsave = ffi.from_buffer("double[]", inputs.t_save)
+        e.ntraj, e.t0, e.nsave = N, inputs.t0_shared, ns
+        e.tsave = ffi.from_buffer("double[]", inputs.tsave_shared)
+        if inputs.t0_traj is not None:
+            e.t0_traj = ffi.from_buffer("double[]", inputs.t0_traj)
+        if inputs.tsave_traj is not None:
+            e.tsave_traj = ffi.from_buffer("double[]", inputs.tsave_traj)
+        self.events = EventArrays(N, event_capacity, n) if event_capacity is not None else None
+        if self.events:
+            self.events.attach(e)
         e.y0, e.y0_shared = ffi.from_buffer("double[]", inputs.y0), inputs.shared(inputs.y0)
         if inputs.params is not None:
             e.params = ffi.from_buffer("double[]", inputs.params)
@@ -561,18 +615,21 @@ class _Run:
         e.stats = self.stats
         self.inputs = inputs  # the buffers above point into its arrays
         run_stoppable(ctx, lambda: lib.sv_ode_solve(ctx, handle, opts, e), progress)
-        if problem.python is not None and problem.python.error is not None:
-            raise problem.python.error
+        for record in (problem.python, python_events):
+            if record is not None and record.error is not None:
+                raise record.error
 
     def stats_dict(self):
         raw = np.frombuffer(ffi.buffer(self.stats), dtype=_stats_dtype())
         out = {"status": self.status.copy()}
         out.update({name: raw[name].copy() for name in _STATS_COUNTERS})
         out["t_reached"] = raw["t_reached"].copy()
+        if self.events:
+            out["nevents"] = self.events.nevents.copy()
         return out
 
     def warn_failures(self):
-        failed = np.flatnonzero(self.status != SUCCESS)
+        failed = np.flatnonzero((self.status != SUCCESS) & (self.status != STOPPED))  # a stop is asked for
         if failed.size:
             k = int(failed[0])
             t = self.stats[k].t_reached
@@ -589,29 +646,60 @@ def _stats_dtype():
                      "itemsize": ffi.sizeof("sv_ode_stats")})
 
 
+class _EventPlan:
+    """The events of one solve: the library's sv_ode_events (a built-in
+    problem's own when none are given), the Python callbacks among them,
+    and how many are stored per trajectory (None: no events)."""
+
+    def __init__(self, events, event_capacity):
+        self.spec = None if events is None else Events.of(events)
+        self.python = self.spec.python if self.spec is not None and self.spec.needs_user() else None
+        self.capacity = None if events is None else ode_events.capacity(event_capacity)
+        self.requested_capacity = event_capacity
+
+    def apply(self, problem, opts, keep):
+        """Set opts.events (and a built-in's max_step unless one was asked for)."""
+        if self.spec is not None:
+            if self.python is not None:
+                self.python.n, self.python.nparams = problem.n, problem.nparams
+            opts.events = self.spec.c_events(keep)
+        elif problem.events is not None:
+            opts.events = problem.events
+            self.capacity = ode_events.capacity(self.requested_capacity)
+            if opts.max_step == 0:
+                opts.max_step = problem.max_step
+        elif self.requested_capacity is not None:
+            raise _arg_error("event_capacity: only with events (or a built-in problem that has its own)")
+
+
 def _prepare(rhs, y0, t_save, params, method, rtol, atol, first_step, max_steps, sparsity, jac, sensitivities,
-             threads, nonautonomous, arg):
+             threads, nonautonomous, arg, t0=None, events=None, event_capacity=None, max_step=None):
     ctx = new_context(threads)
     n = None if y0 is None else np.shape(y0)[-1] if np.ndim(y0) else None
     nparams = 0 if params is None else (np.shape(params)[-1] if np.ndim(params) else 1)
-    problem = _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg)
-    if problem.python is not None and not threads:
+    plan = _EventPlan(events, event_capacity)
+    problem = _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg, plan.python)
+    if (problem.python is not None or plan.python is not None) and not threads:
         # Python's lock lets one thread evaluate f at a time: a second thread
         # only waits for it (a 1000-trajectory Van der Pol ensemble took 2.7 s
         # on one thread, 5.0 s on two).
         check(lib.sv_ctx_set_threads(ctx, 1))
-    inputs = _Inputs(problem, y0, t_save, params)
+    inputs = _Inputs(problem, y0, t_save, params, t0)
     keep = []
     opts = _options(problem, method, rtol, atol, first_step, max_steps, keep)
+    if max_step is not None:
+        opts.max_step = float(max_step)
+    plan.apply(problem, opts, keep)
     request = _sensitivity_request(sensitivities, problem.n, problem.nparams)
     handle = _with_sens(ctx, problem, request) if request else problem.handle
     nsens = len(request[0]) + len(request[1]) if request else 0
-    return ctx, problem, inputs, opts, keep, handle, nsens
+    return ctx, problem, inputs, opts, keep, handle, nsens, plan
 
 
 def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None, atol=None, first_step=None,
-          max_steps=None, sparsity=None, jac=None, sensitivities=None, return_stats=False, threads=0,
-          progress=False, nonautonomous=False, arg=0, client=None, shard_size=None, store=None):
+          max_steps=None, max_step=None, sparsity=None, jac=None, sensitivities=None, return_stats=False, threads=0,
+          progress=False, nonautonomous=False, arg=0, t0=None, events=None, event_capacity=None, client=None,
+          shard_size=None, store=None):
     """Integrate an ensemble of dy/dt = f(t, y, p).
 
     rhs: C source text defining f (compiled once, cached), a built-in
@@ -621,26 +709,43 @@ def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None
     y0: (n,) or (N, n); params: (p,) or (N, p); N comes from whichever is
       2-D (a built-in problem supplies both when left out).
     t_save: (n_save,) increasing; t_save[0] is the start (y there is y0).
+      (N, n_save): each trajectory's own save times (row k starts with
+      trajectory k's start).
+    t0: the start (a number, or (N,) one per trajectory); then t_save
+      holds save times only (>= the start), and y[:, 0] is at t_save's
+      first time, not necessarily y0.
     method: "rodas5p" (stiff) or "tsit5"; rtol, atol (a number or n
-      values), first_step, max_steps: as sv_ode_options (None: the
-      library's default, or a built-in problem's suggested tolerances).
+      values), first_step, max_steps, max_step: as sv_ode_options (None:
+      the library's default, or a built-in problem's suggested tolerances).
     sparsity: the Jacobian's pattern ((n, n) bool mask, scipy.sparse or
       (nnz, 2) pairs); jac: its values (a C pointer, or a Python function
       jac(t, Y, P) -> (W, nnz) with a Python f).
     sensitivities: None, "params", "y0", "both" or parameter indices.
     nonautonomous: f depends on t explicitly (Rodas5P then needs df/dt).
     arg: a built-in problem's argument (bruss2d's grid, eb50's k).
+    events: event functions (solvent.ode.Events, or its g alone: C source,
+      C pointers, or a Python g(t, Y, P) -> (W, m)); a built-in problem
+      with events of its own ("ball") uses them when this is None.
+    event_capacity: events stored per trajectory (default 16; nevents
+      counts them all).
 
     Returns y (N, n_save, n); with sensitivities (y, S) with S (N, n_save,
-    n, n_sens) (parameters first, then initial values); with return_stats
-    a dict of per-trajectory arrays (status, accepted, rejected, nf, ...)
-    appended. A trajectory that fails has NaN after its last time reached
+    n, n_sens) (parameters first, then initial values); with events a
+    dict appended: event_t (N, K) (NaN where none), event_which (N, K)
+    (-1 where none), event_y (N, K, n), nevents (N,) (K = event_capacity);
+    with return_stats a dict of per-trajectory arrays (status, accepted,
+    rejected, nf, ..., nevents) appended. A trajectory that an event
+    stopped has status STOPPED and NaN after its stop. A trajectory that fails has NaN after its last time reached
     (a RuntimeWarning says so unless return_stats). Ctrl-C stops the solve
     within a second (KeyboardInterrupt).
 
     client: a dask.distributed Client: the ensemble runs there in shards
     of shard_size trajectories, each written to the folder store (if
     given) as it finishes (solvent.distributed.ode_solve)."""
+    if client is not None and (events is not None or event_capacity is not None or t0 is not None
+                               or np.ndim(t_save) == 2 or max_step is not None):
+        raise _arg_error("events, event_capacity, t0, max_step and per-trajectory t_save: not offered with "
+                         "client= (run them on one machine)")
     if client is not None:
         from . import distributed
         return distributed.ode_solve(client, rhs, y0, t_save, params, method=method, rtol=rtol, atol=atol,
@@ -650,14 +755,14 @@ def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None
                                      shard_size=shard_size, store=store)
     if shard_size is not None or store is not None:
         raise _arg_error("shard_size, store: only with client= (a Dask cluster)")
-    ctx, problem, inputs, opts, keep, handle, nsens = _prepare(
+    ctx, problem, inputs, opts, keep, handle, nsens, plan = _prepare(
         rhs, y0, t_save, params, method, rtol, atol, first_step, max_steps, sparsity, jac, sensitivities,
-        threads, nonautonomous, arg)
+        threads, nonautonomous, arg, t0, events, event_capacity, max_step)
     try:
-        run = _Run(ctx, problem, handle, inputs, opts, nsens, progress)
+        run = _Run(ctx, problem, handle, inputs, opts, nsens, progress, plan.python, plan.capacity)
     finally:
         _release(problem, handle)
-    result = [run.y] + ([run.s] if nsens else [])
+    result = [run.y] + ([run.s] if nsens else []) + ([run.events.result()] if run.events else [])
     if return_stats:
         result.append(run.stats_dict())
     else:
@@ -690,7 +795,7 @@ def value_and_grad(rhs, y0=None, t_save=None, params=None, data=None, sigma=None
         raise _arg_error("value_and_grad: the sensitivities are wrt's; return_stats is not offered here")
     if isinstance(wrt, str) and wrt not in ("params", "y0"):
         raise _arg_error(f"wrt {wrt!r}: expected 'params', 'y0' or a list of parameter indices")
-    ctx, problem, inputs, opts, keep, handle, nsens = _prepare(
+    ctx, problem, inputs, opts, keep, handle, nsens, _ = _prepare(
         rhs, y0, t_save, params, options.pop("method", "rodas5p"), options.pop("rtol", None),
         options.pop("atol", None), options.pop("first_step", None), options.pop("max_steps", None),
         options.pop("sparsity", None), options.pop("jac", None), wrt, options.pop("threads", 0),

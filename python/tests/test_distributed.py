@@ -218,3 +218,18 @@ def test_ode_refuses_what_cannot_travel(client):
         ode.solve(ffi.cast("void *", 1), [1.0], [0, 1], np.ones((3, 1)), client=client)
     with pytest.raises(solvent.ArgumentError, match="only with client"):
         ode.solve("rober", store="somewhere")
+
+
+def test_batch_matches_the_direct_batch(client, maps, board):
+    """solvent.batch with client=: chunks on the workers, each worker's
+    board built once, S as the single-machine batch's to 1e-12, the refused
+    map reported by its index."""
+    direct = solvent.batch(maps, board, f=F, threads=1)
+    before = builds(client)
+    result = solvent.batch(maps, board, f=F, client=client, chunk_size=2)
+    assert builds(client) - before <= 2  # three tasks, two workers: one board each
+    assert list(result.ok) == list(direct.ok) and set(result.errors) == {4}
+    assert result.errors == direct.errors
+    np.testing.assert_array_equal(result.f, direct.f)
+    np.testing.assert_allclose(result.s, direct.s, rtol=0, atol=1e-12)
+    assert np.isnan(result.s[4]).all()

@@ -1,0 +1,82 @@
+"""solvent.batch (the library's sv_planar_batch) against separate
+solvent.sweep calls on the dataset's board (examples/batch), and a map
+that cannot run reported by its index while the others go on."""
+import _thread
+import gc
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import solvent
+from conftest import REPO, capture_contexts
+from solvent._native import lib
+
+F = [1e9, 5e9]
+
+
+@pytest.fixture(scope="module")
+def board():
+    project = json.loads((REPO / "examples" / "batch" / "board.json").read_text())
+    return {key: value for key, value in project.items() if key not in ("pixels", "title")}
+
+
+@pytest.fixture(scope="module")
+def maps():
+    """The three Momentum maps, with an empty map (no metal) second."""
+    folder = REPO / "examples" / "batch" / "maps"
+    out = [np.loadtxt(folder / name, delimiter=",", dtype=np.uint8)
+           for name in ("sim106.csv", "sim213.csv", "sim572.csv")]
+    out.insert(1, np.zeros_like(out[0]))
+    return np.array(out)
+
+
+def test_batch_matches_separate_sweeps(maps, board):
+    result = solvent.batch(maps, board, f=F, threads=2)
+    assert result.s.shape == (4, 2, 2, 2) and list(result.ok) == [True, False, True, True]
+    np.testing.assert_array_equal(result.f, F)
+    for k in (0, 2, 3):
+        alone = solvent.sweep(solvent.Project.from_pixels(maps[k], board), f=F, threads=1)
+        np.testing.assert_allclose(result.s[k], alone.s, rtol=0, atol=1e-9)
+        assert result.port_names == alone.port_names
+        np.testing.assert_array_equal(result.z0, alone.z0)
+    assert set(result.errors) == {1} and np.isnan(result.s[1]).all()
+    with pytest.raises(solvent.SolventError) as refused:
+        solvent.sweep(solvent.Project.from_pixels(maps[1], board), f=F)
+    assert "metal" in result.errors[1] and "metal" in str(refused.value)
+
+
+def test_bad_maps_argument_raises(maps, board):
+    with pytest.raises(solvent.ArgumentError, match="only 0 .no metal. and 1"):
+        solvent.batch(maps * 2, board, f=F)
+    with pytest.raises(solvent.ArgumentError, match=r"maps: expected \(maps, ny, nx\)"):
+        solvent.batch(np.zeros((2, 3, 4, 5)), board, f=F)
+    batch = solvent.planar_batch.Batch(board, maps.shape[1:], f=F)
+    with pytest.raises(solvent.ArgumentError, match="each map must be 11 x 35"):
+        batch.run(maps[:, :5, :])
+    with pytest.raises(solvent.ArgumentError, match="only with client="):
+        solvent.batch(maps, board, f=F, chunk_size=2)
+
+
+def test_ctrl_c_stops_a_batch_and_frees_it(monkeypatch, maps, board):
+    """A Ctrl-C 0.5 s into a batch of many maps raises KeyboardInterrupt
+    within a second; once the batch is collected its context holds nothing."""
+    contexts = capture_contexts(monkeypatch, solvent.planar_batch)
+    asked = []
+
+    def press_ctrl_c():
+        asked.append(time.monotonic())
+        _thread.interrupt_main()
+
+    many = np.tile(maps[[0, 2, 3]], (100, 1, 1))
+    timer = threading.Timer(0.5, press_ctrl_c)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):  # (uninterrupted: minutes)
+        solvent.batch(many, board, points=21, threads=2, progress=lambda phase, f: None)
+    stopped = time.monotonic()
+    timer.join()
+    assert asked and stopped - asked[0] < 1.0
+    gc.collect()
+    assert contexts and lib.sv_ctx_memory_current(contexts[-1]) == 0
