@@ -287,6 +287,65 @@ static void test_chain_saves(void **s)
     sv_ode_problem_destroy(P);
 }
 
+/* A handler that adds 0.5 to A at t = 1 changes A + B + C to 1.5: the
+ * projection keeps the new value from there (not the old one). Closed form
+ * after the event, s = t − 1: A = a1·e^−s, B = b1·e^−2s + a1·(e^−s − e^−2s),
+ * C = 1.5 − A − B, with a1 = e^−1 + 0.5, b1 = e^−1 − e^−2. The event's
+ * recorded state (before the handler) is on the old invariant. */
+static int at_one(double t, const double *y, const double *p, double *g, void *u)
+{
+    (void)y, (void)p, (void)u;
+    g[0] = t - 1;
+    return 0;
+}
+static int add_a(double t, double *y, double *p, int which, void *u)
+{
+    (void)t, (void)p, (void)which, (void)u;
+    y[0] += 0.5;
+    return SV_ODE_HANDLER_CONTINUE;
+}
+
+static void test_chain_handler(void **s)
+{
+    (void)s;
+    const double inv[3] = {1, 1, 1};
+    sv_ode_problem_desc d = {.name = "chain", .n = 3, .f = chain_f, .jac = chain_jac, .ninvariants = 1,
+                             .invariants = inv};
+    sv_ode_problem *P = NULL;
+    assert_int_equal(sv_ode_problem_create(NULL, &d, &P), SV_OK);
+    const sv_ode_event_action act = SV_ODE_EVENT_HANDLE;
+    sv_ode_events ev = {.m = 1, .g = at_one, .action = &act, .handler = add_a};
+    for (int m = 0; m < 2; m++) {
+        sv_ode_options o;
+        sv_ode_options_default(&o);
+        o.method = m ? SV_ODE_TSIT5 : SV_ODE_RODAS5P;
+        o.rtol = 1e-10;
+        o.atol = 1e-12;
+        o.events = &ev;
+        double tsave[2] = {0.5, 3.0}, out[6], y0[3] = {1, 0, 0}, et, ey[3];
+        int nev = 0, ew;
+        sv_ode_traj_status st;
+        sv_ode_ensemble e = {.ntraj = 1, .nsave = 2, .tsave = tsave, .y0 = y0, .y0_shared = 1, .out = out,
+                             .status = &st, .nevents = &nev, .event_capacity = 1, .event_t = &et,
+                             .event_which = &ew, .event_y = ey};
+        e.t0 = 0;
+        assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+        assert_int_equal(st, SV_ODE_SUCCESS);
+        assert_int_equal(nev, 1);
+        double a1 = exp(-1.0) + 0.5, b1 = exp(-1.0) - exp(-2.0), x = exp(-2.0), x2 = exp(-4.0);
+        double A = a1 * x, B = b1 * x2 + a1 * (x - x2), C = 1.5 - A - B;
+        const double *y = out + 3;
+        double err = fmax(fabs(y[0] - A), fmax(fabs(y[1] - B), fabs(y[2] - C)));
+        printf("A → B → C, %s, A += 0.5 at t = 1: error at t = 3 %.1e, A + B + C − 1.5 = %.1e, at the event "
+               "A + B + C − 1 = %.1e\n",
+               m ? "Tsit5" : "Rodas5P", err, y[0] + y[1] + y[2] - 1.5, ey[0] + ey[1] + ey[2] - 1);
+        assert_true(err < 1e-8);
+        assert_true(fabs(y[0] + y[1] + y[2] - 1.5) <= 4e-16);
+        assert_true(fabs(ey[0] + ey[1] + ey[2] - 1) <= 4e-16);
+    }
+    sv_ode_problem_destroy(P);
+}
+
 /* Bad rows are refused, naming the row. */
 static void test_invariants_refused(void **s)
 {
@@ -320,7 +379,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e5_full),         cmocka_unit_test(test_e5_variant_full),
         cmocka_unit_test(test_e5_fused_as_general), cmocka_unit_test(test_rober_declared),
-        cmocka_unit_test(test_chain_saves),     cmocka_unit_test(test_invariants_refused),
+        cmocka_unit_test(test_chain_saves),     cmocka_unit_test(test_chain_handler),
+        cmocka_unit_test(test_invariants_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
