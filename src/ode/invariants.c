@@ -123,20 +123,15 @@ void ode_invariants_values(const ode_invariants *inv, int n, const double *x, si
     }
 }
 
-/* G = C D Cᵀ (lower triangle, m × m) from the scales of x. */
-static void weighted_gram(const ode_invariants *inv, int n, const double *atolv, double rtol, const double *x,
-                          size_t xs, double *G)
+/* G = C D Cᵀ (lower triangle, m × m), D = diag(d). */
+static void weighted_gram(const ode_invariants *inv, int n, const double *d, double *G)
 {
     const int m = inv->m;
     for (int k = 0; k < m; k++)
         for (int l = 0; l <= k; l++) {
             const double *ck = inv->C + (size_t)k * n, *cl = inv->C + (size_t)l * n;
             double s = 0;
-            for (int i = 0; i < n; i++) {
-                if (ck[i] == 0 || cl[i] == 0) continue;
-                double sc = atolv[i] + rtol * fabs(x[i * xs]);
-                s += ck[i] * cl[i] * (sc * sc);
-            }
+            for (int i = 0; i < n; i++) s += ck[i] * cl[i] * d[i];
             G[(size_t)k * m + l] = s;
         }
 }
@@ -170,22 +165,39 @@ static int cholesky_solve(int m, double *G, double *r)
     return 1;
 }
 
+/* r ← (C D Cᵀ)⁻¹ r; 0 when C D Cᵀ is not positive definite. One row (the
+ * common case) needs no factorisation: a division. */
+static int solve_gram(const ode_invariants *inv, int n, const double *d, double *G, double *r)
+{
+    if (inv->m > 1) {
+        weighted_gram(inv, n, d, G);
+        return cholesky_solve(inv->m, G, r);
+    }
+    double g = 0;
+    for (int i = 0; i < n; i++) g += inv->C[i] * inv->C[i] * d[i];
+    if (!(g > 0) || !isfinite(g)) return 0;
+    r[0] /= g;
+    return 1;
+}
+
 void ode_invariants_project(const ode_invariants *inv, int n, const double *atolv, double rtol, const double *target,
                             const double *x, size_t xs, double *out, size_t os, double *work)
 {
     const int m = inv->m;
-    double *lam = work, *G = work + m;
+    double *d = work, *lam = work + n, *G = work + n + m;
+    for (int i = 0; i < n; i++) {
+        double sc = atolv[i] + rtol * fabs(x[i * xs]);
+        d[i] = sc * sc;
+    }
     ode_invariants_values(inv, n, x, xs, lam);
     for (int k = 0; k < m; k++) lam[k] -= target[k];
-    weighted_gram(inv, n, atolv, rtol, x, xs, G);
-    int ok = cholesky_solve(m, G, lam);
+    if (!solve_gram(inv, n, d, G, lam)) {
+        for (int i = 0; i < n; i++) out[i * os] = x[i * xs];
+        return;
+    }
     for (int i = 0; i < n; i++) {
-        double xi = x[i * xs], corr = 0;
-        if (ok) {
-            for (int k = 0; k < m; k++) corr += inv->C[(size_t)k * n + i] * lam[k];
-            double sc = atolv[i] + rtol * fabs(xi);
-            corr *= sc * sc;
-        }
-        out[i * os] = xi - corr;
+        double corr = 0;
+        for (int k = 0; k < m; k++) corr += inv->C[(size_t)k * n + i] * lam[k];
+        out[i * os] = x[i * xs] - d[i] * corr;
     }
 }

@@ -96,7 +96,7 @@ ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W, unsigned ch
  * accepted step and for every saved output, so that they round alike. */
 static inline void ode_lane_project(const ode_lanes *L, int w, const double *x, size_t xs, double *out, size_t os)
 {
-    double target[64], *tg = L->inv->m <= 64 ? target : L->inv_work + ode_invariants_work(L->inv);
+    double target[64], *tg = L->inv->m <= 64 ? target : L->inv_work + ode_invariants_work(L->inv, L->n);
     for (int k = 0; k < L->inv->m; k++) tg[k] = L->inv_target[(size_t)k * L->W + w];
     ode_invariants_project(L->inv, L->n, L->atolv, L->o->rtol, tg, x, xs, out, os, L->inv_work);
 }

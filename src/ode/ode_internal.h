@@ -84,8 +84,11 @@ void ode_mass_solve(const ode_mass *m, int n, int W, const unsigned char *mask, 
 /* Validate and copy the description's invariants (NULL *out when none). */
 sv_status ode_invariants_create(sv_ctx *ctx, const sv_ode_problem_desc *d, ode_invariants **out);
 void ode_invariants_destroy(sv_ctx *ctx, ode_invariants *inv);
-/* Work values ode_invariants_project needs. */
-static inline size_t ode_invariants_work(const ode_invariants *inv) { return (size_t)inv->m * (inv->m + 1); }
+/* Work values ode_invariants_project needs (n of them the scales). */
+static inline size_t ode_invariants_work(const ode_invariants *inv, int n)
+{
+    return (size_t)n + (size_t)inv->m * (inv->m + 1);
+}
 /* target[k] = c_k·x (x: n values, stride xs). */
 void ode_invariants_values(const ode_invariants *inv, int n, const double *x, size_t xs, double *target);
 /* out = x − D Cᵀ (C D Cᵀ)⁻¹ (C x − target), D = diag(sc_i²), sc_i = atol_i

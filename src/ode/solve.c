@@ -53,7 +53,7 @@ static sv_status lanes_invariants(ode_lanes *L)
 {
     const ode_invariants *inv = L->P->inv;
     if (!inv) return SV_OK;
-    size_t nt = (size_t)inv->m * L->W, nw = ode_invariants_work(inv) + inv->m;
+    size_t nt = (size_t)inv->m * L->W, nw = ode_invariants_work(inv, L->n) + inv->m;
     L->inv_target = sv_calloc(L->ctx, nt + nw, sizeof(double), "ode invariants per lane");
     if (!L->inv_target) return sv_last_status();
     L->inv_work = L->inv_target + nt;
