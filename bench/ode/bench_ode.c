@@ -608,6 +608,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "sens")) bench_ode_sens(nthreads);
     if (!only || !strcmp(only, "akzo")) bench_ode_dae(nthreads);
     if (!only || !strcmp(only, "events")) bench_ode_events(nthreads);
+    if (!only || !strcmp(only, "invariants")) bench_ode_invariants(nthreads);
     if (!only || !strcmp(only, "lorenz")) {
         ens E = {.name = "lorenz", .ntraj = 100000, .nsave = 1, .n = 3, .np = 3, .rtol = 1e-6, .atol = 1e-8,
                  .floor = 1e-6, .method = SV_ODE_TSIT5, .y0_shared = 1, .comp = -1};

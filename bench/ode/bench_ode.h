@@ -53,5 +53,8 @@ void bench_ode_dae(int nthreads);
 /* The cost of events: the Robertson ensemble with and without them
  * (bench_ode_events.c). */
 void bench_ode_events(int nthreads);
+/* Declared invariants: E5 with and without, and the Robertson ensemble's
+ * cost (bench_ode_invariants.c). */
+void bench_ode_invariants(int nthreads);
 
 #endif

@@ -168,6 +168,25 @@ typedef struct sv_ode_problem_desc {
     const double *mass;
     const int *mass_rowptr;
     const int *mass_colind;
+    /* Linear invariants (optional; docs/explanation/simd-lanes.md,
+     * "Conserved combinations of small components"): ninvariants rows c_k
+     * of n values, row-major (invariants[k·n + i]), with c_k·f(t, y, p) = 0
+     * for every t, y and p, so that c_k·y stays at its initial value. After
+     * every accepted step (both methods, every path) the state is moved
+     * back onto c_k·y = c_k·y0 by the least change weighted by the
+     * tolerances, y ← y − D Cᵀ (C D Cᵀ)⁻¹ (C y − C y0), D = diag(sc_i²),
+     * sc_i = atol_i + rtol·|y_i|; every saved output (at a step's end or
+     * from the dense output between steps) is projected the same way, and
+     * an event handler that changes y sets new values c_k·y. This keeps
+     * rounding from accumulating along the combinations, which nothing in
+     * the equations damps. Declared on the problem, not the options,
+     * because they are a property of f, like the pattern and the mass
+     * matrix. The rows must be finite, not all zero and linearly
+     * independent (sv_ode_problem_create names the row that is not);
+     * invariants are refused with a mass matrix or sensitivity directions.
+     * ninvariants = 0 (the default): none, and nothing changes. */
+    int ninvariants;
+    const double *invariants;
 } sv_ode_problem_desc;
 
 typedef struct sv_ode_problem sv_ode_problem;
@@ -185,6 +204,8 @@ int sv_ode_problem_nsens(const sv_ode_problem *prob);
 /* Algebraic constraints: n − rank M (M's zero rows in semi-explicit
  * form; 0 without a mass matrix). */
 int sv_ode_problem_nalg(const sv_ode_problem *prob);
+/* Declared linear invariants (ninvariants; 0 without). */
+int sv_ode_problem_ninvariants(const sv_ode_problem *prob);
 /* A new problem: prob's description (callbacks, pattern, sources) with
  * these sensitivity directions, e.g. for a built-in problem. */
 sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int nsens_params, const int *sens_params,

@@ -237,6 +237,7 @@ static void record(ode_lanes *L, int w, double tc, int j, double tn, double *buf
     E->event_which[slot] = j;
     if (!E->event_y) return;
     state_at(L, w, tc, tn, buf);
+    if (L->inv) ode_lane_project(L, w, buf, 1, buf, 1); /* on the invariants, as the saved outputs are */
     memcpy(E->event_y + slot * L->n, buf, sizeof(double) * L->n);
 }
 

@@ -464,6 +464,9 @@ ODE_INLINE void FN(control)(ode_lanes *L, const int n)
     FN(vst)(L->t, FN(sel)(took, tn, t));
     for (int i = 0; i < n; i++)
         FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));
+    if (L->inv) /* the accepted states on the invariants: phases.c's advance, the same call */
+        for (int w = 0; w < FW; w++)
+            if (took[w]) ode_lane_project(L, w, L->y + w, FW, L->y + w, FW);
     if (L->sens) /* the directions' vectors follow the state's (phases.c's advance) */
         for (int i = n; i < n * L->nvec; i++)
             FN(vst)(L->y + i * FW, FN(sel)(took, FN(vld)(L->ynew + i * FW), FN(vld)(L->y + i * FW)));

@@ -54,6 +54,11 @@ typedef struct ode_lanes {
     ode_jac_work *jw;
     ode_sens *sens;         /* forward sensitivities, or NULL (sens.h) */
     ode_events *ev;         /* event functions, or NULL (events.h) */
+    /* declared invariants (ode_internal.h), or NULL: per lane the values
+     * c_k·y its trajectory keeps (inv_target[k·W + w]) and the
+     * projection's work (ode_invariants_work values) */
+    const ode_invariants *inv;
+    double *inv_target, *inv_work;
     double lerr_floor;      /* log(1e-4): the error history's floor (control.h) */
     /* the whole step specialised for this problem and W (fused_rodas5p.h),
      * or NULL: its status is the linear solver's, as an attempt's */
@@ -84,6 +89,25 @@ ODE_INLINE void ode_jacobian_where_needed(ode_lanes *L, const int W, unsigned ch
             L->st[w].nf += nf[w];
             L->need_jac[w] = 0;
         }
+}
+
+/* Lane w's state x (n values at stride xs) moved onto its invariants into
+ * out (stride os; may be x): the one call every path makes, after an
+ * accepted step and for every saved output, so that they round alike. */
+static inline void ode_lane_project(const ode_lanes *L, int w, const double *x, size_t xs, double *out, size_t os)
+{
+    double target[64], *tg = L->inv->m <= 64 ? target : L->inv_work + ode_invariants_work(L->inv, L->n);
+    for (int k = 0; k < L->inv->m; k++) tg[k] = L->inv_target[(size_t)k * L->W + w];
+    ode_invariants_project(L->inv, L->n, L->atolv, L->o->rtol, tg, x, xs, out, os, L->inv_work);
+}
+
+/* Lane w keeps the invariants' values of its current state y from now on
+ * (a new trajectory, or a handler that changed y). */
+static inline void ode_lane_set_invariants(ode_lanes *L, int w)
+{
+    double *tg = L->inv_work; /* free between projections */
+    ode_invariants_values(L->inv, L->n, L->y + w, (size_t)L->W, tg);
+    for (int k = 0; k < L->inv->m; k++) L->inv_target[(size_t)k * L->W + w] = tg[k];
 }
 
 #endif

@@ -43,6 +43,12 @@ typedef struct ode_mass {
     int *ipiv;            /* its pivots */
 } ode_mass;
 
+/* Declared linear invariants (invariants.c): m rows of C, row-major m × n. */
+typedef struct ode_invariants {
+    int m;
+    double *C;
+} ode_invariants;
+
 struct sv_ode_problem {
     sv_ode_problem_desc d;  /* copy; rowptr/colind below replace the caller's */
     int n, np;
@@ -57,6 +63,7 @@ struct sv_ode_problem {
     int *sens_idx;          /* owned: parameter index (k < nsens_params) or y0 index of each direction */
     int nsp;                /* directions that are parameters */
     ode_mass *mass;         /* NULL: M = I (an ODE) */
+    ode_invariants *inv;    /* NULL: no invariants declared */
     sv_ctx *ctx;
 };
 
@@ -72,6 +79,25 @@ void ode_mass_mul(const ode_mass *m, int n, int W, const double *x, double *out)
 /* x = M⁻¹ x over the W lanes with mask set, slot-major (M non-singular:
  * m->lu set); work: n doubles. */
 void ode_mass_solve(const ode_mass *m, int n, int W, const unsigned char *mask, double *x, double *work);
+
+/* ---- linear invariants (invariants.c) ------------------------------------ */
+/* Validate and copy the description's invariants (NULL *out when none). */
+sv_status ode_invariants_create(sv_ctx *ctx, const sv_ode_problem_desc *d, ode_invariants **out);
+void ode_invariants_destroy(sv_ctx *ctx, ode_invariants *inv);
+/* Work values ode_invariants_project needs (n of them the scales). */
+static inline size_t ode_invariants_work(const ode_invariants *inv, int n)
+{
+    return (size_t)n + (size_t)inv->m * (inv->m + 1);
+}
+/* target[k] = c_k·x (x: n values, stride xs). */
+void ode_invariants_values(const ode_invariants *inv, int n, const double *x, size_t xs, double *target);
+/* out = x − D Cᵀ (C D Cᵀ)⁻¹ (C x − target), D = diag(sc_i²), sc_i = atol_i
+ * + rtol·|x_i| (x and out: n values at strides xs and os; they may be the
+ * same). A lane whose C D Cᵀ is not positive definite (every component an
+ * invariant involves has scale 0) is copied unchanged. One lane at a time,
+ * sums in component order: the same bits whichever path or lane runs it. */
+void ode_invariants_project(const ode_invariants *inv, int n, const double *atolv, double rtol, const double *target,
+                            const double *x, size_t xs, double *out, size_t os, double *work);
 
 /* ---- tableaus ----------------------------------------------------------- */
 typedef struct rodas5p_tab {

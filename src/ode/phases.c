@@ -71,6 +71,9 @@ static void save_outputs(ode_lanes *L, int w, double tn, int at_end, double *buf
             memcpy(dst, buf, sizeof(double) * n);
             if (L->sens) ode_sens_store_interp(L, w, tr, s, th);
         }
+        /* the saved value on the invariants, as the state advance() keeps
+         * (at the step's end the same call on the same y_new: the same bits) */
+        if (L->inv) ode_lane_project(L, w, dst, 1, dst, 1);
     }
 }
 
@@ -283,6 +286,7 @@ static void advance(ode_lanes *L, int w, double tn)
         L->have_f0[w] = 0;
     }
     for (int i = 0; i < rows; i++) L->y[(size_t)i * W + w] = L->ynew[(size_t)i * W + w];
+    if (L->inv) ode_lane_project(L, w, L->y + w, (size_t)W, L->y + w, (size_t)W);
     if (L->sens) ode_sens_advance(L, w);
     L->t[w] = tn;
     if (L->hits[w] == ODE_HITS_TSTOP) L->stop_idx[w]++;
@@ -311,7 +315,10 @@ static ode_ev_outcome step_events(ode_lanes *L, int w, double *tn, ode_ev_cut *c
 static int act_on_event(ode_lanes *L, int w, const ode_ev_cut *cut)
 {
     int rc = cut->action == SV_ODE_EVENT_STOP ? SV_ODE_HANDLER_STOP : ode_events_handle(L, w, cut->which);
-    if (rc == SV_ODE_HANDLER_CONTINUE) return 1;
+    if (rc == SV_ODE_HANDLER_CONTINUE) {
+        if (L->inv) ode_lane_set_invariants(L, w); /* the handler may have moved y off the old values */
+        return 1;
+    }
     ode_phase_finish(L, w, rc == SV_ODE_HANDLER_STOP ? SV_ODE_STOPPED : SV_ODE_F_FAILED);
     return 0;
 }

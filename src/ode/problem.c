@@ -216,6 +216,8 @@ sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_od
         P->d.mass_rowptr = P->mass->rowptr;
         P->d.mass_colind = P->mass->colind;
     }
+    if (st == SV_OK) st = ode_invariants_create(ctx, d, &P->inv);
+    if (st == SV_OK && P->inv) P->d.invariants = P->inv->C;
     if (st == SV_OK) st = color_columns(P);
     if (st == SV_OK)
         *out = P;
@@ -244,6 +246,7 @@ void sv_ode_problem_destroy(sv_ode_problem *P)
     if (!P) return;
     sv_sparse_coloring_destroy(P->coloring);
     ode_mass_destroy(P->ctx, P->mass);
+    ode_invariants_destroy(P->ctx, P->inv);
     sv_free_each(P->ctx, (void *const[]){P->rowptr, P->colind, P->erow, P->sens_idx, P}, 5);
 }
 
@@ -253,6 +256,7 @@ int sv_ode_problem_nnz(const sv_ode_problem *P) { return P ? P->nnz : 0; }
 int sv_ode_problem_ncolors(const sv_ode_problem *P) { return P ? P->ncolors : 0; }
 int sv_ode_problem_nsens(const sv_ode_problem *P) { return P ? P->ns : 0; }
 int sv_ode_problem_nalg(const sv_ode_problem *P) { return P && P->mass ? P->mass->nalg : 0; }
+int sv_ode_problem_ninvariants(const sv_ode_problem *P) { return P && P->inv ? P->inv->m : 0; }
 
 void sv_ode_options_default(sv_ode_options *o)
 {

@@ -44,6 +44,21 @@ static void lanes_free(ode_lanes *L)
     ode_jac_work_destroy(L->jw);
     ode_sens_destroy(L->sens);
     ode_events_destroy(L->ctx, L->ev);
+    sv_free(L->ctx, L->inv_target);
+}
+
+/* The invariants' per-lane values and the projection's work (m more
+ * values for the targets of a lane when m is large). */
+static sv_status lanes_invariants(ode_lanes *L)
+{
+    const ode_invariants *inv = L->P->inv;
+    if (!inv) return SV_OK;
+    size_t nt = (size_t)inv->m * L->W, nw = ode_invariants_work(inv, L->n) + inv->m;
+    L->inv_target = sv_calloc(L->ctx, nt + nw, sizeof(double), "ode invariants per lane");
+    if (!L->inv_target) return sv_last_status();
+    L->inv_work = L->inv_target + nt;
+    L->inv = inv;
+    return SV_OK;
 }
 
 /* nvec = 1 + ns vectors of n·W values: the state, then the sensitivities. */
@@ -106,6 +121,7 @@ static sv_status lanes_init(shared *S, ode_lanes *L, int W)
     if (st == SV_OK && (L->rodas || S->ns)) st = ode_jac_work_create(S->ctx, P, &L->jw);
     if (st == SV_OK && S->ns) st = ode_sens_create(S->ctx, L, &L->sens);
     if (st == SV_OK) st = ode_events_create(S->ctx, P, S->o, W, &L->ev);
+    if (st == SV_OK) st = lanes_invariants(L);
     if (st == SV_OK && L->rodas) compile_kernels(S, L);
     if (st == SV_OK && L->rodas) L->step = ode_fused_step_select(L);
     if (st == SV_OK && W > 8 && !L->step) /* choose_lanes gives more than 8 lanes only to a fused step */
@@ -168,6 +184,7 @@ static int lane_start(shared *S, ode_lanes *L, int w, long tr)
     }
     for (int k = 0; k < np; k++) L->p[(size_t)k * W + w] = p[k];
     if (L->sens) finite &= ode_sens_lane_start(L, w, tr);
+    if (L->inv) ode_lane_set_invariants(L, w);
     return finite;
 }
 
