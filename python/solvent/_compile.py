@@ -85,6 +85,18 @@ def compile_source(source, name="rhs.c"):
     return library
 
 
+def symbols(library, names):
+    """The addresses of the functions of `names` that a compiled library
+    defines (not static), by name; the ones it lacks are left out."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
+        except AttributeError:
+            continue
+    return found
+
+
 def _build(source, name, cc, folder, obj):
     """Compile into a private temporary file, then rename it into place:
     two processes filling the cache never load a half-written object."""

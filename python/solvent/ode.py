@@ -165,12 +165,7 @@ def _source_symbols(library, jac):
     if jac is not None:
         raise _arg_error("jac: C source defines its Jacobian as a function named jac; the keyword is for "
                          "pointers and Python functions")
-    symbols = {}
-    for name in C_CALLBACKS:
-        try:
-            symbols[name] = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
-        except AttributeError:
-            continue
+    symbols = _compile.symbols(library, C_CALLBACKS)
     if "f" not in symbols:
         raise _arg_error("rhs: the C source defines no function f (int f(double t, const double *y, "
                          "const double *p, double *dydt, void *user), not static)")

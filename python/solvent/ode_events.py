@@ -9,7 +9,6 @@ source text defining `g` (and optionally `g_batch` over W lanes and
 with solvent.numba's EVENT_SIGNATURE, a dict {"g", "g_batch", "handler"}),
 or a Python function g(t, Y, P) over whole lanes at once (the slow path:
 one Python call per accepted step of W lanes)."""
-import ctypes
 
 import numpy as np
 
@@ -154,12 +153,7 @@ def _c_symbols(g, handler):
 
 
 def _source_symbols(library):
-    symbols = {}
-    for name in C_CALLBACKS:
-        try:
-            symbols[name] = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
-        except AttributeError:
-            continue
+    symbols = _compile.symbols(library, C_CALLBACKS)
     if "g" not in symbols:
         raise _arg_error("events: the C source defines no function g (int g(double t, const double *y, "
                          "const double *p, double *g, void *user), not static)")
