@@ -13,31 +13,14 @@
 #include <string.h>
 
 #include "solvent/planar.h"
+#include "support_batch.h"
 #include "sv_test.h"
 
 #define NF 11
 static const int sims[] = {106, 572};
 #define NSIM ((int)(sizeof sims / sizeof sims[0]))
 
-/* The dataset's board (dataset_sweep.py's stack-up) with map `sim`. */
-static sv_em_project *board(int sim)
-{
-    char json[2048];
-    snprintf(json, sizeof json,
-             "{\"units\": \"mil\", \"substrate\": {\"thickness\": 30, \"eps_r\": 4.5, \"tan_delta\": 0.01},"
-             " \"metal\": {\"conductivity\": 5.88e7, \"thickness\": 2.8},"
-             " \"grid\": {\"dx\": 8, \"dy\": 8, \"nx\": 35, \"ny\": 11},"
-             " \"pixels\": {\"csv\": \"%s/tests/em/data/momentum/pixelmaps/sim%d.csv\"},"
-             " \"ports\": [{\"name\": \"P1\", \"side\": \"left\", \"x\": 0, \"y\": [16, 72], \"calibration\": \"none\"},"
-             "            {\"name\": \"P2\", \"side\": \"right\", \"x\": 280, \"y\": [16, 72], \"calibration\": \"none\"}],"
-             " \"sweep\": {\"start\": 0.05e9, \"stop\": 10e9, \"points\": %d}}",
-             SV_SOURCE_DIR, sim, NF);
-    sv_em_project *p = NULL;
-    sv_status s = sv_em_project_parse(NULL, json, strlen(json), "board", &p);
-    if (s) fprintf(stderr, "board: %s\n", sv_last_error());
-    assert_int_equal(s, SV_OK);
-    return p;
-}
+static sv_em_project *board(int sim) { return batch_test_board(sim, NF, 1); }
 
 static unsigned char *read_map(const sv_em_project *b, int sim)
 {
