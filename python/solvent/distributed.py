@@ -19,13 +19,10 @@ its items share built by worker_state: a call that solves a whole chunk
 at once (many maps on one board's tables) takes _sweep_chunk's place,
 its tables built there once per worker, and keeps the rest.
 """
-import hashlib
 import json
 import math
 import os
-import pathlib
 import re
-import tempfile
 import threading
 import uuid
 import warnings
@@ -37,6 +34,8 @@ from . import ode, planar
 from ._core import ArgumentError, SolventError
 from ._native import lib
 from .progress import ProgressBar
+from .store import Store, missing_runs, open_store
+from .store import digest as _digest
 
 # Default task sizes: about TASKS_PER_THREAD tasks for each worker thread
 # (enough to even out uneven items and a lost worker), never more items in
@@ -68,29 +67,6 @@ def worker_state(key, build, payload):
             _state[key] = build(payload)
             state_builds += 1
         return _state[key]
-
-
-def _digest(*parts):
-    """A content hash of JSON-able values and arrays."""
-    h = hashlib.sha256()
-    for part in parts:
-        if isinstance(part, np.ndarray):
-            h.update(str((part.dtype.str, part.shape)).encode())
-            h.update(np.ascontiguousarray(part).tobytes())
-        else:
-            h.update(json.dumps(part, sort_keys=True, default=_jsonable).encode())
-        h.update(b"\0")
-    return h.hexdigest()[:24]
-
-
-def _jsonable(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.integer, np.floating)):
-        return value.item()
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    raise TypeError(f"cannot describe {type(value).__name__} in a job's manifest")
 
 
 def _hold(payload):
@@ -148,79 +124,6 @@ def _worker_thread_total(client):
 def _default_size(n, client, low, high):
     per_task = math.ceil(n / (TASKS_PER_THREAD * _worker_thread_total(client)))
     return max(1, min(n, max(low, min(high, per_task))))
-
-
-# ---- the store ----------------------------------------------------------
-
-
-class Store:
-    """A folder of one job's results: manifest.json (what the job is) and
-    one part-FIRST-LAST.npz per finished task (items FIRST..LAST), each
-    written whole under a temporary name and renamed into place. The part
-    files' names are the index of what is done."""
-
-    PART = re.compile(r"part-(\d{9})-(\d{9})\.npz")
-
-    def __init__(self, path, manifest=None):
-        self.path = pathlib.Path(path)
-        if manifest is None:
-            return
-        self.path.mkdir(parents=True, exist_ok=True)
-        existing = self.manifest()
-        if existing is None:
-            self._write_atomic("manifest.json", lambda f: f.write(json.dumps(manifest, indent=1).encode()))
-        elif existing != manifest:
-            differ = sorted(k for k in set(existing) | set(manifest) if existing.get(k) != manifest.get(k))
-            raise _arg_error(f"store {self.path}: holds another job (its {', '.join(differ)} differ); give "
-                             "a new folder, or the same inputs and options to resume")
-
-    def manifest(self):
-        path = self.path / "manifest.json"
-        return json.loads(path.read_text()) if path.exists() else None
-
-    def parts(self):
-        """(first, last, path) of every finished part, in order."""
-        found = []
-        for entry in os.scandir(self.path):
-            match = self.PART.fullmatch(entry.name)
-            if match:
-                found.append((int(match.group(1)), int(match.group(2)), pathlib.Path(entry.path)))
-        return sorted(found)
-
-    def done(self, n):
-        mask = np.zeros(n, dtype=bool)
-        for first, last, _ in self.parts():
-            mask[first:last + 1] = True
-        return mask
-
-    def write(self, first, last, arrays):
-        self._write_atomic(f"part-{first:09d}-{last:09d}.npz", lambda f: np.savez(f, **arrays))
-
-    def _write_atomic(self, name, write):
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                write(f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path / name)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-
-
-def _missing_runs(done, size):
-    """(first, last) of tasks of at most size items covering every item not done."""
-    runs, k, n = [], 0, len(done)
-    while k < n:
-        if done[k]:
-            k += 1
-            continue
-        first = k
-        while k < n and not done[k] and k - first < size:
-            k += 1
-        runs.append((first, k - 1))
-    return runs
 
 
 # ---- running tasks ------------------------------------------------------
@@ -329,7 +232,7 @@ def sweep_many(items, *, board=None, client=None, store=None, chunk_size=None, t
     digest = _digest("sweep_many", [_item_digest(i) for i in items], board, sweep_options)
     n = len(items)
     results, errors = [None] * n, {}
-    opened = Store(store, {"kind": "sweep_many", "items": n, "job": digest}) if store is not None else None
+    opened = open_store(store, "sweep_many", n, digest)
     done = opened.done(n) if opened else np.zeros(n, dtype=bool)
 
     def keep(first, last, part):
@@ -351,7 +254,7 @@ def sweep_many(items, *, board=None, client=None, store=None, chunk_size=None, t
             return _submit(client, _sweep_chunk, "sweep_many", digest, first, last, items[first:last + 1], shared,
                            _digest(board), sweep_options, plan)
 
-        computed = _run(client, submit, _missing_runs(done, size), keep, progress, "sweep_many", n,
+        computed = _run(client, submit, missing_runs(done, size), keep, progress, "sweep_many", n,
                         int(done.sum()))
     if opened and gather:
         _read_sweeps(opened, results, errors, skip=lambda k: results[k] is not None or k in errors)
@@ -455,9 +358,11 @@ def _read_sweeps(store, results, errors, skip):
 
 
 def load(store):
-    """The results a store holds so far: a ManyResult (computed 0) with
-    None for items not written yet, or for an ODE store (y, stats, done)
-    with NaN rows for trajectories not written yet."""
+    """The results a store holds so far, without a cluster: for
+    sweep_many, a ManyResult (computed 0) with None for items not written
+    yet; for a batch, a BatchResult with NaN and ok False for maps not
+    written yet; for an ODE ensemble, (y, stats, done) with NaN rows for
+    trajectories not written yet."""
     opened = Store(store)
     manifest = opened.manifest()
     if manifest is None:
@@ -467,6 +372,9 @@ def load(store):
         results, errors = [None] * n, {}
         _read_sweeps(opened, results, errors, skip=lambda k: False)
         return ManyResult(results, errors, 0)
+    if manifest["kind"] == "batch":
+        from . import planar_batch
+        return planar_batch.load(opened)
     arrays = _OdeArrays(n, manifest["shape"], manifest["nsens"])
     for first, last, path in opened.parts():
         with np.load(path) as data:
@@ -477,42 +385,31 @@ def load(store):
 # ---- a batch of maps on one board ---------------------------------------
 
 
-def batch(maps, board, *, client, chunk_size=None, threads=None, progress=False, **options):
+def batch(maps, board, *, client, store=None, gather=True, chunk_size=None, threads=None, progress=False,
+          **options):
     """solvent.batch over a Dask cluster: chunks of chunk_size maps (default:
     about 4 per worker thread, at most SWEEP_CHUNK_MAX), each run by the
     worker's own sv_planar_batch — the board's tables built once per worker
     process and board, keyed by their content, not per task — and gathered
     in order: the BatchResult of the single-machine call. A map that cannot
-    run is reported in errors by its index."""
-    from .planar_batch import BatchResult, as_maps
+    run is reported in errors by its index. store, gather: as
+    solvent.batch's (each chunk written as it arrives; a second call
+    resumes)."""
+    from .planar_batch import BatchParts, as_maps, job_key
     maps = as_maps(maps)
-    if isinstance(board, planar.Project):
-        raise _arg_error("board: with client=, give the board as a dict (a Project's handle means nothing in "
-                         "another process)")
     n, shape = len(maps), maps.shape[1:]
-    key = _digest("batch", board, list(shape), {k: v for k, v in options.items() if k != "f"},
-                  None if options.get("f") is None else np.asarray(options["f"], dtype=np.float64))
+    key = job_key(board, shape, options)
+    parts = BatchParts(n, open_store(store, "batch", n, _digest(key, maps)), gather)
     shared = _share(client, {"board": board, "shape": shape, "options": options}, key)
     plan = _thread_plan(client, threads)
-    parts = {}
 
     def submit(first, last):
         return _submit(client, _batch_chunk, "batch", key, first, last, maps[first:last + 1], shared, key, plan)
 
-    def keep(first, last, part):
-        parts[first] = part
-
+    done = parts.done()
     size = chunk_size or _default_size(n, client, 1, SWEEP_CHUNK_MAX)
-    _run(client, submit, _missing_runs(np.zeros(n, dtype=bool), size), keep, progress, "batch", n, 0)
-    ordered = [parts[first] for first in sorted(parts)]
-    ran = [part for part in ordered if part.ok.any()]
-    f = ran[0].f if ran else np.empty(0)
-    p = len(ordered[0].port_names)
-    s = np.concatenate([part.s if part.ok.any() else np.full((len(part.ok), f.size, p, p), np.nan + 0j)
-                        for part in ordered])
-    errors = {k: message for part in ordered for k, message in part.errors.items()}
-    return BatchResult(f=f, s=s, ok=np.concatenate([part.ok for part in ordered]),
-                       port_names=ordered[0].port_names, z0=ran[0].z0 if ran else ordered[0].z0, errors=errors)
+    _run(client, submit, missing_runs(done, size), parts.keep, progress, "batch", n, int(done.sum()))
+    return parts.result()
 
 
 def _batch_chunk(first, last, maps, shared, key, plan):
@@ -574,8 +471,7 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None
     shape, nsens = probe[0].shape[1:], (probe[1].shape[-1] if sensitivities is not None else 0)
     digest = _digest("ode", _rhs_key(rhs), y0, params, t_save, sensitivities,
                      {k: v for k, v in options.items() if k not in ("jac", "sparsity")})
-    opened = (Store(store, {"kind": "ode", "items": n, "job": digest, "shape": list(shape), "nsens": nsens})
-              if store is not None else None)
+    opened = open_store(store, "ode", n, digest, shape=list(shape), nsens=nsens)
     done = opened.done(n) if opened else np.zeros(n, dtype=bool)
     arrays = _OdeArrays(n, shape, nsens)
 
@@ -592,7 +488,7 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None
         return _submit(client, _ode_shard, "ode", digest, first, last, _rows(y0, first, last),
                        _rows(params, first, last), t_save, shared, _rhs_key(rhs), sensitivities, options, plan)
 
-    _run(client, submit, _missing_runs(done, size), keep, progress, "ode shards", n, int(done.sum()))
+    _run(client, submit, missing_runs(done, size), keep, progress, "ode shards", n, int(done.sum()))
     if opened:
         for first, last, path in opened.parts():
             if not arrays.filled[first]:

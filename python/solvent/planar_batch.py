@@ -1,7 +1,10 @@
 """Many pixel maps on one board (the library's sv_planar_batch,
 docs/how-to/run-a-batch.md): the board's shared tables are made once, each
 map is a planar job on them, maps run side by side. A map that cannot run
-is reported by its index with the library's message; the others go on."""
+is reported by its index with the library's message; the others go on.
+With a store, each chunk of maps is written as it finishes and a second
+call resumes with the maps that are missing."""
+import os
 import threading
 from dataclasses import dataclass, field
 
@@ -10,6 +13,13 @@ import numpy as np
 from . import planar
 from ._core import ArgumentError, new_context, run_stoppable
 from ._native import ffi, lib
+from .progress import ProgressBar
+from .store import digest, missing_runs, open_store
+
+# Maps per stored chunk on one machine: at least this many, and at least
+# CHUNK_PER_THREAD per library thread (so a chunk's last maps leave few
+# cores idle); a stop loses at most one chunk's work.
+CHUNK_MIN, CHUNK_PER_THREAD = 32, 4
 
 
 @dataclass
@@ -17,13 +27,15 @@ class BatchResult:
     """f (nf,) in Hz; s (maps, nf, p, p), s[m, k, i, j] = S_ij of map m at
     f[k], NaN for a map that did not run; ok (maps,) True where it ran;
     errors {m: the library's message} of the maps that did not;
-    port_names; z0 (p,) in Ω."""
+    port_names; z0 (p,) in Ω; computed: the maps this call ran (the
+    others were read back from its store). With gather=False, s is None."""
     f: np.ndarray
     s: np.ndarray
     ok: np.ndarray
     port_names: list
     z0: np.ndarray
     errors: dict = field(default_factory=dict)
+    computed: int = 0
 
 
 def _arg_error(message):
@@ -128,7 +140,8 @@ class _Collected:
         ok = np.zeros(self.count, dtype=bool)
         ok[list(self.sweeps)] = True
         z0 = some.z0 if some is not None else np.full(p, np.nan)
-        return BatchResult(f=f, s=s, ok=ok, port_names=project.port_names, z0=z0, errors=self.errors)
+        return BatchResult(f=f, s=s, ok=ok, port_names=project.port_names, z0=z0, errors=self.errors,
+                           computed=self.count)
 
 
 @ffi.def_extern()
@@ -136,9 +149,124 @@ def sv_py_planar_batch_done(user, k, job, status, message):
     return ffi.from_handle(user).done(k, job, status, message)
 
 
+# ---- a batch's chunks, kept and stored ----------------------------------
+
+
+def job_key(board, shape, options):
+    """What a batch's maps share (board, grid, sweep options), as a content
+    hash: a worker's cache key for the board's tables, and with the maps the
+    job's identity in a store. Options that cannot change S are left out."""
+    if isinstance(board, planar.Project):
+        raise _arg_error("board: with store= or client=, give the board as a dict (a Project's handle can be "
+                         "neither stored nor sent to another process)")
+    f = options.get("f")
+    named = {k: v for k, v in options.items() if k not in ("f", "memory_limit", "workers", "threads", "progress")}
+    return digest("batch", board, list(shape), named, None if f is None else np.asarray(f, dtype=np.float64))
+
+
+def pack(part):
+    """A chunk's BatchResult as the arrays of its part file."""
+    index = np.array(sorted(part.errors), dtype=np.int64)
+    return {"f": part.f, "s": part.s, "ok": part.ok, "z0": part.z0, "port_names": np.array(part.port_names),
+            "error_index": index, "error_message": np.array([part.errors[int(k)] for k in index], dtype=str)}
+
+
+def _unpack(data, with_s):
+    errors = {int(k): str(m) for k, m in zip(data["error_index"], data["error_message"])}
+    return BatchResult(f=data["f"], s=data["s"] if with_s else None, ok=data["ok"],
+                       port_names=[str(p) for p in data["port_names"]], z0=data["z0"], errors=errors)
+
+
+class BatchParts:
+    """One batch's chunks as they finish (in any order): each written to
+    the store at once (if there is one) and kept in memory when gather;
+    result() joins them, with what an earlier call stored, in map order."""
+
+    def __init__(self, n, store=None, gather=True):
+        self.n, self.store, self.gather = n, store, gather
+        self.parts = {}  # first map -> BatchResult (with s only when gather)
+        self.computed = 0
+
+    def done(self):
+        """The maps already in the store."""
+        return self.store.done(self.n) if self.store else np.zeros(self.n, dtype=bool)
+
+    def keep(self, first, last, part):
+        if self.store:
+            self.store.write(first, last, pack(part))
+        self.computed += last - first + 1
+        if not self.gather:
+            part = BatchResult(f=part.f, s=None, ok=part.ok, port_names=part.port_names, z0=part.z0,
+                               errors=part.errors)
+        self.parts[first] = part
+
+    def result(self):
+        """The whole batch: s (n, nf, p, p), NaN for a map that did not run
+        or is not written yet (its ok False, and not in errors)."""
+        if self.store:
+            for first, _, path in self.store.parts():
+                if first not in self.parts:
+                    with np.load(path) as data:
+                        self.parts[first] = _unpack(data, self.gather)
+        ordered = sorted(self.parts.items())
+        if not ordered:  # a store with nothing written yet
+            return BatchResult(f=np.empty(0), s=np.full((self.n, 0, 0, 0), np.nan + 0j) if self.gather else None,
+                               ok=np.zeros(self.n, dtype=bool), port_names=[], z0=np.empty(0))
+        ran = [part for _, part in ordered if part.ok.any()]
+        some = ran[0] if ran else ordered[0][1]
+        f, p = (some.f if ran else np.empty(0)), len(some.port_names)
+        ok = np.zeros(self.n, dtype=bool)
+        s = np.full((self.n, f.size, p, p), np.nan + 0j) if self.gather else None
+        errors = {}
+        for first, part in ordered:
+            rows = slice(first, first + len(part.ok))
+            ok[rows] = part.ok
+            errors.update(part.errors)
+            if s is not None and part.ok.any():
+                s[rows] = part.s
+        return BatchResult(f=f, s=s, ok=ok, port_names=some.port_names, z0=some.z0, errors=dict(sorted(errors.items())),
+                           computed=self.computed)
+
+
+def load(store):
+    """A batch's Store so far, without running anything: a BatchResult
+    with NaN and ok False for the maps not written yet."""
+    return BatchParts(store.manifest()["items"], store).result()
+
+
+def _run_stored(maps, board, store, gather, chunk_size, workers, threads, progress, options):
+    """The batch on this machine in chunks, each stored as it finishes."""
+    key = job_key(board, maps.shape[1:], options)
+    parts = BatchParts(len(maps), open_store(store, "batch", len(maps), digest(key, maps)), gather)
+    runs = missing_runs(parts.done(), chunk_size or _local_chunk(threads))
+    bar = ProgressBar.from_argument(progress)
+    try:
+        if runs:
+            engine = Batch(board, maps.shape[1:], workers=workers, threads=threads,
+                           progress=None if bar is None else (lambda phase, fraction: bar.update(phase, fraction)),
+                           **options)
+        done = int(parts.done().sum())
+        for first, last in runs:
+            count = last - first + 1
+
+            def within(phase, fraction, done=done, count=count):
+                bar.update("batch", (done + fraction * count) / len(maps))
+
+            parts.keep(first, last, engine.run(maps[first:last + 1], within if bar else None, first=first))
+            done += count
+    finally:
+        if bar:
+            bar.close()
+    return parts.result()
+
+
+def _local_chunk(threads):
+    return max(CHUNK_MIN, CHUNK_PER_THREAD * (threads or os.cpu_count() or 1))
+
+
 def batch(maps, board, *, f=None, band=None, points=None, start_dc=False, tolerance=None, exact_all=False,
           precision="mixed", max_exact=0, device="auto", workers=0, threads=0, memory_limit=None,
-          allow_beyond_validity=False, progress=False, client=None, **distributed_options):
+          allow_beyond_validity=False, progress=False, store=None, gather=True, chunk_size=None, client=None):
     """S-parameters of many pixel maps on one board (sv_planar_batch): the
     board's tables made once, maps solved side by side.
 
@@ -150,21 +278,30 @@ def batch(maps, board, *, f=None, band=None, points=None, start_dc=False, tolera
     workers: maps solved at a time (0: one per thread); threads: the
       library's threads (0: all cores); memory_limit: the whole batch's.
     progress: True for a bar, or a callable(phase, fraction).
-    client: a dask.distributed Client: the maps run there in chunks
-      (solvent.distributed.batch; chunk_size, store).
+    store: a folder: the maps are run in chunks of chunk_size, each
+      written there as it finishes (one part file per chunk); a second
+      call with the same maps, board and options reads them back and runs
+      only the maps that are missing. gather=False keeps no S in memory
+      (the result's s is None; solvent.distributed.load reads the store).
+    client: a dask.distributed Client: the chunks run on its workers
+      (solvent.distributed.batch).
 
     Returns a BatchResult: f, s (M, nf, p, p) (NaN for a map that did not
-    run), ok, errors {m: the library's message}, port_names, z0. A bad map
-    never fails the batch. Ctrl-C stops it within a second."""
+    run), ok, errors {m: the library's message}, port_names, z0, computed.
+    A bad map never fails the batch. Ctrl-C stops it within a second."""
     options = dict(f=f, band=band, points=points, start_dc=start_dc, tolerance=tolerance, exact_all=exact_all,
                    precision=precision, max_exact=max_exact, device=device, memory_limit=memory_limit,
                    allow_beyond_validity=allow_beyond_validity)
+    if not gather and store is None:
+        raise _arg_error("gather=False: give a store (the results would go nowhere)")
     if client is not None:
         from . import distributed
-        return distributed.batch(maps, board, client=client, threads=threads or None, progress=progress,
-                                 **distributed_options, **options)
-    if distributed_options:
-        raise _arg_error(f"{sorted(distributed_options)}: only with client= (a Dask cluster)")
+        return distributed.batch(maps, board, client=client, store=store, gather=gather, chunk_size=chunk_size,
+                                 threads=threads or None, progress=progress, **options)
     maps = as_maps(maps)
+    if store is not None:
+        return _run_stored(maps, board, store, gather, chunk_size, workers, threads, progress, options)
+    if chunk_size is not None:
+        raise _arg_error("chunk_size: only with store= or client=")
     return Batch(board, maps.shape[1:], workers=workers, threads=threads, progress=progress, **options).run(
         maps, progress)

@@ -48,6 +48,39 @@ def test_batch_matches_separate_sweeps(maps, board):
     assert "metal" in result.errors[1] and "metal" in str(refused.value)
 
 
+class Stop(Exception):
+    pass
+
+
+def test_a_stopped_stored_batch_resumes_with_what_is_missing(maps, board, tmp_path):
+    """A stop in the second chunk keeps the first chunk's part file; the
+    second call runs only the maps that are missing, never rewrites a part,
+    and its S is the separate sweeps'; load reads the same back."""
+    def stop_in_second_chunk(phase, fraction):
+        if phase == "batch" and fraction > 0.5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        solvent.batch(maps, board, f=F, threads=1, store=tmp_path, chunk_size=2, progress=stop_in_second_chunk)
+    written = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("part-*.npz")}
+    assert list(written) == ["part-000000000-000000001.npz"]
+    result = solvent.batch(maps, board, f=F, threads=1, store=tmp_path, chunk_size=2)
+    assert result.computed == 2 and list(result.ok) == [True, False, True, True] and set(result.errors) == {1}
+    assert "metal" in result.errors[1] and np.isnan(result.s[1]).all()
+    for k in (0, 2, 3):
+        alone = solvent.sweep(solvent.Project.from_pixels(maps[k], board), f=F, threads=1)
+        np.testing.assert_allclose(result.s[k], alone.s, rtol=0, atol=1e-9)
+    assert all(tmp_path.joinpath(name).stat().st_mtime_ns == t for name, t in written.items())
+    again = solvent.batch(maps, board, f=F, store=tmp_path, gather=False)
+    assert again.computed == 0 and again.s is None and list(again.ok) == list(result.ok)
+    assert again.errors == result.errors
+    stored = solvent.distributed.load(tmp_path)
+    np.testing.assert_array_equal(stored.s, result.s)
+    assert stored.errors == result.errors and stored.port_names == result.port_names
+    with pytest.raises(solvent.ArgumentError, match="holds another job"):
+        solvent.batch(maps[:2], board, f=F, store=tmp_path)
+
+
 def test_bad_maps_argument_raises(maps, board):
     with pytest.raises(solvent.ArgumentError, match="only 0 .no metal. and 1"):
         solvent.batch(maps * 2, board, f=F)
@@ -56,8 +89,10 @@ def test_bad_maps_argument_raises(maps, board):
     batch = solvent.planar_batch.Batch(board, maps.shape[1:], f=F)
     with pytest.raises(solvent.ArgumentError, match="each map must be 11 x 35"):
         batch.run(maps[:, :5, :])
-    with pytest.raises(solvent.ArgumentError, match="only with client="):
+    with pytest.raises(solvent.ArgumentError, match="only with store= or client="):
         solvent.batch(maps, board, f=F, chunk_size=2)
+    with pytest.raises(solvent.ArgumentError, match="give a store"):
+        solvent.batch(maps, board, f=F, gather=False)
 
 
 def test_ctrl_c_stops_a_batch_and_frees_it(monkeypatch, maps, board):

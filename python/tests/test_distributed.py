@@ -118,6 +118,16 @@ def test_each_worker_gets_its_share_of_the_cores(client):
 def test_a_killed_worker_loses_nothing(client, maps, board, direct):
     """SIGKILL a worker process holding a map once the first map is in: its
     tasks run again elsewhere and the result is complete and identical."""
+    kill_one, killed = worker_killer(client)
+    result = solvent.sweep_many(maps, board=board, client=client, chunk_size=1, progress=kill_one, f=F)
+    assert killed
+    assert_same_sweeps(result, direct)
+    client.wait_for_workers(2, timeout=60)  # the nanny starts a new one
+
+
+def worker_killer(client):
+    """A progress callable that SIGKILLs a worker process holding a task
+    once the first task is in, and the list it notes the kill in."""
     pids = client.run(os.getpid)
     killed = []
 
@@ -128,10 +138,7 @@ def test_a_killed_worker_loses_nothing(client, maps, board, direct):
                 os.kill(pids[busy[0]], signal.SIGKILL)
                 killed.append(busy[0])
 
-    result = solvent.sweep_many(maps, board=board, client=client, chunk_size=1, progress=kill_one, f=F)
-    assert killed
-    assert_same_sweeps(result, direct)
-    client.wait_for_workers(2, timeout=60)  # the nanny starts a new one
+    return kill_one, killed
 
 
 class Stop(Exception):
@@ -233,3 +240,35 @@ def test_batch_matches_the_direct_batch(client, maps, board):
     np.testing.assert_array_equal(result.f, direct.f)
     np.testing.assert_allclose(result.s, direct.s, rtol=0, atol=1e-12)
     assert np.isnan(result.s[4]).all()
+
+
+def assert_same_batch(result, direct):
+    assert list(result.ok) == list(direct.ok) and result.errors == direct.errors
+    np.testing.assert_array_equal(result.f, direct.f)
+    np.testing.assert_allclose(result.s, direct.s, rtol=0, atol=1e-12)
+    assert result.port_names == direct.port_names
+
+
+def test_a_batch_loses_nothing_to_a_killed_worker(client, maps, board):
+    direct = solvent.batch(maps, board, f=F, threads=1)
+    kill_one, killed = worker_killer(client)
+    result = solvent.batch(maps, board, f=F, client=client, chunk_size=1, progress=kill_one)
+    assert killed
+    assert_same_batch(result, direct)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_stopped_batch_resumes_with_what_is_missing(client, maps, board, tmp_path):
+    direct = solvent.batch(maps, board, f=F, threads=1)
+    with pytest.raises(Stop):
+        solvent.batch(maps, board, f=F, client=client, store=tmp_path, chunk_size=1, progress=stop_after_first)
+    written = parts(tmp_path)
+    assert 1 <= len(written) < 6
+    result = solvent.batch(maps, board, f=F, client=client, store=tmp_path, chunk_size=1)
+    assert result.computed == 6 - len(written)
+    assert_same_batch(result, direct)
+    after = parts(tmp_path)
+    assert len(after) == 6 and all(after[name] == t for name, t in written.items())
+    assert_same_batch(sd.load(tmp_path), direct)
+    again = solvent.batch(maps, board, f=F, client=client, store=tmp_path, gather=False)
+    assert again.computed == 0 and again.s is None and again.errors == direct.errors
