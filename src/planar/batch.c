@@ -61,6 +61,21 @@ static sv_status share_memory(sv_planar_batch *b, const sv_em_options *eo)
     return SV_OK;
 }
 
+/* A context per worker, made once: a map's job's threads and allocations
+ * are its worker's, and what one run leaves to the next (the shared
+ * calibration) stays in them until the batch is destroyed. */
+static sv_status make_worker_contexts(sv_planar_batch *b)
+{
+    b->worker_ctx = sv_calloc(b->ctx, (size_t)b->workers, sizeof *b->worker_ctx, "batch worker contexts");
+    if (!b->worker_ctx) return sv_last_status();
+    for (int k = 0; k < b->workers; k++) {
+        sv_status s = sv_ctx_create(&b->worker_ctx[k]);
+        if (s) return s;
+        sv_ctx_set_threads(b->worker_ctx[k], b->job_threads);
+    }
+    return SV_OK;
+}
+
 sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const sv_planar_batch_options *opts,
                                  sv_planar_batch **out)
 {
@@ -79,11 +94,13 @@ sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const 
     /* the maps are small and run side by side, each on a thread: the CPU's
      * (a device serves one large solve, not many small ones at once) */
     if (b->o.device == SV_PLANAR_DEVICE_AUTO) b->o.device = SV_PLANAR_DEVICE_CPU;
+    pthread_mutex_init(&b->share.lock, NULL);
     choose_workers(b);
     b->o.threads = b->job_threads;
     sv_em_options eo;
     sv_em_options_default(&eo); /* the job's mesh options but for the band's top (radiation's alone) */
-    s = sv_em_project_copy(ctx, board, &b->board);
+    s = make_worker_contexts(b);
+    if (!s) s = sv_em_project_copy(ctx, board, &b->board);
     if (!s) s = share_memory(b, &eo);
     if (!s) s = sv_em_board_create(ctx, b->board, &eo, b->workers, &b->eb);
     if (s) {
@@ -97,6 +114,11 @@ sv_status sv_planar_batch_create(sv_ctx *ctx, const sv_em_project *board, const 
 void sv_planar_batch_destroy(sv_planar_batch *b)
 {
     if (!b) return;
+    sv_em_calibration_destroy(b->share.cal); /* before the worker context it was made in */
+    pthread_mutex_destroy(&b->share.lock);
+    if (b->worker_ctx)
+        for (int k = 0; k < b->workers; k++) sv_ctx_destroy(b->worker_ctx[k]);
+    sv_free(b->ctx, b->worker_ctx);
     sv_em_board_destroy(b->eb);
     sv_em_project_destroy(b->board);
     sv_free(b->ctx, b);

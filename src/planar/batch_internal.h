@@ -12,7 +12,9 @@ struct sv_planar_batch {
     sv_em_board *eb;            /* the shared tables; a memo slot per worker */
     int workers, job_threads;
     size_t board_bytes;         /* the board's shared tables, estimated (sv_em_board_bytes) */
-    planar_cal_share *cal_share; /* while a run goes on: its shared calibration */
+    sv_ctx **worker_ctx;        /* one per worker, kept for the batch's life (the calibration lives in one) */
+    planar_cal_share share;     /* the port calibration the maps share, from the first run on */
+    planar_cal_share *cal_share; /* &share while a run goes on (a caller's own sv_planar_batch_solve: NULL) */
 };
 
 #endif

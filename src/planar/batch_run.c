@@ -100,23 +100,23 @@ static void work(worker *w)
     }
 }
 
-/* A context per worker: the map's job's threads and allocations its own. */
-static sv_status make_workers(run_state *rs, worker *w, int n)
+/* The batch's worker contexts, their progress and log this run's. */
+static void attach_workers(run_state *rs, worker *w, int n)
 {
     for (int k = 0; k < n; k++) {
-        w[k] = (worker){.rs = rs, .slot = k};
-        sv_status s = sv_ctx_create(&w[k].ctx);
-        if (s) return s;
-        sv_ctx_set_threads(w[k].ctx, rs->b->job_threads);
+        w[k] = (worker){.rs = rs, .slot = k, .ctx = rs->b->worker_ctx[k]};
         sv_ctx_set_progress(w[k].ctx, worker_progress, &w[k]);
         sv_ctx_set_log(w[k].ctx, worker_log, &w[k]);
     }
-    return SV_OK;
 }
 
-static void free_workers(worker *w, int n)
+/* The worker contexts outlive the run: nothing of it may be called later. */
+static void detach_workers(worker *w, int n)
 {
-    for (int k = 0; k < n; k++) sv_ctx_destroy(w[k].ctx);
+    for (int k = 0; k < n; k++) {
+        sv_ctx_set_progress(w[k].ctx, NULL, NULL);
+        sv_ctx_set_log(w[k].ctx, NULL, NULL);
+    }
 }
 
 static void run_workers(worker *w, int n)
@@ -142,20 +142,14 @@ sv_status sv_planar_batch_run(sv_planar_batch *b, int nmaps, const unsigned char
     atomic_init(&rs.stop, 0);
     atomic_init(&rs.last_forward, 0.0);
     pthread_mutex_init(&rs.lock, NULL);
-    planar_cal_share share = {.cal = NULL};
-    pthread_mutex_init(&share.lock, NULL);
-    b->cal_share = &share;
+    b->cal_share = &b->share;
     int n = b->workers < nmaps ? b->workers : nmaps;
     worker w[1024];
-    memset(w, 0, sizeof w[0] * (size_t)n);
-    sv_status s = make_workers(&rs, w, n);
-    if (!s) run_workers(w, n);
-    sv_em_calibration_destroy(share.cal); /* before the worker context it was made in */
+    attach_workers(&rs, w, n);
+    run_workers(w, n);
+    detach_workers(w, n);
     b->cal_share = NULL;
-    pthread_mutex_destroy(&share.lock);
-    free_workers(w, n);
     pthread_mutex_destroy(&rs.lock);
-    if (s) return s;
     if (atomic_load(&rs.stop) && rs.ndone < nmaps)
         return sv_error(SV_ERR_CANCELLED, "batch stopped after %d of %d maps", rs.ndone, nmaps);
     return SV_OK;

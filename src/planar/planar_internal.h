@@ -9,7 +9,8 @@
 
 /* The port calibration the maps of a batch share (batch_run.c): the first
  * one a map makes, used by every later map it fits (sv_em_calibration_fits:
- * the standards do not see the map), released when the run ends. */
+ * the standards do not see the map), in this run and every later one,
+ * released with the batch. */
 typedef struct planar_cal_share {
     pthread_mutex_t lock;
     sv_em_calibration *cal;

@@ -5,7 +5,8 @@
  * profiles, radiation; raw edge ports here, so that it stays fast:
  * test_batch_momentum.c has the calibrated ports and the whole band); a map
  * that cannot run reported with the library's message while the others
- * are solved; a stop from the caller. */
+ * are solved; a stop from the caller; calibrated ports over two runs of one
+ * batch (the second run's maps use the first run's calibration). */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -57,12 +58,12 @@ static int keep(void *user, int k, const sv_planar_job *job, sv_status status, c
 /* S of map `sim` by its own job, alone (the separate sweep's path), on
  * one thread as each of the batch's maps runs: a sweep's reductions round
  * by its thread count, so on one thread the two are the same bits. */
-static void separate_s(int sim, double complex *s)
+static void separate_s(int sim, int raw_ports, double complex *s)
 {
     sv_ctx *ctx;
     assert_int_equal(sv_ctx_create(&ctx), SV_OK);
     sv_ctx_set_threads(ctx, 1);
-    sv_em_project *p = board(sim);
+    sv_em_project *p = batch_test_board(sim, NF, raw_ports);
     sv_planar_job *job = NULL;
     sv_status st = sv_planar_job_create(ctx, p, NULL, &job);
     if (!st) st = sv_planar_job_run(job);
@@ -96,7 +97,7 @@ static void test_batch_equals_separate_jobs(void **state)
         assert_int_equal(out[k].calls, 1);
         assert_int_equal(out[k].status, SV_OK);
         double complex ref[NF * 4];
-        separate_s(sims[k], ref);
+        separate_s(sims[k], 1, ref);
         for (int e = 0; e < NF * 4; e++) worst = fmax(worst, cabs(out[k].s[e] - ref[e]));
     }
     printf("batch against separate jobs, %d maps: max |dS| = %.3g\n", NSIM, worst);
@@ -164,6 +165,33 @@ static void test_stop_from_caller(void **state)
     sv_em_project_destroy(b);
 }
 
+/* Calibrated ports: the first run's first map makes the calibration, which
+ * the batch keeps; a second run's map uses it and is still its separate
+ * job's S to the bit. */
+static void test_calibrated_ports_over_several_runs(void **state)
+{
+    (void)state;
+    sv_em_project *b = batch_test_board(sims[0], NF, 0);
+    unsigned char *maps[NSIM];
+    for (int k = 0; k < NSIM; k++) maps[k] = read_map(b, sims[k]);
+    sv_planar_batch *batch = NULL;
+    sv_planar_batch_options o = {.workers = 1};
+    assert_int_equal(sv_planar_batch_create(NULL, b, &o, &batch), SV_OK);
+    outcome out[NSIM];
+    memset(out, 0, sizeof out);
+    for (int k = 0; k < NSIM; k++) /* one map per run */
+        assert_int_equal(sv_planar_batch_run(batch, 1, (const unsigned char *const *)&maps[k], keep, &out[k]), SV_OK);
+    for (int k = 0; k < NSIM; k++) {
+        double complex ref[NF * 4];
+        separate_s(sims[k], 0, ref);
+        assert_int_equal(out[k].calls, 1);
+        assert_memory_equal(out[k].s, ref, sizeof ref);
+    }
+    sv_planar_batch_destroy(batch);
+    for (int k = 0; k < NSIM; k++) free(maps[k]);
+    sv_em_project_destroy(b);
+}
+
 /* Bad arguments are named. */
 static void test_bad_arguments(void **state)
 {
@@ -214,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_batch_equals_separate_jobs),
         cmocka_unit_test(test_bad_map_reported_and_skipped),
         cmocka_unit_test(test_stop_from_caller),
+        cmocka_unit_test(test_calibrated_ports_over_several_runs),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_memory),
     };
