@@ -24,6 +24,7 @@ import math
 import os
 import re
 import threading
+import time
 import uuid
 import warnings
 from dataclasses import dataclass, field
@@ -38,13 +39,30 @@ from .store import Store, missing_runs, open_store
 from .store import digest as _digest
 
 # Default task sizes: about TASKS_PER_THREAD tasks for each worker thread
-# (enough to even out uneven items and a lost worker), never more items in
-# one task than the cap (a task's result stays small and a resume loses
-# little), never fewer trajectories than ODE_SHARD_MIN (a task costs Dask
-# about 10 ms; 4096 Robertson trajectories take about 0.15 s on one core).
+# (enough to even out uneven items and a lost worker), their number a
+# multiple of the worker threads (so that no thread is left waiting on the
+# last), never more items in one task than the cap (a task's result stays
+# small and a resume loses little). A shard of trajectories is also long
+# enough to make Dask's cost per task (about 10 ms) small: at least
+# TASK_SECONDS of work, as a probe of PROBE_TRAJECTORIES on the client
+# times it.
 TASKS_PER_THREAD = 4
 SWEEP_CHUNK_MAX = 32
-ODE_SHARD_MIN, ODE_SHARD_MAX = 4096, 65536
+ODE_SHARD_MAX = 65536
+TASK_SECONDS = 0.5
+PROBE_TRAJECTORIES = 64
+
+# Dask settings for workers that run long compute-bound tasks
+# (docs/how-to/distributed.md#lean-workers): the sampling profiler, the
+# event loops' health ticks and the memory and system monitors cost each
+# idle worker and the scheduler a few per cent of a core, which two busy
+# workers on two cores cannot spare.
+WORKER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 def _arg_error(message):
@@ -76,10 +94,9 @@ def _hold(payload):
 
 
 def _share(client, payload, key):
-    """One future of payload, copied to every worker once."""
-    future = client.submit(_hold, payload, key=f"solvent-shared-{key}", pure=False)
-    client.replicate([future])
-    return future
+    """One future of payload: made on one worker, fetched from there by each
+    other worker once, with its first task (no copy per task)."""
+    return client.submit(_hold, payload, key=f"solvent-shared-{key}", pure=False)
 
 
 # ---- threads ------------------------------------------------------------
@@ -121,9 +138,14 @@ def _worker_thread_total(client):
     return sum(w["nthreads"] for w in client.scheduler_info()["workers"].values()) or 1
 
 
-def _default_size(n, client, low, high):
-    per_task = math.ceil(n / (TASKS_PER_THREAD * _worker_thread_total(client)))
-    return max(1, min(n, max(low, min(high, per_task))))
+def _default_size(n, client, high, fewest=1):
+    """Items per task: about TASKS_PER_THREAD tasks per worker thread, at
+    least fewest and at most high items each, the number of tasks a
+    multiple of the threads where the cap allows."""
+    threads = _worker_thread_total(client)
+    tasks = max(1, min(TASKS_PER_THREAD * threads, n // max(1, fewest)))
+    tasks = math.ceil(tasks / threads) * threads
+    return max(1, min(high, math.ceil(n / tasks)))
 
 
 # ---- running tasks ------------------------------------------------------
@@ -246,7 +268,7 @@ def sweep_many(items, *, board=None, client=None, store=None, chunk_size=None, t
     if client is None:
         computed = _sweep_here(items, board, done, sweep_options, threads or 0, keep)
     else:
-        size = chunk_size or _default_size(n, client, 1, SWEEP_CHUNK_MAX)
+        size = chunk_size or _default_size(n, client, SWEEP_CHUNK_MAX)
         shared = _share(client, {"board": board}, _digest(board))
         plan = _thread_plan(client, threads)
 
@@ -407,7 +429,7 @@ def batch(maps, board, *, client, store=None, gather=True, chunk_size=None, thre
         return _submit(client, _batch_chunk, "batch", key, first, last, maps[first:last + 1], shared, key, plan)
 
     done = parts.done()
-    size = chunk_size or _default_size(n, client, 1, SWEEP_CHUNK_MAX)
+    size = chunk_size or _default_size(n, client, SWEEP_CHUNK_MAX)
     _run(client, submit, missing_runs(done, size), parts.keep, progress, "batch", n, int(done.sum()))
     return parts.result()
 
@@ -456,7 +478,8 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None
     (ode.solve(..., client=...) calls this). rhs must travel to a worker:
     C source text, a built-in problem's name or a Python function (not a C
     pointer). shard_size: trajectories per task (default: about 4 shards
-    per worker thread, 4096 to 65536); store: a folder each finished shard
+    per worker thread, each at least TASK_SECONDS of work as timed here,
+    at most 65536); store: a folder each finished shard
     is written to (a second call resumes). Returns what solve returns,
     bit for bit."""
     if not (isinstance(rhs, str) or (callable(rhs) and not _is_c_pointer(rhs))):
@@ -469,6 +492,8 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None
     probe = ode.solve(rhs, _rows(y0, 0, 0), t_save, _rows(params, 0, 0), threads=1, return_stats=True,
                       sensitivities=sensitivities, **options)  # checks the inputs here, and gives the shapes
     shape, nsens = probe[0].shape[1:], (probe[1].shape[-1] if sensitivities is not None else 0)
+    size = shard_size or _ode_shard_size(n, client, _seconds_per_trajectory(rhs, y0, t_save, params,
+                                                                            sensitivities, options))
     digest = _digest("ode", _rhs_key(rhs), y0, params, t_save, sensitivities,
                      {k: v for k, v in options.items() if k not in ("jac", "sparsity")})
     opened = open_store(store, "ode", n, digest, shape=list(shape), nsens=nsens)
@@ -480,7 +505,6 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None
             opened.write(first, last, part)
         arrays.put(first, last, part)
 
-    size = shard_size or _default_size(n, client, ODE_SHARD_MIN, ODE_SHARD_MAX)
     shared = _share(client, rhs, _rhs_key(rhs))
     plan = _thread_plan(client, threads)
 
@@ -500,6 +524,27 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None
     else:
         _warn_failures(arrays.stats)
     return result[0] if len(result) == 1 else tuple(result)
+
+
+def _seconds_per_trajectory(rhs, y0, t_save, params, sensitivities, options):
+    """One trajectory's time on one core, from the first PROBE_TRAJECTORIES
+    solved here (the first probe has compiled what needs it)."""
+    last = PROBE_TRAJECTORIES - 1
+    y0_rows, params_rows = _rows(y0, 0, last), _rows(params, 0, last)
+    count = max(len(a) for a in (y0_rows, params_rows) if a is not None and a.ndim == 2)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ode.solve(rhs, y0_rows, t_save, params_rows, threads=1, return_stats=True, sensitivities=sensitivities,
+                  **options)
+    return (time.perf_counter() - start) / count
+
+
+def _ode_shard_size(n, client, seconds_per_trajectory):
+    """Trajectories per shard: TASK_SECONDS of work at least, about
+    TASKS_PER_THREAD shards per worker thread, ODE_SHARD_MAX at most."""
+    fewest = math.ceil(TASK_SECONDS / max(seconds_per_trajectory, 1e-9))
+    return _default_size(n, client, ODE_SHARD_MAX, fewest)
 
 
 def _is_c_pointer(obj):

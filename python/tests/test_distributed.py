@@ -272,3 +272,12 @@ def test_a_stopped_batch_resumes_with_what_is_missing(client, maps, board, tmp_p
     assert_same_batch(sd.load(tmp_path), direct)
     again = solvent.batch(maps, board, f=F, client=client, store=tmp_path, gather=False)
     assert again.computed == 0 and again.s is None and again.errors == direct.errors
+
+
+def test_default_shards_are_long_and_even(client, tmp_path):
+    """Without shard_size: Robertson's 1500 trajectories take a few ms in
+    all, so one shard would be long enough, but two workers get one shard
+    each (the number of shards a multiple of the worker threads)."""
+    y0, t_save, params = rober_scan(1500)
+    ode.solve("rober", y0, t_save, params, client=client, store=tmp_path)
+    assert sorted(parts(tmp_path)) == ["part-000000000-000000749.npz", "part-000000750-000001499.npz"]
