@@ -1,5 +1,7 @@
-"""Many planar sweeps and large ODE ensembles on a Dask cluster
-(docs/how-to/distributed.md is the guide).
+"""Many planar sweeps, batches of maps and large ODE ensembles on a Dask
+cluster (docs/how-to/distributed.md is the guide): the tasks, the state
+each worker makes once, the threads per worker; sweeps and batches here,
+ensembles in distributed_ode.py.
 
 The work is cut into tasks of several items (chunks of projects or pixel
 maps, shards of trajectories) so that Dask's per-task cost is small beside
@@ -14,24 +16,21 @@ with its index and the library's message; the others go on.
 
 Dask is imported only when a client is given: the package works without it.
 
-A task is one function over a chunk (_sweep_chunk, _ode_shard) with what
-its items share built by worker_state: a call that solves a whole chunk
-at once (many maps on one board's tables) takes _sweep_chunk's place,
-its tables built there once per worker, and keeps the rest.
+A task is one function over a chunk (_sweep_chunk, _batch_chunk; an
+ensemble's _ode_shard in distributed_ode.py) with what its items share
+built by worker_state once per worker process.
 """
 import json
 import math
 import os
 import re
 import threading
-import time
 import uuid
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import ode, planar
+from . import planar
 from ._core import ArgumentError, SolventError
 from ._native import lib
 from .progress import ProgressBar
@@ -383,8 +382,8 @@ def load(store):
     """The results a store holds so far, without a cluster: for
     sweep_many, a ManyResult (computed 0) with None for items not written
     yet; for a batch, a BatchResult with NaN and ok False for maps not
-    written yet; for an ODE ensemble, (y, stats, done) with NaN rows for
-    trajectories not written yet."""
+    written yet; for an ODE ensemble, an OdeStored (y, s, events, stats,
+    done) with NaN rows for trajectories not written yet."""
     opened = Store(store)
     manifest = opened.manifest()
     if manifest is None:
@@ -397,11 +396,8 @@ def load(store):
     if manifest["kind"] == "batch":
         from . import planar_batch
         return planar_batch.load(opened)
-    arrays = _OdeArrays(n, manifest["shape"], manifest["nsens"])
-    for first, last, path in opened.parts():
-        with np.load(path) as data:
-            arrays.put(first, last, {name: data[name] for name in data.files})
-    return arrays.y, arrays.stats, opened.done(n)
+    from . import distributed_ode
+    return distributed_ode.load(opened)
 
 
 # ---- a batch of maps on one board ---------------------------------------
@@ -442,173 +438,3 @@ def _batch_chunk(first, last, maps, shared, key, plan):
         return Batch(payload["board"], payload["shape"], threads=_task_threads(plan), **payload["options"])
 
     return worker_state(f"batch-{key}", build, shared).run(maps, first=first)
-
-
-# ---- ODE ensembles in shards --------------------------------------------
-
-
-class _OdeArrays:
-    """The ensemble's outputs, filled shard by shard."""
-
-    def __init__(self, n, shape, nsens):
-        self.y = np.full((n,) + tuple(shape), np.nan)
-        self.s = np.full((n,) + tuple(shape) + (nsens,), np.nan) if nsens else None
-        self.stats = {}
-        self.filled = np.zeros(n, dtype=bool)
-
-    def put(self, first, last, part):
-        rows = slice(first, last + 1)
-        self.filled[rows] = True
-        self.y[rows] = part["y"]
-        if self.s is not None:
-            self.s[rows] = part["s"]
-        for name, values in part.items():
-            if name.startswith("stats_"):
-                key = name[len("stats_"):]
-                if key not in self.stats:
-                    self.stats[key] = np.zeros(len(self.y), dtype=values.dtype)
-                    if key == "status":
-                        self.stats[key][:] = ode.NOT_RUN
-                self.stats[key][rows] = values
-
-
-def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, shard_size=None, store=None, threads=0,
-              progress=False, return_stats=False, sensitivities=None, **options):
-    """solvent.ode.solve over a Dask cluster, in shards of trajectories
-    (ode.solve(..., client=...) calls this). rhs must travel to a worker:
-    C source text, a built-in problem's name or a Python function (not a C
-    pointer). shard_size: trajectories per task (default: about 4 shards
-    per worker thread, each at least TASK_SECONDS of work as timed here,
-    at most 65536); store: a folder each finished shard
-    is written to (a second call resumes). Returns what solve returns,
-    bit for bit."""
-    if not (isinstance(rhs, str) or (callable(rhs) and not _is_c_pointer(rhs))):
-        raise _arg_error("rhs: with client=, give C source text, a built-in problem's name or a Python function "
-                         "(a C function pointer means nothing in another process)")
-    if options.get("jac") is not None and _is_c_pointer(options["jac"]):
-        raise _arg_error("jac: with client=, a Python function (a C function pointer means nothing in another "
-                         "process)")
-    y0, params, t_save, n = _ode_inputs(rhs, y0, params, t_save, options.get("arg", 0))
-    probe = ode.solve(rhs, _rows(y0, 0, 0), t_save, _rows(params, 0, 0), threads=1, return_stats=True,
-                      sensitivities=sensitivities, **options)  # checks the inputs here, and gives the shapes
-    shape, nsens = probe[0].shape[1:], (probe[1].shape[-1] if sensitivities is not None else 0)
-    size = shard_size or _ode_shard_size(n, client, _seconds_per_trajectory(rhs, y0, t_save, params,
-                                                                            sensitivities, options))
-    digest = _digest("ode", _rhs_key(rhs), y0, params, t_save, sensitivities,
-                     {k: v for k, v in options.items() if k not in ("jac", "sparsity")})
-    opened = open_store(store, "ode", n, digest, shape=list(shape), nsens=nsens)
-    done = opened.done(n) if opened else np.zeros(n, dtype=bool)
-    arrays = _OdeArrays(n, shape, nsens)
-
-    def keep(first, last, part):
-        if opened:
-            opened.write(first, last, part)
-        arrays.put(first, last, part)
-
-    shared = _share(client, rhs, _rhs_key(rhs))
-    plan = _thread_plan(client, threads)
-
-    def submit(first, last):
-        return _submit(client, _ode_shard, "ode", digest, first, last, _rows(y0, first, last),
-                       _rows(params, first, last), t_save, shared, _rhs_key(rhs), sensitivities, options, plan)
-
-    _run(client, submit, missing_runs(done, size), keep, progress, "ode shards", n, int(done.sum()))
-    if opened:
-        for first, last, path in opened.parts():
-            if not arrays.filled[first]:
-                with np.load(path) as data:
-                    arrays.put(first, last, {name: data[name] for name in data.files})
-    result = [arrays.y] + ([arrays.s] if nsens else [])
-    if return_stats:
-        result.append(arrays.stats)
-    else:
-        _warn_failures(arrays.stats)
-    return result[0] if len(result) == 1 else tuple(result)
-
-
-def _seconds_per_trajectory(rhs, y0, t_save, params, sensitivities, options):
-    """One trajectory's time on one core, from the first PROBE_TRAJECTORIES
-    solved here (the first probe has compiled what needs it)."""
-    last = PROBE_TRAJECTORIES - 1
-    y0_rows, params_rows = _rows(y0, 0, last), _rows(params, 0, last)
-    count = max(len(a) for a in (y0_rows, params_rows) if a is not None and a.ndim == 2)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ode.solve(rhs, y0_rows, t_save, params_rows, threads=1, return_stats=True, sensitivities=sensitivities,
-                  **options)
-    return (time.perf_counter() - start) / count
-
-
-def _ode_shard_size(n, client, seconds_per_trajectory):
-    """Trajectories per shard: TASK_SECONDS of work at least, about
-    TASKS_PER_THREAD shards per worker thread, ODE_SHARD_MAX at most."""
-    fewest = math.ceil(TASK_SECONDS / max(seconds_per_trajectory, 1e-9))
-    return _default_size(n, client, ODE_SHARD_MAX, fewest)
-
-
-def _is_c_pointer(obj):
-    return ode._is_pointer(obj)
-
-
-def _ode_inputs(rhs, y0, params, t_save, arg):
-    """y0, params (2-D where per trajectory), t_save and N, with a built-in
-    problem's defaults filled in."""
-    if isinstance(rhs, str) and rhs in ode.builtin_names():
-        d = ode.builtin_defaults(rhs, arg)
-        y0 = d["y0"] if y0 is None else y0
-        params = d["params"] if params is None else params
-        t_save = d["t_save"] if t_save is None else t_save
-    y0 = None if y0 is None else np.ascontiguousarray(y0, dtype=np.float64)
-    params = None if params is None else np.ascontiguousarray(params, dtype=np.float64)
-    sizes = {a.shape[0] for a in (y0, params) if a is not None and a.ndim == 2}
-    if len(sizes) != 1:
-        raise _arg_error("y0, params: with client=, give the trajectories as a 2-D y0 or params (of equal N)")
-    return y0, params, t_save, sizes.pop()
-
-
-def _rows(array, first, last):
-    if array is None or array.ndim == 1:
-        return array
-    return array[first:last + 1]
-
-
-def _rhs_key(rhs):
-    """A right-hand side's identity: its text, or a Python function's
-    qualified name (the same in every process, so a store can resume)."""
-    return _digest(rhs if isinstance(rhs, str) else f"{rhs.__module__}.{rhs.__qualname__}")
-
-
-def _ode_state(rhs):
-    """What a worker makes once for a right-hand side: C source compiled
-    and loaded (the objects' cache makes later loads free)."""
-    from . import _compile
-    if isinstance(rhs, str) and rhs not in ode.builtin_names():
-        _compile.compile_source(rhs)
-    return rhs
-
-
-def _ode_shard(first, last, y0, params, t_save, shared, key, sensitivities, options, plan):
-    """A worker's task: trajectories first..last."""
-    rhs = worker_state(key, _ode_state, shared)
-    threads = _task_threads(plan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # failures are reported once, by the client
-        out = ode.solve(rhs, y0, t_save, params, threads=threads, return_stats=True, sensitivities=sensitivities,
-                        **options)
-    part = {"y": out[0], "threads": np.array(threads)}
-    if sensitivities is not None:
-        part["s"] = out[1]
-    part.update({f"stats_{name}": values for name, values in out[-1].items()})
-    return part
-
-
-def _warn_failures(stats):
-    status = stats["status"]
-    failed = np.flatnonzero(status != ode.SUCCESS)
-    if failed.size:
-        k = int(failed[0])
-        warnings.warn(f"solvent.ode: {failed.size} of {status.size} trajectories did not succeed (NaN after their "
-                      f"last time reached); trajectory {k}: {ode.STATUS_NAMES[int(status[k])]} at t = "
-                      f"{stats['t_reached'][k]:g} (return_stats=True gives every status)", RuntimeWarning,
-                      stacklevel=3)

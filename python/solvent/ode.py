@@ -736,18 +736,15 @@ def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None
 
     client: a dask.distributed Client: the ensemble runs there in shards
     of shard_size trajectories, each written to the folder store (if
-    given) as it finishes (solvent.distributed.ode_solve)."""
-    if client is not None and (events is not None or event_capacity is not None or t0 is not None
-                               or np.ndim(t_save) == 2 or max_step is not None):
-        raise _arg_error("events, event_capacity, t0, max_step and per-trajectory t_save: not offered with "
-                         "client= (run them on one machine)")
+    given) as it finishes (solvent.distributed_ode.ode_solve)."""
     if client is not None:
-        from . import distributed
-        return distributed.ode_solve(client, rhs, y0, t_save, params, method=method, rtol=rtol, atol=atol,
-                                     first_step=first_step, max_steps=max_steps, sparsity=sparsity, jac=jac,
-                                     sensitivities=sensitivities, return_stats=return_stats, threads=threads,
-                                     progress=progress, nonautonomous=nonautonomous, arg=arg,
-                                     shard_size=shard_size, store=store)
+        from . import distributed_ode
+        return distributed_ode.ode_solve(client, rhs, y0, t_save, params, method=method, rtol=rtol, atol=atol,
+                                         first_step=first_step, max_steps=max_steps, max_step=max_step,
+                                         sparsity=sparsity, jac=jac, sensitivities=sensitivities,
+                                         return_stats=return_stats, threads=threads, progress=progress,
+                                         nonautonomous=nonautonomous, arg=arg, t0=t0, events=events,
+                                         event_capacity=event_capacity, shard_size=shard_size, store=store)
     if shard_size is not None or store is not None:
         raise _arg_error("shard_size, store: only with client= (a Dask cluster)")
     ctx, problem, inputs, opts, keep, handle, nsens, plan = _prepare(

@@ -57,6 +57,7 @@ class Events:
       event time to adjacent doubles)."""
 
     def __init__(self, g, count=None, direction=None, action=None, handler=None, tolerance=0.0):
+        self.recipe = (g, count, direction, action, handler, tolerance)
         self.g = g
         self.count = _count(count, direction, action)
         self.direction = _codes(direction, _DIRECTIONS, self.count, "direction")
@@ -72,6 +73,12 @@ class Events:
         if lib.SV_ODE_EVENT_HANDLE in self.action and not (self.symbols.get("handler") or self.python.handler):
             raise _arg_error("events: an action is 'handle' but no handler is given (handler=, or a function "
                              "named handler in the C source)")
+
+    def __reduce__(self):
+        """Events travel to another process (a Dask worker) as what made
+        them, and are made again there: C source is compiled there; a C
+        function pointer cannot travel."""
+        return (Events, self.recipe)
 
     @classmethod
     def of(cls, events):

@@ -215,14 +215,16 @@ def test_ode_resume_computes_only_missing_shards(client, tmp_path):
     after = parts(tmp_path)
     assert len(after) == 6 and all(after[name] == t for name, t in written.items())
     assert np.array_equal(y, expected)
-    stored, stats, done = sd.load(tmp_path)
-    assert done.all() and np.array_equal(stored, expected)
+    stored = sd.load(tmp_path)
+    assert stored.done.all() and np.array_equal(stored.y, expected) and stored.s is None and stored.events is None
 
 
 def test_ode_refuses_what_cannot_travel(client):
     from solvent._native import ffi
     with pytest.raises(solvent.ArgumentError, match="C function pointer"):
         ode.solve(ffi.cast("void *", 1), [1.0], [0, 1], np.ones((3, 1)), client=client)
+    with pytest.raises(solvent.ArgumentError, match="events: with client=.*C function pointer"):
+        ode.solve(VDP, [2.0, 0.0], [0, 1], np.ones((3, 1)), events=ffi.cast("void *", 1), client=client)
     with pytest.raises(solvent.ArgumentError, match="only with client"):
         ode.solve("rober", store="somewhere")
 
@@ -281,3 +283,45 @@ def test_default_shards_are_long_and_even(client, tmp_path):
     y0, t_save, params = rober_scan(1500)
     ode.solve("rober", y0, t_save, params, client=client, store=tmp_path)
     assert sorted(parts(tmp_path)) == ["part-000000000-000000749.npz", "part-000000750-000001499.npz"]
+
+
+# The bouncing ball with a per-trajectory start and save times: y, the
+# events and the statistics bit for bit against the single machine.
+BALL_EVENTS = """
+int g(double t, const double *y, const double *p, double *out, void *user) {
+    out[0] = y[0];
+    return 0;
+}
+"""
+BALL = """
+int f(double t, const double *y, const double *p, double *dydt, void *user) {
+    dydt[0] = y[1];
+    dydt[1] = -p[0];
+    return 0;
+}
+"""
+
+
+def bounce(t, y, p, which):
+    y[1] = -0.9 * y[1]
+
+
+def test_events_and_per_trajectory_spans_are_bit_for_bit(client, tmp_path):
+    n = 300
+    rng = np.random.default_rng(5)
+    y0 = np.column_stack([rng.uniform(1, 3, n), np.zeros(n)])
+    g = np.full((n, 1), 9.81)
+    t0 = rng.uniform(0, 0.5, n)
+    t_save = t0[:, None] + np.linspace(0, 3, 7)
+    events = ode.Events(BALL_EVENTS, direction="falling", action="handle", handler=bounce)
+    options = dict(t0=t0, events=events, event_capacity=8, method="tsit5", rtol=1e-10, atol=1e-12,
+                   return_stats=True)
+    y, found, stats = ode.solve(BALL, y0, t_save, g, **options)
+    assert (found["nevents"] >= 1).all()  # every ball lands at least once
+    y_d, found_d, stats_d = ode.solve(BALL, y0, t_save, g, client=client, shard_size=70, store=tmp_path, **options)
+    assert np.array_equal(y_d, y, equal_nan=True)
+    for name in found:
+        assert np.array_equal(found_d[name], found[name], equal_nan=True), name
+    assert np.array_equal(stats_d["status"], stats["status"]) and np.array_equal(stats_d["nf"], stats["nf"])
+    stored = sd.load(tmp_path)
+    assert stored.done.all() and np.array_equal(stored.events["event_t"], found["event_t"], equal_nan=True)
