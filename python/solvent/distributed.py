@@ -20,6 +20,7 @@ A task is one function over a chunk (_sweep_chunk, _batch_chunk; an
 ensemble's _ode_shard in distributed_ode.py) with what its items share
 built by worker_state once per worker process.
 """
+import contextlib
 import json
 import math
 import os
@@ -92,10 +93,16 @@ def _hold(payload):
     return payload
 
 
-def _share(client, payload, key):
-    """One future of payload: made on one worker, fetched from there by each
-    other worker once, with its first task (no copy per task)."""
-    return client.submit(_hold, payload, key=f"solvent-shared-{key}", pure=False)
+@contextlib.contextmanager
+def _shared(client, payload, key):
+    """One future of payload for the tasks of one call: made on one worker,
+    fetched from there by each other worker once, with its first task (no
+    copy per task), and let go when the call ends."""
+    future = client.submit(_hold, payload, key=f"solvent-shared-{key}", pure=False)
+    try:
+        yield future
+    finally:
+        future.release()
 
 
 # ---- threads ------------------------------------------------------------
@@ -268,15 +275,15 @@ def sweep_many(items, *, board=None, client=None, store=None, chunk_size=None, t
         computed = _sweep_here(items, board, done, sweep_options, threads or 0, keep)
     else:
         size = chunk_size or _default_size(n, client, SWEEP_CHUNK_MAX)
-        shared = _share(client, {"board": board}, _digest(board))
         plan = _thread_plan(client, threads)
+        with _shared(client, {"board": board}, _digest(board)) as shared:
 
-        def submit(first, last):
-            return _submit(client, _sweep_chunk, "sweep_many", digest, first, last, items[first:last + 1], shared,
-                           _digest(board), sweep_options, plan)
+            def submit(first, last):
+                return _submit(client, _sweep_chunk, "sweep_many", digest, first, last, items[first:last + 1],
+                               shared, _digest(board), sweep_options, plan)
 
-        computed = _run(client, submit, missing_runs(done, size), keep, progress, "sweep_many", n,
-                        int(done.sum()))
+            computed = _run(client, submit, missing_runs(done, size), keep, progress, "sweep_many", n,
+                            int(done.sum()))
     if opened and gather:
         _read_sweeps(opened, results, errors, skip=lambda k: results[k] is not None or k in errors)
     return ManyResult(results, errors, computed)
@@ -418,15 +425,15 @@ def batch(maps, board, *, client, store=None, gather=True, chunk_size=None, thre
     n, shape = len(maps), maps.shape[1:]
     key = job_key(board, shape, options)
     parts = BatchParts(n, open_store(store, "batch", n, _digest(key, maps)), gather)
-    shared = _share(client, {"board": board, "shape": shape, "options": options}, key)
     plan = _thread_plan(client, threads)
-
-    def submit(first, last):
-        return _submit(client, _batch_chunk, "batch", key, first, last, maps[first:last + 1], shared, key, plan)
-
     done = parts.done()
     size = chunk_size or _default_size(n, client, SWEEP_CHUNK_MAX)
-    _run(client, submit, missing_runs(done, size), parts.keep, progress, "batch", n, int(done.sum()))
+    with _shared(client, {"board": board, "shape": shape, "options": options}, key) as shared:
+
+        def submit(first, last):
+            return _submit(client, _batch_chunk, "batch", key, first, last, maps[first:last + 1], shared, key, plan)
+
+        _run(client, submit, missing_runs(done, size), parts.keep, progress, "batch", n, int(done.sum()))
     return parts.result()
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ode
-from .distributed import (ODE_SHARD_MAX, PROBE_TRAJECTORIES, TASK_SECONDS, _arg_error, _default_size, _run, _share,
+from .distributed import (ODE_SHARD_MAX, PROBE_TRAJECTORIES, TASK_SECONDS, _arg_error, _default_size, _run, _shared,
                           _submit, _task_threads, _thread_plan, worker_state)
 from .ode_events import Events
 from .store import Store, missing_runs, open_store
@@ -131,15 +131,15 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, t0=None, events
             opened.write(first, last, part)
         outputs.put(first, last, part)
 
-    shared = _share(client, {"rhs": rhs, "events": events}, shared_key)
     plan = _thread_plan(client, threads)
     task_options = dict(options, sensitivities=sensitivities)
+    with _shared(client, {"rhs": rhs, "events": events}, shared_key) as shared:
 
-    def submit(first, last):
-        return _submit(client, _ode_shard, "ode", digest, first, last, inputs.rows(first, last), shared,
-                       shared_key, task_options, plan)
+        def submit(first, last):
+            return _submit(client, _ode_shard, "ode", digest, first, last, inputs.rows(first, last), shared,
+                           shared_key, task_options, plan)
 
-    _run(client, submit, missing_runs(done, size), keep, progress, "ode shards", n, int(done.sum()))
+        _run(client, submit, missing_runs(done, size), keep, progress, "ode shards", n, int(done.sum()))
     if opened:
         outputs.read(opened)
     result = [outputs.y] + ([outputs.s] if nsens else []) + ([outputs.events] if event_specs else [])
