@@ -146,7 +146,7 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, t0=None, events
     if return_stats:
         result.append(outputs.stats)
     else:
-        _warn_failures(outputs.stats)
+        ode.warn_failures(outputs.stats["status"], outputs.stats["t_reached"], stacklevel=4)
     return result[0] if len(result) == 1 else tuple(result)
 
 
@@ -249,14 +249,3 @@ def load(store):
     outputs.read(opened)
     return OdeStored(y=outputs.y, s=outputs.s, events=outputs.events, stats=outputs.stats,
                      done=opened.done(manifest["items"]))
-
-
-def _warn_failures(stats):
-    status = stats["status"]
-    failed = np.flatnonzero((status != ode.SUCCESS) & (status != ode.STOPPED))  # a stop is asked for
-    if failed.size:
-        k = int(failed[0])
-        warnings.warn(f"solvent.ode: {failed.size} of {status.size} trajectories did not succeed (NaN after their "
-                      f"last time reached); trajectory {k}: {ode.STATUS_NAMES[int(status[k])]} at t = "
-                      f"{stats['t_reached'][k]:g} (return_stats=True gives every status)", RuntimeWarning,
-                      stacklevel=3)

@@ -624,13 +624,20 @@ class _Run:
         return out
 
     def warn_failures(self):
-        failed = np.flatnonzero((self.status != SUCCESS) & (self.status != STOPPED))  # a stop is asked for
-        if failed.size:
-            k = int(failed[0])
-            t = self.stats[k].t_reached
-            warnings.warn(f"solvent.ode: {failed.size} of {self.status.size} trajectories did not succeed (NaN "
-                          f"after their last time reached); trajectory {k}: {STATUS_NAMES[int(self.status[k])]} "
-                          f"at t = {t:g} (return_stats=True gives every status)", RuntimeWarning, stacklevel=3)
+        t_reached = np.frombuffer(ffi.buffer(self.stats), dtype=_stats_dtype())["t_reached"]
+        warn_failures(self.status, t_reached, stacklevel=4)
+
+
+def warn_failures(status, t_reached, stacklevel):
+    """One RuntimeWarning for the trajectories that did not succeed (a stop
+    an event asked for is not a failure), naming the first; stacklevel as
+    warnings.warn's, counted from here."""
+    failed = np.flatnonzero((status != SUCCESS) & (status != STOPPED))
+    if failed.size:
+        k = int(failed[0])
+        warnings.warn(f"solvent.ode: {failed.size} of {status.size} trajectories did not succeed (NaN after their "
+                      f"last time reached); trajectory {k}: {STATUS_NAMES[int(status[k])]} at t = {t_reached[k]:g} "
+                      "(return_stats=True gives every status)", RuntimeWarning, stacklevel=stacklevel)
 
 
 def _stats_dtype():
