@@ -293,8 +293,6 @@ def test_bad_events_raise_a_clear_message():
         ode.solve(VDP_F, [2.0, 0.0], [0, 1], [1.0], event_capacity=4)
     with pytest.raises(solvent.ArgumentError, match="built-in problem .ball. hands its own data"):
         ode.solve("ball", events=lambda t, Y, P: Y[:, :1])
-    with pytest.raises(solvent.ArgumentError, match="not offered with client="):
-        ode.solve(VDP_F, [2.0, 0.0], [0, 1], [1.0], events=VDP_EVENTS, client=object())
     with pytest.raises(solvent.ArgumentError, match="y0 has 2 trajectories but t_save has 3"):
         ode.solve(VDP_F, np.zeros((2, 2)), np.tile([0.0, 1.0], (3, 1)), [1.0])
     with pytest.raises(solvent.ArgumentError, match=r"tsave_traj\[1\] of trajectory 1 = -1: expected finite and >= t0"):
