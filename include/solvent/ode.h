@@ -210,6 +210,10 @@ int sv_ode_problem_ninvariants(const sv_ode_problem *prob);
  * these sensitivity directions, e.g. for a built-in problem. */
 sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int nsens_params, const int *sens_params,
                                    int nsens_y0, const int *sens_y0, sv_ode_problem **out);
+/* A new problem: prob's description with these linear invariants in place
+ * of its own (ninvariants rows of n values, as sv_ode_problem_desc's). */
+sv_status sv_ode_problem_with_invariants(sv_ctx *ctx, const sv_ode_problem *prob, int ninvariants,
+                                         const double *invariants, sv_ode_problem **out);
 
 /* ---- options ----------------------------------------------------------- */
 typedef enum sv_ode_method { SV_ODE_RODAS5P = 0, SV_ODE_TSIT5 = 1 } sv_ode_method;

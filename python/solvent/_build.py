@@ -255,6 +255,8 @@ typedef struct sv_ode_problem_desc {
     sv_ode_dfdp_batch_fn dfdp_batch;
     sv_ode_tangent_batch_fn tangent_batch;
     sv_ode_jac_dir_batch_fn jac_dir_batch;
+    int ninvariants;
+    const double *invariants;
     ...;
 } sv_ode_problem_desc;
 
@@ -267,6 +269,9 @@ int sv_ode_problem_nnz(const sv_ode_problem *prob);
 int sv_ode_problem_nsens(const sv_ode_problem *prob);
 sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *prob, int nsens_params, const int *sens_params,
                                    int nsens_y0, const int *sens_y0, sv_ode_problem **out);
+int sv_ode_problem_ninvariants(const sv_ode_problem *prob);
+sv_status sv_ode_problem_with_invariants(sv_ctx *ctx, const sv_ode_problem *prob, int ninvariants,
+                                         const double *invariants, sv_ode_problem **out);
 
 typedef enum sv_ode_method { SV_ODE_RODAS5P, SV_ODE_TSIT5 } sv_ode_method;
 

@@ -91,6 +91,7 @@ class _Problem:
     def __init__(self, handle, keep, python=None, defaults=None, name="problem", owner=None, events=None,
                  max_step=0.0):
         self.handle = handle
+        self.derived = None       # a built-in's problem remade with invariants (then the handle), or None
         self.events = events      # a built-in problem's own sv_ode_events (pointer), or None
         self.max_step = max_step  # the largest step those events need (0: none)
         self.owner = handle if owner is None else owner  # what ffi.release frees
@@ -102,14 +103,14 @@ class _Problem:
         self.nparams = lib.sv_ode_problem_nparams(handle)
 
 
-def _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg, events=None):
+def _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg, events=None, invariants=None):
     """events: the solve's PythonEvents when a Python function is among
     the event callbacks: it reaches them through the problem's user."""
     if isinstance(rhs, str) and rhs in builtin_names():
         if events is not None:
             raise _arg_error(f"events: a built-in problem ({rhs}) hands its own data to the event callbacks: "
                              "give them as C source or C pointers, or the problem as C source or a Python f")
-        return _builtin_problem(ctx, rhs, arg)
+        return _with_invariants(ctx, _builtin_problem(ctx, rhs, arg), invariants)
     if isinstance(rhs, str) and rhs.isidentifier():  # a name, not source: say which names there are
         raise _arg_error(f"rhs {rhs!r}: not a built-in problem ({', '.join(builtin_names())}), nor C source "
                          "defining f")
@@ -119,23 +120,24 @@ def _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg, event
         raise _arg_error("y0: required (it gives the state's size n) unless rhs names a built-in problem")
     keep = []
     pattern = _pattern(sparsity, n, keep)
+    rows = _invariant_rows(invariants, n, keep)
     if isinstance(rhs, str):
         library = _compile.compile_source(rhs)
         keep.append(library)
         symbols = _source_symbols(library, jac)
-        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C source", events)
+        return _c_problem(ctx, symbols, n, nparams, (pattern, rows), nonautonomous, keep, "C source", events)
     if isinstance(rhs, dict):
         symbols = _pointer_symbols(rhs)
         if jac is not None:
             symbols["jac"] = _address(jac, "jac")
-        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C callbacks", events)
+        return _c_problem(ctx, symbols, n, nparams, (pattern, rows), nonautonomous, keep, "C callbacks", events)
     if _is_pointer(rhs):
         symbols = {"f": _address(rhs, "rhs")}
         if jac is not None:
             symbols["jac"] = _address(jac, "jac")
-        return _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, "C function", events)
+        return _c_problem(ctx, symbols, n, nparams, (pattern, rows), nonautonomous, keep, "C function", events)
     if callable(rhs):
-        return _python_problem(ctx, rhs, jac, n, nparams, pattern, nonautonomous, keep, events)
+        return _python_problem(ctx, rhs, jac, n, nparams, (pattern, rows), nonautonomous, keep, events)
     raise _arg_error(f"rhs: expected C source text, a built-in problem's name ({', '.join(builtin_names())}), "
                      f"a C function pointer or a Python function, got {type(rhs).__name__}")
 
@@ -255,8 +257,9 @@ class _UserRecord:
         self.events = events
 
 
-def _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, name, events=None):
-    desc = _new_desc(n, nparams, pattern, nonautonomous, keep, name)
+def _c_problem(ctx, symbols, n, nparams, structure, nonautonomous, keep, name, events=None):
+    """structure: (pattern, invariant rows), each None or cdata."""
+    desc = _new_desc(n, nparams, structure, nonautonomous, keep, name)
     if events is not None:
         handle = ffi.new_handle(_UserRecord(events))
         keep.append(handle)
@@ -268,7 +271,8 @@ def _c_problem(ctx, symbols, n, nparams, pattern, nonautonomous, keep, name, eve
     return _Problem(_create(ctx, desc), keep, name=name)
 
 
-def _new_desc(n, nparams, pattern, nonautonomous, keep, name):
+def _new_desc(n, nparams, structure, nonautonomous, keep, name):
+    pattern, rows = structure
     desc = ffi.new("sv_ode_problem_desc *")
     label = ffi.new("char[]", name.encode())
     keep.append(label)
@@ -277,6 +281,8 @@ def _new_desc(n, nparams, pattern, nonautonomous, keep, name):
     desc.nonautonomous = int(bool(nonautonomous))
     if pattern is not None:
         desc.rowptr, desc.colind = pattern
+    if rows is not None:
+        desc.ninvariants, desc.invariants = rows
     return desc
 
 
@@ -284,6 +290,40 @@ def _create(ctx, desc):
     out = ffi.new("sv_ode_problem **")
     check(lib.sv_ode_problem_create(ctx, desc, out))
     return _owned(ctx, out[0], lib.sv_ode_problem_destroy)
+
+
+# ---- linear invariants ----------------------------------------------------
+
+
+def _invariant_rows(invariants, n, keep):
+    """(count, row-major values) cdata of the conserved combinations c_k
+    (c_k·f = 0, so c_k·y keeps its initial value), given as (k, n) rows or
+    one row (n,); None or no rows: none. The library checks the values
+    (finite, not all zero, independent) and names a bad row."""
+    if invariants is None:
+        return None
+    rows = _float_array(invariants, "invariants")
+    if rows.ndim == 1:
+        rows = rows[np.newaxis, :]
+    if rows.ndim != 2 or rows.shape[1] != n:
+        raise _arg_error(f"invariants: expected rows of n = {n} values, (k, {n}) or ({n},), got shape "
+                         f"{np.shape(invariants)}")
+    if rows.shape[0] == 0:
+        return None
+    keep.append(rows)
+    return rows.shape[0], ffi.from_buffer("double[]", rows)
+
+
+def _with_invariants(ctx, problem, invariants):
+    """A built-in problem remade with the rows (sv_ode_problem_with_invariants):
+    the library made its description, so it adds them."""
+    rows = _invariant_rows(invariants, problem.n, problem.keep)
+    if rows is None:
+        return problem
+    out = ffi.new("sv_ode_problem **")
+    check(lib.sv_ode_problem_with_invariants(ctx, problem.handle, rows[0], rows[1], out))
+    problem.derived = problem.handle = _owned(ctx, out[0], lib.sv_ode_problem_destroy)
+    return problem
 
 
 # ---- sparsity -------------------------------------------------------------
@@ -416,12 +456,13 @@ def sv_py_ode_jac(t, y, p, values, dfdt, user):
     return ffi.from_handle(user).jacobian(1, _scalar_lane(t), y, p, values, dfdt)
 
 
-def _python_problem(ctx, f, jac, n, nparams, pattern, nonautonomous, keep, events=None):
+def _python_problem(ctx, f, jac, n, nparams, structure, nonautonomous, keep, events=None):
+    pattern = structure[0]
     nnz = n * n if pattern is None else int(pattern[0][n])
     record = _PythonRhs(f, jac, n, nparams, nnz, events)
     handle = ffi.new_handle(record)
     keep.append(handle)
-    desc = _new_desc(n, nparams, pattern, nonautonomous, keep, "Python f")
+    desc = _new_desc(n, nparams, structure, nonautonomous, keep, "Python f")
     desc.user = handle
     desc.f, desc.f_batch = lib.sv_py_ode_f, lib.sv_py_ode_f_batch
     if jac is not None:
@@ -675,12 +716,12 @@ class _EventPlan:
 
 
 def _prepare(rhs, y0, t_save, params, method, rtol, atol, first_step, max_steps, sparsity, jac, sensitivities,
-             threads, nonautonomous, arg, t0=None, events=None, event_capacity=None, max_step=None):
+             threads, nonautonomous, arg, t0=None, events=None, event_capacity=None, max_step=None, invariants=None):
     ctx = new_context(threads)
     n = None if y0 is None else np.shape(y0)[-1] if np.ndim(y0) else None
     nparams = 0 if params is None else (np.shape(params)[-1] if np.ndim(params) else 1)
     plan = _EventPlan(events, event_capacity)
-    problem = _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg, plan.python)
+    problem = _make_problem(ctx, rhs, n, nparams, sparsity, jac, nonautonomous, arg, plan.python, invariants)
     if (problem.python is not None or plan.python is not None) and not threads:
         # Python's lock lets one thread evaluate f at a time: a second thread
         # only waits for it (a 1000-trajectory Van der Pol ensemble took 2.7 s
@@ -700,8 +741,8 @@ def _prepare(rhs, y0, t_save, params, method, rtol, atol, first_step, max_steps,
 
 def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None, atol=None, first_step=None,
           max_steps=None, max_step=None, sparsity=None, jac=None, sensitivities=None, return_stats=False, threads=0,
-          progress=False, nonautonomous=False, arg=0, t0=None, events=None, event_capacity=None, client=None,
-          shard_size=None, store=None):
+          progress=False, nonautonomous=False, arg=0, t0=None, events=None, event_capacity=None, invariants=None,
+          client=None, shard_size=None, store=None):
     """Integrate an ensemble of dy/dt = f(t, y, p).
 
     rhs: C source text defining f (compiled once, cached), a built-in
@@ -730,6 +771,12 @@ def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None
       with events of its own ("ball") uses them when this is None.
     event_capacity: events stored per trajectory (default 16; nevents
       counts them all).
+    invariants: linear combinations that f conserves (c_k·f(t, y, p) = 0
+      for every t, y, p): (k, n) rows or one row (n,). After every step,
+      and at every save, y is projected back onto c_k·y = c_k·y0 (the
+      least change in units of the tolerances), so rounding cannot pile
+      up along them (docs/explanation/simd-lanes.md). Rows must be
+      finite, not all zero and independent; refused with sensitivities.
 
     Returns y (N, n_save, n); with sensitivities (y, S) with S (N, n_save,
     n, n_sens) (parameters first, then initial values); with events a
@@ -751,12 +798,13 @@ def solve(rhs, y0=None, t_save=None, params=None, *, method="rodas5p", rtol=None
                                          sparsity=sparsity, jac=jac, sensitivities=sensitivities,
                                          return_stats=return_stats, threads=threads, progress=progress,
                                          nonautonomous=nonautonomous, arg=arg, t0=t0, events=events,
-                                         event_capacity=event_capacity, shard_size=shard_size, store=store)
+                                         event_capacity=event_capacity, invariants=invariants,
+                                         shard_size=shard_size, store=store)
     if shard_size is not None or store is not None:
         raise _arg_error("shard_size, store: only with client= (a Dask cluster)")
     ctx, problem, inputs, opts, keep, handle, nsens, plan = _prepare(
         rhs, y0, t_save, params, method, rtol, atol, first_step, max_steps, sparsity, jac, sensitivities,
-        threads, nonautonomous, arg, t0, events, event_capacity, max_step)
+        threads, nonautonomous, arg, t0, events, event_capacity, max_step, invariants)
     try:
         run = _Run(ctx, problem, handle, inputs, opts, nsens, progress, plan.python, plan.capacity)
     finally:
@@ -774,6 +822,8 @@ def _release(problem, handle):
     (a derived problem before the one it was made from)."""
     if handle is not problem.handle:
         ffi.release(handle)
+    if problem.derived is not None:
+        ffi.release(problem.derived)
     ffi.release(problem.owner)
 
 

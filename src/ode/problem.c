@@ -241,6 +241,21 @@ sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *P, int nse
     return sv_ode_problem_create(ctx, &d, out);
 }
 
+/* Like sv_ode_problem_with_sens: a built-in problem's callbacks with the
+ * caller's invariants (validated, and copied, by sv_ode_problem_create). */
+sv_status sv_ode_problem_with_invariants(sv_ctx *ctx, const sv_ode_problem *P, int ninvariants,
+                                         const double *invariants, sv_ode_problem **out)
+{
+    if (!out) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_invariants: out is NULL");
+    *out = NULL;
+    if (!P) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_invariants: prob is NULL");
+    sv_ode_problem_desc d = P->d;
+    if (P->dense) d.rowptr = d.colind = NULL; /* the owned full pattern stands for "dense" */
+    d.ninvariants = ninvariants;
+    d.invariants = invariants;
+    return sv_ode_problem_create(ctx, &d, out);
+}
+
 void sv_ode_problem_destroy(sv_ode_problem *P)
 {
     if (!P) return;

@@ -2,7 +2,8 @@
  * stiff test set's chemical pyrolysis (Bari test set, e5.f), in its full
  * four-equation form with y2 − y3 − y4 = 0 declared, and a variant of the
  * same mechanism with other constants; Robertson with y1 + y2 + y3 = 1
- * declared; the declared rows' validation; and the fused step's lanes
+ * declared, also added to the built-in by sv_ode_problem_with_invariants;
+ * the declared rows' validation; and the fused step's lanes
  * bit for bit as the general path's.
  *
  * Without the declaration the four-equation E5 loses y2 and y3 to rounding
@@ -224,6 +225,53 @@ static void test_rober_declared(void **s)
     }
 }
 
+/* The built-in Robertson with y1 + y2 + y3 = 1 added by
+ * sv_ode_problem_with_invariants: as accurate against the test set's
+ * reference as the built-in itself; a bad row is refused, naming it, and
+ * the derived problem refuses sensitivity directions. */
+static double builtin_scd(const sv_ode_builtin *b, const sv_ode_problem *P, double rtol)
+{
+    sv_ode_options o;
+    sv_ode_options_default(&o);
+    o.rtol = rtol;
+    o.atol = rtol * 1e-4;
+    o.max_steps = 2000000;
+    double y[3];
+    sv_ode_traj_status st;
+    sv_ode_ensemble e = {.ntraj = 1, .t0 = b->t0, .nsave = 1, .tsave = &b->t1, .y0 = b->y0, .y0_shared = 1,
+                         .params = b->params, .params_shared = 1, .out = y, .status = &st};
+    assert_int_equal(sv_ode_solve(NULL, P, &o, &e), SV_OK);
+    assert_int_equal(st, SV_ODE_SUCCESS);
+    return ode_scd(3, y, BARI_ROBER);
+}
+
+static void test_builtin_with_invariants(void **s)
+{
+    (void)s;
+    sv_ode_builtin *b = NULL;
+    assert_int_equal(sv_ode_builtin_create(NULL, "rober", 0, SV_ODE_JAC_ANALYTIC, &b), SV_OK);
+    assert_true(b->t1 == 1e11);
+    const double inv[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    sv_ode_problem *P = NULL;
+    assert_int_equal(sv_ode_problem_with_invariants(NULL, b->prob, 1, inv, &P), SV_OK);
+    assert_int_equal(sv_ode_problem_ninvariants(P), 1);
+    assert_int_equal(sv_ode_problem_ninvariants(b->prob), 0);
+    double plain = builtin_scd(b, b->prob, 1e-8), decl = builtin_scd(b, P, 1e-8);
+    printf("built-in Robertson, rtol 1e-8: scd %.2f without the invariant, %.2f with it\n", plain, decl);
+    assert_true(decl >= plain - 0.05);
+    assert_true(decl >= 8 - 3.5);
+    const int sp[1] = {0};
+    sv_ode_problem *S = NULL;
+    assert_int_equal(sv_ode_problem_with_sens(NULL, P, 0, sp, 1, sp, &S), SV_ERR_ARG);
+    assert_non_null(strstr(sv_last_error(), "sensitivities"));
+    sv_ode_problem_destroy(P);
+    P = NULL;
+    assert_int_equal(sv_ode_problem_with_invariants(NULL, b->prob, 1, zero, &P), SV_ERR_ARG);
+    assert_null(P);
+    assert_non_null(strstr(sv_last_error(), "row 0 is all zero"));
+    sv_ode_builtin_destroy(b);
+}
+
 /* A → B → C (k1 = 1, k2 = 2; A + B + C = 1 declared), Tsit5 and Rodas5P,
  * ten save times between steps (dense output): every output against the
  * closed form, A = e^−t, B = (e^−t − e^−2t), C = 1 − A − B, and on the
@@ -379,6 +427,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e5_full),         cmocka_unit_test(test_e5_variant_full),
         cmocka_unit_test(test_e5_fused_as_general), cmocka_unit_test(test_rober_declared),
+        cmocka_unit_test(test_builtin_with_invariants),
         cmocka_unit_test(test_chain_saves),     cmocka_unit_test(test_chain_handler),
         cmocka_unit_test(test_invariants_refused),
     };
