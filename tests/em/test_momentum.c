@@ -156,8 +156,8 @@ static void target(const char *what, double value, double lo, double hi, const c
 /* The shipped default (every effect, calibrated ports) against the issue's
  * targets (docs/em.md, "The Momentum comparison"): the lost power at 5 GHz
  * is within ±35 % of Momentum's; the rest are known gaps. The dataset's S
- * are raw edge ports' (test_momentum_ports.c, on 258 circuits), so
- * calibrated ports compare another port definition (about 40 fF per port
+ * are raw edge ports' (tests/planar/test_momentum_ports.c, on 258
+ * circuits), so calibrated ports compare another port definition (about 40 fF per port
  * removed); and Momentum's 10–13 % lost at 10 GHz is not radiation
  * (openEMS radiates 0.3–3 % of the same circuits): its set-up, not in the
  * dataset, loses more. */
