@@ -158,7 +158,7 @@ Stack-up from the dataset's generator: h = 30 mil, εr = 4.5, copper σ = 5.88·
 t = 2.8 mil; tan δ = 0.01 is assumed (what the open circuits' Y11 at 1–3 GHz points to: the
 ADS substrate definition is not in the dataset). Every default effect is on (thick metal,
 dielectric loss, edge profiles, radiation). Momentum's ports are raw edge ports
-(tests/em/test_momentum_ports.c, 258 circuits), so the raw-port rows compare like with like;
+(tests/planar/test_momentum_ports.c, 258 circuits), so the raw-port rows compare like with like;
 the calibrated rows are the shipped default.
 
 Errors: per circuit, the median over frequency of |ΔS21| and |ΔS11| (complex, linear), the

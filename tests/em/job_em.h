@@ -21,4 +21,11 @@ void em_test_job_options(sv_planar_options *o, int nf, const double *f);
  * apply). */
 void em_test_job_s(const sv_em_project *p, const sv_planar_options *o, double complex *S);
 
+/* The same for each of nmaps maps on board (a batch, sv_planar_batch:
+ * the board's tables and calibration made once, each map a job of its
+ * own on a thread of its own; o lists the frequencies): map k's S at
+ * S + k·nfreq·P·P. */
+void em_test_batch_s(const sv_em_project *board, const sv_planar_options *o, int nmaps,
+                     const unsigned char *const *maps, double complex *S);
+
 #endif

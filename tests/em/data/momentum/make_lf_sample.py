@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes lf_sample.tsv: a sample of the whole Momentum dataset at 0.5 GHz, for
-tests/em/test_momentum_ports.c (docs/em.md, "Momentum's ports").
+tests/planar/test_momentum_ports.c (docs/em.md, "Momentum's ports").
 
   /usr/bin/python3 make_lf_sample.py PIXELATEDRF_CHECKOUT [STEP]
 

@@ -15,17 +15,23 @@
  * port. The DC-connected circuits' series inductance from Im S11 points
  * the same way. So Momentum's ports keep the edge port's discontinuity:
  * the dataset's S are those of raw edge ports, not of de-embedded ones
- * (docs/em.md, "Momentum's ports"). */
+ * (docs/em.md, "Momentum's ports").
+ *
+ * The circuits share the board (grid, stack-up, ports, band), so each port
+ * kind is one batch over the 258 maps (sv_planar_batch): the board's
+ * tables and the ports' calibration are made once, and each map's S is
+ * its own planar job's. Labelled slow. */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "support_em.h"
+#include "solvent/planar.h"
 #include "sv_test.h"
 
 enum { NROW = 11, NCOL = 35, MAXS = 400 };
-static const double F = 0.5e9, Z0 = 50;
+static const double F = 0.5e9, Z0 = 50, PI = 3.14159265358979323846;
 
 typedef struct sample {
     int sim, dc;
@@ -33,9 +39,25 @@ typedef struct sample {
     double complex s11, s21, s22;
 } sample;
 
+static char *slurp(const char *relpath)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SV_SOURCE_DIR, relpath);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = 0;
+    fclose(f);
+    return text;
+}
+
 static int read_samples(sample *s)
 {
-    char *text = em_test_slurp("tests/em/data/momentum/lf_sample.tsv");
+    char *text = slurp("tests/em/data/momentum/lf_sample.tsv");
     int n = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#') continue;
@@ -59,10 +81,11 @@ static int read_samples(sample *s)
     return n;
 }
 
-/* The Momentum test's project (test_momentum.c: h 30 mil, εr 4.5, tan δ
+/* The Momentum test's project (tests/em/test_momentum.c: h 30 mil, εr 4.5, tan δ
  * 0.01, copper 2.8 mil thick, 8-mil pixels, 50 Ω edge ports across the
- * 56-mil launches) with its pixels inline, every default effect, opened. */
-static void sample_open(em_test_case *c, const sample *s, const char *calibration)
+ * 56-mil launches) with every default effect, at 0.5 GHz alone: the board
+ * of a batch (its pixels, the first circuit's, are replaced by each map). */
+static sv_em_project *board(const sample *s, const char *calibration)
 {
     char json[8192];
     int k = snprintf(json, sizeof json,
@@ -73,15 +96,53 @@ static void sample_open(em_test_case *c, const sample *s, const char *calibratio
     for (int r = 0; r < NROW; r++) k += snprintf(json + k, sizeof json - (size_t)k, "%s\"%s\"", r ? ", " : "", s->rows[r]);
     snprintf(json + k, sizeof json - (size_t)k,
              "], \"ports\": [{\"name\": \"P1\", \"side\": \"left\", \"x\": 0, \"y\": [16, 72], \"calibration\": \"%s\"},"
-             " {\"name\": \"P2\", \"side\": \"right\", \"x\": 280, \"y\": [16, 72], \"calibration\": \"%s\"}]}",
-             calibration, calibration);
-    em_test_case_open(c, json);
+             " {\"name\": \"P2\", \"side\": \"right\", \"x\": 280, \"y\": [16, 72], \"calibration\": \"%s\"}],"
+             " \"sweep\": {\"start\": %.17g, \"stop\": %.17g, \"points\": 1}}",
+             calibration, calibration, F, F);
+    sv_em_project *p = NULL;
+    sv_status st = sv_em_project_parse(NULL, json, strlen(json), "board", &p);
+    if (st) fprintf(stderr, "board: %s\n", sv_last_error());
+    assert_int_equal(st, SV_OK);
+    return p;
+}
+
+/* A sample's map on the board's grid: map[i + nx·j], j = 0 the bottom
+ * row (the file's rows are top first, as a project's pixels). */
+static unsigned char *sample_map(const sample *s)
+{
+    unsigned char *map = malloc(NROW * NCOL);
+    assert_non_null(map);
+    for (int r = 0; r < NROW; r++)
+        for (int i = 0; i < NCOL; i++) map[i + NCOL * (NROW - 1 - r)] = s->rows[r][i] == '#';
+    return map;
+}
+
+/* S (S11, S21, S12, S22) of each map, in the map's place. */
+static int keep_s(void *user, int k, const sv_planar_job *job, sv_status status, const char *message)
+{
+    if (status) fprintf(stderr, "circuit %d: %s\n", k, message);
+    assert_int_equal(status, SV_OK);
+    const sv_planar_network *net = sv_planar_job_network(job);
+    assert_true(net->nf == 1 && net->p == 2);
+    memcpy((double complex *)user + 4 * k, net->s, sizeof(double complex) * 4);
+    return 0;
+}
+
+/* Every map's S at F with the board's ports under `calibration`. */
+static void batch_s(const sample *s, int n, unsigned char *const *maps, const char *calibration, double complex *S)
+{
+    sv_em_project *b = board(&s[0], calibration);
+    sv_planar_batch *batch = NULL;
+    assert_int_equal(sv_planar_batch_create(NULL, b, NULL, &batch), SV_OK);
+    assert_int_equal(sv_planar_batch_run(batch, n, (const unsigned char *const *)maps, keep_s, S), SV_OK);
+    sv_planar_batch_destroy(batch);
+    sv_em_project_destroy(b);
 }
 
 /* A port's capacitance (open circuits) from its reflection's phase, and a
  * through path's series inductance from Im S11 ≈ ω·L/(2·Z0). */
-static double port_c(double complex s) { return -tan(carg(s) / 2) / (2 * SV_EM_PI * F * Z0); }
-static double path_l(double complex s) { return 2 * Z0 * cimag(s) / (2 * SV_EM_PI * F); }
+static double port_c(double complex s) { return -tan(carg(s) / 2) / (2 * PI * F * Z0); }
+static double path_l(double complex s) { return 2 * Z0 * cimag(s) / (2 * PI * F); }
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -102,24 +163,19 @@ static void test_momentum_ports(void **state)
     int n = read_samples(s);
     assert_true(n >= 200);
     /* Every circuit has the same two feeds on the same grid and stack-up,
-     * so one calibration (made on the first circuit) serves them all. */
-    em_test_case c0;
-    sample_open(&c0, &s[0], "thru");
-    sv_em_calibration *cal;
-    assert_int_equal(sv_em_calibration_create(NULL, c0.m, 1, &F, &cal), SV_OK);
+     * so one calibration (the batch's, made by the first map solved)
+     * serves them all: a map's calibrated S is sv_em_calibration_apply's
+     * on its raw Y (to 1e-11). */
+    static unsigned char *maps[MAXS];
+    static double complex Sr[4 * MAXS], Sc[4 * MAXS];
+    for (int i = 0; i < n; i++) maps[i] = sample_map(&s[i]);
+    batch_s(s, n, maps, "none", Sr);
+    batch_s(s, n, maps, "thru", Sc);
     static double rel_raw[2 * MAXS], box[2 * MAXS], cc[2 * MAXS], dcm[2 * MAXS], lraw[2 * MAXS], lcal[2 * MAXS];
     int no = 0, nd = 0;
-    const double z0[2] = {Z0, Z0};
     for (int i = 0; i < n; i++) {
-        double complex Y[4], Sr[4], Sc[4];
-        em_test_case c;
-        sample_open(&c, &s[i], "none");
-        assert_int_equal(sv_em_solve(NULL, c.a, F, Y), SV_OK);
-        em_test_case_close(&c);
-        assert_int_equal(sv_em_y_to_s(2, Y, z0, Sr), SV_OK);
-        assert_int_equal(sv_em_calibration_apply(cal, 0, Y), SV_OK);
-        assert_int_equal(sv_em_y_to_s(2, Y, z0, Sc), SV_OK);
-        const double complex mom[2] = {s[i].s11, s[i].s22}, raw[2] = {Sr[0], Sr[3]}, calib[2] = {Sc[0], Sc[3]};
+        const double complex *r = Sr + 4 * i, *c = Sc + 4 * i;
+        const double complex mom[2] = {s[i].s11, s[i].s22}, raw[2] = {r[0], r[3]}, calib[2] = {c[0], c[3]};
         for (int q = 0; q < 2; q++) {
             if (!s[i].dc) {
                 double cm = port_c(mom[q]), cr = port_c(raw[q]), ca = port_c(calib[q]);
@@ -154,8 +210,7 @@ static void test_momentum_ports(void **state)
     assert_true(raw_med <= 0.03 && raw_p90 <= 0.05);
     assert_true(fabs(a / box_med - 1) <= 0.25 && fabs(b) <= 0.05);
     assert_true(lraw_med < 0.6 * lcal_med);
-    sv_em_calibration_destroy(cal);
-    em_test_case_close(&c0);
+    for (int i = 0; i < n; i++) free(maps[i]);
 }
 
 int main(void)
