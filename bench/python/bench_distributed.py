@@ -7,14 +7,14 @@ one process running it whole. Every round takes the five in turn (so that
 a change in the machine's load falls on all alike); the JSON line gives
 medians.
 
-    .venv/bin/python bench/python/bench_distributed.py [--maps 128] [--trajectories 200000] [--reps 5]
-                                                       [--dask-defaults]
+    .venv/bin/python bench/python/bench_distributed.py [--maps 128] [--trajectories 400000] [--reps 7]
+                                                       [--dask-defaults] [--cases ode,maps]
 
 Fields: direct_s, one_worker_s, two_workers_s (wall); overhead_pct (one
 worker against the direct call: Dask's cost per task and per call);
 scaling (one worker's time over two workers'); one_process_s,
-two_processes_s and ceiling (the plain processes' scaling); scaling_reps
-and ceiling_reps (each round's); cpu_overhead_pct and cpu_per_task_ms
+two_processes_s and ceiling (the plain processes' scaling);
+overhead_reps, scaling_reps and ceiling_reps (each round's); cpu_overhead_pct and cpu_per_task_ms
 (the CPU of every process involved, the client and scheduler included,
 against the direct call's: a figure other work on the machine moves
 little); tasks_one_worker, tasks_two_workers; load_average.
@@ -205,6 +205,7 @@ def bench_case(kind, count, reps, config_name):
     med = {name: statistics.median(values) for name, values in walls.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     scaling_reps = [a / b for a, b in zip(walls[1], walls[2])]
+    overhead_reps = [100 * (a / b - 1) for a, b in zip(walls[1], walls["direct"])]
     ceiling_reps = [a / b for a, b in zip(walls["one_process"], walls["two_processes"])]
     print(json.dumps({
         "bench": "distributed", "case": case.name, case.unit: count, "dask_config": config_name,
@@ -213,6 +214,7 @@ def bench_case(kind, count, reps, config_name):
         "scaling": round(statistics.median(scaling_reps), 3),
         "one_process_s": round(med["one_process"], 3), "two_processes_s": round(med["two_processes"], 3),
         "ceiling": round(statistics.median(ceiling_reps), 3),
+        "overhead_reps": [round(x, 1) for x in overhead_reps],
         "scaling_reps": [round(x, 3) for x in scaling_reps], "ceiling_reps": [round(x, 3) for x in ceiling_reps],
         "cpu_direct_s": round(cpu["direct"], 3), "cpu_one_worker_s": round(cpu[1], 3),
         "cpu_overhead_pct": round(100 * (cpu[1] / cpu["direct"] - 1), 2),
@@ -225,17 +227,18 @@ def bench_case(kind, count, reps, config_name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--maps", type=int, default=128)
-    parser.add_argument("--trajectories", type=int, default=200000)
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--trajectories", type=int, default=400000)
+    parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--dask-defaults", action="store_true", help="the workers with Dask's default settings")
+    parser.add_argument("--cases", default="ode,maps", help="which cases, comma-separated (ode, maps)")
     a = parser.parse_args()
     import dask
     from solvent import distributed as sd
     if not a.dask_defaults:
         dask.config.set(sd.WORKER_CONFIG)  # the workers inherit the settings of the process that starts them
     config_name = "dask defaults" if a.dask_defaults else "WORKER_CONFIG"
-    bench_case("ode", a.trajectories, a.reps, config_name)
-    bench_case("maps", a.maps, a.reps, config_name)
+    for kind in a.cases.split(","):
+        bench_case(kind, {"ode": a.trajectories, "maps": a.maps}[kind], a.reps, config_name)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,8 @@ class _Inputs:
                 for name, value in self.values.items()}
 
     def key(self):
+        """The inputs, for a digest (each hashed by its bytes: give them as
+        separate parts, not inside a list, which would go through JSON)."""
         return [self.values[name] for name in ("y0", "t_save", "params", "t0")]
 
 
@@ -120,7 +122,7 @@ def ode_solve(client, rhs, y0=None, t_save=None, params=None, *, t0=None, events
     size = shard_size or _default_size(n, client, ODE_SHARD_MAX,
                                        _fewest(_seconds_per_trajectory(rhs, inputs, solve_options)))
     shared_key = _digest(_rhs_key(rhs), _events_key(events))
-    digest = _digest("ode", _rhs_key(rhs), inputs.key(), sensitivities, _events_key(events),
+    digest = _digest("ode", _rhs_key(rhs), *inputs.key(), sensitivities, _events_key(events),
                      {k: v for k, v in options.items() if k not in ("jac", "sparsity")})
     opened = open_store(store, "ode", n, digest, shape=list(shape), nsens=nsens, events=event_specs)
     done = opened.done(n) if opened else np.zeros(n, dtype=bool)
