@@ -56,13 +56,32 @@ PROBE_TRAJECTORIES = 64
 # (docs/how-to/distributed.md#lean-workers): the sampling profiler, the
 # event loops' health ticks and the memory and system monitors cost each
 # idle worker and the scheduler a few per cent of a core, which two busy
-# workers on two cores cannot spare.
+# workers on two cores cannot spare; and the malloc trim threshold the
+# nanny sets (64 KiB, so that workers hand memory back) fixes glibc's
+# thresholds, so the library's large work arrays come fresh from the
+# kernel at every allocation (about 9 % on the dataset's batch).
 WORKER_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
     "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
 }
+
+
+def worker_config_yaml():
+    """WORKER_CONFIG as a Dask configuration file, for workers started by
+    hand or by a batch system (they read ~/.config/dask/*.yaml, or the
+    folder DASK_CONFIG names, when they start)."""
+    import yaml
+    nested = {}
+    for dotted, value in WORKER_CONFIG.items():
+        *path, last = dotted.split(".")
+        node = nested
+        for key in path:
+            node = node.setdefault(key, {})
+        node[last] = value
+    return yaml.safe_dump(nested, default_flow_style=False)
 
 
 def _arg_error(message):

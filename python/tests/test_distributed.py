@@ -325,3 +325,16 @@ def test_events_and_per_trajectory_spans_are_bit_for_bit(client, tmp_path):
     assert np.array_equal(stats_d["status"], stats["status"]) and np.array_equal(stats_d["nf"], stats["nf"])
     stored = sd.load(tmp_path)
     assert stored.done.all() and np.array_equal(stored.events["event_t"], found["event_t"], equal_nan=True)
+
+
+def test_worker_config_as_a_file_is_what_dask_reads(tmp_path):
+    """The YAML file for workers started by hand, read back by Dask's own
+    configuration loader, gives every WORKER_CONFIG setting."""
+    import dask
+    (tmp_path / "solvent-workers.yaml").write_text(sd.worker_config_yaml())
+    config = dask.config.collect(paths=[str(tmp_path)], env={})
+    for dotted, value in sd.WORKER_CONFIG.items():
+        node = config
+        for key in dotted.split("."):
+            node = node[key]
+        assert node == value, dotted
