@@ -226,14 +226,21 @@ sv_status sv_ode_problem_create(sv_ctx *ctx, const sv_ode_problem_desc *d, sv_od
     return st;
 }
 
+/* P's description as it was given, to derive a problem from. */
+static sv_ode_problem_desc described(const sv_ode_problem *P)
+{
+    sv_ode_problem_desc d = P->d;
+    if (P->dense) d.rowptr = d.colind = NULL; /* the owned full pattern stands for "dense" */
+    return d;
+}
+
 sv_status sv_ode_problem_with_sens(sv_ctx *ctx, const sv_ode_problem *P, int nsens_params, const int *sens_params,
                                    int nsens_y0, const int *sens_y0, sv_ode_problem **out)
 {
     if (!out) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_sens: out is NULL");
     *out = NULL;
     if (!P) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_sens: prob is NULL");
-    sv_ode_problem_desc d = P->d;
-    if (P->dense) d.rowptr = d.colind = NULL; /* the owned full pattern stands for "dense" */
+    sv_ode_problem_desc d = described(P);
     d.nsens_params = nsens_params;
     d.sens_params = sens_params;
     d.nsens_y0 = nsens_y0;
@@ -249,8 +256,7 @@ sv_status sv_ode_problem_with_invariants(sv_ctx *ctx, const sv_ode_problem *P, i
     if (!out) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_invariants: out is NULL");
     *out = NULL;
     if (!P) return sv_error(SV_ERR_ARG, "sv_ode_problem_with_invariants: prob is NULL");
-    sv_ode_problem_desc d = P->d;
-    if (P->dense) d.rowptr = d.colind = NULL; /* the owned full pattern stands for "dense" */
+    sv_ode_problem_desc d = described(P);
     d.ninvariants = ninvariants;
     d.invariants = invariants;
     return sv_ode_problem_create(ctx, &d, out);

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static uint64_t splitmix(uint64_t *x)
 {
@@ -45,4 +46,21 @@ void sv_assert_close_impl(double a, double b, double tol, double floor_, const c
                     b, tol, fabs(a - b) / scale);
         _fail(file, line);
     }
+}
+
+char *sv_test_slurp(const char *relpath)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SV_SOURCE_DIR, relpath);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = 0;
+    fclose(f);
+    return text;
 }

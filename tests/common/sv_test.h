@@ -1,5 +1,5 @@
 /* Shared test helpers: cmocka includes, a deterministic random generator,
- * and relative-error helpers. */
+ * relative-error helpers and reading a file of the source tree. */
 #ifndef SV_TEST_H
 #define SV_TEST_H
 
@@ -15,6 +15,10 @@ void sv_test_rng_seed(sv_test_rng *r, uint64_t seed);
 uint64_t sv_test_rng_next(sv_test_rng *r);
 /* Uniform in [-1, 1). */
 double sv_test_uniform(sv_test_rng *r);
+
+/* A file of the source tree (its path relative to the tree's root) as a
+ * NUL-terminated string the caller frees; the test fails if it cannot be read. */
+char *sv_test_slurp(const char *relpath);
 
 /* Assert |a - b| <= tol * max(|b|, floor) with a readable message. */
 #define sv_assert_close(a, b, tol, floor) \

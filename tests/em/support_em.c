@@ -189,22 +189,6 @@ void em_test_hj_thick(double w, double h, double t, double er, double *z0, doubl
     *eeff = er_eff * (z01a / z01r) * (z01a / z01r);
 }
 
-char *em_test_slurp(const char *relpath)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", SV_SOURCE_DIR, relpath);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 void em_test_touchstone_at(const sv_em_touchstone *t, double f, double complex S[4])
 {
     int i = 0;
@@ -237,7 +221,7 @@ double em_test_openems_loss(const char *name, double f)
 
 char *em_test_stub_main_line(void)
 {
-    char *text = em_test_slurp("examples/stub.json");
+    char *text = sv_test_slurp("examples/stub.json");
     char *second = strstr(strstr(text, "\"rectangles\""), "},");
     assert_non_null(second);
     char *end = strstr(second, "\n ]"); /* the array's end (the file's indentation) */
@@ -252,7 +236,7 @@ char *em_test_stub_main_line(void)
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare)
 {
     em_test_case tc;
-    char *file = is_path ? em_test_slurp(json_or_path) : NULL;
+    char *file = is_path ? sv_test_slurp(json_or_path) : NULL;
     char *text = em_test_quasistatic(file ? file : json_or_path);
     em_test_case_open(&tc, text);
     free(text);

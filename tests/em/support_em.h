@@ -53,8 +53,6 @@ double em_test_open_end_kj(double w, double h, double er);
  * is_path) at f with the checks users apply; compare = 1 also checks Y
  * against LAPACK on a full copy (1e-9). */
 void em_test_check_solve(const char *json_or_path, int is_path, double f, int compare);
-/* Text of a file under the source tree (malloc'ed). */
-char *em_test_slurp(const char *relpath);
 /* A 2-port's S (S11, S21, S12, S22) at f, interpolated linearly on its grid. */
 void em_test_touchstone_at(const sv_em_touchstone *t, double f, double complex S[4]);
 /* The same for tests/em/data/openems/NAME; its lost power 1 − |S11|² − |S21|². */

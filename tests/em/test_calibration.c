@@ -226,7 +226,7 @@ static void test_low_frequency(void **state)
 static void test_low_frequency_circuit(void **state)
 {
     (void)state;
-    char *json = em_test_slurp("examples/pixel2port.json");
+    char *json = sv_test_slurp("examples/pixel2port.json");
     line l = {.p = em_test_project(json)};
     free(json);
     sv_em_options o = {.max_freq_hz = 1e9};

@@ -87,7 +87,7 @@ static void example_open(example *e, const char *path, const char *effect, int w
 {
     *e = (example){0};
     assert_int_equal(sv_ctx_create(&e->ctx), SV_OK);
-    char *text = em_test_slurp(path);
+    char *text = sv_test_slurp(path);
     if (effect) {
         char *with = em_test_with_effect(text, effect);
         free(text);

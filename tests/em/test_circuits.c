@@ -25,7 +25,7 @@ typedef struct circuit {
 
 static void load(circuit *c, const char *rel)
 {
-    char *text = em_test_slurp(rel);
+    char *text = sv_test_slurp(rel);
     c->p = em_test_project(text);
     free(text);
     c->m = em_test_model(c->p);

@@ -234,7 +234,7 @@ static void test_terms(void **state)
     (void)state;
     const double fr[3] = {5e9, 10e9, 20e9};
     double plain[3], terms_error;
-    char *text = em_test_slurp("examples/pixel2port.json");
+    char *text = sv_test_slurp("examples/pixel2port.json");
     continued_loss(text, 3, fr, plain, NULL, &terms_error);
     free(text);
     printf("pixel2port: radiated power by quadrature at 5 / 10 / 20 GHz: %.4f / %.4f / %.4f %%, "
@@ -269,7 +269,7 @@ static void test_line(void **state)
 static void test_stub(void **state)
 {
     (void)state;
-    char *text = em_test_slurp("examples/stub.json");
+    char *text = sv_test_slurp("examples/stub.json");
     double plain[NF], continued[NF], terms_error;
     continued_loss(text, NF, freqs, plain, continued, &terms_error);
     free(text);

@@ -25,7 +25,7 @@
  * default effect (and dispersion when asked) at nf frequencies. */
 static void sweep_example(const char *rel, int dispersion, int nf, const double *f, double complex *S)
 {
-    char *text = em_test_slurp(rel);
+    char *text = sv_test_slurp(rel);
     sv_em_project *p = em_test_project(text);
     free(text);
     p->dispersion = dispersion;

@@ -50,7 +50,7 @@ static void assert_same_project(const sv_em_project *a, const sv_em_project *b)
 static void test_stub_from_values(void **state)
 {
     (void)state;
-    char *text = em_test_slurp("examples/stub.json");
+    char *text = sv_test_slurp("examples/stub.json");
     sv_em_project *file = em_test_project(text);
     free(text);
     const double mm = 1e-3;

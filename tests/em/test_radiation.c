@@ -240,7 +240,7 @@ static void test_stub_loss(void **state)
     enum { NF = 15 };
     double fr[NF], stub_raw[NF], line_raw[NF], stub_cal[NF], line_cal[NF];
     for (int i = 0; i < NF; i++) fr[i] = 0.5e9 + 0.25e9 * i;
-    char *text = em_test_slurp("examples/stub.json");
+    char *text = sv_test_slurp("examples/stub.json");
     char *line = em_test_stub_main_line();
     raw_loss(text, NF, fr, stub_raw);
     raw_loss(line, NF, fr, line_raw);

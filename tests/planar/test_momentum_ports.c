@@ -39,25 +39,9 @@ typedef struct sample {
     double complex s11, s21, s22;
 } sample;
 
-static char *slurp(const char *relpath)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", SV_SOURCE_DIR, relpath);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = 0;
-    fclose(f);
-    return text;
-}
-
 static int read_samples(sample *s)
 {
-    char *text = slurp("tests/em/data/momentum/lf_sample.tsv");
+    char *text = sv_test_slurp("tests/em/data/momentum/lf_sample.tsv");
     int n = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#') continue;
