@@ -1,7 +1,9 @@
 """Where the tests find the repository's tool and examples."""
+import _thread
 import os
 import pathlib
-
+import threading
+import time
 import tracemalloc
 
 import pytest
@@ -54,6 +56,26 @@ def tiny(strip):
         port["y"] = [0, 0.5]
     strip["ports"][1]["x"] = 2
     return strip
+
+
+def ctrl_c_after(delay, call):
+    """Presses Ctrl-C (interrupts the main thread) delay seconds into
+    call(), which must raise KeyboardInterrupt; returns the seconds from the
+    press to the raise."""
+    asked = []
+
+    def press_ctrl_c():
+        asked.append(time.monotonic())
+        _thread.interrupt_main()
+
+    timer = threading.Timer(delay, press_ctrl_c)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        call()
+    stopped = time.monotonic()
+    timer.join()
+    assert asked
+    return stopped - asked[0]
 
 
 def capture_contexts(monkeypatch, module):

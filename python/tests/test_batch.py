@@ -1,17 +1,14 @@
 """solvent.batch (the library's sv_planar_batch) against separate
 solvent.sweep calls on the dataset's board (examples/batch), and a map
 that cannot run reported by its index while the others go on."""
-import _thread
 import gc
 import json
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import solvent
-from conftest import REPO, capture_contexts
+from conftest import REPO, capture_contexts, ctrl_c_after
 from solvent._native import lib
 
 F = [1e9, 5e9]
@@ -99,19 +96,11 @@ def test_ctrl_c_stops_a_batch_and_frees_it(monkeypatch, maps, board):
     """A Ctrl-C 0.5 s into a batch of many maps raises KeyboardInterrupt
     within a second; once the batch is collected its context holds nothing."""
     contexts = capture_contexts(monkeypatch, solvent.planar_batch)
-    asked = []
-
-    def press_ctrl_c():
-        asked.append(time.monotonic())
-        _thread.interrupt_main()
-
     many = np.tile(maps[[0, 2, 3]], (100, 1, 1))
-    timer = threading.Timer(0.5, press_ctrl_c)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):  # (uninterrupted: minutes)
+
+    def interrupted():  # (uninterrupted: minutes)
         solvent.batch(many, board, points=21, threads=2, progress=lambda phase, f: None)
-    stopped = time.monotonic()
-    timer.join()
-    assert asked and stopped - asked[0] < 1.0
+
+    assert ctrl_c_after(0.5, interrupted) < 1.0
     gc.collect()
     assert contexts and lib.sv_ctx_memory_current(contexts[-1]) == 0

@@ -2,16 +2,13 @@
 references: the bouncing ball's closed-form impact times, scipy's
 solve_ivp (Radau with events, tests/ode/events_refs.h) for a stop event per
 trajectory, and separate single-span solves (bit for bit)."""
-import _thread
 import re
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import solvent
-from conftest import REPO, capture_contexts
+from conftest import REPO, capture_contexts, ctrl_c_after
 from solvent import ode
 from solvent._native import lib
 
@@ -319,17 +316,9 @@ def test_python_event_errors_raise_after_the_solve():
 
 def test_ctrl_c_stops_an_ensemble_with_events(monkeypatch):
     contexts = capture_contexts(monkeypatch, ode)
-    asked = []
 
-    def press_ctrl_c():
-        asked.append(time.monotonic())
-        _thread.interrupt_main()
-
-    timer = threading.Timer(0.3, press_ctrl_c)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):  # (uninterrupted: minutes)
+    def interrupted():  # (uninterrupted: minutes)
         ode.solve("ball", np.tile([H0, 0.0], (400_000, 1)), [0, 10.0], progress=lambda phase, f: None)
-    stopped = time.monotonic()
-    timer.join()
-    assert asked and stopped - asked[0] < 1.0
+
+    assert ctrl_c_after(0.3, interrupted) < 1.0
     assert contexts and lib.sv_ctx_memory_current(contexts[-1]) == 0

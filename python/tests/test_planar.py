@@ -1,18 +1,16 @@
 """The planar binding against independent references: the tool's own
 Touchstone output, closed forms, numpy's linear algebra, and the library's
 memory counters."""
-import _thread
 import json
 import subprocess
 import threading
-import time
 
 import numpy as np
 import pytest
 import skrf
 
 import solvent
-from conftest import capture_contexts, check_contexts, heap_growth
+from conftest import capture_contexts, check_contexts, ctrl_c_after, heap_growth
 from solvent import planar
 from solvent._native import lib
 
@@ -109,19 +107,11 @@ def test_ctrl_c_stops_a_sweep_and_frees_everything(repo, monkeypatch):
     holds nothing afterwards."""
     contexts = capture_contexts(monkeypatch, planar)
     project = solvent.Project.from_file(repo / "examples/pixel2port.json")
-    asked = []
 
-    def press_ctrl_c():
-        asked.append(time.monotonic())
-        _thread.interrupt_main()
-
-    timer = threading.Timer(1.0, press_ctrl_c)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    def interrupted():
         project.sweep(progress=lambda phase, f: None)
-    stopped = time.monotonic()
-    timer.join()
-    assert asked and stopped - asked[0] < 1.0
+
+    assert ctrl_c_after(1.0, interrupted) < 1.0
     assert contexts and lib.sv_ctx_memory_current(contexts[-1]) == 0
     assert project.sweep(f=[2e9], exact_all=True).s.shape == (1, 2, 2)  # still usable
 
