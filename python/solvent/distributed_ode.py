@@ -62,8 +62,7 @@ class _Inputs:
                 for name, value in self.values.items()}
 
     def key(self):
-        """The inputs, for a digest (each hashed by its bytes: give them as
-        separate parts, not inside a list, which would go through JSON)."""
+        """The inputs, for the job's digest."""
         return [self.values[name] for name in ("y0", "t_save", "params", "t0")]
 
 

@@ -238,14 +238,15 @@ def _run_stored(maps, board, store, gather, chunk_size, workers, threads, progre
     """The batch on this machine in chunks, each stored as it finishes."""
     key = job_key(board, maps.shape[1:], options)
     parts = BatchParts(len(maps), open_store(store, "batch", len(maps), digest(key, maps)), gather)
-    runs = missing_runs(parts.done(), chunk_size or _local_chunk(threads))
+    stored = parts.done()
+    runs = missing_runs(stored, chunk_size or _local_chunk(threads))
     bar = ProgressBar.from_argument(progress)
     try:
         if runs:
             engine = Batch(board, maps.shape[1:], workers=workers, threads=threads,
                            progress=None if bar is None else (lambda phase, fraction: bar.update(phase, fraction)),
                            **options)
-        done = int(parts.done().sum())
+        done = int(stored.sum())
         for first, last in runs:
             count = last - first + 1
 

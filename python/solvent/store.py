@@ -34,8 +34,8 @@ def digest(*parts):
 
 
 def _jsonable(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
+    if isinstance(value, np.ndarray):  # inside a list or dict: by its bytes too (a list of numbers is slow)
+        return {"ndarray": digest(value)}
     if isinstance(value, (np.integer, np.floating)):
         return value.item()
     if isinstance(value, os.PathLike):
