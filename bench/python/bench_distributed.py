@@ -3,7 +3,7 @@
 single-threaded worker processes (one library thread per task), at the
 default task size; and, as the ceiling of what any scheduler could reach
 here, the job cut in two halves run by two plain processes at once against
-one process running it whole. Every round takes the five in turn (so that
+one process running it whole. Every round takes them in turn (so that
 a change in the machine's load falls on all alike); the JSON line gives
 medians.
 
@@ -14,7 +14,10 @@ Fields: direct_s, one_worker_s, two_workers_s (wall); overhead_pct (one
 worker against the direct call: Dask's cost per task and per call);
 scaling (one worker's time over two workers'); one_process_s,
 two_processes_s and ceiling (the plain processes' scaling);
-overhead_reps, scaling_reps and ceiling_reps (each round's); cpu_overhead_pct and cpu_per_task_ms
+overhead_reps, scaling_reps and ceiling_reps (each round's);
+overhead_sandwich_pct (each one-worker run against the mean of the direct
+runs just before and just after it, median over the rounds; a slow drift
+of the machine's speed cancels) and its rounds; cpu_overhead_pct and cpu_per_task_ms
 (the CPU of every process involved, the client and scheduler included,
 against the direct call's: a figure other work on the machine moves
 little); tasks_one_worker, tasks_two_workers; load_average.
@@ -185,7 +188,7 @@ def bench_case(kind, count, reps, config_name):
     import distributed
     case = CASES[kind](count)
     case.prepare()
-    walls = {name: [] for name in ("direct", 1, 2, "one_process", "two_processes")}
+    walls = {name: [] for name in ("direct", 1, "direct_after", 2, "one_process", "two_processes")}
     cpus, tasks = {"direct": [], 1: []}, {1: 0, 2: 0}
     with cluster(1) as c1, distributed.Client(c1, set_as_default=False) as one, \
             cluster(2) as c2, distributed.Client(c2, set_as_default=False) as two:
@@ -200,12 +203,15 @@ def bench_case(kind, count, reps, config_name):
                 walls[workers].append(wall)
                 if workers == 1:
                     cpus[1].append(cpu)
+                    walls["direct_after"].append(measure(case.direct)[0])
             walls["one_process"].append(plain_processes(kind, count, [None]))
             walls["two_processes"].append(plain_processes(kind, count, [0, 1]))
     med = {name: statistics.median(values) for name, values in walls.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     scaling_reps = [a / b for a, b in zip(walls[1], walls[2])]
     overhead_reps = [100 * (a / b - 1) for a, b in zip(walls[1], walls["direct"])]
+    # each one-worker run against the direct runs just before and just after it
+    sandwich_reps = [100 * (2 * a / (b + c) - 1) for a, b, c in zip(walls[1], walls["direct"], walls["direct_after"])]
     ceiling_reps = [a / b for a, b in zip(walls["one_process"], walls["two_processes"])]
     print(json.dumps({
         "bench": "distributed", "case": case.name, case.unit: count, "dask_config": config_name,
@@ -215,6 +221,8 @@ def bench_case(kind, count, reps, config_name):
         "one_process_s": round(med["one_process"], 3), "two_processes_s": round(med["two_processes"], 3),
         "ceiling": round(statistics.median(ceiling_reps), 3),
         "overhead_reps": [round(x, 1) for x in overhead_reps],
+        "overhead_sandwich_pct": round(statistics.median(sandwich_reps), 2),
+        "overhead_sandwich_reps": [round(x, 1) for x in sandwich_reps],
         "scaling_reps": [round(x, 3) for x in scaling_reps], "ceiling_reps": [round(x, 3) for x in ceiling_reps],
         "cpu_direct_s": round(cpu["direct"], 3), "cpu_one_worker_s": round(cpu[1], 3),
         "cpu_overhead_pct": round(100 * (cpu[1] / cpu["direct"] - 1), 2),
